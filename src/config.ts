@@ -1,0 +1,175 @@
+// Configuration: environment variables -> a frozen, typed object, validated once at start-up.
+// Each variable is declared once below; the README's configuration table mirrors this list.
+
+export const DEV_CODE_SECRET = 'dev-only-secret-change-me-in-production';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** undefined: run the embedded Postgres engine (PGlite) */
+  readonly databaseUrl: string | undefined;
+  readonly embeddedDataDir: string;
+  /** undefined: the Redis tier is off */
+  readonly redisUrl: string | undefined;
+  /** origin of the short links, without a trailing slash */
+  readonly baseUrl: string;
+  readonly logLevel: LogLevel;
+  readonly cacheMaxEntries: number;
+  readonly cacheMaxBytes: number;
+  readonly cacheTtlMs: number;
+  readonly negativeTtlMs: number;
+  readonly redirectCacheControl: string;
+  readonly codeLength: number;
+  readonly codeSecret: string;
+  readonly readBatchMax: number;
+  readonly writeBatchMax: number;
+  readonly writeQueueMax: number;
+  readonly writeTimeoutMs: number;
+  readonly dbPoolMax: number;
+  readonly dbConnectTimeoutMs: number;
+  readonly dbStatementTimeoutMs: number;
+  readonly breakerTimeoutMs: number;
+  readonly breakerResetMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly slowRequestMs: number;
+  readonly shutdownGraceMs: number;
+  readonly readinessDrainMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+class Expects {
+  readonly what: string;
+  constructor(what: string) {
+    this.what = what;
+  }
+}
+
+/** Reads and checks every variable; throws one ConfigError listing every bad one. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  // A parser returns the value, or an Expects naming what the variable must hold.
+  const read = <T>(name: string, fallback: T, parse: (raw: string) => T | Expects): T => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const value = parse(raw.trim());
+    if (value instanceof Expects) {
+      problems.push(`${name}=${JSON.stringify(raw)}: expected ${value.what}`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const port = read('PORT', 3000, int(0, 65535));
+  const databaseUrl = read<string | undefined>(
+    'DATABASE_URL',
+    undefined,
+    text((v) => hasProtocol(v, ['postgres:', 'postgresql:']), 'a postgres:// URL'),
+  );
+  const redisUrl = read<string | undefined>(
+    'REDIS_URL',
+    undefined,
+    text((v) => hasProtocol(v, ['redis:', 'rediss:']), 'a redis:// or rediss:// URL'),
+  );
+  const baseUrl = read(
+    'BASE_URL',
+    `http://localhost:${port}`,
+    text(isOrigin, 'an http(s) origin such as https://sho.rt (no path, query or credentials)'),
+  ).replace(/\/+$/, '');
+  const logLevel = read<LogLevel>('LOG_LEVEL', 'info', (raw) =>
+    (LOG_LEVELS as readonly string[]).includes(raw) ? (raw as LogLevel) : new Expects(`one of ${LOG_LEVELS.join(', ')}`),
+  );
+  const codeSecret = read('CODE_SECRET', DEV_CODE_SECRET, text((v) => v.length >= 16, 'at least 16 characters'));
+  const redirectCacheControl = read(
+    'REDIRECT_CACHE_CONTROL',
+    'private, max-age=90',
+    text((v) => /^[\x20-\x7e]+$/.test(v), 'printable ASCII'),
+  );
+
+  const seconds = 1000;
+  const config: Config = {
+    port,
+    host: read('HOST', '127.0.0.1', text((v) => /^[\w.:-]+$/.test(v), 'a host name or IP address')),
+    databaseUrl,
+    embeddedDataDir: read('EMBEDDED_DATA_DIR', './data/pglite', text(() => true, 'a folder path')),
+    redisUrl,
+    baseUrl,
+    logLevel,
+    cacheMaxEntries: read('CACHE_MAX_ENTRIES', 1_000_000, int(1, 100_000_000)),
+    cacheMaxBytes: read('CACHE_MAX_BYTES', 512 * 1024 * 1024, int(1024, 64 * 1024 ** 3)),
+    cacheTtlMs: read('CACHE_TTL_SECONDS', 600, int(1, 7 * 24 * 3600)) * seconds,
+    negativeTtlMs: read('NEGATIVE_TTL_SECONDS', 10, int(1, 3600)) * seconds,
+    redirectCacheControl,
+    codeLength: read('CODE_LENGTH', 7, int(5, 8)),
+    codeSecret,
+    readBatchMax: read('READ_BATCH_MAX', 500, int(1, 10_000)),
+    writeBatchMax: read('WRITE_BATCH_MAX', 500, int(1, 5_000)),
+    writeQueueMax: read('WRITE_QUEUE_MAX', 10_000, int(1, 1_000_000)),
+    writeTimeoutMs: read('WRITE_TIMEOUT_MS', 5000, int(100, 120_000)),
+    dbPoolMax: read('DB_POOL_MAX', 10, int(1, 1000)),
+    dbConnectTimeoutMs: read('DB_CONNECT_TIMEOUT_MS', 2000, int(100, 60_000)),
+    dbStatementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', 2000, int(10, 600_000)),
+    breakerTimeoutMs: read('BREAKER_TIMEOUT_MS', 3000, int(10, 600_000)),
+    breakerResetMs: read('BREAKER_RESET_MS', 5000, int(100, 600_000)),
+    requestTimeoutMs: read('REQUEST_TIMEOUT_MS', 10_000, int(100, 600_000)),
+    keepAliveTimeoutMs: read('KEEP_ALIVE_TIMEOUT_MS', 72_000, int(1000, 600_000)),
+    slowRequestMs: read('SLOW_REQUEST_MS', 1000, int(1, 600_000)),
+    shutdownGraceMs: read('SHUTDOWN_GRACE_MS', 10_000, int(100, 600_000)),
+    readinessDrainMs: read('READINESS_DRAIN_MS', 0, int(0, 600_000)),
+  };
+
+  if (config.breakerTimeoutMs <= config.dbStatementTimeoutMs) {
+    problems.push(
+      `BREAKER_TIMEOUT_MS=${config.breakerTimeoutMs}: expected more than DB_STATEMENT_TIMEOUT_MS ` +
+        `(${config.dbStatementTimeoutMs}) so that the server cancels a slow query before the breaker gives up on it`,
+    );
+  }
+  if (config.readinessDrainMs >= config.shutdownGraceMs) {
+    problems.push(`READINESS_DRAIN_MS=${config.readinessDrainMs}: expected less than SHUTDOWN_GRACE_MS (${config.shutdownGraceMs})`);
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return Object.freeze(config);
+}
+
+function int(min: number, max: number) {
+  return (raw: string): number | Expects => {
+    const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    return Number.isSafeInteger(n) && n >= min && n <= max ? n : new Expects(`an integer from ${min} to ${max}`);
+  };
+}
+
+function text(check: (raw: string) => boolean, what: string) {
+  return (raw: string): string | Expects => (check(raw) ? raw : new Expects(what));
+}
+
+function parseUrl(raw: string): URL | undefined {
+  return URL.canParse(raw) ? new URL(raw) : undefined;
+}
+
+function hasProtocol(raw: string, protocols: readonly string[]): boolean {
+  const url = parseUrl(raw);
+  return url !== undefined && protocols.includes(url.protocol);
+}
+
+function isOrigin(raw: string): boolean {
+  const url = parseUrl(raw);
+  return (
+    url !== undefined &&
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.username === '' &&
+    url.password === '' &&
+    (url.pathname === '/' || url.pathname === '') &&
+    url.search === '' &&
+    url.hash === ''
+  );
+}

@@ -1,0 +1,48 @@
+// What a short code may look like, before any I/O.
+
+import { decodeBase62, encodeBase62 } from './base62.ts';
+import type { Permutation } from './permutation.ts';
+
+/** A string that has passed the shape check: it may name a link. */
+export type ShortCode = string & { readonly __brand: 'ShortCode' };
+
+export const ALIAS_MIN = 3;
+export const ALIAS_MAX = 64;
+const CODE_SHAPE = /^[A-Za-z0-9_-]{3,64}$/;
+
+/** Path words that belong to the service, now or soon; never a link. Compared case-insensitively. */
+export const RESERVED_WORDS: ReadonlySet<string> = new Set([
+  'links', 'healthz', 'readyz', 'livez', 'metrics', 'docs', 'documentation', 'openapi', 'swagger',
+  'api', 'admin', 'login', 'logout', 'auth', 'static', 'assets', 'public', 'stats', 'status',
+  'health', 'favicon', 'robots', 'well-known', 'sitemap', 'app', 'dashboard', 'settings', 'keys',
+]);
+
+/** The code if it has the shape of a link code (generated or alias), else undefined. */
+export function asShortCode(raw: string): ShortCode | undefined {
+  return CODE_SHAPE.test(raw) && !RESERVED_WORDS.has(raw.toLowerCase()) ? (raw as ShortCode) : undefined;
+}
+
+/** Why an alias is refused, or undefined when it is acceptable. */
+export function aliasProblem(alias: string): 'ALIAS_INVALID' | 'ALIAS_RESERVED' | undefined {
+  if (!CODE_SHAPE.test(alias)) return 'ALIAS_INVALID';
+  if (RESERVED_WORDS.has(alias.toLowerCase())) return 'ALIAS_RESERVED';
+  return undefined;
+}
+
+export interface CodeCodec {
+  /** The generated code of an id: permuted, base62, fixed length. */
+  fromId(id: number): ShortCode;
+  /** The id a generated-looking code stands for, or -1 if it cannot be a generated code. */
+  toId(code: string): number;
+}
+
+export function createCodeCodec(permutation: Permutation, length: number): CodeCodec {
+  return {
+    fromId: (id) => encodeBase62(permutation.forward(id), length) as ShortCode,
+    toId(code) {
+      if (code.length !== length) return -1;
+      const value = decodeBase62(code);
+      return value < 0 ? -1 : permutation.inverse(value);
+    },
+  };
+}

@@ -1,0 +1,63 @@
+// One table of coded errors. Clients branch on `code`; the message is for people and may change.
+
+export const ERRORS = {
+  // 400: the request is malformed
+  BAD_REQUEST: { status: 400, message: 'The request is malformed.' },
+  BODY_INVALID_JSON: { status: 400, message: 'The request body is not valid JSON (or uses __proto__ or constructor.prototype keys).' },
+  BODY_EMPTY: { status: 400, message: 'The request body is empty; send a JSON object.' },
+  BODY_INVALID: { status: 400, message: 'The request body does not match the expected shape.' },
+  URL_INVALID: { status: 400, message: 'url is not a valid absolute http(s) URL.' },
+  URL_NOT_ABSOLUTE: { status: 400, message: 'url must be absolute and start with http:// or https://.' },
+  URL_SCHEME_NOT_ALLOWED: { status: 400, message: 'url must use http or https.' },
+  URL_TOO_LONG: { status: 400, message: 'url is longer than 2048 characters.' },
+  URL_CREDENTIALS_NOT_ALLOWED: { status: 400, message: 'url must not contain a user name or password.' },
+  URL_CONTROL_CHARACTERS: { status: 400, message: 'url contains control or invisible formatting characters.' },
+  URL_SELF_REFERENCE: { status: 400, message: 'url points at this shortener itself.' },
+  ALIAS_INVALID: { status: 400, message: 'alias must be 3 to 64 characters of A-Z, a-z, 0-9, "_" and "-".' },
+  ALIAS_RESERVED: { status: 400, message: 'alias is a reserved word of this service.' },
+  EXPIRES_AT_INVALID: { status: 400, message: 'expiresAt must be an RFC 3339 date-time with a time zone, or null.' },
+  EXPIRES_AT_IN_PAST: { status: 400, message: 'expiresAt must be in the future.' },
+  // 404, 409, 410
+  LINK_NOT_FOUND: { status: 404, message: 'No link has this code.' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'No such route.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this route.' },
+  ALIAS_TAKEN: { status: 409, message: 'This alias is already taken.' },
+  LINK_EXPIRED: { status: 410, message: 'This link has expired.' },
+  LINK_DISABLED: { status: 410, message: 'This link has been disabled.' },
+  // 413, 415
+  BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than 8 KiB.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json.' },
+  // 5xx: the service or a dependency is unwell; retry after Retry-After
+  WRITE_QUEUE_FULL: { status: 503, message: 'Too many links are waiting to be written; retry shortly.' },
+  DATABASE_UNAVAILABLE: { status: 503, message: 'The database is unavailable; retry shortly.' },
+  DATABASE_TIMEOUT: { status: 503, message: 'The database did not answer in time; retry shortly.' },
+  SHUTTING_DOWN: { status: 503, message: 'This instance is shutting down; retry on another.' },
+  CODES_EXHAUSTED: { status: 503, message: 'The generated code space is exhausted; raise CODE_LENGTH.' },
+  INTERNAL: { status: 500, message: 'Internal error.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Seconds a client should wait before retrying a 503. */
+export const RETRY_AFTER_SECONDS = 1;
+
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+
+  constructor(code: ErrorCode, message: string = ERRORS[code].message, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+    this.statusCode = ERRORS[code].status;
+  }
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}
+
+/** The JSON body of every error answer. */
+export function errorBody(code: ErrorCode, message: string = ERRORS[code].message): string {
+  return JSON.stringify({ error: { code, message } });
+}

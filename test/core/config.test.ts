@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, DEV_CODE_SECRET, loadConfig } from '../../src/config.ts';
+
+test('an empty environment gives the documented defaults', () => {
+  const config = loadConfig({});
+  assert.equal(config.port, 3000);
+  assert.equal(config.databaseUrl, undefined);
+  assert.equal(config.redisUrl, undefined);
+  assert.equal(config.baseUrl, 'http://localhost:3000');
+  assert.equal(config.codeLength, 7);
+  assert.equal(config.codeSecret, DEV_CODE_SECRET);
+  assert.ok(Object.isFrozen(config));
+});
+
+test('a malformed value stops start-up with a message naming the variable and what it expects', () => {
+  const attempt = () =>
+    loadConfig({ PORT: '80a', DATABASE_URL: 'mysql://x', CODE_LENGTH: '12', LOG_LEVEL: 'loud', BASE_URL: 'https://sho.rt/path' });
+  assert.throws(attempt, (err: unknown) => {
+    assert.ok(err instanceof ConfigError);
+    assert.match(err.message, /PORT="80a": expected an integer from 0 to 65535/);
+    assert.match(err.message, /DATABASE_URL="mysql:\/\/x": expected a postgres:\/\/ URL/);
+    assert.match(err.message, /CODE_LENGTH="12": expected an integer from 5 to 8/);
+    assert.match(err.message, /LOG_LEVEL="loud": expected one of fatal/);
+    assert.match(err.message, /BASE_URL=.*expected an http\(s\) origin/);
+    return true;
+  });
+});
+
+test('timeouts must nest: the breaker waits longer than the server-side statement timeout', () => {
+  assert.throws(
+    () => loadConfig({ DB_STATEMENT_TIMEOUT_MS: '5000', BREAKER_TIMEOUT_MS: '3000' }),
+    /BREAKER_TIMEOUT_MS=3000: expected more than DB_STATEMENT_TIMEOUT_MS/,
+  );
+});
+
+test('BASE_URL loses a trailing slash', () => {
+  assert.equal(loadConfig({ BASE_URL: 'https://sho.rt/' }).baseUrl, 'https://sho.rt');
+});
