@@ -1,0 +1,85 @@
+// Builds the service from its parts. The process (server.ts) and the tests both call this; it
+// takes its dependencies (config, a Postgres pool, a logger) and owns what it creates.
+
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { createLinkCache } from './cache/link-cache.ts';
+import type { Config } from './config.ts';
+import { createCodeCodec, type ShortCode } from './core/codes.ts';
+import { createPermutation } from './core/permutation.ts';
+import { createDbBreaker } from './db/breaker.ts';
+import { findLinks, insertLinks, reserveIdBlock } from './db/links.ts';
+import type { Queryable } from './db/pool.ts';
+import { AppError } from './errors.ts';
+import { registerErrorHandlers } from './http/errors.ts';
+import { registerHealth, type Lifecycle } from './http/health.ts';
+import { BODY_LIMIT_BYTES, linksRoutes } from './http/links.ts';
+import { registerRedirect } from './http/redirect.ts';
+import { createResolver } from './resolve/resolver.ts';
+import { IdAllocator } from './write/id-allocator.ts';
+import { WriteQueue } from './write/write-queue.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Queryable;
+  log: Logger;
+  /** Set `draining` to fail readiness before closing; a fresh one is made if omitted. */
+  lifecycle?: Lifecycle;
+}
+
+export async function buildApp({ config, db, log, lifecycle = { draining: false } }: AppDeps): Promise<FastifyInstance> {
+  const breaker = createDbBreaker(config, log);
+  const cache = createLinkCache(config);
+  const resolver = createResolver(cache, (codes) => breaker.run(() => findLinks(db, codes)), config.readBatchMax);
+
+  const permutation = createPermutation(config.codeSecret, config.codeLength);
+  const codec = createCodeCodec(permutation, config.codeLength);
+  const ids = new IdAllocator(() => breaker.run(() => reserveIdBlock(db)));
+  const queue = new WriteQueue({
+    insert: (links) => breaker.run(() => insertLinks(db, links)),
+    async allocate(count) {
+      const taken = await ids.take(count);
+      return taken.map((id): ShortCode => {
+        if (id >= permutation.size) throw new AppError('CODES_EXHAUSTED');
+        return codec.fromId(id);
+      });
+    },
+    available: () => breaker.state !== 'open',
+    committed: (link) => void cache.fill(link.code, link, Date.now()),
+    maxBatch: config.writeBatchMax,
+    maxQueued: config.writeQueueMax,
+    timeoutMs: config.writeTimeoutMs,
+    log,
+  });
+
+  // Widened to the logger type that route modules are written against.
+  const fastifyLog: FastifyBaseLogger = log;
+  const app = Fastify({
+    loggerInstance: fastifyLog,
+    // No per-request log line: on the redirect route it would halve throughput.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    return503OnClosing: true,
+    // Long paths reach the shape check and get our 404, not the router's 414.
+    routerOptions: { maxParamLength: 16 * 1024 },
+    ajv: {
+      // Fastify's defaults would drop unknown fields and turn [1] into "1"; we refuse both.
+      customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false },
+    },
+  });
+  // The API speaks JSON only; every other body type is a 415.
+  app.removeContentTypeParser('text/plain');
+  registerErrorHandlers(app);
+  registerRedirect(app, { cache, resolver, log, slowRequestMs: config.slowRequestMs });
+  await app.register(linksRoutes, { queue, baseUrl: config.baseUrl, slowRequestMs: config.slowRequestMs });
+  registerHealth(app, { db, breaker, queue, lifecycle, pingTimeoutMs: 1000 });
+
+  // Runs after Fastify stopped accepting and in-flight requests finished.
+  app.addHook('onClose', async () => {
+    await queue.close();
+    breaker.shutdown();
+  });
+  return app;
+}

@@ -1,0 +1,58 @@
+// The queries of the links table. Each is one round trip, whatever the number of links.
+
+import type { Link } from '../core/link.ts';
+import type { ShortCode } from '../core/codes.ts';
+import type { Queryable } from './pool.ts';
+
+interface LinkRow {
+  code: ShortCode;
+  url: string;
+  expires_at: Date | null;
+  disabled: boolean;
+}
+
+export async function findLinks(db: Queryable, codes: readonly ShortCode[]): Promise<Map<ShortCode, Link>> {
+  const { rows } = await db.query<LinkRow>(
+    'SELECT code, url, expires_at, disabled FROM links WHERE code = ANY($1::text[])',
+    [codes],
+  );
+  const found = new Map<ShortCode, Link>();
+  for (const row of rows) {
+    found.set(row.code, { code: row.code, url: row.url, expiresAt: row.expires_at, disabled: row.disabled });
+  }
+  return found;
+}
+
+/**
+ * One multi-row INSERT, committed on its own. Returns the codes that were written; a code that
+ * is missing met an existing row (or an earlier row of the same batch) and was not written.
+ */
+export async function insertLinks(db: Queryable, links: readonly Link[]): Promise<Set<string>> {
+  const codes: string[] = [];
+  const urls: string[] = [];
+  const expiries: (Date | null)[] = [];
+  for (const link of links) {
+    codes.push(link.code);
+    urls.push(link.url);
+    expiries.push(link.expiresAt);
+  }
+  const { rows } = await db.query<{ code: string }>(
+    `INSERT INTO links (code, url, expires_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[])
+     ON CONFLICT (code) DO NOTHING
+     RETURNING code`,
+    [codes, urls, expiries],
+  );
+  return new Set(rows.map((row) => row.code));
+}
+
+/** Reserves a block of ids from the sequence: [start, start + size). */
+export async function reserveIdBlock(db: Queryable): Promise<{ start: number; size: number }> {
+  const { rows } = await db.query<{ start: string; size: string }>(
+    `SELECT nextval('link_id_blocks') AS start, seqincrement AS size
+     FROM pg_sequence WHERE seqrelid = 'link_id_blocks'::regclass`,
+  );
+  const row = rows[0];
+  if (row === undefined) throw new Error('sequence link_id_blocks is missing; run the migrations');
+  return { start: Number(row.start), size: Number(row.size) };
+}

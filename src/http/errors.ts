@@ -1,0 +1,46 @@
+// Every error answer is {"error": {"code", "message"}} with the status of its code.
+// Fastify's own errors (body parsing, validation) are translated to our stable codes here.
+
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AppError, ERRORS, RETRY_AFTER_SECONDS, type ErrorCode } from '../errors.ts';
+
+const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'BODY_EMPTY',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'BODY_INVALID_JSON',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+};
+
+export function registerErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler(function onError(err: FastifyError | AppError, request, reply) {
+    if (err instanceof AppError) return sendError(reply, err.code, err.message);
+    if (err.validation !== undefined) return sendError(reply, 'BODY_INVALID', validationMessage(err));
+    const mapped = err.code === undefined ? undefined : FASTIFY_CODES[err.code];
+    if (mapped !== undefined) return sendError(reply, mapped);
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) return sendError(reply, status === 404 ? 'ROUTE_NOT_FOUND' : 'BAD_REQUEST');
+    request.log.error({ err }, 'unhandled error');
+    return sendError(reply, 'INTERNAL');
+  });
+
+  app.setNotFoundHandler(function notFound(_request, reply) {
+    return sendError(reply, 'ROUTE_NOT_FOUND');
+  });
+}
+
+export function sendError(reply: FastifyReply, code: ErrorCode, message: string = ERRORS[code].message): FastifyReply {
+  const status = ERRORS[code].status;
+  if (status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+  return reply.code(status).header('cache-control', 'no-store').send({ error: { code, message } });
+}
+
+function validationMessage(err: FastifyError): string {
+  const first = err.validation?.[0];
+  if (first === undefined) return ERRORS.BODY_INVALID.message;
+  const at = first.instancePath === '' ? 'body' : `body${first.instancePath.replaceAll('/', '.')}`;
+  const params = first.params;
+  if (first.keyword === 'additionalProperties') return `${at} has an unknown field "${String(params.additionalProperty)}".`;
+  if (first.keyword === 'required') return `${at} is missing the field "${String(params.missingProperty)}".`;
+  return `${at} ${first.message ?? 'is invalid'}.`;
+}

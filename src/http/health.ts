@@ -1,0 +1,47 @@
+// /healthz: the process answers. /readyz: this instance should get traffic: Postgres answers,
+// the breaker is not open, the write queue is not saturated, and it is not shutting down.
+
+import type { FastifyInstance } from 'fastify';
+import type { DbBreaker } from '../db/breaker.ts';
+import type { Queryable } from '../db/pool.ts';
+import type { WriteQueue } from '../write/write-queue.ts';
+
+export interface Lifecycle {
+  draining: boolean;
+}
+
+export interface HealthDeps {
+  db: Queryable;
+  breaker: DbBreaker;
+  queue: WriteQueue;
+  lifecycle: Lifecycle;
+  pingTimeoutMs: number;
+}
+
+export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (_request, reply) => {
+    const checks = {
+      accepting: !deps.lifecycle.draining,
+      breakerClosed: deps.breaker.state !== 'open',
+      writeQueueHasRoom: !deps.queue.saturated,
+      postgresAnswers: await ping(deps.db, deps.pingTimeoutMs),
+    };
+    const ready = Object.values(checks).every(Boolean);
+    reply.code(ready ? 200 : 503).header('cache-control', 'no-store');
+    return { status: ready ? 'ready' : 'not ready', checks, breaker: deps.breaker.state, queueDepth: deps.queue.depth };
+  });
+}
+
+async function ping(db: Queryable, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs, false);
+  });
+  try {
+    return await Promise.race([db.query('SELECT 1').then(() => true, () => false), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

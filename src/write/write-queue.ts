@@ -1,0 +1,177 @@
+// The group-commit write queue. Each POST /links enqueues its link and waits; one flusher at a
+// time commits up to `maxBatch` queued links in one multi-row INSERT, so a thousand concurrent
+// creates cost a few round trips and commits instead of a thousand. A request is answered only
+// after the batch holding its link committed. The queue is bounded: full means 503 at once.
+//
+//   enqueue ─▶ [ queue (≤ maxQueued) ] ─▶ flusher: take ≤ maxBatch ─▶ assign codes ─▶ INSERT … ON CONFLICT DO NOTHING
+//                     ▲                                                                  │
+//                     └── generated code met an existing row: next id, next batch ◀──────┤
+//                         alias met an existing row: 409 for that link alone ◀───────────┤
+//                         committed: 201 for the rest ◀──────────────────────────────────┘
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { ShortCode } from '../core/codes.ts';
+import type { Link, LinkRequest } from '../core/link.ts';
+import { AppError } from '../errors.ts';
+
+export interface WriteQueueDeps {
+  /** Commits the links in one statement; returns the codes that were written. */
+  insert(links: Link[]): Promise<Set<string>>;
+  /** `count` fresh generated codes. */
+  allocate(count: number): Promise<ShortCode[]>;
+  /** False while the database is known to be down (breaker open): refuse at once. */
+  available(): boolean;
+  /** Called once per committed link, before its request is answered. */
+  committed(link: Link): void;
+  maxBatch: number;
+  maxQueued: number;
+  timeoutMs: number;
+  log: Logger;
+}
+
+interface Pending {
+  readonly request: LinkRequest;
+  code: ShortCode | undefined;
+  readonly deadline: number;
+  readonly settle: PromiseWithResolvers<Link>;
+}
+
+const BACKOFF_MIN_MS = 50;
+const BACKOFF_MAX_MS = 2000;
+
+export class WriteQueue {
+  readonly #deps: WriteQueueDeps;
+  #queue: Pending[] = [];
+  #flushing: Promise<void> | null = null;
+  #backoffMs = 0;
+  #closing = false;
+
+  constructor(deps: WriteQueueDeps) {
+    this.#deps = deps;
+  }
+
+  /** Resolves with the committed link, or rejects with an AppError (409, 503). */
+  enqueue(request: LinkRequest): Promise<Link> {
+    if (this.#closing) return Promise.reject(new AppError('SHUTTING_DOWN'));
+    if (this.#queue.length >= this.#deps.maxQueued) return Promise.reject(new AppError('WRITE_QUEUE_FULL'));
+    if (!this.#deps.available()) return Promise.reject(new AppError('DATABASE_UNAVAILABLE'));
+    const settle = Promise.withResolvers<Link>();
+    this.#queue.push({ request, code: request.alias, deadline: Date.now() + this.#deps.timeoutMs, settle });
+    this.#flushing ??= this.#drain();
+    return settle.promise;
+  }
+
+  get depth(): number {
+    return this.#queue.length;
+  }
+
+  /** Nearly full: readiness should send traffic elsewhere. */
+  get saturated(): boolean {
+    return this.#queue.length >= this.#deps.maxQueued * 0.9;
+  }
+
+  /** Refuses new links, then waits until every queued one is committed or answered. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    await this.#flushing;
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      // Let the requests of this event-loop turn join the first batch.
+      await new Promise(setImmediate);
+      while (this.#queue.length > 0) {
+        if (this.#backoffMs > 0) await sleep(this.#backoffMs * (0.5 + Math.random() / 2));
+        this.#expire(Date.now());
+        const batch = this.#takeBatch();
+        if (batch.length > 0) await this.#commit(batch);
+      }
+    } finally {
+      this.#flushing = null;
+    }
+  }
+
+  async #commit(batch: Pending[]): Promise<void> {
+    try {
+      await this.#assignCodes(batch);
+      const written = await this.#deps.insert(batch.map(linkOf));
+      this.#backoffMs = 0;
+      const retry: Pending[] = [];
+      for (const item of batch) {
+        if (written.has(item.code as string)) {
+          const link = linkOf(item);
+          this.#deps.committed(link);
+          item.settle.resolve(link);
+        } else if (item.request.alias !== undefined) {
+          item.settle.reject(new AppError('ALIAS_TAKEN'));
+        } else {
+          // The generated code met an alias someone chose: this link takes the next id.
+          item.code = undefined;
+          retry.push(item);
+        }
+      }
+      if (retry.length > 0) this.#queue = retry.concat(this.#queue);
+    } catch (err) {
+      const failure = err instanceof AppError ? err : new AppError('DATABASE_UNAVAILABLE', undefined, { cause: err });
+      if (failure.statusCode >= 500 && failure.code !== 'DATABASE_UNAVAILABLE' && failure.code !== 'DATABASE_TIMEOUT') {
+        this.#deps.log.error({ err }, 'write batch failed');
+      }
+      for (const item of batch) item.settle.reject(failure);
+      this.#backoffMs = Math.min(BACKOFF_MAX_MS, Math.max(BACKOFF_MIN_MS, this.#backoffMs * 2));
+    }
+  }
+
+  /** Up to maxBatch links, each code at most once (a repeated alias waits for the next batch). */
+  #takeBatch(): Pending[] {
+    const batch: Pending[] = [];
+    const later: Pending[] = [];
+    const aliases = new Set<string>();
+    let i = 0;
+    for (; i < this.#queue.length && batch.length < this.#deps.maxBatch; i++) {
+      const item = this.#queue[i] as Pending;
+      const alias = item.request.alias;
+      if (alias !== undefined) {
+        if (aliases.has(alias)) {
+          later.push(item);
+          continue;
+        }
+        aliases.add(alias);
+      }
+      batch.push(item);
+    }
+    this.#queue = later.concat(this.#queue.slice(i));
+    return batch;
+  }
+
+  async #assignCodes(batch: Pending[]): Promise<void> {
+    const needing = batch.filter((item) => item.code === undefined);
+    if (needing.length === 0) return;
+    const taken = new Set(batch.map((item) => item.code).filter((code) => code !== undefined));
+    let codes = await this.#deps.allocate(needing.length);
+    for (const item of needing) {
+      let code = codes.pop();
+      // A generated code equal to an alias of this very batch takes the next id too.
+      while (code === undefined || taken.has(code)) {
+        if (codes.length === 0) codes = await this.#deps.allocate(1);
+        code = codes.pop();
+      }
+      taken.add(code);
+      item.code = code;
+    }
+  }
+
+  #expire(now: number): void {
+    if (this.#queue.every((item) => item.deadline > now)) return;
+    const kept: Pending[] = [];
+    for (const item of this.#queue) {
+      if (item.deadline > now) kept.push(item);
+      else item.settle.reject(new AppError('DATABASE_TIMEOUT'));
+    }
+    this.#queue = kept;
+  }
+}
+
+function linkOf(item: Pending): Link {
+  return { code: item.code as ShortCode, url: item.request.url, expiresAt: item.request.expiresAt, disabled: false };
+}

@@ -1,0 +1,38 @@
+// With no DATABASE_URL the service runs on the embedded engine, and its links survive a restart.
+
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { postLink, startServer } from './helpers/server-process.ts';
+
+let dataDir: string;
+before(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'shortener-embedded-'));
+});
+after(() => rm(dataDir, { recursive: true, force: true }));
+
+test('no DATABASE_URL: creates and redirects on the embedded engine, and a restart keeps the links', async (t) => {
+  const env = { EMBEDDED_DATA_DIR: dataDir };
+  const first = await startServer(env, 60_000);
+  t.after(() => first.child.kill('SIGKILL'));
+  assert.ok(first.logs.some((l) => String(l.msg).includes('embedded Postgres engine')));
+  const created = await postLink(first.url, { url: 'https://example.com/embedded' });
+  assert.equal(created.status, 201);
+  const alias = await postLink(first.url, { url: 'https://example.com/embedded-alias', alias: 'embedded' });
+  assert.equal(alias.status, 201);
+  assert.equal((await postLink(first.url, { url: 'https://example.com/again', alias: 'embedded' })).status, 409);
+  first.child.kill('SIGTERM');
+  assert.deepEqual(await first.exited, { code: 0, signal: null });
+
+  const second = await startServer(env, 60_000);
+  t.after(() => second.child.kill('SIGKILL'));
+  for (const [code, url] of [[created.code, 'https://example.com/embedded'], ['embedded', 'https://example.com/embedded-alias']]) {
+    const res = await fetch(`${second.url}/${code}`, { redirect: 'manual' });
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.get('location'), url);
+  }
+  second.child.kill('SIGTERM');
+  assert.deepEqual(await second.exited, { code: 0, signal: null });
+});

@@ -1,0 +1,55 @@
+// Builds the real app on a real Postgres database for one test file.
+
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { pino } from 'pino';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createPool } from '../../src/db/pool.ts';
+import type { Queryable } from '../../src/db/pool.ts';
+import type { Lifecycle } from '../../src/http/health.ts';
+
+export const TEST_BASE_URL = 'https://sho.rt';
+
+export function testConfig(databaseUrl: string, env: Record<string, string> = {}): Config {
+  return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, ...env });
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  pool: pg.Pool;
+  config: Config;
+  lifecycle: Lifecycle;
+}
+
+/**
+ * The app on `databaseUrl`, closed after the test. `wrap` may put a window (a query counter, a
+ * gate) between the app and the real pool.
+ */
+/** A test context (`t`), or `{ after }` from node:test for an app shared by a whole file. */
+export interface Cleanup {
+  after(fn: () => Promise<void>): void;
+}
+
+export async function startApp(
+  t: Cleanup,
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  wrap: (db: Queryable) => Queryable = (db) => db,
+): Promise<TestApp> {
+  const config = testConfig(databaseUrl, env);
+  const log = pino({ level: 'silent' });
+  const pool = createPool(databaseUrl, config, log);
+  const lifecycle: Lifecycle = { draining: false };
+  const app = await buildApp({ config, db: wrap(pool), log, lifecycle });
+  t.after(async () => {
+    await app.close();
+    await pool.end();
+  });
+  return { app, pool, config, lifecycle };
+}
+
+export async function createLink(app: FastifyInstance, body: Record<string, unknown>) {
+  const res = await app.inject({ method: 'POST', url: '/links', payload: body });
+  return { status: res.statusCode, body: res.json<Record<string, unknown>>(), headers: res.headers };
+}

@@ -1,0 +1,53 @@
+// Each test file gets its own database on the shared Postgres, migrated, and dropped at the end.
+
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { pino } from 'pino';
+import { migrate } from '../../src/db/migrate.ts';
+import type { Queryable } from '../../src/db/pool.ts';
+
+export const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestDatabase {
+  readonly name: string;
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.href;
+}
+
+export async function createTestDatabase(label: string): Promise<TestDatabase> {
+  const name = `shortener_${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = withDatabase(ADMIN_URL, name);
+  await migrate(url, pino({ level: 'silent' }));
+  return { name, url, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A real pool seen through a window that records each statement it runs. */
+export function countingDb(db: Queryable): { db: Queryable; statements: string[] } {
+  const statements: string[] = [];
+  return {
+    statements,
+    db: {
+      query(text, values) {
+        statements.push(text);
+        return db.query(text, values);
+      },
+    },
+  };
+}

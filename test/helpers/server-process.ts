@@ -1,0 +1,66 @@
+// The real service as a child process (node src/server.ts), for tests that signal or kill it.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Every log line so far, parsed. */
+  readonly logs: Record<string, unknown>[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const SERVER = new URL('../../src/server.ts', import.meta.url).pathname;
+
+/** Starts `script` (the service by default) on a free port and waits for its "listening" log line. */
+export async function startServer(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  script: string = SERVER,
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [script], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Record<string, unknown>[] = [];
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      logs.push(entry);
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry.msg));
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening: ${stderr}`));
+    });
+  });
+  return { child, url, logs, exited };
+}
+
+export async function postLink(base: string, body: Record<string, unknown>): Promise<{ status: number; code?: string }> {
+  const res = await fetch(`${base}/links`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as { code?: string };
+  return json.code === undefined ? { status: res.status } : { status: res.status, code: json.code };
+}

@@ -1,0 +1,64 @@
+// Migrations: in order, each exactly once, in a transaction, safe when instances start together.
+
+import assert from 'node:assert/strict';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { pino } from 'pino';
+import { migrate, MIGRATIONS_DIR } from '../src/db/migrate.ts';
+import { ADMIN_URL, withDatabase } from './helpers/db.ts';
+
+const log = pino({ level: 'silent' });
+const name = `shortener_migrate_${process.pid}`;
+const url = withDatabase(ADMIN_URL, name);
+let dir: string;
+
+async function admin(sql: string) {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+before(async () => {
+  await admin(`CREATE DATABASE ${name}`);
+  dir = await mkdtemp(join(tmpdir(), 'migrations-'));
+  await cp(MIGRATIONS_DIR, dir, { recursive: true });
+});
+after(async () => {
+  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('five instances migrating at once apply each migration exactly once', async () => {
+  const results = await Promise.all(Array.from({ length: 5 }, () => migrate(url, log, dir)));
+  const applied = results.flat();
+  assert.deepEqual(applied, ['0001_links.sql']);
+  assert.deepEqual(await migrate(url, log, dir), []);
+});
+
+test('a failing migration is rolled back whole and stops start-up', async () => {
+  await writeFile(join(dir, '0900_broken.sql'), 'CREATE TABLE half_done (id int);\nSELECT no_such_function();');
+  await assert.rejects(migrate(url, log, dir), /migration 0900_broken.sql failed/);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query("SELECT to_regclass('half_done') AS t");
+    assert.equal(rows[0].t, null);
+    const recorded = await client.query("SELECT 1 FROM schema_migrations WHERE name = '0900_broken.sql'");
+    assert.equal(recorded.rowCount, 0);
+  } finally {
+    await client.end();
+    await rm(join(dir, '0900_broken.sql'));
+  }
+});
+
+test('a migration edited after it was applied stops start-up', async () => {
+  await writeFile(join(dir, '0001_links.sql'), '-- edited\n');
+  await assert.rejects(migrate(url, log, dir), /0001_links.sql was changed after it was applied/);
+});

@@ -1,0 +1,75 @@
+// The read path below the LRU: misses are batched per event-loop turn, identical codes share one
+// lookup, and unknown codes are remembered for a while instead of asked for again.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { startApp } from './helpers/app.ts';
+import { countingDb, createTestDatabase, type TestDatabase } from './helpers/db.ts';
+
+let database: TestDatabase;
+before(async () => {
+  database = await createTestDatabase('read_path');
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  await client.query(
+    `INSERT INTO links (code, url) SELECT 'seed' || i, 'https://example.com/seed/' || i FROM generate_series(1, 200) AS i`,
+  );
+  await client.end();
+});
+after(() => database.drop());
+
+async function countedApp(t: Parameters<typeof startApp>[0], env: Record<string, string> = {}) {
+  let statements: string[] = [];
+  const started = await startApp(t, database.url, env, (db) => {
+    const counted = countingDb(db);
+    statements = counted.statements;
+    return counted.db;
+  });
+  const lookups = () => statements.filter((sql) => sql.includes('FROM links WHERE code = ANY')).length;
+  return { ...started, lookups };
+}
+
+test('200 concurrent misses for distinct codes cost one query per batch, not one per request', async (t) => {
+  const { app, lookups } = await countedApp(t, { READ_BATCH_MAX: '100' });
+  const responses = await Promise.all(Array.from({ length: 200 }, (_, i) => app.inject({ url: `/seed${i + 1}` })));
+  for (const [i, res] of responses.entries()) {
+    assert.equal(res.statusCode, 302);
+    assert.equal(res.headers.location, `https://example.com/seed/${i + 1}`);
+  }
+  assert.ok(lookups() >= 2 && lookups() <= 4, `${lookups()} queries for 200 misses in batches of at most 100`);
+});
+
+test('a stampede on one code costs one lookup', async (t) => {
+  const { app, lookups } = await countedApp(t);
+  const responses = await Promise.all(Array.from({ length: 100 }, () => app.inject({ url: '/seed7' })));
+  assert.ok(responses.every((res) => res.statusCode === 302));
+  assert.equal(lookups(), 1);
+});
+
+test('a repeated unknown code costs one database lookup, not one per request', async (t) => {
+  const { app, lookups } = await countedApp(t);
+  for (let i = 0; i < 25; i++) {
+    const res = await app.inject({ url: '/NoSuchCode' });
+    assert.equal(res.statusCode, 404);
+  }
+  assert.equal(lookups(), 1);
+});
+
+test('creating a link replaces the negative entry of its code at once', async (t) => {
+  const { app } = await countedApp(t);
+  assert.equal((await app.inject({ url: '/late-alias' })).statusCode, 404);
+  const created = await app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/late', alias: 'late-alias' } });
+  assert.equal(created.statusCode, 201);
+  const res = await app.inject({ url: '/late-alias' });
+  assert.equal(res.statusCode, 302);
+  assert.equal(res.headers.location, 'https://example.com/late');
+});
+
+test('a code that cannot exist is answered without any I/O', async (t) => {
+  const { app, lookups } = await countedApp(t);
+  for (const path of ['/x', '/way-too-long-' + 'x'.repeat(80), '/bad.code', '/%F0%9F%92%A9']) {
+    assert.equal((await app.inject({ url: path })).statusCode, 404);
+  }
+  assert.equal(lookups(), 0);
+});
