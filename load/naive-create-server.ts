@@ -1,0 +1,39 @@
+// The naive way to create links, for the write benchmark only: the same validation, the same
+// code allocation, but one INSERT (and so one commit) per request on a pool of the same size.
+
+import Fastify, { LogController } from 'fastify';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config.ts';
+import { createCodeCodec } from '../src/core/codes.ts';
+import { checkLinkRequest, type CreateLinkBody } from '../src/core/link.ts';
+import { createPermutation } from '../src/core/permutation.ts';
+import { reserveIdBlock } from '../src/db/links.ts';
+import { createPool } from '../src/db/pool.ts';
+import { IdAllocator } from '../src/write/id-allocator.ts';
+
+const config = loadConfig();
+const log = pino({ level: 'info' });
+if (config.databaseUrl === undefined) throw new Error('DATABASE_URL is required');
+const pool = createPool(config.databaseUrl, config, log);
+const codec = createCodeCodec(createPermutation(config.codeSecret, config.codeLength), config.codeLength);
+const ids = new IdAllocator(() => reserveIdBlock(pool));
+const selfHost = new URL(config.baseUrl).hostname;
+
+const app = Fastify({ loggerInstance: log, logController: new LogController({ disableRequestLogging: true }) });
+app.post<{ Body: CreateLinkBody }>('/links', async (request, reply) => {
+  const verdict = checkLinkRequest(request.body, selfHost, Date.now());
+  if (!verdict.ok) return reply.code(400).send({ error: { code: verdict.code } });
+  const [id] = await ids.take(1);
+  const code = codec.fromId(id as number);
+  await pool.query('INSERT INTO links (code, url, expires_at) VALUES ($1, $2, $3) ON CONFLICT (code) DO NOTHING', [
+    code,
+    verdict.request.url,
+    verdict.request.expiresAt,
+  ]);
+  reply.code(201);
+  return { code, shortUrl: `${config.baseUrl}/${code}`, url: verdict.request.url, expiresAt: null };
+});
+await app.listen({ port: config.port, host: '127.0.0.1' });
+process.on('SIGTERM', () => {
+  void app.close().then(() => pool.end()).then(() => process.exit(0));
+});
