@@ -39,12 +39,13 @@ const samples = new Map<string, Sample[]>(variants.map((v) => [v.name, []]));
 for (let round = 0; round < rounds; round++) {
   for (const variant of variants) {
     const database = await createTestDatabase('bench_write');
-    const server = await startServer(
-      { DATABASE_URL: database.url, LOG_LEVEL: 'info', BASE_URL: 'https://sho.rt', DB_POOL_MAX: '10' },
-      30_000,
-      variant.script,
-    );
+    let server: Awaited<ReturnType<typeof startServer>> | undefined;
     try {
+      server = await startServer(
+        { DATABASE_URL: database.url, LOG_LEVEL: 'info', BASE_URL: 'https://sho.rt', DB_POOL_MAX: '10' },
+        30_000,
+        variant.script,
+      );
       const result = await autocannon({
         url: `${server.url}/links`,
         method: 'POST',
@@ -63,8 +64,8 @@ for (let round = 0; round < rounds; round++) {
       samples.get(variant.name)?.push(sample);
       console.error(`round ${round + 1}: ${variant.name}: ${Math.round(sample.rps)} links/s, p99 ${sample.p99} ms`);
     } finally {
-      server.child.kill('SIGTERM');
-      await server.exited;
+      server?.child.kill('SIGTERM');
+      await server?.exited;
       await database.drop();
     }
   }
