@@ -8,30 +8,20 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { pino } from 'pino';
 import { migrate, MIGRATIONS_DIR } from '../src/db/migrate.ts';
-import { ADMIN_URL, withDatabase } from './helpers/db.ts';
+import { ADMIN_URL, adminQuery, withDatabase } from './helpers/db.ts';
 
 const log = pino({ level: 'silent' });
 const name = `shortener_migrate_${process.pid}`;
 const url = withDatabase(ADMIN_URL, name);
 let dir: string;
 
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 before(async () => {
-  await admin(`CREATE DATABASE ${name}`);
+  await adminQuery(`CREATE DATABASE ${name}`);
   dir = await mkdtemp(join(tmpdir(), 'migrations-'));
   await cp(MIGRATIONS_DIR, dir, { recursive: true });
 });
 after(async () => {
-  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await rm(dir, { recursive: true, force: true });
 });
 

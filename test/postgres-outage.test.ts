@@ -79,3 +79,24 @@ test('Postgres unreachable: uncached codes 503 (never 404), the breaker opens, c
   })();
   assert.deepEqual(rows, []);
 });
+
+test('a query stuck behind a lock is cancelled by Postgres: 503 DATABASE_TIMEOUT in bounded time, then it recovers', async (t) => {
+  const { app } = await startApp(t, database.url, { DB_STATEMENT_TIMEOUT_MS: '200', BREAKER_TIMEOUT_MS: '1000' });
+  const locker = new pg.Client({ connectionString: database.url });
+  await locker.connect();
+  t.after(() => locker.end());
+  await locker.query('BEGIN');
+  await locker.query('LOCK TABLE links IN ACCESS EXCLUSIVE MODE');
+
+  const started = performance.now();
+  const res = await app.inject({ url: '/uncached1' });
+  const ms = performance.now() - started;
+  assert.equal(res.statusCode, 503);
+  assert.equal(errorCode(res.body), 'DATABASE_TIMEOUT');
+  assert.equal(res.headers['retry-after'], '1');
+  assert.ok(ms < 1000, `answered after ${Math.round(ms)} ms: the server-side statement timeout must act first`);
+
+  await locker.query('ROLLBACK');
+  const back = await app.inject({ url: '/uncached1' });
+  assert.equal(back.statusCode, 302);
+});

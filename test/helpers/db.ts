@@ -28,7 +28,8 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   return { name, url, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-async function adminQuery(sql: string): Promise<void> {
+/** Runs one statement on the admin database (CREATE/DROP DATABASE). */
+export async function adminQuery(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: ADMIN_URL });
   await client.connect();
   try {
