@@ -11,7 +11,7 @@ import { createDbBreaker } from './db/breaker.ts';
 import { findLinks, insertLinks, reserveIdBlock } from './db/links.ts';
 import type { Queryable } from './db/pool.ts';
 import { AppError } from './errors.ts';
-import { registerErrorHandlers } from './http/errors.ts';
+import { onFrameworkError, registerErrorHandlers } from './http/errors.ts';
 import { registerHealth, type Lifecycle } from './http/health.ts';
 import { BODY_LIMIT_BYTES, linksRoutes } from './http/links.ts';
 import { registerRedirect } from './http/redirect.ts';
@@ -61,7 +61,10 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
-    return503OnClosing: true,
+    // While closing, requests on open connections are still served (with Connection: close):
+    // the write queue drains only after the server has closed, so their creates still commit.
+    return503OnClosing: false,
+    frameworkErrors: onFrameworkError,
     // Long paths reach the shape check and get our 404, not the router's 414.
     routerOptions: { maxParamLength: 16 * 1024 },
     ajv: {

@@ -53,7 +53,11 @@ async function shutdown(signal: string): Promise<void> {
   deadline.unref();
   lifecycle.draining = true;
   if (config.readinessDrainMs > 0) await sleep(config.readinessDrainMs);
+  // A keep-alive connection whose request was in flight at close() would otherwise stay open
+  // until KEEP_ALIVE_TIMEOUT_MS after its response; close each one as soon as it is idle.
+  const sweeper = setInterval(() => service.app.server.closeIdleConnections(), 50);
   await service.app.close(); // stops accepting, finishes in-flight requests, flushes the write queue
+  clearInterval(sweeper);
   await service.pool.end();
   await service.database.stop();
   log.info('shut down cleanly');

@@ -12,6 +12,23 @@ const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
 };
 
+const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
+  404: 'ROUTE_NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'BODY_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
+/**
+ * Errors Fastify raises before routing (Fastify's `frameworkErrors` option). A path that is not
+ * valid percent-encoding, or longer than any parameter may be, cannot name a link: 404 as for
+ * any impossible code.
+ */
+export function onFrameworkError(err: FastifyError, _request: unknown, reply: FastifyReply): void {
+  const impossiblePath = err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  void sendError(reply, impossiblePath ? 'LINK_NOT_FOUND' : 'BAD_REQUEST');
+}
+
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler(function onError(err: FastifyError | AppError, request, reply) {
     if (err instanceof AppError) return sendError(reply, err.code, err.message);
@@ -19,7 +36,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     const mapped = err.code === undefined ? undefined : FASTIFY_CODES[err.code];
     if (mapped !== undefined) return sendError(reply, mapped);
     const status = err.statusCode ?? 500;
-    if (status >= 400 && status < 500) return sendError(reply, status === 404 ? 'ROUTE_NOT_FOUND' : 'BAD_REQUEST');
+    if (status >= 400 && status < 500) return sendError(reply, BY_STATUS[status] ?? 'BAD_REQUEST');
     request.log.error({ err }, 'unhandled error');
     return sendError(reply, 'INTERNAL');
   });
