@@ -20,6 +20,7 @@ export interface Config {
   readonly cacheMaxEntries: number;
   readonly cacheMaxBytes: number;
   readonly cacheTtlMs: number;
+  readonly negativeMaxEntries: number;
   readonly negativeTtlMs: number;
   readonly redirectCacheControl: string;
   readonly codeLength: number;
@@ -103,9 +104,11 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     baseUrl,
     logLevel,
-    cacheMaxEntries: read('CACHE_MAX_ENTRIES', 1_000_000, int(1, 100_000_000)),
+    // lru-cache allocates its index arrays for `max` entries up front (~44 bytes each).
+    cacheMaxEntries: read('CACHE_MAX_ENTRIES', 1_000_000, int(1, 20_000_000)),
     cacheMaxBytes: read('CACHE_MAX_BYTES', 512 * 1024 * 1024, int(1024, 64 * 1024 ** 3)),
     cacheTtlMs: read('CACHE_TTL_SECONDS', 600, int(1, 7 * 24 * 3600)) * seconds,
+    negativeMaxEntries: read('NEGATIVE_MAX_ENTRIES', 100_000, int(1, 20_000_000)),
     negativeTtlMs: read('NEGATIVE_TTL_SECONDS', 10, int(1, 3600)) * seconds,
     redirectCacheControl,
     codeLength: read('CODE_LENGTH', 7, int(5, 8)),

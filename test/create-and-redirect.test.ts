@@ -90,7 +90,7 @@ describe('create, then redirect', () => {
 describe('codes that do not redirect', () => {
   test('an unknown code answers 404 LINK_NOT_FOUND; so does an impossible one, and HEAD like GET', async (t) => {
     const { app } = await startApp(t, database.url);
-    for (const path of ['/Zz9Zz9Z', '/no', `/${'a'.repeat(65)}`, `/${'a'.repeat(300)}`, '/a.b', '/%2e%2e%2fetc', '/links', '/Docs', '/a%00b']) {
+    for (const path of ['/Zz9Zz9Z', '/no', `/${'a'.repeat(65)}`, `/${'a'.repeat(300)}`, '/a.b', '/%2e%2e%2fetc', '/links', '/Docs', '/a%00b', '/%E0%A4%A']) {
       for (const method of ['GET', 'HEAD'] as const) {
         const res = await app.inject({ method, url: path });
         assert.equal(res.statusCode, 404, `${method} ${path}`);

@@ -66,9 +66,43 @@ test('creating a link replaces the negative entry of its code at once', async (t
   assert.equal(res.headers.location, 'https://example.com/late');
 });
 
+test('a lookup that saw no row must not overwrite the link created while it was in flight', async (t) => {
+  const held = Promise.withResolvers<void>();
+  let holding = true;
+  const { app } = await startApp(t, database.url, {}, (db) => ({
+    async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
+      const result = await db.query<R>(text, values);
+      // The SELECT has run (and found nothing); its answer arrives only after the create.
+      if (holding && text.includes('code = ANY')) await held.promise;
+      return result;
+    },
+  }));
+  const lookup = app.inject({ url: '/in-flight-alias' });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const created = await app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/fresh', alias: 'in-flight-alias' } });
+  assert.equal(created.statusCode, 201);
+  holding = false;
+  held.resolve();
+  // The request that asked before the create may see either answer...
+  assert.ok([302, 404].includes((await lookup).statusCode));
+  const later = await app.inject({ url: '/in-flight-alias' });
+  assert.equal(later.statusCode, 302, 'but the stale "absent" must not replace the created link');
+});
+
+test('a scanner asking for many unknown codes does not push hot links out of the LRU', async (t) => {
+  const { app, lookups } = await countedApp(t, { CACHE_MAX_ENTRIES: '20', NEGATIVE_MAX_ENTRIES: '50' });
+  for (let i = 1; i <= 10; i++) assert.equal((await app.inject({ url: `/seed${i}` })).statusCode, 302);
+  const beforeScan = lookups();
+  await Promise.all(Array.from({ length: 500 }, (_, i) => app.inject({ url: `/scan${i}x` })));
+  const afterScan = lookups();
+  for (let i = 1; i <= 10; i++) assert.equal((await app.inject({ url: `/seed${i}` })).statusCode, 302);
+  assert.ok(afterScan > beforeScan, 'the scan itself went to the database');
+  assert.equal(lookups(), afterScan, 'hot links were still cached after the scan');
+});
+
 test('a code that cannot exist is answered without any I/O', async (t) => {
   const { app, lookups } = await countedApp(t);
-  for (const path of ['/x', '/way-too-long-' + 'x'.repeat(80), '/bad.code', '/%F0%9F%92%A9']) {
+  for (const path of ['/x', '/way-too-long-' + 'x'.repeat(80), '/bad.code', '/%F0%9F%92%A9', '/%E0%A4%A', '/%zz']) {
     assert.equal((await app.inject({ url: path })).statusCode, 404);
   }
   assert.equal(lookups(), 0);

@@ -1,6 +1,7 @@
 // Tier 1: the in-process LRU. It holds, per code, what the redirect route will write: for a link,
-// its whole prebuilt 302 head; for an unknown, expired or disabled code, a shared negative entry.
-// Bounded by entries and by approximate bytes; every entry has a TTL.
+// its whole prebuilt 302 head; for an expired or disabled code, a shared 410 entry. Bounded by
+// entries and by approximate bytes; every entry has a TTL. Unknown codes live in a second, smaller
+// LRU of their own, so that a scanner asking for millions of random codes cannot push hot links out.
 
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
@@ -24,7 +25,7 @@ const ENTRY_OVERHEAD_BYTES = 200;
 
 export type CacheOptions = Pick<
   Config,
-  'cacheMaxEntries' | 'cacheMaxBytes' | 'cacheTtlMs' | 'negativeTtlMs' | 'redirectCacheControl'
+  'cacheMaxEntries' | 'cacheMaxBytes' | 'cacheTtlMs' | 'negativeMaxEntries' | 'negativeTtlMs' | 'redirectCacheControl'
 >;
 
 export interface LinkCache {
@@ -45,14 +46,21 @@ export function createLinkCache(options: CacheOptions): LinkCache {
     ttl: options.cacheTtlMs,
     updateAgeOnGet: false,
   });
+  const unknown = new LRUCache<ShortCode, CacheEntry>({ max: options.negativeMaxEntries, ttl: options.negativeTtlMs });
   const cacheControl = options.redirectCacheControl;
 
   return {
-    get: (code) => lru.get(code),
-    has: (code) => lru.has(code),
+    get: (code) => lru.get(code) ?? unknown.get(code),
+    has: (code) => lru.has(code) || unknown.has(code),
     fill(code, link, now) {
       const entry = entryOf(link, now, cacheControl);
-      let ttl = entry.kind === 'absent' ? options.negativeTtlMs : options.cacheTtlMs;
+      if (entry === ABSENT) {
+        lru.delete(code);
+        unknown.set(code, entry);
+        return entry;
+      }
+      unknown.delete(code);
+      let ttl = options.cacheTtlMs;
       // A link that will expire leaves the cache when it does, and is then looked up again (410).
       if (entry.kind === 'redirect' && link !== undefined && link.expiresAt !== null) {
         ttl = Math.max(1, Math.min(ttl, link.expiresAt.getTime() - now));
@@ -60,7 +68,10 @@ export function createLinkCache(options: CacheOptions): LinkCache {
       lru.set(code, entry, { ttl });
       return entry;
     },
-    delete: (code) => void lru.delete(code),
+    delete(code) {
+      lru.delete(code);
+      unknown.delete(code);
+    },
     get size() {
       return lru.size;
     },
