@@ -9,7 +9,9 @@ CREATE TABLE links (
   url        text        NOT NULL,
   CONSTRAINT links_pkey PRIMARY KEY (code),
   CONSTRAINT links_code_shape CHECK (code ~ '^[A-Za-z0-9_-]{3,64}$'),
-  CONSTRAINT links_url_length CHECK (octet_length(url) <= 2048)
+  -- What the API stores: printable ASCII, so every row makes a valid Location header.
+  CONSTRAINT links_url_shape CHECK (url ~ '^[!-~]+$' AND octet_length(url) <= 2048),
+  CONSTRAINT links_expires_finite CHECK (expires_at IS NULL OR isfinite(expires_at))
 );
 
 -- Ids for generated codes, reserved in blocks: each nextval() hands an instance the ids

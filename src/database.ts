@@ -2,7 +2,7 @@
 
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { EMBEDDED_MAX_CONNECTIONS, startEmbeddedPostgres } from './db/embedded.ts';
+import { startEmbeddedPostgres } from './db/embedded.ts';
 
 export interface DatabaseTarget {
   readonly url: string;
@@ -19,6 +19,7 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
     { dataDir: config.embeddedDataDir },
     'DATABASE_URL is unset: running on the embedded Postgres engine (PGlite), for development and trials only',
   );
-  // PGlite runs one statement at a time; more connections would only queue inside it.
-  return { url: embedded.url, poolMax: Math.min(config.dbPoolMax, EMBEDDED_MAX_CONNECTIONS - 1), stop: () => embedded.stop() };
+  // PGlite is one session: its socket server interleaves connections per protocol message, so
+  // one pooled connection keeps every statement whole. Creates are batched anyway.
+  return { url: embedded.url, poolMax: 1, stop: () => embedded.stop() };
 }

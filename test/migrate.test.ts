@@ -32,6 +32,22 @@ test('five instances migrating at once apply each migration exactly once', async
   assert.deepEqual(await migrate(url, log, dir), []);
 });
 
+test('the links table refuses rows the API would never write: non-ASCII URLs, infinite expiry', async () => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await assert.rejects(client.query("INSERT INTO links (code, url) VALUES ('abc', 'https://example.com/€')"), /links_url_shape/);
+    await assert.rejects(client.query("INSERT INTO links (code, url) VALUES ('abc', 'https://example.com/a b')"), /links_url_shape/);
+    await assert.rejects(
+      client.query("INSERT INTO links (code, url, expires_at) VALUES ('abc', 'https://example.com/', 'infinity')"),
+      /links_expires_finite/,
+    );
+    await assert.rejects(client.query("INSERT INTO links (code, url) VALUES ('a/b', 'https://example.com/')"), /links_code_shape/);
+  } finally {
+    await client.end();
+  }
+});
+
 test('a failing migration is rolled back whole and stops start-up', async () => {
   await writeFile(join(dir, '0900_broken.sql'), 'CREATE TABLE half_done (id int);\nSELECT no_such_function();');
   await assert.rejects(migrate(url, log, dir), /migration 0900_broken.sql failed/);

@@ -66,18 +66,6 @@ test('Postgres unreachable: uncached codes 503 (never 404), the breaker opens, c
   assert.equal((await app.inject({ url: '/readyz' })).json<{ breaker: string }>().breaker, 'closed');
   const created = await app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/after' } });
   assert.equal(created.statusCode, 201);
-
-  // Creates answered 503 while Postgres was away were not stored behind the client's back.
-  const { rows } = await (async () => {
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      return await client.query<{ url: string }>("SELECT url FROM links WHERE url LIKE 'https://example.com/during%'");
-    } finally {
-      await client.end();
-    }
-  })();
-  assert.deepEqual(rows, []);
 });
 
 test('a query stuck behind a lock is cancelled by Postgres: 503 DATABASE_TIMEOUT in bounded time, then it recovers', async (t) => {

@@ -50,6 +50,27 @@ test('1000 concurrent creates: distinct codes, each committed before its 201, in
   assert.ok(reservations <= 3, `${reservations} id-block reservations for 1000 links`);
 });
 
+test('a 201 waits for the commit: while the INSERT is blocked by a lock, no create is answered', async (t) => {
+  const { app } = await startApp(t, database.url);
+  const locker = new pg.Client({ connectionString: database.url });
+  await locker.connect();
+  t.after(() => locker.end());
+  await locker.query('BEGIN');
+  await locker.query('LOCK TABLE links IN SHARE MODE'); // blocks INSERT, not SELECT
+  let answered = false;
+  const create = createLink(app, { url: 'https://example.com/blocked', alias: 'blocked-by-lock' }).then((res) => {
+    answered = true;
+    return res;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.equal(answered, false, 'a create was answered while its INSERT could not commit');
+  assert.equal((await check.query("SELECT 1 FROM links WHERE code = 'blocked-by-lock'")).rowCount, 0);
+  await locker.query('COMMIT');
+  const res = await create;
+  assert.equal(res.status, 201);
+  assert.equal((await check.query("SELECT 1 FROM links WHERE code = 'blocked-by-lock'")).rowCount, 1);
+});
+
 test('the same alias asked for by five requests at once: one 201, four 409', async (t) => {
   const { app } = await startApp(t, database.url);
   const results = await Promise.all(

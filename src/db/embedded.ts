@@ -11,8 +11,8 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-/** PGlite runs one query at a time; the socket server queues the queries of its connections. */
-export const EMBEDDED_MAX_CONNECTIONS = 4;
+/** The pool (one connection) and the migration runner, with room for a reconnect. */
+const EMBEDDED_MAX_CONNECTIONS = 3;
 
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   await mkdir(dataDir, { recursive: true });

@@ -3,7 +3,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { LinkCache } from '../cache/link-cache.ts';
+import type { CacheEntry, LinkCache } from '../cache/link-cache.ts';
 import { asShortCode, type ShortCode } from '../core/codes.ts';
 import { isAppError } from '../errors.ts';
 import type { Resolver } from '../resolve/resolver.ts';
@@ -19,11 +19,23 @@ export interface RedirectDeps {
 export function registerRedirect(app: FastifyInstance, deps: RedirectDeps): void {
   const { cache, resolver, log, slowRequestMs } = deps;
 
+  // The reply is hijacked: whatever goes wrong while writing must still end the response, and
+  // must not become an unhandled rejection.
+  const write = (reply: FastifyReply, code: ShortCode, entry: CacheEntry): void => {
+    try {
+      writeEntry(reply.raw, entry);
+    } catch (err) {
+      log.error({ err, code }, 'redirect could not be written');
+      if (!reply.raw.headersSent) writeAnswer(reply.raw, 'INTERNAL');
+      else reply.raw.destroy();
+    }
+  };
+
   const resolveAndWrite = (code: ShortCode, reply: FastifyReply): void => {
     const started = performance.now();
     resolver.resolve(code).then(
       (entry) => {
-        writeEntry(reply.raw, entry);
+        write(reply, code, entry);
         const ms = performance.now() - started;
         if (ms > slowRequestMs) log.warn({ code, ms: Math.round(ms) }, 'slow redirect');
       },
@@ -44,7 +56,7 @@ export function registerRedirect(app: FastifyInstance, deps: RedirectDeps): void
     const code = asShortCode(request.params.code);
     if (code === undefined) return writeAnswer(reply.raw, 'LINK_NOT_FOUND');
     const entry = cache.get(code);
-    if (entry !== undefined) return writeEntry(reply.raw, entry);
+    if (entry !== undefined) return write(reply, code, entry);
     resolveAndWrite(code, reply);
   });
 }
