@@ -33,8 +33,6 @@ export interface LinkCache {
   has(code: ShortCode): boolean;
   /** Caches what a lookup found (or did not find); `now` decides expiry. */
   fill(code: ShortCode, link: Link | undefined, now: number): CacheEntry;
-  delete(code: ShortCode): void;
-  readonly size: number;
 }
 
 export function createLinkCache(options: CacheOptions): LinkCache {
@@ -67,13 +65,6 @@ export function createLinkCache(options: CacheOptions): LinkCache {
       }
       lru.set(code, entry, { ttl });
       return entry;
-    },
-    delete(code) {
-      lru.delete(code);
-      unknown.delete(code);
-    },
-    get size() {
-      return lru.size;
     },
   };
 }

@@ -54,10 +54,6 @@ export class KeyBatcher<K, V> {
       },
     );
   }
-
-  get inFlight(): number {
-    return this.#inFlight.size;
-  }
 }
 
 function flushBatcher<K, V>(batcher: KeyBatcher<K, V>): void {
