@@ -13,6 +13,12 @@ export interface ServerProcess {
 
 const SERVER = new URL('../../src/server.ts', import.meta.url).pathname;
 
+// A failed assertion must not leave a server running after its test file ends.
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
 /** Starts `script` (the service by default) on a free port and waits for its "listening" log line. */
 export async function startServer(
   env: Record<string, string>,
@@ -23,9 +29,13 @@ export async function startServer(
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.add(child);
   const logs: Record<string, unknown>[] = [];
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    });
   });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
