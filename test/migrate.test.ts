@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { pino } from 'pino';
 import { migrate, MIGRATIONS_DIR } from '../src/db/migrate.ts';
-import { ADMIN_URL, adminQuery, withDatabase } from './helpers/db.ts';
+import { ADMIN_URL, adminQuery, dropDatabase, withDatabase } from './helpers/db.ts';
 
 const log = pino({ level: 'silent' });
 const name = `shortener_migrate_${process.pid}`;
@@ -21,7 +21,7 @@ before(async () => {
   await cp(MIGRATIONS_DIR, dir, { recursive: true });
 });
 after(async () => {
-  await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await dropDatabase(name);
   await rm(dir, { recursive: true, force: true });
 });
 

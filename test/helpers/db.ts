@@ -25,7 +25,30 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   await adminQuery(`CREATE DATABASE ${name}`);
   const url = withDatabase(ADMIN_URL, name);
   await migrate(url, pino({ level: 'silent' }));
-  return { name, url, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return { name, url, drop: () => dropDatabase(name) };
+}
+
+/**
+ * Waits (up to 5 s) for the database's connections to close, then drops it. pg's Pool.end()
+ * resolves before its clients' sockets are closed; forcing the drop at that moment would make
+ * those clients emit an error that no one listens to any more.
+ */
+export async function dropDatabase(name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    for (let waited = 0; waited < 5000; waited += 20) {
+      const { rows } = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+        [name],
+      );
+      if (rows[0]?.n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Runs one statement on the admin database (CREATE/DROP DATABASE). */
