@@ -126,10 +126,10 @@ describe('codes that do not redirect', () => {
 
   test('a link leaves the cache when it expires and then answers 410', async (t) => {
     const { app } = await startApp(t, database.url);
-    const created = await createLink(app, { url: 'https://example.com/short-lived', expiresAt: new Date(Date.now() + 1500).toISOString() });
+    const created = await createLink(app, { url: 'https://example.com/short-lived', expiresAt: new Date(Date.now() + 2500).toISOString() });
     assert.equal(created.status, 201);
     assert.equal((await app.inject({ url: `/${created.body.code as string}` })).statusCode, 302);
-    await new Promise((resolve) => setTimeout(resolve, 1600));
+    await new Promise((resolve) => setTimeout(resolve, 2600));
     assert.equal((await app.inject({ url: `/${created.body.code as string}` })).statusCode, 410);
   });
 });

@@ -51,7 +51,7 @@ test('Postgres unreachable: uncached codes 503 (never 404), the breaker opens, c
   const started = performance.now();
   const fast = await app.inject({ url: '/uncached1' });
   assert.equal(fast.statusCode, 503);
-  assert.ok(performance.now() - started < 50, 'an open breaker answers at once');
+  assert.ok(performance.now() - started < 200, 'an open breaker answers at once');
   const refused = await app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/during-open' } });
   assert.equal(refused.statusCode, 503);
   assert.equal(errorCode(refused.body), 'DATABASE_UNAVAILABLE');
