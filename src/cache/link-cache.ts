@@ -30,8 +30,11 @@ export type CacheOptions = Pick<
 
 export interface LinkCache {
   get(code: ShortCode): CacheEntry | undefined;
-  has(code: ShortCode): boolean;
-  /** Caches what a lookup found (or did not find); `now` decides expiry. */
+  /**
+   * Caches what a lookup found, or did not find, and returns the entry to answer with; `now`
+   * decides expiry. "Not found" never replaces a link already cached: that link was created
+   * while the lookup ran.
+   */
   fill(code: ShortCode, link: Link | undefined, now: number): CacheEntry;
 }
 
@@ -49,11 +52,11 @@ export function createLinkCache(options: CacheOptions): LinkCache {
 
   return {
     get: (code) => lru.get(code) ?? unknown.get(code),
-    has: (code) => lru.has(code) || unknown.has(code),
     fill(code, link, now) {
       const entry = entryOf(link, now, cacheControl);
       if (entry === ABSENT) {
-        lru.delete(code);
+        const created = lru.get(code);
+        if (created !== undefined) return created;
         unknown.set(code, entry);
         return entry;
       }

@@ -20,13 +20,7 @@ export function createResolver(cache: LinkCache, source: LinkSource, maxBatch: n
     const links = await source(codes);
     const now = Date.now();
     const entries = new Map<ShortCode, CacheEntry>();
-    for (const code of codes) {
-      const link = links.get(code);
-      // A code created while this query ran was cached by its create; a stale "absent" must not
-      // replace that.
-      const entry = link === undefined && cache.has(code) ? cache.get(code) : cache.fill(code, link, now);
-      if (entry !== undefined) entries.set(code, entry);
-    }
+    for (const code of codes) entries.set(code, cache.fill(code, links.get(code), now));
     return entries;
   }, maxBatch);
 
