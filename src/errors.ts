@@ -61,3 +61,13 @@ export function isAppError(err: unknown): err is AppError {
 export function errorBody(code: ErrorCode, message: string = ERRORS[code].message): string {
   return JSON.stringify({ error: { code, message } });
 }
+
+/**
+ * The headers of every error answer besides its length. A 404 may become a link a second later,
+ * so nothing is kept by a browser or a CDN; a 503 says when to retry.
+ */
+export function errorHeaders(code: ErrorCode): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+  if (ERRORS[code].status === 503) headers['retry-after'] = String(RETRY_AFTER_SECONDS);
+  return headers;
+}

@@ -2,7 +2,7 @@
 // Fastify's own errors (body parsing, validation) are translated to our stable codes here.
 
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { AppError, ERRORS, RETRY_AFTER_SECONDS, type ErrorCode } from '../errors.ts';
+import { AppError, ERRORS, errorBody, errorHeaders, type ErrorCode } from '../errors.ts';
 
 const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
@@ -47,9 +47,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
 }
 
 export function sendError(reply: FastifyReply, code: ErrorCode, message: string = ERRORS[code].message): FastifyReply {
-  const status = ERRORS[code].status;
-  if (status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-  return reply.code(status).header('cache-control', 'no-store').send({ error: { code, message } });
+  return reply.code(ERRORS[code].status).headers(errorHeaders(code)).send(errorBody(code, message));
 }
 
 function validationMessage(err: FastifyError): string {

@@ -2,7 +2,7 @@
 
 import type { ServerResponse } from 'node:http';
 import type { CacheEntry } from '../cache/link-cache.ts';
-import { ERRORS, RETRY_AFTER_SECONDS, errorBody, type ErrorCode } from '../errors.ts';
+import { ERRORS, errorBody, errorHeaders, type ErrorCode } from '../errors.ts';
 
 interface Prebuilt {
   readonly status: number;
@@ -12,15 +12,9 @@ interface Prebuilt {
 
 function prebuilt(code: ErrorCode): Prebuilt {
   const body = errorBody(code);
-  const status = ERRORS[code].status;
-  const head = [
-    'content-type', 'application/json; charset=utf-8',
-    'content-length', String(Buffer.byteLength(body)),
-    // A 404 may become a link a second later; nothing here should be kept by a browser or a CDN.
-    'cache-control', 'no-store',
-  ];
-  if (status === 503) head.push('retry-after', String(RETRY_AFTER_SECONDS));
-  return { status, head, body };
+  const head = Object.entries(errorHeaders(code)).flat();
+  head.push('content-length', String(Buffer.byteLength(body)));
+  return { status: ERRORS[code].status, head, body };
 }
 
 const ANSWERS = {
