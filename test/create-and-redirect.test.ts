@@ -2,9 +2,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { createLink, startApp, TEST_BASE_URL } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -104,13 +103,12 @@ describe('codes that do not redirect', () => {
 
   test('an expired link and a disabled link answer 410, and HEAD answers like GET', async (t) => {
     const { app } = await startApp(t, database.url);
-    const admin = new pg.Client({ connectionString: database.url });
-    await admin.connect();
-    t.after(() => admin.end());
-    await admin.query(
-      `INSERT INTO links (code, url, expires_at, disabled) VALUES
-        ('was-valid', 'https://example.com/old', now() - interval '1 minute', false),
-        ('switched-off', 'https://example.com/off', NULL, true)`,
+    await withClient(database.url, (client) =>
+      client.query(
+        `INSERT INTO links (code, url, expires_at, disabled) VALUES
+          ('was-valid', 'https://example.com/old', now() - interval '1 minute', false),
+          ('switched-off', 'https://example.com/off', NULL, true)`,
+      ),
     );
     for (const [path, code] of [['/was-valid', 'LINK_EXPIRED'], ['/switched-off', 'LINK_DISABLED']] as const) {
       for (let round = 0; round < 2; round++) {

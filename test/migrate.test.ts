@@ -5,10 +5,9 @@ import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
 import { pino } from 'pino';
 import { migrate, MIGRATIONS_DIR } from '../src/db/migrate.ts';
-import { ADMIN_URL, adminQuery, dropDatabase, withDatabase } from './helpers/db.ts';
+import { ADMIN_URL, adminQuery, dropDatabase, withClient, withDatabase } from './helpers/db.ts';
 
 const log = pino({ level: 'silent' });
 const name = `shortener_migrate_${process.pid}`;
@@ -33,9 +32,7 @@ test('five instances migrating at once apply each migration exactly once', async
 });
 
 test('the links table refuses rows the API would never write: non-ASCII URLs, infinite expiry', async () => {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
+  await withClient(url, async (client) => {
     await assert.rejects(client.query("INSERT INTO links (code, url) VALUES ('abc', 'https://example.com/€')"), /links_url_shape/);
     await assert.rejects(client.query("INSERT INTO links (code, url) VALUES ('abc', 'https://example.com/a b')"), /links_url_shape/);
     await assert.rejects(
@@ -43,23 +40,20 @@ test('the links table refuses rows the API would never write: non-ASCII URLs, in
       /links_expires_finite/,
     );
     await assert.rejects(client.query("INSERT INTO links (code, url) VALUES ('a/b', 'https://example.com/')"), /links_code_shape/);
-  } finally {
-    await client.end();
-  }
+  });
 });
 
 test('a failing migration is rolled back whole and stops start-up', async () => {
   await writeFile(join(dir, '0900_broken.sql'), 'CREATE TABLE half_done (id int);\nSELECT no_such_function();');
   await assert.rejects(migrate(url, log, dir), /migration 0900_broken.sql failed/);
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
   try {
-    const { rows } = await client.query("SELECT to_regclass('half_done') AS t");
-    assert.equal(rows[0].t, null);
-    const recorded = await client.query("SELECT 1 FROM schema_migrations WHERE name = '0900_broken.sql'");
-    assert.equal(recorded.rowCount, 0);
+    await withClient(url, async (client) => {
+      const { rows } = await client.query("SELECT to_regclass('half_done') AS t");
+      assert.equal(rows[0].t, null);
+      const recorded = await client.query("SELECT 1 FROM schema_migrations WHERE name = '0900_broken.sql'");
+      assert.equal(recorded.rowCount, 0);
+    });
   } finally {
-    await client.end();
     await rm(join(dir, '0900_broken.sql'));
   }
 });

@@ -4,17 +4,16 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { startApp } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
 
 let database: TestDatabase;
 let proxy: TcpProxy;
 before(async () => {
   database = await createTestDatabase('pg_outage');
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  await client.query(`INSERT INTO links (code, url) VALUES ('cached1', 'https://example.com/c'), ('uncached1', 'https://example.com/u')`);
-  await client.end();
+  await withClient(database.url, (client) =>
+    client.query(`INSERT INTO links (code, url) VALUES ('cached1', 'https://example.com/c'), ('uncached1', 'https://example.com/u')`),
+  );
   const target = new URL(database.url);
   proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
   await proxy.up();

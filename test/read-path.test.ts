@@ -5,17 +5,16 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { startApp } from './helpers/app.ts';
-import { countingDb, createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { countingDb, createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 
 let database: TestDatabase;
 before(async () => {
   database = await createTestDatabase('read_path');
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  await client.query(
-    `INSERT INTO links (code, url) SELECT 'seed' || i, 'https://example.com/seed/' || i FROM generate_series(1, 200) AS i`,
+  await withClient(database.url, (client) =>
+    client.query(
+      `INSERT INTO links (code, url) SELECT 'seed' || i, 'https://example.com/seed/' || i FROM generate_series(1, 200) AS i`,
+    ),
   );
-  await client.end();
 });
 after(() => database.drop());
 

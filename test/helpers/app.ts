@@ -22,15 +22,15 @@ export interface TestApp {
   lifecycle: Lifecycle;
 }
 
-/**
- * The app on `databaseUrl`, closed after the test. `wrap` may put a window (a query counter, a
- * gate) between the app and the real pool.
- */
-/** A test context (`t`), or `{ after }` from node:test for an app shared by a whole file. */
+/** A test context (`t`), or an object collecting clean-ups for an app shared by a whole file. */
 export interface Cleanup {
   after(fn: () => Promise<void>): void;
 }
 
+/**
+ * The app on `databaseUrl`, closed after the test. `wrap` may put a window (a query counter, a
+ * gate) between the app and the real pool.
+ */
 export async function startApp(
   t: Cleanup,
   databaseUrl: string,

@@ -28,15 +28,29 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   return { name, url, drop: () => dropDatabase(name) };
 }
 
+/** Runs `fn` with a connection of its own to `url`, closed afterwards whatever happens. */
+export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Runs one statement on the admin database (CREATE/DROP DATABASE). */
+export async function adminQuery(sql: string): Promise<void> {
+  await withClient(ADMIN_URL, (client) => client.query(sql));
+}
+
 /**
  * Waits (up to 5 s) for the database's connections to close, then drops it. pg's Pool.end()
  * resolves before its clients' sockets are closed; forcing the drop at that moment would make
  * those clients emit an error that no one listens to any more.
  */
 export async function dropDatabase(name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
+  await withClient(ADMIN_URL, async (client) => {
     for (let waited = 0; waited < 5000; waited += 20) {
       const { rows } = await client.query<{ n: number }>(
         'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
@@ -46,20 +60,7 @@ export async function dropDatabase(name: string): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Runs one statement on the admin database (CREATE/DROP DATABASE). */
-export async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** A real pool seen through a window that records each statement it runs. */
