@@ -56,7 +56,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   const fastifyLog: FastifyBaseLogger = log;
   const app = Fastify({
     loggerInstance: fastifyLog,
-    // No per-request log line: on the redirect route it would halve throughput.
+    // No per-request log line: the redirect route writes its response and nothing else.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: config.requestTimeoutMs,

@@ -114,9 +114,10 @@ export class WriteQueue {
       if (retry.length > 0) this.#queue = retry.concat(this.#queue);
     } catch (err) {
       const failure = err instanceof AppError ? err : new AppError('DATABASE_UNAVAILABLE', undefined, { cause: err });
-      if (failure.statusCode >= 500 && failure.code !== 'DATABASE_UNAVAILABLE' && failure.code !== 'DATABASE_TIMEOUT') {
-        this.#deps.log.error({ err }, 'write batch failed');
-      }
+      // The breaker reports database trouble once; anything else (a bug, codes exhausted) is
+      // worth a line per batch.
+      const databaseTrouble = err instanceof AppError && (err.code === 'DATABASE_UNAVAILABLE' || err.code === 'DATABASE_TIMEOUT');
+      if (!databaseTrouble) this.#deps.log.error({ err }, 'write batch failed');
       for (const item of batch) item.settle.reject(failure);
       this.#backoffMs = Math.min(BACKOFF_MAX_MS, Math.max(BACKOFF_MIN_MS, this.#backoffMs * 2));
     }
