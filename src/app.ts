@@ -1,6 +1,7 @@
 // Builds the service from its parts. The process (server.ts) and the tests both call this; it
 // takes its dependencies (config, a Postgres pool, a logger) and owns what it creates.
 
+import { createServer } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createLinkCache } from './cache/link-cache.ts';
@@ -14,7 +15,7 @@ import { AppError } from './errors.ts';
 import { onFrameworkError, registerErrorHandlers } from './http/errors.ts';
 import { registerHealth, type Lifecycle } from './http/health.ts';
 import { BODY_LIMIT_BYTES, linksRoutes } from './http/links.ts';
-import { registerRedirect } from './http/redirect.ts';
+import { createRedirectHandler, registerRedirect } from './http/redirect.ts';
 import { createResolver } from './resolve/resolver.ts';
 import { IdAllocator } from './write/id-allocator.ts';
 import { WriteQueue } from './write/write-queue.ts';
@@ -52,15 +53,33 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     log,
   });
 
+  const redirect = createRedirectHandler({
+    cache,
+    resolver,
+    log,
+    slowRequestMs: config.slowRequestMs,
+    redirectCacheControl: config.redirectCacheControl,
+  });
+  // Redirects are answered before Fastify routes the request (see http/redirect.ts), until the
+  // server starts closing.
+  let direct = true;
+
   // Widened to the logger type that route modules are written against.
   const fastifyLog: FastifyBaseLogger = log;
   const app = Fastify({
+    serverFactory(fastifyHandler) {
+      const server = createServer((req, res) => {
+        if (!direct || !redirect.tryServe(req, res)) fastifyHandler(req, res);
+      });
+      // What Fastify sets on a server it creates itself.
+      server.keepAliveTimeout = config.keepAliveTimeoutMs;
+      server.requestTimeout = config.requestTimeoutMs;
+      return server;
+    },
     loggerInstance: fastifyLog,
     // No per-request log line: the redirect route writes its response and nothing else.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
-    requestTimeout: config.requestTimeoutMs,
-    keepAliveTimeout: config.keepAliveTimeoutMs,
     // While closing, requests on open connections are still served (with Connection: close):
     // the write queue drains only after the server has closed, so their creates still commit.
     return503OnClosing: false,
@@ -75,10 +94,14 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   // The API speaks JSON only; every other body type is a 415.
   app.removeContentTypeParser('text/plain');
   registerErrorHandlers(app);
-  registerRedirect(app, { cache, resolver, log, slowRequestMs: config.slowRequestMs });
+  registerRedirect(app, redirect);
   await app.register(linksRoutes, { queue, baseUrl: config.baseUrl, slowRequestMs: config.slowRequestMs });
   registerHealth(app, { db, breaker, queue, lifecycle, pingTimeoutMs: 1000 });
 
+  // Fastify marks its routes closing before this hook: from here on, it answers redirects too.
+  app.addHook('preClose', async () => {
+    direct = false;
+  });
   // Runs after Fastify stopped accepting and in-flight requests finished.
   app.addHook('onClose', async () => {
     await queue.close();

@@ -1,7 +1,7 @@
 // Answers written straight to the socket by the redirect route: each head and body is built once.
 
 import type { ServerResponse } from 'node:http';
-import type { CacheEntry } from '../cache/link-cache.ts';
+import { isRedirect, type CacheEntry } from '../cache/link-cache.ts';
 import { ERRORS, errorBody, errorHeaders, type ErrorCode } from '../errors.ts';
 
 interface Prebuilt {
@@ -28,15 +28,25 @@ const ANSWERS = {
 
 export type PrebuiltCode = keyof typeof ANSWERS;
 
-export function writeEntry(res: ServerResponse, entry: CacheEntry): void {
-  if (entry.kind === 'redirect') {
-    // The head is exactly location, cache-control and content-length (Date is left out on purpose).
-    res.sendDate = false;
-    res.writeHead(302, entry.head as string[]);
-    res.end();
-  } else {
-    writeAnswer(res, entry.kind === 'absent' ? 'LINK_NOT_FOUND' : entry.reason);
-  }
+export type WriteEntry = (res: ServerResponse, entry: CacheEntry) => void;
+
+/**
+ * The writer of cache entries. A redirect's head is exactly location, cache-control and
+ * content-length (Date is left out on purpose), built once: only its location slot changes, and
+ * writeHead turns the array into header text before it returns, so one array serves every request.
+ */
+export function createEntryWriter(cacheControl: string): WriteEntry {
+  const head = ['location', '', 'cache-control', cacheControl, 'content-length', '0'];
+  return (res, entry) => {
+    if (isRedirect(entry)) {
+      head[1] = entry;
+      res.sendDate = false;
+      res.writeHead(302, head);
+      res.end();
+    } else {
+      writeAnswer(res, entry.answer);
+    }
+  };
 }
 
 export function writeAnswer(res: ServerResponse, code: PrebuiltCode): void {
