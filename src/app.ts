@@ -16,6 +16,7 @@ import { onFrameworkError, registerErrorHandlers } from './http/errors.ts';
 import { registerHealth, type Lifecycle } from './http/health.ts';
 import { BODY_LIMIT_BYTES, linksRoutes } from './http/links.ts';
 import { createRedirectHandler, registerRedirect } from './http/redirect.ts';
+import { CodeSpace } from './resolve/code-space.ts';
 import { createResolver } from './resolve/resolver.ts';
 import { IdAllocator } from './write/id-allocator.ts';
 import { WriteQueue } from './write/write-queue.ts';
@@ -35,6 +36,8 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
 
   const permutation = createPermutation(config.codeSecret, config.codeLength);
   const codec = createCodeCodec(permutation, config.codeLength);
+  const codeSpace = new CodeSpace({ db, codec, codeLength: config.codeLength, codeSecret: config.codeSecret, log });
+  await codeSpace.start();
   const ids = new IdAllocator(() => breaker.run(() => reserveIdBlock(db)));
   const queue = new WriteQueue({
     insert: (links) => breaker.run(() => insertLinks(db, links)),
@@ -46,7 +49,10 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
       });
     },
     available: () => breaker.state !== 'open',
-    committed: (link) => void cache.fill(link.code, link, Date.now()),
+    committed(link) {
+      cache.fill(link.code, link, Date.now());
+      if (!link.generated) codeSpace.added(link.code);
+    },
     maxBatch: config.writeBatchMax,
     maxQueued: config.writeQueueMax,
     timeoutMs: config.writeTimeoutMs,
@@ -55,6 +61,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
 
   const redirect = createRedirectHandler({
     cache,
+    codeSpace,
     resolver,
     log,
     slowRequestMs: config.slowRequestMs,
@@ -95,7 +102,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   app.removeContentTypeParser('text/plain');
   registerErrorHandlers(app);
   registerRedirect(app, redirect);
-  await app.register(linksRoutes, { queue, baseUrl: config.baseUrl, slowRequestMs: config.slowRequestMs });
+  await app.register(linksRoutes, { queue, codeSpace, baseUrl: config.baseUrl, slowRequestMs: config.slowRequestMs });
   registerHealth(app, { db, breaker, queue, lifecycle, pingTimeoutMs: 1000 });
 
   // Fastify marks its routes closing before this hook: from here on, it answers redirects too.
@@ -105,6 +112,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   // Runs after Fastify stopped accepting and in-flight requests finished.
   app.addHook('onClose', async () => {
     await queue.close();
+    codeSpace.stop();
     breaker.shutdown();
   });
   return app;

@@ -27,7 +27,7 @@ after(async () => {
 test('five instances migrating at once apply each migration exactly once', async () => {
   const results = await Promise.all(Array.from({ length: 5 }, () => migrate(url, log, dir)));
   const applied = results.flat();
-  assert.deepEqual(applied, ['0001_links.sql']);
+  assert.deepEqual(applied, ['0001_links.sql', '0002_code_space.sql']);
   assert.deepEqual(await migrate(url, log, dir), []);
 });
 
@@ -40,6 +40,15 @@ test('the links table refuses rows the API would never write: non-ASCII URLs, in
       /links_expires_finite/,
     );
     await assert.rejects(client.query("INSERT INTO links (code, url) VALUES ('a/b', 'https://example.com/')"), /links_code_shape/);
+  });
+});
+
+test('a row written by hand counts as an alias, never as a generated code', async () => {
+  await withClient(url, async (client) => {
+    await client.query("INSERT INTO links (code, url) VALUES ('byHand1', 'https://example.com/')");
+    const { rows } = await client.query<{ generated: boolean }>("SELECT generated FROM links WHERE code = 'byHand1'");
+    assert.equal(rows[0]?.generated, false);
+    await client.query("DELETE FROM links WHERE code = 'byHand1'");
   });
 });
 

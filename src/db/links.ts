@@ -23,25 +23,32 @@ export async function findLinks(db: Queryable, codes: readonly ShortCode[]): Pro
   return found;
 }
 
+/** A link to insert, and whether its code was generated (false: chosen by its creator). */
+export interface NewLink extends Link {
+  readonly generated: boolean;
+}
+
 /**
  * One multi-row INSERT, committed on its own. Returns the codes that were written; a code that
  * is missing met an existing row (or an earlier row of the same batch) and was not written.
  */
-export async function insertLinks(db: Queryable, links: readonly Link[]): Promise<Set<string>> {
+export async function insertLinks(db: Queryable, links: readonly NewLink[]): Promise<Set<string>> {
   const codes: string[] = [];
   const urls: string[] = [];
   const expiries: (Date | null)[] = [];
+  const generated: boolean[] = [];
   for (const link of links) {
     codes.push(link.code);
     urls.push(link.url);
     expiries.push(link.expiresAt);
+    generated.push(link.generated);
   }
   const { rows } = await db.query<{ code: string }>(
-    `INSERT INTO links (code, url, expires_at)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[])
+    `INSERT INTO links (code, url, expires_at, generated)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::boolean[])
      ON CONFLICT (code) DO NOTHING
      RETURNING code`,
-    [codes, urls, expiries],
+    [codes, urls, expiries, generated],
   );
   return new Set(rows.map((row) => row.code));
 }

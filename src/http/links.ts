@@ -1,14 +1,17 @@
 // POST /links: validate, enqueue, and answer 201 only once the link's batch has committed.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { checkLinkRequest, type CreateLinkBody } from '../core/link.ts';
 import { AppError } from '../errors.ts';
+import type { CodeSpace } from '../resolve/code-space.ts';
 import type { WriteQueue } from '../write/write-queue.ts';
 
 export const BODY_LIMIT_BYTES = 8 * 1024;
 
 export interface LinksDeps {
   queue: WriteQueue;
+  codeSpace: CodeSpace;
   baseUrl: string;
   slowRequestMs: number;
 }
@@ -37,7 +40,7 @@ const createdSchema = {
 
 /** An encapsulated plugin: its slow-request hook does not touch the redirect route. */
 export async function linksRoutes(app: FastifyInstance, deps: LinksDeps): Promise<void> {
-  const { queue, baseUrl } = deps;
+  const { queue, codeSpace, baseUrl } = deps;
   const selfHost = new URL(baseUrl).hostname;
 
   app.post<{ Body: CreateLinkBody }>(
@@ -47,6 +50,10 @@ export async function linksRoutes(app: FastifyInstance, deps: LinksDeps): Promis
       const verdict = checkLinkRequest(request.body, selfHost, Date.now());
       if (!verdict.ok) throw new AppError(verdict.code);
       const link = await queue.enqueue(verdict.request);
+      // An alias shaped like a generated code is acknowledged only once no instance can still
+      // take it for an impossible code (resolve/code-space.ts).
+      const delayMs = verdict.request.alias === undefined ? 0 : codeSpace.ackDelayMs(link.code);
+      if (delayMs > 0) await sleep(delayMs);
       const shortUrl = `${baseUrl}/${link.code}`;
       reply.code(201).header('location', shortUrl);
       return { code: link.code, shortUrl, url: link.url, expiresAt: link.expiresAt?.toISOString() ?? null };

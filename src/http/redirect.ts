@@ -12,14 +12,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { CacheEntry, LinkCache } from '../cache/link-cache.ts';
+import { ABSENT, type CacheEntry, type LinkCache } from '../cache/link-cache.ts';
 import { asShortCode, type ShortCode } from '../core/codes.ts';
 import { isAppError } from '../errors.ts';
+import type { CodeSpace } from '../resolve/code-space.ts';
 import type { Resolver } from '../resolve/resolver.ts';
 import { createEntryWriter, isPrebuilt, writeAnswer } from './respond.ts';
 
 export interface RedirectDeps {
   cache: LinkCache;
+  codeSpace: CodeSpace;
   resolver: Resolver;
   log: Logger;
   slowRequestMs: number;
@@ -37,7 +39,7 @@ export interface RedirectHandler {
 }
 
 export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
-  const { cache, resolver, log, slowRequestMs } = deps;
+  const { cache, codeSpace, resolver, log, slowRequestMs } = deps;
   const writeEntry = createEntryWriter(deps.redirectCacheControl);
 
   // Whatever goes wrong while writing must still end the response, and must not become an
@@ -71,10 +73,16 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     );
   };
 
+  /** After a cache miss: a code that cannot exist is a 404 without I/O; the rest is looked up. */
+  const lookUp = (res: ServerResponse, code: ShortCode): void => {
+    if (codeSpace.impossible(code)) write(res, code, ABSENT);
+    else resolveAndWrite(res, code);
+  };
+
   const serve = (res: ServerResponse, code: ShortCode): void => {
     const entry = cache.get(code);
     if (entry !== undefined) write(res, code, entry);
-    else resolveAndWrite(res, code);
+    else lookUp(res, code);
   };
 
   return {
@@ -93,7 +101,7 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
       }
       const code = asShortCode(path);
       if (code === undefined) return false;
-      resolveAndWrite(res, code);
+      lookUp(res, code);
       return true;
     },
   };

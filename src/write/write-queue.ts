@@ -13,17 +13,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ShortCode } from '../core/codes.ts';
 import type { Link, LinkRequest } from '../core/link.ts';
+import type { NewLink } from '../db/links.ts';
 import { AppError } from '../errors.ts';
 
 export interface WriteQueueDeps {
   /** Commits the links in one statement; returns the codes that were written. */
-  insert(links: Link[]): Promise<Set<string>>;
+  insert(links: NewLink[]): Promise<Set<string>>;
   /** `count` fresh generated codes. */
   allocate(count: number): Promise<ShortCode[]>;
   /** False while the database is known to be down (breaker open): refuse at once. */
   available(): boolean;
   /** Called once per committed link, before its request is answered. */
-  committed(link: Link): void;
+  committed(link: NewLink): void;
   maxBatch: number;
   maxQueued: number;
   timeoutMs: number;
@@ -173,6 +174,7 @@ export class WriteQueue {
   }
 }
 
-function linkOf(item: Pending): Link {
-  return { code: item.code as ShortCode, url: item.request.url, expiresAt: item.request.expiresAt, disabled: false };
+function linkOf(item: Pending): NewLink {
+  const { url, expiresAt, alias } = item.request;
+  return { code: item.code as ShortCode, url, expiresAt, disabled: false, generated: alias === undefined };
 }

@@ -1,0 +1,121 @@
+// Codes that cannot exist are answered 404 from memory; a code that exists is never among them,
+// whichever instance created it and however recently.
+
+import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { createCodeCodec } from '../src/core/codes.ts';
+import { createPermutation } from '../src/core/permutation.ts';
+import { MAX_AGE_MS, SLACK } from '../src/resolve/code-space.ts';
+import { createLink, startApp, testConfig, type Cleanup } from './helpers/app.ts';
+import { ADMIN_URL, countingDb, createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
+
+let database: TestDatabase;
+before(async () => {
+  database = await createTestDatabase('code_space');
+});
+after(() => database.drop());
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const config = testConfig(ADMIN_URL);
+const codec = createCodeCodec(createPermutation(config.codeSecret, config.codeLength), config.codeLength);
+
+/**
+ * A random code of the generated shape that no id this test can reach stands for. (One random
+ * code in a thousand decodes to an id within SLACK of the mark, and is rightly looked up.)
+ */
+function randomCode(): string {
+  for (;;) {
+    const code = Array.from({ length: config.codeLength }, () => ALPHABET[randomInt(62)]).join('');
+    if (codec.toId(code) >= 2 * SLACK) return code;
+  }
+}
+
+/** An instance of the app whose lookups of links (not its other statements) are counted. */
+async function instance(t: Cleanup, env: Record<string, string> = {}, url = database.url) {
+  let statements: string[] = [];
+  const started = await startApp(t, url, env, (db) => {
+    const counted = countingDb(db);
+    statements = counted.statements;
+    return counted.db;
+  });
+  const lookups = () => statements.filter((sql) => sql.includes('FROM links WHERE code = ANY')).length;
+  return { ...started, lookups };
+}
+
+test("a scanner's random codes get 404 without a single query", async (t) => {
+  const { app, lookups } = await instance(t);
+  for (let i = 0; i < 300; i++) {
+    const res = await app.inject({ url: `/${randomCode()}` });
+    assert.equal(res.statusCode, 404);
+    assert.equal(res.json<{ error: { code: string } }>().error.code, 'LINK_NOT_FOUND');
+  }
+  assert.equal(lookups(), 0);
+});
+
+test('links created on another instance redirect there at once, past any block it knew of', async (t) => {
+  const reader = await instance(t);
+  const writer = await instance(t, { WRITE_BATCH_MAX: '100' });
+  // More than a block of ids (1000): the writer reserves blocks the reader has never read about.
+  const codes: string[] = [];
+  for (let batch = 0; batch < 6; batch++) {
+    const created = await Promise.all(Array.from({ length: 250 }, (_, i) => createLink(writer.app, { url: `https://example.com/${batch}/${i}` })));
+    for (const c of created) {
+      assert.equal(c.status, 201);
+      codes.push(c.body.code as string);
+    }
+    // Asked right after their 201s, before the reader's next read.
+    const answers = await Promise.all(created.map((c) => reader.app.inject({ url: `/${c.body.code as string}` })));
+    assert.deepEqual(
+      answers.map((res) => res.statusCode),
+      created.map(() => 302),
+    );
+  }
+  assert.equal(new Set(codes).size, 1500);
+  assert.ok(reader.lookups() > 0);
+});
+
+test('an alias shaped like a generated code is acknowledged only once every instance will find it', async (t) => {
+  const other = await instance(t);
+  const creator = await instance(t);
+  const alias = randomCode();
+  // Before it exists, the other instance rules it out from memory, without a lookup.
+  assert.equal((await other.app.inject({ url: `/${alias}` })).statusCode, 404);
+  assert.equal(other.lookups(), 0);
+
+  const started = performance.now();
+  const created = await createLink(creator.app, { url: 'https://example.com/promo', alias });
+  assert.equal(created.status, 201);
+  assert.ok(performance.now() - started >= MAX_AGE_MS - 5, 'the 201 waited for every instance to read the alias');
+  const res = await other.app.inject({ url: `/${alias}` });
+  assert.equal(res.statusCode, 302);
+  assert.equal(res.headers.location, 'https://example.com/promo');
+
+  // Other shapes cannot be taken for generated codes: no wait.
+  const quick = performance.now();
+  assert.equal((await createLink(creator.app, { url: 'https://example.com/x', alias: 'spring-sale' })).status, 201);
+  assert.ok(performance.now() - quick < MAX_AGE_MS);
+});
+
+test('an instance with another CODE_SECRET than the one that generated the codes looks every code up', async (t) => {
+  const owner = await instance(t);
+  const code = (await createLink(owner.app, { url: 'https://example.com/owned' })).body.code as string;
+  const stranger = await instance(t, { CODE_SECRET: 'another-secret-of-enough-length' });
+  assert.equal((await stranger.app.inject({ url: `/${code}` })).statusCode, 302);
+  assert.equal((await stranger.app.inject({ url: `/${randomCode()}` })).statusCode, 404);
+  assert.equal(stranger.lookups(), 2);
+});
+
+test('when its last read is too old (Postgres unreachable), an instance rules nothing out: 503, not 404', async (t) => {
+  const target = new URL(database.url);
+  const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+  await proxy.up();
+  t.after(() => proxy.down());
+  const { app } = await instance(t, { DB_CONNECT_TIMEOUT_MS: '300' }, throughProxy(database.url, proxy));
+  assert.equal((await app.inject({ url: `/${randomCode()}` })).statusCode, 404);
+  await proxy.down();
+  await new Promise((resolve) => setTimeout(resolve, MAX_AGE_MS + 100));
+  const res = await app.inject({ url: `/${randomCode()}` });
+  assert.equal(res.statusCode, 503);
+});
