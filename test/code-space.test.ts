@@ -7,8 +7,8 @@ import { after, before, test } from 'node:test';
 import { createCodeCodec } from '../src/core/codes.ts';
 import { createPermutation } from '../src/core/permutation.ts';
 import { MAX_AGE_MS, SLACK } from '../src/resolve/code-space.ts';
-import { createLink, startApp, testConfig, type Cleanup } from './helpers/app.ts';
-import { ADMIN_URL, countingDb, createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { createLink, startCountedApp, testConfig, type Cleanup } from './helpers/app.ts';
+import { ADMIN_URL, createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
 
 let database: TestDatabase;
@@ -32,17 +32,8 @@ function randomCode(): string {
   }
 }
 
-/** An instance of the app whose lookups of links (not its other statements) are counted. */
-async function instance(t: Cleanup, env: Record<string, string> = {}, url = database.url) {
-  let statements: string[] = [];
-  const started = await startApp(t, url, env, (db) => {
-    const counted = countingDb(db);
-    statements = counted.statements;
-    return counted.db;
-  });
-  const lookups = () => statements.filter((sql) => sql.includes('FROM links WHERE code = ANY')).length;
-  return { ...started, lookups };
-}
+/** An instance of the app whose lookups of links are counted. */
+const instance = (t: Cleanup, env: Record<string, string> = {}, url = database.url) => startCountedApp(t, url, env);
 
 test("a scanner's random codes get 404 without a single query", async (t) => {
   const { app, lookups } = await instance(t);

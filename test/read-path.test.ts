@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { startApp } from './helpers/app.ts';
-import { countingDb, createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { startApp, startCountedApp, type Cleanup } from './helpers/app.ts';
+import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -18,16 +18,7 @@ before(async () => {
 });
 after(() => database.drop());
 
-async function countedApp(t: Parameters<typeof startApp>[0], env: Record<string, string> = {}) {
-  let statements: string[] = [];
-  const started = await startApp(t, database.url, env, (db) => {
-    const counted = countingDb(db);
-    statements = counted.statements;
-    return counted.db;
-  });
-  const lookups = () => statements.filter((sql) => sql.includes('FROM links WHERE code = ANY')).length;
-  return { ...started, lookups };
-}
+const countedApp = (t: Cleanup, env: Record<string, string> = {}) => startCountedApp(t, database.url, env);
 
 test('200 concurrent misses for distinct codes cost one query per batch, not one per request', async (t) => {
   const { app, lookups } = await countedApp(t, { READ_BATCH_MAX: '100' });

@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
 import type { Queryable } from '../../src/db/pool.ts';
 import type { Lifecycle } from '../../src/http/health.ts';
+import { countingDb } from './db.ts';
 
 export const TEST_BASE_URL = 'https://sho.rt';
 
@@ -47,6 +48,18 @@ export async function startApp(
     await pool.end();
   });
   return { app, pool, config, lifecycle };
+}
+
+/** The app on `databaseUrl`, with its lookups of links by code (not its other statements) counted. */
+export async function startCountedApp(t: Cleanup, databaseUrl: string, env: Record<string, string> = {}) {
+  let statements: string[] = [];
+  const started = await startApp(t, databaseUrl, env, (db) => {
+    const counted = countingDb(db);
+    statements = counted.statements;
+    return counted.db;
+  });
+  const lookups = () => statements.filter((sql) => sql.includes('FROM links WHERE code = ANY')).length;
+  return { ...started, lookups };
 }
 
 export async function createLink(app: FastifyInstance, body: Record<string, unknown>) {
