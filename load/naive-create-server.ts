@@ -1,5 +1,6 @@
-// The naive way to create links, for the write benchmark only: the same validation, the same
-// code allocation, but one INSERT (and so one commit) per request on a pool of the same size.
+// The naive way to create links, the `create` scenario's baseline: the same validation, the
+// same code allocation, but one INSERT (and so one commit) per request on a pool of the same
+// size. It opens its database as the service does (DATABASE_URL, or embedded PGlite).
 
 import Fastify, { LogController } from 'fastify';
 import { pino } from 'pino';
@@ -7,14 +8,17 @@ import { loadConfig } from '../src/config.ts';
 import { createCodeCodec } from '../src/core/codes.ts';
 import { checkLinkRequest, type CreateLinkBody } from '../src/core/link.ts';
 import { createPermutation } from '../src/core/permutation.ts';
+import { openDatabase } from '../src/database.ts';
 import { reserveIdBlock } from '../src/db/links.ts';
+import { migrate } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
 import { IdAllocator } from '../src/write/id-allocator.ts';
 
 const config = loadConfig();
 const log = pino({ level: 'info' });
-if (config.databaseUrl === undefined) throw new Error('DATABASE_URL is required');
-const pool = createPool(config.databaseUrl, config, log);
+const database = await openDatabase(config, log);
+await migrate(database.url, log);
+const pool = createPool(database.url, { ...config, dbPoolMax: database.poolMax }, log);
 const codec = createCodeCodec(createPermutation(config.codeSecret, config.codeLength), config.codeLength);
 const ids = new IdAllocator(() => reserveIdBlock(pool));
 const selfHost = new URL(config.baseUrl).hostname;
@@ -35,5 +39,9 @@ app.post<{ Body: CreateLinkBody }>('/links', async (request, reply) => {
 });
 await app.listen({ port: config.port, host: '127.0.0.1' });
 process.on('SIGTERM', () => {
-  void app.close().then(() => pool.end()).then(() => process.exit(0));
+  void app
+    .close()
+    .then(() => pool.end())
+    .then(() => database.stop())
+    .then(() => process.exit(0));
 });

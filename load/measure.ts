@@ -1,0 +1,200 @@
+// Bounded autocannon runs, with the CPU that each side used during them. Variants compared with
+// each other run in alternating rounds (A B A B ...), so that the drift of a shared, noisy
+// machine falls on all of them alike; their figures are the totals over the rounds.
+
+import { readFileSync } from 'node:fs';
+import autocannon, { type Request } from 'autocannon';
+import { perConnection } from './traffic.ts';
+import type { Latency, RunResult } from './types.ts';
+
+export interface Variant {
+  readonly scenario: string;
+  readonly variant: string;
+  readonly label: string;
+  readonly url: string;
+  readonly connections: number;
+  /**
+   * The requests of round `round`, walked in order and split between the connections; each
+   * connection cycles through its share unless `amount` stops it first.
+   */
+  requests(round: number): readonly Request[];
+  /** Stop a round after this many responses even if time is left. */
+  readonly amount?: number;
+  /** Offer this many requests per second in all, instead of as many as possible. */
+  readonly overallRate?: number;
+  /** The server process, to read its CPU time from /proc. */
+  readonly serverPid?: number | undefined;
+}
+
+interface Totals {
+  /** Time counted: each run's time after its warm-up. */
+  seconds: number;
+  latencies: number[];
+  statuses: Record<string, number>;
+  errors: number;
+  clientCpu: number;
+  serverCpu: number | null;
+}
+
+/**
+ * Runs each variant `rounds` times for `seconds / rounds`, alternating, and totals each one. Each
+ * run starts with `warmupMs` that are not counted: opening hundreds of connections at once is
+ * not the steady state being measured (it put a 300 ms tail on the first half-second of the
+ * create runs, whose steady p99 is 50-70 ms).
+ */
+export async function compare(variants: readonly Variant[], seconds: number, rounds: number, warmupMs = WARMUP_MS): Promise<RunResult[]> {
+  const totals = variants.map((): Totals => ({ seconds: 0, latencies: [], statuses: {}, errors: 0, clientCpu: 0, serverCpu: 0 }));
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, variant] of variants.entries()) await runOnce(variant, seconds / rounds, warmupMs, round, totals[i] as Totals);
+  }
+  return variants.map((variant, i) => toRunResult(variant, totals[i] as Totals));
+}
+
+export const WARMUP_MS = 300;
+
+/** One variant, one run. */
+export async function measure(variant: Variant, seconds: number, warmupMs = WARMUP_MS): Promise<RunResult> {
+  const [run] = await compare([variant], seconds, 1, warmupMs);
+  return run as RunResult;
+}
+
+async function runOnce(variant: Variant, seconds: number, warmupMs: number, round: number, into: Totals): Promise<void> {
+  const connections = variant.connections;
+  const slices = perConnection(variant.requests(round), connections);
+  const first = slices[0]?.[0];
+  if (first === undefined) throw new Error(`${variant.label}: no requests to send`);
+  let next = 0;
+  let counting = warmupMs === 0;
+  let clientBefore = process.cpuUsage();
+  let serverBefore = cpuSeconds(variant.serverPid);
+  let countedFrom = performance.now();
+  const warmup = setTimeout(() => {
+    counting = true;
+    clientBefore = process.cpuUsage();
+    serverBefore = cpuSeconds(variant.serverPid);
+    countedFrom = performance.now();
+  }, warmupMs);
+  const done = await new Promise<autocannon.Result>((resolve, reject) => {
+    const tracker = autocannon(
+      {
+        url: variant.url,
+        connections: slices.length,
+        duration: seconds + warmupMs / 1000,
+        // autocannon ignores `duration` once `amount` is set; the timer below keeps both bounds.
+        ...(variant.amount === undefined ? {} : { amount: variant.amount }),
+        timeout: 10,
+        requests: [first],
+        setupClient(client) {
+          const index = next++;
+          client.setRequests(slices[index % slices.length] ?? []);
+          if (variant.overallRate !== undefined) {
+            const interval = (1000 * slices.length) / variant.overallRate;
+            pace(client as unknown as PacedClient, interval, (interval * index) / slices.length);
+          }
+        },
+      },
+      (err, result) => {
+        clearTimeout(timer);
+        if (err === null || err === undefined) resolve(result);
+        else reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+    // Counted here, not from autocannon's totals: its histogram keeps whole milliseconds, only
+    // of 2xx answers, and cannot leave out the warm-up.
+    tracker.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+      if (!counting) return;
+      into.latencies.push(ms);
+      into.statuses[status] = (into.statuses[status] ?? 0) + 1;
+    });
+    // With `amount`, this timer is what ends the run on time; without, it is a safety net.
+    const stopAfterMs = seconds * 1000 + warmupMs + (variant.amount === undefined ? 1000 : 0);
+    const timer = setTimeout(() => tracker.stop(), stopAfterMs);
+  });
+  clearTimeout(warmup);
+  const client = process.cpuUsage(clientBefore);
+  const serverAfter = cpuSeconds(variant.serverPid);
+  const counted = (performance.now() - countedFrom) / 1000;
+
+  into.seconds += counting ? counted : 0;
+  into.errors += done.errors + done.timeouts;
+  into.clientCpu += (client.user + client.system) / 1e6;
+  into.serverCpu = into.serverCpu === null || serverBefore === null || serverAfter === null ? null : into.serverCpu + serverAfter - serverBefore;
+}
+
+function toRunResult(variant: Variant, totals: Totals): RunResult {
+  const requests = Object.values(totals.statuses).reduce((a, b) => a + b, 0);
+  return {
+    scenario: variant.scenario,
+    variant: variant.variant,
+    label: variant.label,
+    connections: variant.connections,
+    offeredRate: variant.overallRate ?? null,
+    seconds: roundTo(totals.seconds, 2),
+    requests,
+    rps: totals.seconds > 0 ? Math.round(requests / totals.seconds) : 0,
+    latency: percentiles(totals.latencies),
+    statuses: totals.statuses,
+    errors: totals.errors,
+    cpu: {
+      client: roundTo(totals.clientCpu / totals.seconds, 2),
+      server: totals.serverCpu === null ? null : roundTo(totals.serverCpu / totals.seconds, 2),
+    },
+  };
+}
+
+/** The parts of autocannon's client that pacing replaces (lib/httpClient.js). */
+interface PacedClient {
+  destroyed: boolean;
+  _doRequest(): void;
+}
+
+/**
+ * Spaces one connection's requests `intervalMs` apart, starting `offsetMs` in. autocannon's own
+ * rate limit lets each connection send its whole quota at the start of every second, so a
+ * "fixed rate" arrives in bursts, and the latency measured is that of the burst.
+ */
+function pace(client: PacedClient, intervalMs: number, offsetMs: number): void {
+  // oxlint-disable-next-line no-underscore-dangle -- autocannon's own name for it
+  const send = client._doRequest.bind(client);
+  const sendIfOpen = (): void => {
+    if (!client.destroyed) send();
+  };
+  let due = performance.now() + offsetMs;
+  // oxlint-disable-next-line no-underscore-dangle -- autocannon's own name for it
+  client._doRequest = () => {
+    const now = performance.now();
+    const at = Math.max(due, now);
+    due = at + intervalMs;
+    if (at <= now) sendIfOpen();
+    else setTimeout(sendIfOpen, at - now);
+  };
+}
+
+/** Percentiles of every response's latency, to the microsecond. */
+function percentiles(ms: number[]): Latency {
+  const sorted = Float64Array.from(ms).sort();
+  const at = (q: number) => roundTo(sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? 0, 3);
+  const sum = sorted.reduce((a, b) => a + b, 0);
+  return { mean: roundTo(sum / Math.max(1, sorted.length), 3), p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: at(1) };
+}
+
+/** User + system CPU seconds of a process, from /proc (Linux); null elsewhere. */
+function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ: 100 on every Linux that Node supports. */
+const CLOCK_TICKS = 100;
+
+function roundTo(n: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}

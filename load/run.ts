@@ -1,0 +1,373 @@
+// The load suite: every path of the service measured against its baseline in one run.
+//
+//   npm run load                                   the whole suite, on embedded defaults (or DATABASE_URL)
+//   npm run load -- --scenario hot,not-found       only these scenarios (and what they need)
+//   npm run load -- --url http://host:port --scenario hot     against an existing deployment
+//   npm run load -- --links 1000000 --seconds 10  bigger and longer
+//
+// It starts what it needs as child processes (the service, the bare node:http baseline, the
+// load generator's ceiling, the naive variants), seeds links through POST /links, runs each
+// scenario for a bounded time with autocannon in this process, prints one table, and writes
+// load/results/<timestamp>.json and .html. Read the ratios, not the absolute figures: this
+// process and the server share the machine's cores.
+
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, release, tmpdir, totalmem, type } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Request } from 'autocannon';
+import { createTestDatabase } from '../test/helpers/db.ts';
+import { startServer, type ServerProcess } from '../test/helpers/server-process.ts';
+import { compare, measure, WARMUP_MS, type Variant } from './measure.ts';
+import { renderReport, renderTable } from './report.ts';
+import { judgeTargets } from './targets.ts';
+import { get, post, randomCodes, seededRandom, targetUrl, zipfPaths } from './traffic.ts';
+import type { RunResult, SuiteResult } from './types.ts';
+
+/**
+ * Connections of the latency run. Measured on this machine at 6000 req/s against the service:
+ * p99 1.8 ms over 10 connections, 2.3 ms over 25, 11.7 ms over 100.
+ */
+const LATENCY_CONNECTIONS = 20;
+
+const SEED_CONNECTIONS = 400;
+
+/** More than any scanner run here has reached (the load generator's ceiling is ~30k req/s); sizes the list of distinct unknown codes. */
+const MAX_SCANNER_RPS = 40_000;
+
+/** A failure the suite explains in one line (a server that misbehaved, a probe that failed). */
+class LoadError extends Error {}
+
+const SCENARIOS = ['ceiling', 'baseline', 'hot', 'redis', 'postgres', 'not-found', 'create', 'mixed', 'latency', 'memory'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+// Servers run with the Node flags that `npm start` gives the service (package.json), nothing else.
+const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+const SERVICE_NODE_OPTIONS = /^node((?: --\S+)*) src\/server\.ts$/.exec(packageJson.scripts.start)?.[1]?.trim() ?? '';
+
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    scenario: { type: 'string', default: SCENARIOS.join(',') },
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    links: { type: 'string', default: '100000' },
+    connections: { type: 'string', default: '100' },
+    'memory-links': { type: 'string', default: '1000000' },
+    'zipf-s': { type: 'string', default: '1.1' },
+    out: { type: 'string', default: new URL('results', import.meta.url).pathname },
+  },
+});
+const seconds = positive('seconds');
+const rounds = Math.round(positive('rounds'));
+const linkCount = positive('links');
+const connections = positive('connections');
+const memoryLinks = positive('memory-links');
+const zipfS = positive('zipf-s');
+const remote = values.url?.replace(/\/+$/, '');
+const selected = new Set(values.scenario.split(',').map((s) => s.trim()));
+for (const name of selected) {
+  if (!(SCENARIOS as readonly string[]).includes(name)) usage(`unknown scenario "${name}"; choose from ${SCENARIOS.join(', ')}`);
+}
+// The latency run is offered half of the hot run's measured maximum.
+if (selected.has('latency')) selected.add('hot');
+const wants = (s: Scenario) => selected.has(s);
+
+// Whatever happens, the suite ends by itself: every run is bounded, and so is the whole.
+const WATCHDOG_MS = 20 * 60_000;
+const watchdog = setTimeout(() => {
+  console.error(`load: the suite ran longer than ${WATCHDOG_MS / 60_000} minutes; stopping`);
+  process.exit(1);
+}, WATCHDOG_MS);
+
+const started = new Date();
+const runs: RunResult[] = [];
+const scratch = await mkdtemp(join(tmpdir(), 'shortener-load-'));
+const cleanups: (() => Promise<unknown>)[] = [() => rm(scratch, { recursive: true, force: true })];
+const live = new Set<ServerProcess>();
+// Ctrl-C: stop the servers, drop the scratch database, remove the scratch folder.
+process.once('SIGINT', () => {
+  for (const server of live) server.child.kill('SIGKILL');
+  void runCleanups().finally(() => process.exit(130));
+});
+
+function log(line: string): void {
+  console.error(`[${((Date.now() - started.getTime()) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+}
+
+function record(run: RunResult): RunResult {
+  runs.push(run);
+  const statuses = Object.entries(run.statuses).map(([s, n]) => `${s}×${n}`).join(' ');
+  log(`${run.label}: ${run.rps.toLocaleString('en-US')} req/s, p99 ${run.latency.p99} ms, ${statuses}${run.errors > 0 ? `, ${run.errors} errors` : ''}`);
+  return run;
+}
+
+function skip(scenario: string, label: string, reason: string): void {
+  runs.push({
+    scenario, variant: 'service', label, connections: 0, offeredRate: null, seconds: 0, requests: 0, rps: 0,
+    latency: { mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 }, statuses: {}, errors: 0, cpu: { client: 0, server: null },
+    skipped: reason,
+  });
+  log(`${label}: skipped (${reason})`);
+}
+
+try {
+  const database = remote === undefined ? await prepareDatabase() : null;
+  const service = (extra: Record<string, string> = {}) => launch({ ...database?.env, ...extra });
+  const main = remote === undefined ? await service() : null;
+  const base = remote ?? (main as ServerProcess).url;
+  const pidOf = (server: ServerProcess | null) => server?.child.pid;
+
+  // Links through the real API: 80-character URLs, as many as asked.
+  log(`seeding ${linkCount.toLocaleString('en-US')} links through POST ${base}/links`);
+  const links = await seed(base, linkCount);
+  const codes = links.map(([code]) => code);
+  const hotPaths = zipfPaths(codes, Math.max(20_000, connections * 200), zipfS, 1).map(get);
+
+  const pathsOf = (list: readonly string[]) => list.map((code) => get(`/${code}`));
+  const fixed = (requests: readonly Request[]) => () => requests;
+  const local = remote === undefined;
+  const onlyLocal = 'needs local processes (not with --url)';
+
+  // The redirect path against the Node ceiling and the load generator's own, side by side.
+  const group: Variant[] = [];
+  const helpers: ServerProcess[] = [];
+  let baselineServer: ServerProcess | undefined;
+  if (wants('ceiling')) {
+    if (!local) skip('ceiling', 'ceiling', onlyLocal);
+    else {
+      const ceiling = await launch({}, 'ceiling-server.ts');
+      helpers.push(ceiling);
+      group.push({ scenario: 'ceiling', variant: 'ceiling (no HTTP work)', label: 'ceiling', url: ceiling.url, connections, requests: fixed(hotPaths), serverPid: pidOf(ceiling) });
+    }
+  }
+  if (wants('baseline')) {
+    if (!local) skip('baseline', 'baseline', onlyLocal);
+    else {
+      const file = join(scratch, 'links.json');
+      await writeFile(file, JSON.stringify(links));
+      const baseline = await launch({ LINKS_FILE: file }, 'baseline-server.ts');
+      baselineServer = baseline;
+      helpers.push(baseline);
+      group.push({ scenario: 'baseline', variant: 'baseline (node:http + Map)', label: 'baseline', url: baseline.url, connections, requests: fixed(hotPaths), serverPid: pidOf(baseline) });
+    }
+  }
+  if (wants('hot')) {
+    // Every link once, so that all of them are in the LRU before the hot run.
+    const warm = await measure({ scenario: 'hot', variant: 'service', label: 'warm-up', url: base, connections, requests: fixed(pathsOf(codes)), amount: codes.length }, 600, 0);
+    log(`warm-up: ${warm.requests.toLocaleString('en-US')} requests, ${JSON.stringify(warm.statuses)}`);
+    group.push({ scenario: 'hot', variant: 'service', label: 'hot', url: base, connections, requests: fixed(hotPaths), serverPid: pidOf(main) });
+  }
+  if (wants('not-found')) {
+    // A scanner: distinct codes of the generated shape, none of them a link, never repeated
+    // (each round has its own), and more of them than can be asked for in a round. The baseline
+    // answers the same codes with the same 404 bytes: a 404 costs the load generator more than a
+    // 302 (it reads a body), and this shows how much.
+    const perRound = Math.ceil(MAX_SCANNER_RPS * (seconds / rounds + WARMUP_MS / 1000));
+    const random = randomCodes(perRound * rounds, codes[0]?.length ?? 7, seededRandom(2), new Set(codes));
+    const scan = (round: number) => pathsOf(random.slice(round * perRound, (round + 1) * perRound));
+    group.push({ scenario: 'not-found', variant: 'service', label: 'not-found', url: base, connections, amount: perRound, serverPid: pidOf(main), requests: scan });
+    if (baselineServer !== undefined) {
+      group.push({ scenario: 'not-found', variant: 'baseline (node:http + Map)', label: 'not-found · baseline', url: baselineServer.url, connections, amount: perRound, serverPid: pidOf(baselineServer), requests: scan });
+    }
+  }
+  const measured = group.length === 0 ? [] : await compare(group, seconds, rounds);
+  measured.forEach(record);
+  const hot = measured.find((run) => run.label === 'hot');
+
+  if (wants('latency') && hot !== undefined) {
+    // Half the hot run's maximum, paced evenly over a few connections (with a hundred, their
+    // timers fire in clumps and the latency measured is that of the clumps); the baseline at
+    // the same rate shows what the machine and the load generator add to any server's latency.
+    const rate = Math.max(1, Math.round(hot.rps / 2));
+    const paced = { connections: LATENCY_CONNECTIONS, requests: fixed(hotPaths), overallRate: rate };
+    const pair: Variant[] = [{ scenario: 'latency', variant: 'service', label: 'latency', url: base, serverPid: pidOf(main), ...paced }];
+    if (baselineServer !== undefined) {
+      pair.push({ scenario: 'latency', variant: 'baseline (node:http + Map)', label: 'latency · baseline', url: baselineServer.url, serverPid: pidOf(baselineServer), ...paced });
+    }
+    (await compare(pair, seconds, rounds)).forEach(record);
+  }
+  for (const helper of helpers) await stop(helper);
+
+  if (wants('mixed')) {
+    // 19 redirects, then one create, over and over: 95 % / 5 %.
+    const mixed = hotPaths.map((request, i) => (i % 20 === 19 ? post('/links', { url: targetUrl(linkCount + i) }) : request));
+    record(await measure({ scenario: 'mixed', variant: 'service', label: 'mixed', url: base, connections, requests: fixed(mixed), serverPid: pidOf(main) }, seconds));
+  }
+
+  if (wants('create')) {
+    const creates = fixed(Array.from({ length: 1000 }, (_, i) => post('/links', { url: targetUrl(2 * linkCount + i) })));
+    // Its own embedded folder: PGlite lets one process at a time open a data directory.
+    const naiveEnv = database?.env.DATABASE_URL === undefined ? { EMBEDDED_DATA_DIR: join(scratch, 'naive-pglite') } : database.env;
+    const naive = local ? await launch(naiveEnv, 'naive-create-server.ts') : null;
+    if (naive === null) skip('create', 'create · one INSERT per request', onlyLocal);
+    for (const n of [100, 400]) {
+      const pair: Variant[] = [{ scenario: 'create', variant: 'service', label: `create ${n}`, url: base, connections: n, requests: creates, serverPid: pidOf(main) }];
+      if (naive !== null) {
+        pair.push({ scenario: 'create', variant: 'one INSERT per request', label: `create ${n} · one INSERT per request`, url: naive.url, connections: n, requests: creates, serverPid: pidOf(naive) });
+      }
+      (await compare(pair, seconds, rounds)).forEach(record);
+    }
+    if (naive !== null) await stop(naive);
+  }
+  if (main !== null) await stop(main);
+
+  if (wants('redis')) {
+    skip('redis', 'redis', 'the Redis tier does not exist yet (issue #4)');
+    skip('redis', 'redis · one GET per request', 'the Redis tier does not exist yet (issue #4)');
+  }
+
+  if (wants('postgres')) {
+    if (!local) skip('postgres', 'postgres', 'needs services configured with a one-entry LRU (not with --url)');
+    else {
+      // An LRU of one entry cannot help: every request goes to Postgres, batched per event-loop
+      // turn; READ_BATCH_MAX=1 turns the same code path into one SELECT per request.
+      const noCache = { CACHE_MAX_ENTRIES: '1', NEGATIVE_MAX_ENTRIES: '1' };
+      const variants = [
+        { variant: 'service', label: 'postgres', env: noCache },
+        { variant: 'one SELECT per request', label: 'postgres · one SELECT per request', env: { ...noCache, READ_BATCH_MAX: '1' } },
+      ];
+      if (database?.env.DATABASE_URL !== undefined) {
+        // Both up at once, measured in alternating rounds.
+        const servers = await Promise.all(variants.map((v) => service(v.env)));
+        const pair = variants.map((v, i): Variant => ({ scenario: 'postgres', variant: v.variant, label: v.label, url: servers[i]?.url ?? '', connections, requests: fixed(hotPaths), serverPid: pidOf(servers[i] ?? null) }));
+        (await compare(pair, seconds, rounds)).forEach(record);
+        for (const server of servers) await stop(server);
+      } else {
+        // One embedded data folder, one process at a time.
+        for (const v of variants) {
+          const server = await service(v.env);
+          record(await measure({ scenario: 'postgres', variant: v.variant, label: v.label, url: server.url, connections, requests: fixed(hotPaths), serverPid: pidOf(server) }, seconds));
+          await stop(server);
+        }
+      }
+    }
+  }
+
+  if (wants('memory')) runs.push(await memoryRun());
+
+  const targets = judgeTargets(runs);
+  const result: SuiteResult = {
+    startedAt: started.toISOString(),
+    durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
+    machine: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      os: `${type()} ${release()}`,
+      node: process.version,
+    },
+    settings: {
+      database: remote !== undefined ? 'the deployment’s own' : (database?.label ?? ''),
+      redis: 'off (the Redis tier is issue #4)',
+      url: remote ?? null,
+      links: linkCount,
+      zipfS,
+      secondsPerRun: seconds,
+      connections,
+      command: `npm run load -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, ''),
+    },
+    runs,
+    targets,
+  };
+  await mkdir(values.out, { recursive: true });
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  const jsonPath = join(values.out, `${stamp}.json`);
+  const htmlPath = join(values.out, `${stamp}.html`);
+  await writeFile(jsonPath, `${JSON.stringify(result, null, 2)}\n`);
+  await writeFile(htmlPath, renderReport(result));
+  console.log(renderTable(result));
+  console.log(`\nresults: ${jsonPath}\nreport:  ${htmlPath}`);
+} catch (err) {
+  console.error(err instanceof LoadError ? `load: ${err.message}` : err);
+  process.exitCode = 1;
+} finally {
+  clearTimeout(watchdog);
+  await runCleanups();
+}
+
+async function runCleanups(): Promise<void> {
+  for (const cleanup of cleanups.splice(0).toReversed()) await cleanup().catch((err: unknown) => console.error(err));
+}
+
+/** Starts a server (the service unless `name` says otherwise) and keeps it on the list to stop. */
+async function launch(env: Record<string, string>, name = '../src/server.ts'): Promise<ServerProcess> {
+  // Every server, baselines included, runs with the same Node flags.
+  const server = await startServer({ NODE_OPTIONS: SERVICE_NODE_OPTIONS, ...env }, 120_000, script(name));
+  live.add(server);
+  return server;
+}
+
+/** Seeds links through POST /links; returns [code, url] of each one created. */
+async function seed(url: string, count: number): Promise<[string, string][]> {
+  const links: [string, string][] = [];
+  const onResponse = (status: number, body: string) => {
+    if (status === 201) {
+      const created = JSON.parse(body) as { code: string; url: string };
+      links.push([created.code, created.url]);
+    }
+  };
+  const requests = Array.from({ length: count }, (_, i): Request => ({ ...post('/links', { url: targetUrl(i) }), onResponse }));
+  // Many connections: creates are group-committed, so more of them in flight seed faster.
+  const run = await measure({ scenario: 'seed', variant: 'service', label: 'seed', url, connections: SEED_CONNECTIONS, requests: () => requests, amount: count }, 600, 0);
+  if (links.length !== count) fail(`seeding created ${links.length} of ${count} links: ${JSON.stringify(run.statuses)}`);
+  log(`seeded at ${run.rps.toLocaleString('en-US')} links/s`);
+  return links;
+}
+
+/** A fresh database for this run: a scratch one on DATABASE_URL's server, or an embedded folder. */
+async function prepareDatabase(): Promise<{ env: Record<string, string>; label: string }> {
+  if (process.env.DATABASE_URL !== undefined) {
+    const db = await createTestDatabase('load');
+    cleanups.push(() => db.drop());
+    const server = new URL(db.url);
+    return { env: { DATABASE_URL: db.url }, label: `Postgres at ${server.host} (scratch database ${db.name}, dropped afterwards)` };
+  }
+  return { env: { EMBEDDED_DATA_DIR: join(scratch, 'pglite') }, label: 'embedded PGlite (DATABASE_URL unset)' };
+}
+
+async function memoryRun(): Promise<RunResult> {
+  const flags = SERVICE_NODE_OPTIONS === '' ? [] : SERVICE_NODE_OPTIONS.split(' ');
+  const args = ['--expose-gc', ...flags, script('memory-probe.ts'), '--links', String(memoryLinks)];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) fail(`memory probe exited with ${code}`);
+  const memory = JSON.parse(out) as { links: number; rssMb: number; heapUsedMb: number; bytesPerLink: number };
+  log(`memory: ${memory.rssMb} MB resident with ${memory.links.toLocaleString('en-US')} links in the LRU`);
+  return {
+    scenario: 'memory', variant: 'service', label: 'memory', connections: 0, offeredRate: null, seconds: 0, requests: 0, rps: 0,
+    latency: { mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 }, statuses: {}, errors: 0, cpu: { client: 0, server: null },
+    memory: { links: memory.links, rssMb: memory.rssMb, heapUsedMb: memory.heapUsedMb, bytesPerLink: memory.bytesPerLink },
+  };
+}
+
+async function stop(server: ServerProcess): Promise<void> {
+  server.child.kill('SIGTERM');
+  await server.exited;
+  live.delete(server);
+}
+
+function script(name: string): string {
+  return new URL(name, import.meta.url).pathname;
+}
+
+function positive(name: 'seconds' | 'rounds' | 'links' | 'connections' | 'memory-links' | 'zipf-s'): number {
+  const n = Number(values[name]);
+  if (!Number.isFinite(n) || n <= 0) usage(`--${name} must be a positive number, not "${values[name]}"`);
+  return n;
+}
+
+function usage(message: string): never {
+  console.error(`load: ${message}`);
+  process.exit(2);
+}
+
+function fail(message: string): never {
+  throw new LoadError(message);
+}

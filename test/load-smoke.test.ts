@@ -1,0 +1,66 @@
+// The load suite must not rot: every scenario runs for a second against real servers, answers
+// what it should, and the results and the report are written. No figure is judged here: CI
+// machines are shared and noisy, and the targets are goals, not assertions.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { invalidRun } from '../load/targets.ts';
+import type { SuiteResult } from '../load/types.ts';
+import { ADMIN_URL } from './helpers/db.ts';
+
+const RUN = new URL('../load/run.ts', import.meta.url).pathname;
+const SCENARIOS = ['ceiling', 'baseline', 'hot', 'redis', 'postgres', 'not-found', 'create', 'mixed', 'latency', 'memory'];
+
+test('npm run load: every scenario runs, answers as it should, and leaves a JSON result and an HTML report', async (t) => {
+  const out = await mkdtemp(join(tmpdir(), 'load-smoke-'));
+  t.after(() => rm(out, { recursive: true, force: true }));
+  const args = ['--seconds', '1', '--rounds', '1', '--links', '300', '--connections', '20', '--memory-links', '20000', '--out', out];
+  const child = spawn(process.execPath, [RUN, ...args], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: ADMIN_URL },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  assert.equal(code, 0, output);
+
+  const files = await readdir(out);
+  const json = files.find((f) => f.endsWith('.json'));
+  const html = files.find((f) => f.endsWith('.html'));
+  assert.ok(json !== undefined && html !== undefined, `results written: ${files.join(', ')}`);
+  const result = JSON.parse(await readFile(join(out, json), 'utf8')) as SuiteResult;
+
+  assert.deepEqual([...new Set(result.runs.map((run) => run.scenario))].sort(), [...SCENARIOS].sort());
+  for (const run of result.runs) {
+    if (run.scenario === 'redis') {
+      assert.match(run.skipped ?? '', /issue #4/);
+    } else if (run.scenario === 'memory') {
+      assert.equal(run.memory?.links, 20_000);
+      assert.ok((run.memory?.rssMb ?? 0) > 0);
+    } else {
+      assert.equal(invalidRun(run), undefined, `${run.label}: ${JSON.stringify(run.statuses)}, ${run.errors} errors`);
+      assert.ok(run.rps > 0 && run.latency.p99 > 0, run.label);
+    }
+  }
+  const labels = result.runs.map((run) => run.label);
+  for (const label of ['create 400', 'create 400 · one INSERT per request', 'postgres · one SELECT per request', 'latency']) {
+    assert.ok(labels.includes(label), label);
+  }
+  // Every target is judged (the Redis ones as N/A until the tier exists), and printed.
+  assert.equal(result.targets.length, 9);
+  for (const target of result.targets) assert.match(output, new RegExp(`${target.verdict}\\s+${escape(target.name)}`));
+
+  const report = await readFile(join(out, html), 'utf8');
+  assert.match(report, /^<!doctype html>/i);
+  assert.ok((report.match(/<svg/g) ?? []).length >= 2, 'throughput and latency charts');
+  assert.doesNotMatch(report, /<script|https?:\/\/(?!www\.w3\.org)/, 'self-contained: no scripts, nothing fetched');
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
