@@ -84,6 +84,25 @@ test('the listener and the Fastify route answer every path alike', async (t) => 
   assert.equal((await overSocket(address, 'GET', '/nope0000')).code, 'LINK_NOT_FOUND');
 });
 
+test('code-shaped paths are answered by the listener: Fastify never sees them; other paths reach Fastify', async (t) => {
+  const { app } = await startApp(t, database.url);
+  const routed: string[] = [];
+  app.addHook('onRequest', async (incoming) => {
+    routed.push(incoming.url);
+  });
+  const code = (await createLink(app, { url: 'https://example.com/listener' })).body.code as string;
+  routed.length = 0;
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  for (const path of [`/${code}`, `/${code}?utm=1`, '/nope0000', '/Unknown-alias']) {
+    assert.ok([302, 404].includes((await overSocket(address, 'GET', path)).status));
+    assert.ok([302, 404].includes((await overSocket(address, 'HEAD', path)).status));
+  }
+  assert.deepEqual(routed, []);
+  await overSocket(address, 'GET', '/healthz');
+  await overSocket(address, 'GET', '/%41bc');
+  assert.deepEqual(routed, ['/healthz', '/%41bc']);
+});
+
 test('while the server closes, redirects go through Fastify, which asks the client to close the connection', async (t) => {
   const { app } = await startApp(t, database.url);
   const created = await createLink(app, { url: 'https://example.com/closing' });
