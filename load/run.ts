@@ -79,7 +79,7 @@ const wants = (s: Scenario) => selected.has(s);
 const WATCHDOG_MS = 20 * 60_000;
 const watchdog = setTimeout(() => {
   console.error(`load: the suite ran longer than ${WATCHDOG_MS / 60_000} minutes; stopping`);
-  process.exit(1);
+  void abandon(1);
 }, WATCHDOG_MS);
 
 const started = new Date();
@@ -88,10 +88,14 @@ const scratch = await mkdtemp(join(tmpdir(), 'shortener-load-'));
 const cleanups: (() => Promise<unknown>)[] = [() => rm(scratch, { recursive: true, force: true })];
 const live = new Set<ServerProcess>();
 // Ctrl-C: stop the servers, drop the scratch database, remove the scratch folder.
-process.once('SIGINT', () => {
+process.once('SIGINT', () => void abandon(130));
+
+/** Ends the suite from outside its flow (watchdog, Ctrl-C), leaving nothing behind. */
+async function abandon(code: number): Promise<never> {
   for (const server of live) server.child.kill('SIGKILL');
-  void runCleanups().finally(() => process.exit(130));
-});
+  await runCleanups();
+  return process.exit(code);
+}
 
 function log(line: string): void {
   console.error(`[${((Date.now() - started.getTime()) / 1000).toFixed(0).padStart(3)} s] ${line}`);
@@ -284,6 +288,9 @@ try {
   console.error(err instanceof LoadError ? `load: ${err.message}` : err);
   process.exitCode = 1;
 } finally {
+  // After a failure, servers may still be up: they hold the scratch database and keep this
+  // process alive.
+  for (const server of live) await stop(server);
   clearTimeout(watchdog);
   await runCleanups();
 }
@@ -349,7 +356,10 @@ async function memoryRun(): Promise<RunResult> {
 
 async function stop(server: ServerProcess): Promise<void> {
   server.child.kill('SIGTERM');
+  // The service drains within its SHUTDOWN_GRACE_MS (10 s); anything slower is stuck.
+  const stuck = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
   await server.exited;
+  clearTimeout(stuck);
   live.delete(server);
 }
 
