@@ -83,6 +83,12 @@ test('an alias shaped like a generated code is acknowledged only once every inst
   assert.equal(res.statusCode, 302);
   assert.equal(res.headers.location, 'https://example.com/promo');
 
+  // A 409 says the alias exists just as a 201 does: it waits too.
+  const taken = performance.now();
+  const again = await createLink(other.app, { url: 'https://example.com/late', alias });
+  assert.equal(again.status, 409);
+  assert.ok(performance.now() - taken >= ACK_DELAY_MS - 5, 'the 409 waited as the 201 did');
+
   // Other shapes cannot be taken for generated codes: no wait.
   const quick = performance.now();
   assert.equal((await createLink(creator.app, { url: 'https://example.com/x', alias: 'spring-sale' })).status, 201);

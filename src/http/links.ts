@@ -49,10 +49,15 @@ export async function linksRoutes(app: FastifyInstance, deps: LinksDeps): Promis
     async function createLink(request, reply) {
       const verdict = checkLinkRequest(request.body, selfHost, Date.now());
       if (!verdict.ok) throw new AppError(verdict.code);
-      const link = await queue.enqueue(verdict.request);
-      // An alias shaped like a generated code is acknowledged only once no instance can still
-      // take it for an impossible code (resolve/code-space.ts).
-      const delayMs = verdict.request.alias === undefined ? 0 : codeSpace.ackDelayMs(link.code);
+      // An alias shaped like a generated code is confirmed to exist (201, or 409 when someone
+      // else's commit just took it) only once no instance can still take it for an impossible
+      // code (resolve/code-space.ts).
+      const alias = verdict.request.alias;
+      const delayMs = alias === undefined ? 0 : codeSpace.ackDelayMs(alias);
+      const link = await queue.enqueue(verdict.request).catch(async (err: unknown) => {
+        if (delayMs > 0 && err instanceof AppError && err.code === 'ALIAS_TAKEN') await sleep(delayMs);
+        throw err;
+      });
       if (delayMs > 0) await sleep(delayMs);
       const shortUrl = `${baseUrl}/${link.code}`;
       reply.code(201).header('location', shortUrl);
