@@ -2,6 +2,7 @@
 // of prebuilt request buffers, so the load generator spends nothing per request on choosing one.
 
 import type { Request } from 'autocannon';
+import { BASE62_ALPHABET } from '../src/core/base62.ts';
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same traffic on every run. */
 export function seededRandom(seed: number): () => number {
@@ -39,14 +40,12 @@ export function zipfSampler(n: number, s: number, random: () => number): () => n
   };
 }
 
-const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
 /** `count` distinct codes of `length` base62 characters, none of them in `existing`. */
 export function randomCodes(count: number, length: number, random: () => number, existing: ReadonlySet<string>): string[] {
   const seen = new Set<string>();
   while (seen.size < count) {
     let code = '';
-    for (let i = 0; i < length; i++) code += ALPHABET[Math.floor(random() * 62)];
+    for (let i = 0; i < length; i++) code += BASE62_ALPHABET[Math.floor(random() * 62)];
     if (!existing.has(code)) seen.add(code);
   }
   return [...seen];

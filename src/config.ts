@@ -1,6 +1,8 @@
 // Configuration: environment variables -> a frozen, typed object, validated once at start-up.
 // Each variable is declared once below; the README's configuration table mirrors this list.
 
+import { CODE_LENGTH_MAX, CODE_LENGTH_MIN } from './core/codes.ts';
+
 export const DEV_CODE_SECRET = 'dev-only-secret-change-me-in-production';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -111,7 +113,7 @@ export function loadConfig(env: Env = process.env): Config {
     negativeMaxEntries: read('NEGATIVE_MAX_ENTRIES', 100_000, int(1, 20_000_000)),
     negativeTtlMs: read('NEGATIVE_TTL_SECONDS', 10, int(1, 3600)) * seconds,
     redirectCacheControl,
-    codeLength: read('CODE_LENGTH', 7, int(5, 8)),
+    codeLength: read('CODE_LENGTH', 7, int(CODE_LENGTH_MIN, CODE_LENGTH_MAX)),
     codeSecret,
     readBatchMax: read('READ_BATCH_MAX', 500, int(1, 10_000)),
     writeBatchMax: read('WRITE_BATCH_MAX', 500, int(1, 5_000)),

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { BASE62_ALPHABET } from '../src/core/base62.ts';
 import { createCodeCodec } from '../src/core/codes.ts';
 import { createPermutation } from '../src/core/permutation.ts';
 import { ACK_DELAY_MS, MAX_AGE_MS, REFRESH_MS, SLACK } from '../src/resolve/code-space.ts';
@@ -17,7 +18,6 @@ before(async () => {
 });
 after(() => database.drop());
 
-const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const config = testConfig(ADMIN_URL);
 const codec = createCodeCodec(createPermutation(config.codeSecret, config.codeLength), config.codeLength);
 
@@ -27,7 +27,7 @@ const codec = createCodeCodec(createPermutation(config.codeSecret, config.codeLe
  */
 function randomCode(): string {
   for (;;) {
-    const code = Array.from({ length: config.codeLength }, () => ALPHABET[randomInt(62)]).join('');
+    const code = Array.from({ length: config.codeLength }, () => BASE62_ALPHABET[randomInt(62)]).join('');
     if (codec.toId(code) >= 2 * SLACK) return code;
   }
 }

@@ -6,6 +6,10 @@ import type { Permutation } from './permutation.ts';
 /** A string that has passed the shape check: it may name a link. */
 export type ShortCode = string & { readonly __brand: 'ShortCode' };
 
+/** Lengths a generated code may have (CODE_LENGTH): 62^8 stays below 2^53. */
+export const CODE_LENGTH_MIN = 5;
+export const CODE_LENGTH_MAX = 8;
+
 export const ALIAS_MIN = 3;
 export const ALIAS_MAX = 64;
 const CODE_SHAPE = /^[A-Za-z0-9_-]{3,64}$/;

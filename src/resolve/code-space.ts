@@ -20,7 +20,8 @@
 
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { CodeCodec } from '../core/codes.ts';
+import { decodeBase62 } from '../core/base62.ts';
+import { CODE_LENGTH_MAX, CODE_LENGTH_MIN, type CodeCodec } from '../core/codes.ts';
 import type { Queryable } from '../db/pool.ts';
 
 export const REFRESH_MS = 500;
@@ -31,9 +32,6 @@ export const ACK_DELAY_MS = MAX_AGE_MS + 100;
 export const SLACK = 2 ** 32;
 /** Past this many logged aliases, memory matters more than the filter. */
 const MAX_ALIASES = 1_000_000;
-const ALNUM = /^[0-9A-Za-z]+$/;
-/** Every length CODE_LENGTH may have: what an alias must avoid to need no wait, whatever the config. */
-const CODE_LENGTHS = new Set([5, 6, 7, 8]);
 
 export interface CodeSpaceOptions {
   db: Queryable;
@@ -75,9 +73,12 @@ export class CodeSpace {
    * this database's codes have, or of any possible length while that is not known).
    */
   ackDelayMs(alias: string): number {
-    if (!ALNUM.test(alias)) return 0;
-    const lengths = this.#databaseCodeLength === null ? CODE_LENGTHS : new Set([this.#databaseCodeLength, this.#deps.codeLength]);
-    return lengths.has(alias.length) ? ACK_DELAY_MS : 0;
+    const length = alias.length;
+    const possible =
+      this.#databaseCodeLength === null
+        ? length >= CODE_LENGTH_MIN && length <= CODE_LENGTH_MAX
+        : length === this.#databaseCodeLength || length === this.#deps.codeLength;
+    return possible && decodeBase62(alias) >= 0 ? ACK_DELAY_MS : 0;
   }
 
   /** A committed alias, known here at once (other instances learn it at their next read). */
