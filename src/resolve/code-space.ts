@@ -22,6 +22,8 @@ import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import { decodeBase62 } from '../core/base62.ts';
 import { CODE_LENGTH_MAX, CODE_LENGTH_MIN, type CodeCodec } from '../core/codes.ts';
+import { claimCodeSpace, readAliasLog } from '../db/code-space.ts';
+import { readIdMark } from '../db/links.ts';
 import type { Queryable } from '../db/pool.ts';
 
 export const REFRESH_MS = 500;
@@ -111,14 +113,9 @@ export class CodeSpace {
   async #checkKey(): Promise<boolean> {
     const { db, codeLength, codeSecret, log } = this.#deps;
     const fingerprint = createHmac('sha256', codeSecret).update('shortener-code-space').digest('hex').slice(0, 16);
-    await db.query('UPDATE code_space SET code_length = $1, key_fingerprint = $2 WHERE code_length IS NULL', [codeLength, fingerprint]);
-    const { rows } = await db.query<{ code_length: number; key_fingerprint: string }>(
-      'SELECT code_length, key_fingerprint FROM code_space',
-    );
-    const row = rows[0];
-    if (row === undefined) throw new Error('table code_space is empty; run the migrations');
-    this.#databaseCodeLength = row.code_length;
-    if (row.code_length === codeLength && row.key_fingerprint === fingerprint) return true;
+    const recorded = await claimCodeSpace(db, codeLength, fingerprint);
+    this.#databaseCodeLength = recorded.codeLength;
+    if (recorded.codeLength === codeLength && recorded.keyFingerprint === fingerprint) return true;
     log.warn(
       "CODE_LENGTH or CODE_SECRET differ from those that generated this database's codes: every unknown code is looked up in Postgres",
     );
@@ -128,21 +125,13 @@ export class CodeSpace {
   async #read(): Promise<void> {
     const startedAt = performance.now();
     const { db, codec } = this.#deps;
-    const state = await db.query<{ mark: string }>(
-      `SELECT CASE WHEN s.is_called THEN s.last_value + p.seqincrement ELSE s.last_value END AS mark
-       FROM link_id_blocks s, pg_sequence p WHERE p.seqrelid = 'link_id_blocks'::regclass`,
-    );
-    const mark = Number(state.rows[0]?.mark ?? Number.NaN);
-    if (!Number.isSafeInteger(mark)) throw new Error('sequence link_id_blocks is missing; run the migrations');
-    const logged = await db.query<{ version: string; code: string }>(
-      'SELECT version, code FROM alias_log WHERE version > $1 ORDER BY version LIMIT $2',
-      [this.#aliasVersion, MAX_ALIASES + 1],
-    );
+    const mark = await readIdMark(db);
     // The limit keeps one read's memory bounded.
-    if (logged.rows.length > MAX_ALIASES) return this.#tooManyAliases();
-    for (const { version, code } of logged.rows) {
+    const logged = await readAliasLog(db, this.#aliasVersion, MAX_ALIASES + 1);
+    if (logged.length > MAX_ALIASES) return this.#tooManyAliases();
+    for (const { version, code } of logged) {
       if (codec.toId(code) >= mark + SLACK) this.#aliases.add(code);
-      this.#aliasVersion = Math.max(this.#aliasVersion, Number(version));
+      this.#aliasVersion = Math.max(this.#aliasVersion, version);
     }
     if (this.#aliases.size > MAX_ALIASES) return this.#tooManyAliases();
     this.#mark = mark;
