@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { errorBody, errorHeaders } from '../src/errors.ts';
+import { listenAndAnnounce } from './listening.ts';
 
 const links = JSON.parse(readFileSync(process.env.LINKS_FILE ?? '', 'utf8')) as [string, string][];
 const cacheControl = process.env.REDIRECT_CACHE_CONTROL ?? 'private, max-age=90';
@@ -27,10 +28,4 @@ const server = createServer((req, res) => {
   }
 });
 server.keepAliveTimeout = 72_000;
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  // The same line as the service's log, so one helper starts both.
-  console.log(JSON.stringify({ msg: `Server listening at http://127.0.0.1:${port}` }));
-});
-process.on('SIGTERM', () => process.exit(0));
+listenAndAnnounce(server);

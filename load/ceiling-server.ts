@@ -5,6 +5,7 @@
 //   PORT=0 node load/ceiling-server.ts
 
 import { createServer } from 'node:net';
+import { listenAndAnnounce } from './listening.ts';
 
 const RESPONSE = Buffer.from('HTTP/1.1 302 Found\r\nlocation: https://shop.example.com/\r\ncontent-length: 0\r\n\r\n');
 const END = Buffer.from('\r\n\r\n');
@@ -22,9 +23,4 @@ const server = createServer((socket) => {
   });
   socket.on('error', () => socket.destroy());
 });
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  console.log(JSON.stringify({ msg: `Server listening at http://127.0.0.1:${port}` }));
-});
-process.on('SIGTERM', () => process.exit(0));
+listenAndAnnounce(server);

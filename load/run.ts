@@ -22,7 +22,7 @@ import { createTestDatabase } from '../test/helpers/db.ts';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.ts';
 import { compare, measure, WARMUP_MS, type Variant } from './measure.ts';
 import { renderReport, renderTable } from './report.ts';
-import { judgeTargets } from './targets.ts';
+import { judgeTargets, quietRun, SCENARIOS, type Scenario } from './targets.ts';
 import { get, post, randomCodes, seededRandom, targetUrl, zipfPaths } from './traffic.ts';
 import type { RunResult, SuiteResult } from './types.ts';
 
@@ -40,8 +40,6 @@ const MAX_SCANNER_RPS = 40_000;
 /** A failure the suite explains in one line (a server that misbehaved, a probe that failed). */
 class LoadError extends Error {}
 
-const SCENARIOS = ['ceiling', 'baseline', 'hot', 'redis', 'postgres', 'not-found', 'create', 'mixed', 'latency', 'memory'] as const;
-type Scenario = (typeof SCENARIOS)[number];
 
 // Servers run with the Node flags that `npm start` gives the service (package.json), nothing else.
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
@@ -108,12 +106,8 @@ function record(run: RunResult): RunResult {
   return run;
 }
 
-function skip(scenario: string, label: string, reason: string): void {
-  runs.push({
-    scenario, variant: 'service', label, connections: 0, offeredRate: null, seconds: 0, requests: 0, rps: 0,
-    latency: { mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 }, statuses: {}, errors: 0, cpu: { client: 0, server: null },
-    skipped: reason,
-  });
+function skip(scenario: Scenario, label: string, reason: string): void {
+  runs.push(quietRun(scenario, label, { skipped: reason }));
   log(`${label}: skipped (${reason})`);
 }
 
@@ -347,11 +341,8 @@ async function memoryRun(): Promise<RunResult> {
   if (code !== 0) fail(`memory probe exited with ${code}`);
   const memory = JSON.parse(out) as { links: number; rssMb: number; heapUsedMb: number; bytesPerLink: number };
   log(`memory: ${memory.rssMb} MB resident with ${memory.links.toLocaleString('en-US')} links in the LRU`);
-  return {
-    scenario: 'memory', variant: 'service', label: 'memory', connections: 0, offeredRate: null, seconds: 0, requests: 0, rps: 0,
-    latency: { mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 }, statuses: {}, errors: 0, cpu: { client: 0, server: null },
-    memory: { links: memory.links, rssMb: memory.rssMb, heapUsedMb: memory.heapUsedMb, bytesPerLink: memory.bytesPerLink },
-  };
+  const { links, rssMb, heapUsedMb, bytesPerLink } = memory;
+  return quietRun('memory', 'memory', { memory: { links, rssMb, heapUsedMb, bytesPerLink } });
 }
 
 async function stop(server: ServerProcess): Promise<void> {

@@ -3,6 +3,18 @@
 
 import type { RunResult, TargetResult } from './types.ts';
 
+export const SCENARIOS = ['ceiling', 'baseline', 'hot', 'redis', 'postgres', 'not-found', 'create', 'mixed', 'latency', 'memory'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+/** A run that sent no traffic (skipped, or the memory probe): no requests, no latency. */
+export function quietRun(scenario: Scenario, label: string, extra: Pick<RunResult, 'skipped' | 'memory'>): RunResult {
+  return {
+    scenario, variant: 'service', label, connections: 0, offeredRate: null, seconds: 0, requests: 0, rps: 0,
+    latency: { mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 }, statuses: {}, errors: 0, cpu: { client: 0, server: null },
+    ...extra,
+  };
+}
+
 /** What each scenario must answer; a run with any other status (or a connection error) is not a valid figure. */
 export const EXPECTED_STATUSES: Readonly<Record<string, readonly string[]>> = {
   ceiling: ['302'],

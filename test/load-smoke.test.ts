@@ -8,12 +8,11 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { invalidRun } from '../load/targets.ts';
+import { invalidRun, SCENARIOS } from '../load/targets.ts';
 import type { SuiteResult } from '../load/types.ts';
 import { ADMIN_URL } from './helpers/db.ts';
 
 const RUN = new URL('../load/run.ts', import.meta.url).pathname;
-const SCENARIOS = ['ceiling', 'baseline', 'hot', 'redis', 'postgres', 'not-found', 'create', 'mixed', 'latency', 'memory'];
 
 test('npm run load: every scenario runs, answers as it should, and leaves a JSON result and an HTML report', async (t) => {
   const out = await mkdtemp(join(tmpdir(), 'load-smoke-'));
