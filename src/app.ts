@@ -53,6 +53,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
       cache.fill(link.code, link, Date.now());
       if (!link.generated) codeSpace.added(link.code);
     },
+    ackDelayMs: (alias) => codeSpace.ackDelayMs(alias),
     maxBatch: config.writeBatchMax,
     maxQueued: config.writeQueueMax,
     timeoutMs: config.writeTimeoutMs,
@@ -102,7 +103,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   app.removeContentTypeParser('text/plain');
   registerErrorHandlers(app);
   registerRedirect(app, redirect);
-  await app.register(linksRoutes, { queue, codeSpace, baseUrl: config.baseUrl, slowRequestMs: config.slowRequestMs });
+  await app.register(linksRoutes, { queue, baseUrl: config.baseUrl, slowRequestMs: config.slowRequestMs });
   registerHealth(app, { db, breaker, queue, lifecycle, pingTimeoutMs: 1000 });
 
   // Fastify marks its routes closing before this hook: from here on, it answers redirects too.

@@ -1,17 +1,14 @@
 // POST /links: validate, enqueue, and answer 201 only once the link's batch has committed.
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { checkLinkRequest, type CreateLinkBody } from '../core/link.ts';
 import { AppError } from '../errors.ts';
-import type { CodeSpace } from '../resolve/code-space.ts';
 import type { WriteQueue } from '../write/write-queue.ts';
 
 export const BODY_LIMIT_BYTES = 8 * 1024;
 
 export interface LinksDeps {
   queue: WriteQueue;
-  codeSpace: CodeSpace;
   baseUrl: string;
   slowRequestMs: number;
 }
@@ -40,7 +37,7 @@ const createdSchema = {
 
 /** An encapsulated plugin: its slow-request hook does not touch the redirect route. */
 export async function linksRoutes(app: FastifyInstance, deps: LinksDeps): Promise<void> {
-  const { queue, codeSpace, baseUrl } = deps;
+  const { queue, baseUrl } = deps;
   const selfHost = new URL(baseUrl).hostname;
 
   app.post<{ Body: CreateLinkBody }>(
@@ -49,16 +46,7 @@ export async function linksRoutes(app: FastifyInstance, deps: LinksDeps): Promis
     async function createLink(request, reply) {
       const verdict = checkLinkRequest(request.body, selfHost, Date.now());
       if (!verdict.ok) throw new AppError(verdict.code);
-      // An alias shaped like a generated code is confirmed to exist (201, or 409 when someone
-      // else's commit just took it) only once no instance can still take it for an impossible
-      // code (resolve/code-space.ts).
-      const alias = verdict.request.alias;
-      const delayMs = alias === undefined ? 0 : codeSpace.ackDelayMs(alias);
-      const link = await queue.enqueue(verdict.request).catch(async (err: unknown) => {
-        if (delayMs > 0 && err instanceof AppError && err.code === 'ALIAS_TAKEN') await sleep(delayMs);
-        throw err;
-      });
-      if (delayMs > 0) await sleep(delayMs);
+      const link = await queue.enqueue(verdict.request);
       const shortUrl = `${baseUrl}/${link.code}`;
       reply.code(201).header('location', shortUrl);
       return { code: link.code, shortUrl, url: link.url, expiresAt: link.expiresAt?.toISOString() ?? null };

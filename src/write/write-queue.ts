@@ -25,6 +25,11 @@ export interface WriteQueueDeps {
   available(): boolean;
   /** Called once per committed link, before its request is answered. */
   committed(link: NewLink): void;
+  /**
+   * How long after its batch is settled an alias may be confirmed to exist (201, or 409 for one
+   * just taken), so that no instance can still take it for an impossible code (resolve/code-space.ts).
+   */
+  ackDelayMs(alias: string): number;
   maxBatch: number;
   maxQueued: number;
   timeoutMs: number;
@@ -100,12 +105,14 @@ export class WriteQueue {
       this.#backoffMs = 0;
       const retry: Pending[] = [];
       for (const item of batch) {
+        const alias = item.request.alias;
+        const delayMs = alias === undefined ? 0 : this.#deps.ackDelayMs(alias);
         if (written.has(item.code as string)) {
           const link = linkOf(item);
           this.#deps.committed(link);
-          item.settle.resolve(link);
-        } else if (item.request.alias !== undefined) {
-          item.settle.reject(new AppError('ALIAS_TAKEN'));
+          settleAfter(delayMs, () => item.settle.resolve(link));
+        } else if (alias !== undefined) {
+          settleAfter(delayMs, () => item.settle.reject(new AppError('ALIAS_TAKEN')));
         } else {
           // The generated code met an alias someone chose: this link takes the next id.
           item.code = undefined;
@@ -172,6 +179,12 @@ export class WriteQueue {
     }
     this.#queue = kept;
   }
+}
+
+/** Settles at once, or after `delayMs` without holding up the flusher. */
+function settleAfter(delayMs: number, settle: () => void): void {
+  if (delayMs > 0) setTimeout(settle, delayMs);
+  else settle();
 }
 
 function linkOf(item: Pending): NewLink {
