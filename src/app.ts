@@ -18,8 +18,17 @@ import { BODY_LIMIT_BYTES, linksRoutes } from './http/links.ts';
 import { createRedirectHandler, registerRedirect } from './http/redirect.ts';
 import { CodeSpace } from './resolve/code-space.ts';
 import { createResolver } from './resolve/resolver.ts';
+import { createRedisTier } from './redis/tier.ts';
 import { IdAllocator } from './write/id-allocator.ts';
+import { createLinkChanges, createPropagate, type LinkChanges } from './write/link-changes.ts';
 import { WriteQueue } from './write/write-queue.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Changes to existing links, propagated to every instance (the management routes of issue #6 use it). */
+    links: LinkChanges;
+  }
+}
 
 export interface AppDeps {
   config: Config;
@@ -32,7 +41,21 @@ export interface AppDeps {
 export async function buildApp({ config, db, log, lifecycle = { draining: false } }: AppDeps): Promise<FastifyInstance> {
   const breaker = createDbBreaker(config, log);
   const cache = createLinkCache(config);
-  const resolver = createResolver(cache, (codes) => breaker.run(() => findLinks(db, codes)), config.readBatchMax);
+  const redis = createRedisTier({
+    config,
+    log,
+    invalidate: (code) => resolver.invalidate(code),
+    reset: (maxTtlMs) => cache.reset(maxTtlMs),
+  });
+  const resolver = createResolver({
+    cache,
+    source: (codes) => breaker.run(() => findLinks(db, codes)),
+    maxBatch: config.readBatchMax,
+    shared: redis?.store ?? null,
+    sharedMaxBatch: config.redisBatchMax,
+  });
+  const propagate = createPropagate(cache, resolver, redis?.store ?? null);
+  const linkChanges = createLinkChanges(db, breaker, propagate);
 
   const permutation = createPermutation(config.codeSecret, config.codeLength);
   const codec = createCodeCodec(permutation, config.codeLength);
@@ -49,9 +72,9 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
       });
     },
     available: () => breaker.state !== 'open',
-    committed(link) {
-      cache.fill(link.code, link, Date.now());
-      if (!link.generated) codeSpace.added(link.code);
+    async committed(links) {
+      for (const link of links) if (!link.generated) codeSpace.added(link.code);
+      await propagate(links);
     },
     ackDelayMs: (alias) => codeSpace.ackDelayMs(alias),
     maxBatch: config.writeBatchMax,
@@ -104,7 +127,8 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   registerErrorHandlers(app);
   registerRedirect(app, redirect);
   await app.register(linksRoutes, { queue, baseUrl: config.baseUrl, slowRequestMs: config.slowRequestMs });
-  registerHealth(app, { db, breaker, queue, lifecycle, pingTimeoutMs: 1000 });
+  registerHealth(app, { db, breaker, queue, lifecycle, pingTimeoutMs: 1000, redis });
+  app.decorate('links', linkChanges);
 
   // Fastify marks its routes closing before this hook: from here on, it answers redirects too.
   app.addHook('preClose', async () => {
@@ -114,6 +138,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   app.addHook('onClose', async () => {
     await queue.close();
     codeSpace.stop();
+    redis?.close();
     breaker.shutdown();
   });
   return app;

@@ -14,8 +14,16 @@ export interface Config {
   /** undefined: run the embedded Postgres engine (PGlite) */
   readonly databaseUrl: string | undefined;
   readonly embeddedDataDir: string;
-  /** undefined: the Redis tier is off */
+  /** undefined (and no cluster nodes): the Redis tier is off */
   readonly redisUrl: string | undefined;
+  /** Redis Cluster nodes to start from; empty: not a cluster */
+  readonly redisClusterUrls: readonly string[];
+  readonly redisKeyPrefix: string;
+  readonly redisCommandTimeoutMs: number;
+  readonly redisConnectTimeoutMs: number;
+  readonly redisTtlMs: number;
+  readonly redisBatchMax: number;
+  readonly redisAutoPipelining: boolean;
   /** origin of the short links, without a trailing slash */
   readonly baseUrl: string;
   readonly logLevel: LogLevel;
@@ -82,6 +90,15 @@ export function loadConfig(env: Env = process.env): Config {
     undefined,
     text((v) => hasProtocol(v, ['redis:', 'rediss:']), 'a redis:// or rediss:// URL'),
   );
+  const redisClusterUrls = read<string[]>('REDIS_CLUSTER_URLS', [], (raw) => {
+    const urls = raw.split(',').map((url) => url.trim());
+    return urls.every((url) => hasProtocol(url, ['redis:', 'rediss:']))
+      ? urls
+      : new Expects('a comma-separated list of redis:// or rediss:// URLs');
+  });
+  if (redisUrl !== undefined && redisClusterUrls.length > 0) {
+    problems.push('REDIS_URL and REDIS_CLUSTER_URLS are both set: expected one of them (a single server, or a cluster)');
+  }
   const baseUrl = read(
     'BASE_URL',
     `http://localhost:${port}`,
@@ -104,6 +121,14 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     embeddedDataDir: read('EMBEDDED_DATA_DIR', './data/pglite', text(() => true, 'a folder path')),
     redisUrl,
+    redisClusterUrls,
+    // Braces would make a hash tag of the prefix and put every key of a cluster in one slot.
+    redisKeyPrefix: read('REDIS_KEY_PREFIX', 'shortener:', text((v) => /^[\x21-\x7a|~]{1,64}$/.test(v), 'up to 64 printable ASCII characters, no spaces or braces')),
+    redisCommandTimeoutMs: read('REDIS_COMMAND_TIMEOUT_MS', 100, int(5, 10_000)),
+    redisConnectTimeoutMs: read('REDIS_CONNECT_TIMEOUT_MS', 1000, int(100, 60_000)),
+    redisTtlMs: read('REDIS_TTL_SECONDS', 3600, int(1, 30 * 24 * 3600)) * seconds,
+    redisBatchMax: read('REDIS_BATCH_MAX', 500, int(1, 10_000)),
+    redisAutoPipelining: read('REDIS_AUTO_PIPELINING', false, bool),
     baseUrl,
     logLevel,
     // lru-cache allocates its index arrays for `max` entries up front (~44 bytes each).
@@ -151,6 +176,12 @@ function int(min: number, max: number) {
     const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
     return Number.isSafeInteger(n) && n >= min && n <= max ? n : new Expects(`an integer from ${min} to ${max}`);
   };
+}
+
+function bool(raw: string): boolean | Expects {
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  return new Expects('true or false');
 }
 
 function text(check: (raw: string) => boolean, what: string) {

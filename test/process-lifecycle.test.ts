@@ -75,7 +75,8 @@ test('SIGKILL during a burst of creates: after a restart, every code that got a 
 });
 
 test('SIGTERM under load: readiness fails, in-flight creates finish, the queue drains, the process exits 0', async (t) => {
-  const server = await startServer({ ...env(), READINESS_DRAIN_MS: '500' });
+  // A drain window wide enough for the polls below on a machine busy with other test files.
+  const server = await startServer({ ...env(), READINESS_DRAIN_MS: '2000' });
   t.after(() => server.child.kill('SIGKILL'));
   const burst = createBurst(server.url, 50);
   t.after(() => burst.stop());

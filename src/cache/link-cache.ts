@@ -50,6 +50,10 @@ export interface LinkCache {
    * while the lookup ran.
    */
   fill(code: ShortCode, link: Link | undefined, now: number): CacheEntry;
+  /** Drops what is cached for `code`, a link or a negative entry (it changed on another instance). */
+  invalidate(code: string): void;
+  /** Drops everything, and from now on keeps entries at most `maxTtlMs` (undefined: as configured). */
+  reset(maxTtlMs: number | undefined): void;
 }
 
 export function createLinkCache(options: CacheOptions): LinkCache {
@@ -61,6 +65,7 @@ export function createLinkCache(options: CacheOptions): LinkCache {
     updateAgeOnGet: false,
   });
   const unknown = new LRUCache<string, CacheEntry>({ max: options.negativeMaxEntries, ttl: options.negativeTtlMs });
+  let maxTtl = Infinity;
 
   return {
     get: (code) => lru.get(code) ?? unknown.get(code),
@@ -69,11 +74,11 @@ export function createLinkCache(options: CacheOptions): LinkCache {
       if (entry === ABSENT) {
         const created = lru.get(code);
         if (created !== undefined) return created;
-        unknown.set(code, entry);
+        unknown.set(code, entry, { ttl: Math.min(options.negativeTtlMs, maxTtl) });
         return entry;
       }
       unknown.delete(code);
-      let ttl = options.cacheTtlMs;
+      let ttl = Math.min(options.cacheTtlMs, maxTtl);
       // A link that will expire leaves the cache when it does, and is then looked up again (410).
       if (isRedirect(entry) && link !== undefined && link.expiresAt !== null) {
         ttl = Math.max(1, Math.min(ttl, link.expiresAt.getTime() - now));
@@ -81,10 +86,20 @@ export function createLinkCache(options: CacheOptions): LinkCache {
       lru.set(code, entry, { ttl });
       return entry;
     },
+    invalidate(code) {
+      lru.delete(code);
+      unknown.delete(code);
+    },
+    reset(maxTtlMs) {
+      lru.clear();
+      unknown.clear();
+      maxTtl = maxTtlMs ?? Infinity;
+    },
   };
 }
 
-function entryOf(link: Link | undefined, now: number): CacheEntry {
+/** The answer for what a lookup found, without caching it. */
+export function entryOf(link: Link | undefined, now: number): CacheEntry {
   if (link === undefined) return ABSENT;
   if (link.disabled) return DISABLED;
   if (link.expiresAt !== null && link.expiresAt.getTime() <= now) return EXPIRED;

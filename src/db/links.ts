@@ -17,10 +17,12 @@ export async function findLinks(db: Queryable, codes: readonly ShortCode[]): Pro
     [codes],
   );
   const found = new Map<ShortCode, Link>();
-  for (const row of rows) {
-    found.set(row.code, { code: row.code, url: row.url, expiresAt: row.expires_at, disabled: row.disabled });
-  }
+  for (const row of rows) found.set(row.code, linkOf(row));
   return found;
+}
+
+function linkOf(row: LinkRow): Link {
+  return { code: row.code, url: row.url, expiresAt: row.expires_at, disabled: row.disabled };
 }
 
 /** A link to insert, and whether its code was generated (false: chosen by its creator). */
@@ -73,4 +75,26 @@ export async function reserveIdBlock(db: Queryable): Promise<{ start: number; si
   const row = rows[0];
   if (row === undefined) throw new Error('sequence link_id_blocks is missing; run the migrations');
   return { start: Number(row.start), size: Number(row.size) };
+}
+
+/** What may change in a link; a field left out keeps its value. */
+export interface LinkChange {
+  readonly url?: string;
+  readonly expiresAt?: Date | null;
+  readonly disabled?: boolean;
+}
+
+/** Changes one link and returns its new state, or undefined if no link has this code. */
+export async function updateLink(db: Queryable, code: ShortCode, change: LinkChange): Promise<Link | undefined> {
+  const { rows } = await db.query<LinkRow>(
+    `UPDATE links SET
+       url = COALESCE($2, url),
+       expires_at = CASE WHEN $3 THEN $4::timestamptz ELSE expires_at END,
+       disabled = COALESCE($5, disabled)
+     WHERE code = $1
+     RETURNING code, url, expires_at, disabled`,
+    [code, change.url ?? null, change.expiresAt !== undefined, change.expiresAt ?? null, change.disabled ?? null],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : linkOf(row);
 }

@@ -1,9 +1,11 @@
 // /healthz: the process answers. /readyz: this instance should get traffic: Postgres answers,
-// the breaker is not open, the write queue is not saturated, and it is not shutting down.
+// the breaker is not open, the write queue is not saturated, and it is not shutting down. The
+// state of Redis is reported but never fails readiness: without it, the instance still answers.
 
 import type { FastifyInstance } from 'fastify';
 import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
+import type { RedisTier } from '../redis/tier.ts';
 import type { WriteQueue } from '../write/write-queue.ts';
 
 export interface Lifecycle {
@@ -16,6 +18,8 @@ export interface HealthDeps {
   queue: WriteQueue;
   lifecycle: Lifecycle;
   pingTimeoutMs: number;
+  /** Informative: an instance without Redis still serves from its LRU and Postgres. */
+  redis: RedisTier | null;
 }
 
 export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
@@ -30,7 +34,13 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
     };
     const ready = Object.values(checks).every(Boolean);
     reply.code(ready ? 200 : 503).header('cache-control', 'no-store');
-    return { status: ready ? 'ready' : 'not ready', checks, breaker: deps.breaker.state, queueDepth: deps.queue.depth };
+    return {
+      status: ready ? 'ready' : 'not ready',
+      checks,
+      breaker: deps.breaker.state,
+      queueDepth: deps.queue.depth,
+      redis: deps.redis?.status() ?? 'off',
+    };
   });
 }
 

@@ -23,8 +23,11 @@ export interface WriteQueueDeps {
   allocate(count: number): Promise<ShortCode[]>;
   /** False while the database is known to be down (breaker open): refuse at once. */
   available(): boolean;
-  /** Called once per committed link, before its request is answered. */
-  committed(link: NewLink): void;
+  /**
+   * Called once per batch with its committed links, before their requests are answered (to fill
+   * the caches and tell other instances); must not reject, and must not take long.
+   */
+  committed(links: NewLink[]): Promise<void>;
   /**
    * How long after its batch is settled an alias may be confirmed to exist (201, or 409 for one
    * just taken), so that no instance can still take it for an impossible code (resolve/code-space.ts).
@@ -104,12 +107,14 @@ export class WriteQueue {
       const written = await this.#deps.insert(batch.map(linkOf));
       this.#backoffMs = 0;
       const retry: Pending[] = [];
+      const links = batch.filter((item) => written.has(item.code as string)).map(linkOf);
+      await this.#deps.committed(links);
+      let next = 0;
       for (const item of batch) {
         const alias = item.request.alias;
         const delayMs = alias === undefined ? 0 : this.#deps.ackDelayMs(alias);
         if (written.has(item.code as string)) {
-          const link = linkOf(item);
-          this.#deps.committed(link);
+          const link = links[next++] as NewLink;
           settleAfter(delayMs, () => item.settle.resolve(link));
         } else if (alias !== undefined) {
           settleAfter(delayMs, () => item.settle.reject(new AppError('ALIAS_TAKEN')));

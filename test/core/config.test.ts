@@ -37,3 +37,24 @@ test('timeouts must nest: the breaker waits longer than the server-side statemen
 test('BASE_URL loses a trailing slash', () => {
   assert.equal(loadConfig({ BASE_URL: 'https://sho.rt/' }).baseUrl, 'https://sho.rt');
 });
+
+test('Redis: a single server or a cluster, not both; prefix without braces; defaults', () => {
+  const config = loadConfig({});
+  assert.deepEqual(config.redisClusterUrls, []);
+  assert.equal(config.redisKeyPrefix, 'shortener:');
+  assert.equal(config.redisCommandTimeoutMs, 100);
+  assert.equal(config.redisAutoPipelining, false);
+  const cluster = loadConfig({ REDIS_CLUSTER_URLS: 'redis://10.0.0.1:7000, redis://10.0.0.2:7000' });
+  assert.deepEqual(cluster.redisClusterUrls, ['redis://10.0.0.1:7000', 'redis://10.0.0.2:7000']);
+  assert.throws(
+    () => loadConfig({ REDIS_URL: 'redis://a', REDIS_CLUSTER_URLS: 'redis://b', REDIS_KEY_PREFIX: '{all}', REDIS_AUTO_PIPELINING: 'yes' }),
+    (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(err.message, /REDIS_URL and REDIS_CLUSTER_URLS are both set/);
+      assert.match(err.message, /REDIS_KEY_PREFIX="\{all\}": expected up to 64 printable ASCII characters, no spaces or braces/);
+      assert.match(err.message, /REDIS_AUTO_PIPELINING="yes": expected true or false/);
+      return true;
+    },
+  );
+  assert.throws(() => loadConfig({ REDIS_CLUSTER_URLS: 'redis://a,http://b' }), /expected a comma-separated list of redis/);
+});

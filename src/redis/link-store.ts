@@ -1,0 +1,226 @@
+// Tier 2: Redis as the cache every instance shares. It is never waited on for long and never the
+// reason for an error: a failed or slow command is a miss, and the resolver goes on to Postgres.
+//
+// - fetch: the misses of one event-loop turn in one round trip: one MGET on a single server; on a
+//   cluster one GET per key, which ioredis auto-pipelining sends as one pipeline per node (MGET
+//   cannot span hash slots, and a batch of distinct codes spans hundreds).
+// - backFill: what Postgres answered, written back once per turn with SET … NX, so that a value read
+//   before a change can never overwrite the change (propagate writes without NX).
+// - propagate: a created or changed link overwrites its entry (and any negative one), and its code
+//   is published so that every instance drops it from its LRU. When Redis cannot be told, the codes
+//   are kept and sent again every second (at most MAX_UNSENT of them).
+// - A breaker: after repeated failures Redis is left alone for a second, so that a hanging server
+//   costs each request nothing instead of a command timeout.
+
+import CircuitBreaker from 'opossum';
+import type { Logger } from 'pino';
+import type { ShortCode } from '../core/codes.ts';
+import type { Link } from '../core/link.ts';
+import type { RedisClient } from './client.ts';
+import { decodeKnown, encodeInvalidation, encodeKnown, invalidationChannel, linkKey, type Known } from './entries.ts';
+
+export interface RedisLinkStoreDeps {
+  client: RedisClient;
+  prefix: string;
+  /** How long a link stays in Redis after it was written. */
+  ttlMs: number;
+  /** How long "no link has this code" stays in Redis. */
+  negativeTtlMs: number;
+  /** This instance, as named in its invalidation messages. */
+  instance: string;
+  log: Logger;
+}
+
+/** Codes whose invalidation could not be sent, kept for the next attempt; past this, the oldest are dropped. */
+const MAX_UNSENT = 100_000;
+const BYPASS_MS = 1000;
+
+export class RedisLinkStore {
+  readonly #deps: RedisLinkStoreDeps;
+  readonly #client: RedisClient;
+  readonly #cluster: boolean;
+  readonly #breaker: CircuitBreaker<[() => Promise<unknown>]>;
+  readonly #channel: string;
+  #backFill: Map<ShortCode, Known> | null = null;
+  readonly #unsent = new Set<string>();
+  #reportedDown = false;
+
+  constructor(deps: RedisLinkStoreDeps) {
+    this.#deps = deps;
+    this.#client = deps.client;
+    this.#cluster = this.#client.isCluster;
+    this.#channel = invalidationChannel(deps.prefix);
+    this.#breaker = new CircuitBreaker((command: () => Promise<unknown>) => command(), {
+      // ioredis times each command out itself (REDIS_COMMAND_TIMEOUT_MS).
+      timeout: false,
+      errorThresholdPercentage: 50,
+      volumeThreshold: 5,
+      resetTimeout: BYPASS_MS,
+      rollingCountTimeout: 5000,
+      rollingCountBuckets: 5,
+    });
+    const { log } = deps;
+    // One line when Redis goes away and one when it is back, not one per failed command.
+    this.#client.on('error', (err: Error) => {
+      if (this.#reportedDown) return;
+      this.#reportedDown = true;
+      log.warn({ err: err.message }, 'Redis unavailable: serving from the LRU and Postgres until it is back');
+    });
+    this.#client.on('ready', () => {
+      if (!this.#reportedDown) return;
+      this.#reportedDown = false;
+      log.info('Redis connected again: the Redis tier is back in use');
+    });
+    this.#breaker.on('open', () => {
+      if (!this.#reportedDown) log.warn(`Redis failing or slow: leaving it alone, trying again every ${BYPASS_MS} ms`);
+      this.#reportedDown = true;
+    });
+    this.#breaker.on('close', () => {
+      if (this.#reportedDown) log.info('Redis answers again: the Redis tier is back in use');
+      this.#reportedDown = false;
+    });
+  }
+
+  /** ready: in use; down: not connected; bypassed: connected but failing, left alone for now. */
+  get state(): 'ready' | 'down' | 'bypassed' {
+    if (this.#client.status !== 'ready') return 'down';
+    return this.#breaker.opened ? 'bypassed' : 'ready';
+  }
+
+  /** What Redis knows of `codes`, in one round trip; a code it does not know (or any failure) is left out. */
+  async fetch(codes: ShortCode[]): Promise<Map<ShortCode, Known>> {
+    const known = new Map<ShortCode, Known>();
+    const prefix = this.#deps.prefix;
+    const keys = codes.map((code) => linkKey(prefix, code));
+    const values = await this.#run(() => this.#read(keys));
+    if (values === undefined) return known;
+    for (let i = 0; i < codes.length; i++) {
+      const code = codes[i] as ShortCode;
+      const entry = decodeKnown(code, values[i] ?? null);
+      if (entry !== undefined) known.set(code, entry);
+    }
+    return known;
+  }
+
+  #read(keys: string[]): Promise<(string | null)[]> {
+    const [only] = keys;
+    if (keys.length === 1 && only !== undefined) return this.#client.get(only).then((value) => [value]);
+    return this.#cluster ? Promise.all(keys.map((key) => this.#client.get(key))) : this.#client.mget(keys);
+  }
+
+  /** Remembers what Postgres answered for `code`; written back with the others of this turn. */
+  backFill(code: ShortCode, link: Known): void {
+    let batch = this.#backFill;
+    if (batch === null) {
+      batch = this.#backFill = new Map();
+      setImmediate(flushBackFill, this);
+    }
+    batch.set(code, link);
+  }
+
+  /** Writes the pending back-fills: one pipeline (on a cluster, auto-pipelined per node). */
+  flushBackFill(): void {
+    const batch = this.#backFill;
+    if (batch === null) return;
+    this.#backFill = null;
+    const { prefix, ttlMs, negativeTtlMs } = this.#deps;
+    void this.#run(() => {
+      const pipeline = this.#cluster ? null : this.#client.pipeline();
+      const writes: Promise<unknown>[] = [];
+      for (const [code, link] of batch) {
+        const key = linkKey(prefix, code);
+        const ttl = link === null ? negativeTtlMs : ttlMs;
+        if (pipeline !== null) pipeline.set(key, encodeKnown(link), 'PX', ttl, 'NX');
+        else writes.push(this.#client.set(key, encodeKnown(link), 'PX', ttl, 'NX'));
+      }
+      return pipeline !== null ? pipelineDone(pipeline.exec()) : Promise.all(writes);
+    });
+  }
+
+  /**
+   * Writes created or changed links over whatever Redis holds for their codes, and tells every
+   * instance to drop those codes from its LRU. Resolves once Redis confirmed both, or failed
+   * within the command timeout (the codes are then sent again later); never rejects.
+   */
+  async propagate(links: readonly Link[]): Promise<void> {
+    if (links.length === 0) return;
+    const codes = links.map((link) => link.code);
+    const { prefix, ttlMs, instance } = this.#deps;
+    const done = await this.#run(() => {
+      if (this.#cluster) {
+        return Promise.all([
+          ...links.map((link) => this.#client.set(linkKey(prefix, link.code), encodeKnown(link), 'PX', ttlMs)),
+          this.#client.publish(this.#channel, encodeInvalidation(instance, codes)),
+        ]);
+      }
+      const pipeline = this.#client.pipeline();
+      for (const link of links) pipeline.set(linkKey(prefix, link.code), encodeKnown(link), 'PX', ttlMs);
+      pipeline.publish(this.#channel, encodeInvalidation(instance, codes));
+      return pipelineDone(pipeline.exec());
+    });
+    if (done === undefined) this.#remember(codes);
+  }
+
+  /**
+   * Sends the invalidations that failed before: the entries are deleted (the next reader fills
+   * them from Postgres) and the codes published. Called every second by the subscription's heartbeat.
+   */
+  async retryUnsent(): Promise<void> {
+    if (this.#unsent.size === 0 || this.state !== 'ready') return;
+    const codes = [...this.#unsent];
+    this.#unsent.clear();
+    const keys = codes.map((code) => linkKey(this.#deps.prefix, code));
+    const message = encodeInvalidation(this.#deps.instance, codes);
+    const done = await this.#run(() =>
+      Promise.all([
+        ...(this.#cluster ? keys.map((key) => this.#client.unlink(key)) : [this.#client.unlink(keys)]),
+        this.#client.publish(this.#channel, message),
+      ]),
+    );
+    if (done === undefined) this.#remember(codes);
+    else this.#deps.log.info({ codes: codes.length }, 'invalidations sent after Redis came back');
+  }
+
+  get unsent(): number {
+    return this.#unsent.size;
+  }
+
+  shutdown(): void {
+    this.#breaker.shutdown();
+  }
+
+  #remember(codes: readonly string[]): void {
+    for (const code of codes) this.#unsent.add(code);
+    if (this.#unsent.size <= MAX_UNSENT) return;
+    let excess = this.#unsent.size - MAX_UNSENT;
+    this.#deps.log.error({ dropped: excess }, 'too many invalidations waiting for Redis: the oldest are dropped');
+    for (const code of this.#unsent) {
+      if (excess-- === 0) break;
+      this.#unsent.delete(code);
+    }
+  }
+
+  /** The command's result, or undefined when Redis is down, bypassed, slow or failing. */
+  async #run<T>(command: () => Promise<T>): Promise<T | undefined> {
+    if (this.#client.status !== 'ready') return undefined;
+    try {
+      return (await this.#breaker.fire(command)) as T;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function flushBackFill(store: RedisLinkStore): void {
+  store.flushBackFill();
+}
+
+/** A pipeline's replies, rejecting if Redis refused any of its commands. */
+async function pipelineDone(exec: Promise<[error: Error | null, result: unknown][] | null>): Promise<unknown[]> {
+  const replies = await exec;
+  if (replies === null) throw new Error('pipeline was not run');
+  return replies.map(([error, result]) => {
+    if (error !== null) throw error;
+    return result;
+  });
+}

@@ -1,0 +1,83 @@
+// The Redis tier as one part: the client, the link store, and the invalidation subscription.
+// Off (null) when neither REDIS_URL nor REDIS_CLUSTER_URLS is set: one instance then works
+// alone, and its LRU is the only cache (see the README on running several instances).
+
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { Cluster } from 'ioredis';
+import { createRedisClient, type RedisClient } from './client.ts';
+import { RedisLinkStore } from './link-store.ts';
+import { Subscription } from './subscription.ts';
+
+export type RedisTierConfig = Pick<
+  Config,
+  | 'redisUrl'
+  | 'redisClusterUrls'
+  | 'redisKeyPrefix'
+  | 'redisCommandTimeoutMs'
+  | 'redisConnectTimeoutMs'
+  | 'redisAutoPipelining'
+  | 'redisTtlMs'
+  | 'negativeTtlMs'
+>;
+
+export interface RedisTierDeps {
+  config: RedisTierConfig;
+  log: Logger;
+  /** Another instance changed this code. */
+  invalidate: (code: string) => void;
+  /** Clear the LRU; keep entries at most `maxTtlMs` from now on (undefined: as configured). */
+  reset: (maxTtlMs: number | undefined) => void;
+}
+
+export interface RedisTier {
+  readonly store: RedisLinkStore;
+  /** For /readyz: informative only, Redis never makes an instance unready. */
+  status(): { redis: RedisLinkStore['state']; invalidations: 'live' | 'deaf'; unsentInvalidations: number };
+  close(): void;
+}
+
+export function createRedisTier({ config, log, invalidate, reset }: RedisTierDeps): RedisTier | null {
+  const client = createRedisClient(config);
+  if (client === null) return null;
+  const instance = randomBytes(6).toString('base64url');
+  const store = new RedisLinkStore({
+    client,
+    prefix: config.redisKeyPrefix,
+    ttlMs: config.redisTtlMs,
+    negativeTtlMs: config.negativeTtlMs,
+    instance,
+    log,
+  });
+  const subscriber: RedisClient = client instanceof Cluster ? client.duplicate() : client.duplicate();
+  // The main client reports Redis going away; this one would say the same again.
+  subscriber.on('error', () => {});
+  const subscription = new Subscription({
+    client,
+    subscriber,
+    prefix: config.redisKeyPrefix,
+    instance,
+    invalidate,
+    reset,
+    tick: () => void store.retryUnsent(),
+    log,
+  });
+  subscription.start();
+  log.info({ cluster: client.isCluster, prefix: config.redisKeyPrefix }, 'Redis tier on: connecting in the background');
+
+  return {
+    store,
+    status: () => ({
+      redis: store.state,
+      invalidations: subscription.live ? 'live' : 'deaf',
+      unsentInvalidations: store.unsent,
+    }),
+    close() {
+      subscription.stop();
+      store.shutdown();
+      // Not quit(): a hanging Redis would hold the shutdown up.
+      client.disconnect();
+    },
+  };
+}

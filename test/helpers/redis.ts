@@ -1,0 +1,473 @@
+// Redis for tests: keys under a random prefix on the shared server (never flushed, never
+// reconfigured), a MONITOR log of what the code under test actually sent, and private
+// redis-server processes (single or cluster) that a test may pause, kill and restart.
+
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+
+export const SHARED_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** `test:<label>:<8 hex>:` — every key a test file touches on the shared Redis lives under one. */
+export function randomPrefix(label: string): string {
+  return `test:${label}:${randomBytes(4).toString('hex')}:`;
+}
+
+/**
+ * Runs `fn` with a connection of its own to `url`: quit afterwards, or dropped if anything failed
+ * (QUIT on a broken or paused server would wait forever). No reconnects and no offline queue, so a
+ * dead server fails fast instead of retrying behind the test's back.
+ */
+export async function withRedis<T>(url: string, fn: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+  });
+  // Failures reach the caller through the rejected command; without a listener ioredis would
+  // also print them as "Unhandled error event".
+  redis.on('error', () => {});
+  let result: T;
+  try {
+    await redis.connect();
+    result = await fn(redis);
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+  await redis.quit();
+  return result;
+}
+
+/** A SCAN MATCH pattern that matches `prefix` literally, whatever characters it holds. */
+function globEscape(prefix: string): string {
+  return prefix.replace(/[*?[\]\\]/g, '\\$&');
+}
+
+/** Deletes every key under `prefix` (SCAN + UNLINK, never KEYS or FLUSH*); returns how many. */
+export async function deleteKeys(url: string, prefix: string): Promise<number> {
+  return withRedis(url, async (redis) => {
+    const pattern = `${globEscape(prefix)}*`;
+    let deleted = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      // One UNLINK per SCAN page keeps each command bounded; SCAN may return a key twice, UNLINK
+      // counts only the keys it actually removed.
+      if (keys.length > 0) deleted += await redis.unlink(...keys);
+    } while (cursor !== '0');
+    return deleted;
+  });
+}
+
+export interface LoggedCommand {
+  /** Lowercase, whatever case the client sent. */
+  readonly name: string;
+  readonly args: string[];
+}
+
+const ESCAPES: Record<string, number> = { n: 10, r: 13, t: 9, a: 7, b: 8, '\\': 92, '"': 34 };
+
+/**
+ * MONITOR prints each argument quoted and escaped (`\\`, `\n`, `\xc3\xa9`...); ioredis only
+ * undoes `\"`. Decodes the rest, so `é` reads as `é` and not as `\xc3\xa9`.
+ */
+function unescapeMonitorArg(text: string): string {
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] ?? '';
+    const next = text[i + 1] ?? '';
+    const escaped = ESCAPES[next];
+    if (char === '\\' && next === 'x' && /^[0-9a-f]{2}$/i.test(text.slice(i + 2, i + 4))) {
+      bytes.push(Number.parseInt(text.slice(i + 2, i + 4), 16));
+      i += 3;
+    } else if (char === '\\' && escaped !== undefined) {
+      bytes.push(escaped);
+      i += 1;
+    } else {
+      bytes.push(...Buffer.from(char));
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/**
+ * The arguments of one MONITOR line: `1796049005.589 [0 127.0.0.1:57326] "mget" "a" "b"`, each
+ * argument quoted, with `\"` and the escapes above inside.
+ */
+function parseMonitorLine(line: string): string[] {
+  const args: string[] = [];
+  const quoted = /"((?:[^"\\]|\\.)*)"/g;
+  const start = line.indexOf(']');
+  if (start === -1) return args;
+  quoted.lastIndex = start;
+  for (let match = quoted.exec(line); match !== null; match = quoted.exec(line)) {
+    args.push(unescapeMonitorArg(match[1] ?? ''));
+  }
+  return args;
+}
+
+/**
+ * What a MONITOR connection saw of the commands that touch one prefix. It reads the raw socket
+ * (RESP2: one `+…` line per command): ioredis's own monitor() mistakes a line for a reply when
+ * the server is busy ("Command queue state error"), as it is while other test files run.
+ */
+export class CommandLog {
+  readonly #socket: net.Socket;
+  readonly #prefix: string;
+  readonly #log: LoggedCommand[] = [];
+  #pending = '';
+
+  constructor(socket: net.Socket, prefix: string) {
+    this.#socket = socket;
+    this.#prefix = prefix;
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      const lines = (this.#pending + chunk).split('\r\n');
+      this.#pending = lines.pop() ?? '';
+      for (const line of lines) this.#line(line);
+    });
+  }
+
+  #line(line: string): void {
+    if (!line.startsWith('+') || line === '+OK') return;
+    // Arguments may hold any bytes; latin1 keeps each byte one character until unescaped.
+    const [name, ...args] = parseMonitorLine(line);
+    if (name === undefined || !this.#concerns(name.toLowerCase(), args)) return;
+    this.#log.push({ name: name.toLowerCase(), args });
+  }
+
+  #concerns(name: string, args: string[]): boolean {
+    if (args.some((arg) => arg.includes(this.#prefix))) return true;
+    const channel = args[0];
+    return (name === 'publish' || name === 'subscribe') && channel !== undefined && channel.startsWith(this.#prefix);
+  }
+
+  /** The commands recorded so far, oldest first; only those called `name` when given. */
+  commands(name?: string): LoggedCommand[] {
+    const wanted = name?.toLowerCase();
+    return this.#log.filter((command) => wanted === undefined || command.name === wanted);
+  }
+
+  clear(): void {
+    this.#log.length = 0;
+  }
+
+  /** MONITOR lines trail the replies the client already has; gives them time to arrive. */
+  async settle(ms = 50): Promise<void> {
+    await sleep(ms);
+  }
+
+  stop(): void {
+    this.#socket.destroy();
+  }
+}
+
+/**
+ * Starts logging the commands that mention `prefix`. Resolves only once the log provably sees
+ * commands from other connections: a marker command is sent until it shows up, then cleared.
+ */
+export async function startMonitor(url: string, prefix: string): Promise<CommandLog> {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect({ host: hostname, port: port === '' ? 6379 : Number(port) });
+  // Errors after MONITOR is up (the server going away) must not crash the test process.
+  socket.on('error', () => {});
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  socket.write('MONITOR\r\n');
+  const log = new CommandLog(socket, prefix);
+  const marker = `${prefix}__monitor_ready:${randomBytes(4).toString('hex')}`;
+  try {
+    await withRedis(url, async (redis) => {
+      for (let waited = 0; waited < 5000; waited += 20) {
+        await redis.exists(marker);
+        await sleep(20);
+        if (log.commands('exists').some((command) => command.args[0] === marker)) return;
+      }
+      throw new Error(`MONITOR on ${url} never saw the marker command`);
+    });
+  } catch (error) {
+    log.stop();
+    throw error;
+  }
+  log.clear();
+  return log;
+}
+
+// A failed assertion must not leave a redis-server (or its temp dir) behind after the test file.
+const running = new Map<ChildProcess, string>();
+process.on('exit', () => {
+  for (const [child, dir] of running) {
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A port nothing listens on right now (the OS picks it; we close it again at once). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** One raw PING; true only on +PONG (a server still loading answers -LOADING). */
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (chunk: Buffer) => done(chunk.toString().startsWith('+PONG')));
+  });
+}
+
+/** Parses INFO output (`# Section` headers, `key:value` lines) into key → value. */
+function parseInfo(text: string): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (line.startsWith('#') || colon < 0) continue;
+    result[line.slice(0, colon)] = line.slice(colon + 1);
+  }
+  return result;
+}
+
+/**
+ * A redis-server of the test's own, on a free port with a throwaway directory and no persistence:
+ * something a test may reconfigure, pause, kill and restart without disturbing anyone else.
+ */
+export class PrivateRedis {
+  readonly port: number;
+  readonly url: string;
+  readonly #args: string[];
+  readonly #dir: string;
+  #child: ChildProcess | null = null;
+  #exited: Promise<void> = Promise.resolve();
+  #output = '';
+  #stopped = false;
+
+  private constructor(port: number, dir: string, extraArgs: string[]) {
+    this.port = port;
+    this.url = `redis://127.0.0.1:${port}`;
+    this.#dir = dir;
+    this.#args = [
+      '--port', String(port),
+      '--bind', '127.0.0.1',
+      '--protected-mode', 'no',
+      '--daemonize', 'no',
+      '--save', '',
+      '--appendonly', 'no',
+      '--dir', dir,
+      '--loglevel', 'warning',
+      ...extraArgs,
+    ];
+  }
+
+  static async start(options: { port?: number; extraArgs?: string[] } = {}): Promise<PrivateRedis> {
+    const port = options.port ?? (await freePort());
+    const redis = new PrivateRedis(port, mkdtempSync(join(tmpdir(), 'shortener-redis-')), options.extraArgs ?? []);
+    try {
+      await redis.#spawn();
+    } catch (error) {
+      await redis.stop();
+      throw error;
+    }
+    return redis;
+  }
+
+  /** The current process's pid (it changes on restart). */
+  get pid(): number {
+    const pid = this.#child?.pid;
+    if (pid === undefined) throw new Error('redis-server is not running');
+    return pid;
+  }
+
+  /** Spawns redis-server and waits (up to 10 s) until it answers PING. */
+  async #spawn(): Promise<void> {
+    const child = spawn('redis-server', this.#args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.#child = child;
+    running.set(child, this.#dir);
+    // Kept for error messages: why it would not start (port taken, bad argument...).
+    const keep = (text: string) => {
+      this.#output = (this.#output + text).slice(-4000);
+    };
+    child.stdout?.on('data', (chunk: Buffer) => keep(chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => keep(chunk.toString()));
+    let exited = false;
+    this.#exited = new Promise<void>((resolve) => {
+      const gone = () => {
+        exited = true;
+        running.delete(child);
+        resolve();
+      };
+      child.once('exit', gone);
+      // A spawn failure (redis-server not on PATH) emits 'error' and no 'exit'.
+      child.once('error', (error) => {
+        keep(String(error));
+        gone();
+      });
+    });
+    // A server the test forgot to stop must not keep the test process alive: it would hang
+    // instead of exiting, and the exit hook above would never get to kill the server.
+    child.unref();
+    for (const stream of [child.stdout, child.stderr]) (stream as net.Socket | null)?.unref();
+    for (let waited = 0; waited < 10_000; waited += 50) {
+      if (exited) throw new Error(`redis-server on port ${this.port} exited at start: ${this.#output}`);
+      if (await ping(this.port)) return;
+      await sleep(50);
+    }
+    throw new Error(`redis-server on port ${this.port} did not answer PING in 10 s: ${this.#output}`);
+  }
+
+  /** Freezes the process: connections stay open, nothing is answered. */
+  pause(): void {
+    this.#child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.#child?.kill('SIGCONT');
+  }
+
+  /** A crash: SIGKILL, then waits until the process is gone. The data goes with it. */
+  async kill(): Promise<void> {
+    const child = this.#child;
+    if (child === null) return;
+    this.#child = null;
+    child.ref(); // so that the event loop stays up until the exit is seen
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await this.#exited;
+  }
+
+  /** Starts a fresh, empty server on the same port (killing the current one first if need be). */
+  async restart(): Promise<void> {
+    if (this.#stopped) throw new Error('restart() after stop()');
+    await this.kill();
+    await this.#spawn();
+  }
+
+  /** Kills the server (resuming it first, in case it is paused) and removes its directory. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.resume();
+    await this.kill();
+    await rm(this.#dir, { recursive: true, force: true });
+  }
+
+  /** `INFO <section>` as key → value. */
+  async info(section: string): Promise<Record<string, string>> {
+    return parseInfo(await withRedis(this.url, (redis) => redis.info(section)));
+  }
+
+  /** How many times `command` has run since start (0 if never): `cmdstat_<command>:calls=N,...`. */
+  async commandCalls(command: string): Promise<number> {
+    const stats = await this.info('commandstats');
+    const line = stats[`cmdstat_${command.toLowerCase()}`];
+    return Number(/(?:^|,)calls=(\d+)/.exec(line ?? '')?.[1] ?? 0);
+  }
+}
+
+const execFileAsync = promisify(execFile);
+
+/** Private redis-servers joined into a cluster of masters only (no replicas, no failover). */
+export class PrivateRedisCluster {
+  readonly nodes: PrivateRedis[];
+  #stopped = false;
+
+  private constructor(nodes: PrivateRedis[]) {
+    this.nodes = nodes;
+  }
+
+  get urls(): string[] {
+    return this.nodes.map((node) => node.url);
+  }
+
+  static async start(masters = 3): Promise<PrivateRedisCluster> {
+    const cluster = new PrivateRedisCluster([]);
+    try {
+      for (let i = 0; i < masters; i++) {
+        // The cluster bus defaults to port + 10000, which overflows 65535 for most ephemeral
+        // ports (32768-60999 on Linux): give it a free port of its own instead.
+        const busPort = await freePort();
+        cluster.nodes.push(
+          await PrivateRedis.start({
+            extraArgs: [
+              '--cluster-enabled', 'yes',
+              '--cluster-config-file', 'nodes.conf',
+              '--cluster-node-timeout', '2000',
+              '--cluster-port', String(busPort),
+            ],
+          }),
+        );
+      }
+      await execFileAsync(
+        'redis-cli',
+        ['--cluster', 'create', ...cluster.nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '0', '--cluster-yes'],
+        { timeout: 30_000 },
+      );
+      await cluster.#waitUntilOk(20_000);
+    } catch (error) {
+      await cluster.stop();
+      throw error;
+    }
+    return cluster;
+  }
+
+  /** `redis-cli --cluster create` returns before every node agrees the cluster is up. */
+  async #waitUntilOk(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let states: string[] = [];
+    while (Date.now() < deadline) {
+      states = await Promise.all(
+        this.nodes.map((node) =>
+          withRedis(node.url, async (redis) => parseInfo(await redis.cluster('INFO')).cluster_state ?? 'unknown'),
+        ),
+      );
+      if (states.every((state) => state === 'ok')) return;
+      await sleep(100);
+    }
+    throw new Error(`cluster not ok after ${timeoutMs} ms: ${states.join(', ')}`);
+  }
+
+  /** The url of the master that serves `slot`. */
+  async masterOfSlot(slot: number): Promise<string> {
+    const url = this.urls[0];
+    if (url === undefined) throw new Error('cluster has no nodes');
+    // Each range: [start, end, [host, port, id, ...] of its master, ...its replicas].
+    const ranges = await withRedis(url, (redis) => redis.cluster('SLOTS'));
+    for (const [start, end, master] of ranges) {
+      if (master !== undefined && slot >= start && slot <= end) return `redis://${master[0]}:${master[1]}`;
+    }
+    throw new Error(`no master serves slot ${slot}`);
+  }
+
+  /** Stops every node. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    await Promise.all(this.nodes.map((node) => node.stop()));
+  }
+}

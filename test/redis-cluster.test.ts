@@ -1,0 +1,96 @@
+// The Redis tier on a real Redis Cluster of three masters, started by this file on spare ports:
+// a batch whose keys span every master is answered right (MGET cannot cross hash slots), and
+// write-through, back-fill and invalidation work as on a single server.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { ShortCode } from '../src/core/codes.ts';
+import { startCountedApp, type Cleanup } from './helpers/app.ts';
+import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { PrivateRedisCluster, randomPrefix, withRedis } from './helpers/redis.ts';
+
+const prefix = randomPrefix('cluster');
+let database: TestDatabase;
+let cluster: PrivateRedisCluster;
+before(async () => {
+  [database, cluster] = await Promise.all([createTestDatabase('redis_cluster'), PrivateRedisCluster.start(3)]);
+});
+after(async () => {
+  await cluster.stop();
+  await database.drop();
+});
+
+const instance = (t: Cleanup) =>
+  startCountedApp(t, database.url, { REDIS_CLUSTER_URLS: cluster.urls.join(','), REDIS_KEY_PREFIX: prefix });
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const live = (app: FastifyInstance) => async () => {
+  const body = (await app.inject({ url: '/readyz' })).json<{ redis: { redis: string; invalidations: string } }>();
+  return body.redis.redis === 'ready' && body.redis.invalidations === 'live';
+};
+
+/** How many of this file's link keys each master holds. */
+async function keysPerMaster(): Promise<number[]> {
+  return Promise.all(
+    cluster.urls.map((url) => withRedis(url, async (redis) => (await redis.keys(`${prefix}link:*`)).length)),
+  );
+}
+
+async function get(app: FastifyInstance, code: string) {
+  const res = await app.inject({ url: `/${code}` });
+  return { status: res.statusCode, location: res.headers.location };
+}
+
+test('Redis Cluster: a batch whose keys span all three masters is answered right, from Redis alone', async (t) => {
+  const a = await instance(t);
+  const b = await instance(t);
+  await Promise.all([until('A on the cluster', live(a.app)), until('B on the cluster', live(b.app))]);
+
+  const created = await Promise.all(
+    Array.from({ length: 60 }, (_, i) =>
+      a.app.inject({ method: 'POST', url: '/links', payload: { url: `https://example.com/made/${i}` } }),
+    ),
+  );
+  const codes = created.map((res) => {
+    assert.equal(res.statusCode, 201);
+    return res.json<{ code: string }>().code;
+  });
+  const spread = await keysPerMaster();
+  assert.ok(spread.every((n) => n > 0), `written through to every master: ${spread.join(', ')}`);
+  assert.equal(spread.reduce((x, y) => x + y, 0), 60);
+
+  const answers = await Promise.all(codes.map((code) => get(b.app, code)));
+  for (const [i, res] of answers.entries()) assert.deepEqual(res, { status: 302, location: `https://example.com/made/${i}` });
+  assert.equal(b.lookups(), 0, 'every code came from the cluster');
+});
+
+test('Redis Cluster: Postgres answers are written back across the masters, and a change reaches the other instance', async (t) => {
+  const codes = Array.from({ length: 30 }, (_, i) => `clu${i}`);
+  await withClient(database.url, (client) =>
+    client.query(`INSERT INTO links (code, url) SELECT c, 'https://example.com/' || c FROM unnest($1::text[]) AS c`, [codes]),
+  );
+  const a = await instance(t);
+  const b = await instance(t);
+  await Promise.all([until('A on the cluster', live(a.app)), until('B on the cluster', live(b.app))]);
+
+  const total = async () => (await keysPerMaster()).reduce((x, y) => x + y, 0);
+  const keysBefore = await total();
+  await Promise.all(codes.map((code) => get(a.app, code)));
+  assert.ok(a.lookups() >= 1 && a.lookups() <= 2, `${a.lookups()} Postgres queries for 30 misses`);
+  await until('written back', async () => (await total()) === keysBefore + codes.length);
+
+  const answers = await Promise.all(codes.map((code) => get(b.app, code)));
+  for (const [i, res] of answers.entries()) assert.deepEqual(res, { status: 302, location: `https://example.com/${codes[i]}` });
+  assert.equal(b.lookups(), 0);
+
+  await a.app.links.change('clu3' as ShortCode, { url: 'https://example.com/clu3-v2' });
+  await until('B follows the change', async () => (await get(b.app, 'clu3')).location === 'https://example.com/clu3-v2', 2000);
+});

@@ -1,0 +1,53 @@
+// What the Redis tier stores and publishes, without Redis: every link state survives the round
+// trip, and what this version cannot read is a miss, never a wrong redirect.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ShortCode } from '../src/core/codes.ts';
+import type { Link } from '../src/core/link.ts';
+import { reconnectDelay } from '../src/redis/client.ts';
+import { decodeInvalidation, decodeKnown, encodeInvalidation, encodeKnown, linkKey } from '../src/redis/entries.ts';
+
+const code = 'Ab3dE5f' as ShortCode;
+const link = (extra: Partial<Link> = {}): Link => ({
+  code,
+  url: 'https://example.com/a?b=c d',
+  expiresAt: null,
+  disabled: false,
+  ...extra,
+});
+
+test('every link state survives encoding: active, expiring, disabled, and "no such link"', () => {
+  const states: (Link | null)[] = [
+    link(),
+    link({ expiresAt: new Date('2030-01-02T03:04:05.678Z') }),
+    link({ disabled: true }),
+    link({ disabled: true, expiresAt: new Date(0) }),
+    link({ url: 'https://example.com/ with space' }),
+    null,
+  ];
+  for (const state of states) assert.deepEqual(decodeKnown(code, encodeKnown(state)), state);
+  assert.equal(encodeKnown(link()), 'a https://example.com/a?b=c d');
+  assert.equal(encodeKnown(null), '');
+});
+
+test('a missing key, or a value in a format this version does not read, is a miss', () => {
+  for (const value of [null, 'x https://e.com', 'a', 'a ', 'a12x https://e.com', 'ahttps://e.com', 'a1e400 https://e.com']) {
+    assert.equal(decodeKnown(code, value), undefined, JSON.stringify(value));
+  }
+});
+
+test('keys and invalidation messages', () => {
+  assert.equal(linkKey('shortener:', 'abc'), 'shortener:link:abc');
+  assert.equal(encodeInvalidation('i1', []), 'i1');
+  assert.deepEqual(decodeInvalidation('i1'), { instance: 'i1', codes: [] });
+  assert.deepEqual(decodeInvalidation(encodeInvalidation('i1', ['a-b', 'C_d'])), { instance: 'i1', codes: ['a-b', 'C_d'] });
+});
+
+test('reconnect back-off grows from 25-50 ms to at most 2 s, with jitter', () => {
+  const first = Array.from({ length: 200 }, () => reconnectDelay(0));
+  assert.ok(first.every((ms) => ms >= 25 && ms <= 50));
+  assert.ok(new Set(first).size > 5, 'jittered');
+  const late = Array.from({ length: 200 }, () => reconnectDelay(50));
+  assert.ok(late.every((ms) => ms >= 1000 && ms <= 2000));
+});

@@ -1,0 +1,220 @@
+// A sick Redis never becomes a client-visible error: with a private redis-server that the tests
+// kill, pause (SIGSTOP) and bring back, redirects keep answering from the LRU and Postgres, and the
+// tier is used again once Redis is back.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { ShortCode } from '../src/core/codes.ts';
+import { startApp, type Cleanup } from './helpers/app.ts';
+import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { PrivateRedis } from './helpers/redis.ts';
+import { startServer } from './helpers/server-process.ts';
+
+const COMMAND_TIMEOUT_MS = 100;
+
+let database: TestDatabase;
+let codes: string[];
+before(async () => {
+  database = await createTestDatabase('redis_outage');
+  codes = Array.from({ length: 300 }, (_, i) => `out${i}`);
+  await withClient(database.url, (client) =>
+    client.query(`INSERT INTO links (code, url) SELECT c, 'https://example.com/' || c FROM unnest($1::text[]) AS c`, [codes]),
+  );
+});
+after(() => database.drop());
+
+async function startRedis(t: Cleanup): Promise<PrivateRedis> {
+  const redis = await PrivateRedis.start();
+  t.after(() => redis.stop());
+  return redis;
+}
+
+/** The app on a real socket, with an LRU too small for the codes, so most requests go below it. */
+async function serve(t: Cleanup, redisUrl: string): Promise<{ app: FastifyInstance; base: string }> {
+  const { app } = await startApp(t, database.url, {
+    REDIS_URL: redisUrl,
+    REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+    CACHE_MAX_ENTRIES: '50',
+  });
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { app, base };
+}
+
+interface RedisStatus {
+  redis: string;
+  invalidations: string;
+  unsentInvalidations: number;
+}
+
+/** /readyz of an app in this process, or of a server at a base URL. */
+async function readiness(target: FastifyInstance | string): Promise<{ ready: number; redis: RedisStatus }> {
+  if (typeof target === 'string') {
+    const res = await fetch(`${target}/readyz`);
+    return { ready: res.status, redis: ((await res.json()) as { redis: RedisStatus }).redis };
+  }
+  const res = await target.inject({ url: '/readyz' });
+  return { ready: res.statusCode, redis: res.json<{ redis: RedisStatus }>().redis };
+}
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const back = (target: FastifyInstance | string) => async () => {
+  const { redis } = await readiness(target);
+  return redis.redis === 'ready' && redis.invalidations === 'live';
+};
+
+/** Redirect requests from a few concurrent clients, until stopped; each answer's status and time. */
+class Traffic {
+  readonly answers: { status: number; ms: number; phase: string }[] = [];
+  phase = 'healthy';
+  #running = true;
+  readonly #done: Promise<void[]>;
+
+  constructor(base: string, clients: number) {
+    this.#done = Promise.all(Array.from({ length: clients }, () => this.#client(base)));
+  }
+
+  async #client(base: string): Promise<void> {
+    while (this.#running) {
+      const code = codes[Math.floor(Math.random() * codes.length)] ?? '';
+      const started = performance.now();
+      let status = 0;
+      try {
+        const res = await fetch(`${base}/${code}`, { redirect: 'manual', signal: AbortSignal.timeout(5000) });
+        status = res.status;
+        if (res.headers.get('location') !== `https://example.com/${code}`) status = -status;
+        await res.arrayBuffer();
+      } catch {
+        status = 0;
+      }
+      this.answers.push({ status, ms: performance.now() - started, phase: this.phase });
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    await this.#done;
+  }
+
+  wrong(): string[] {
+    return this.answers.filter((a) => a.status !== 302).map((a) => `${a.phase}: ${a.status}`);
+  }
+
+  p99(phase: string): number {
+    const times = this.answers.filter((a) => a.phase === phase).map((a) => a.ms).sort((x, y) => x - y);
+    assert.ok(times.length > 0, `answers during ${phase}`);
+    return times[Math.floor(times.length * 0.99)] ?? Infinity;
+  }
+}
+
+/** Lookups the Redis server has answered: one GET for a lone miss, one MGET for several. */
+async function reads(redis: PrivateRedis): Promise<number> {
+  return (await redis.commandCalls('get')) + (await redis.commandCalls('mget'));
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('Redis down at start-up: the service starts, is ready, serves and creates; once Redis is up, the tier is used', async (t) => {
+  const redis = await startRedis(t);
+  await redis.kill();
+  const { app } = await serve(t, redis.url);
+
+  const first = await readiness(app);
+  assert.equal(first.ready, 200, 'ready without Redis');
+  assert.equal(first.redis.redis, 'down');
+  const res = await app.inject({ url: '/out1' });
+  assert.equal(res.statusCode, 302);
+  const created = await app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/made-while-down' } });
+  assert.equal(created.statusCode, 201);
+  assert.equal((await readiness(app)).redis.unsentInvalidations, 1, 'the invalidation waits for Redis');
+
+  await redis.restart();
+  await until('Redis in use and invalidations heard', back(app));
+  await until('the waiting invalidation sent', async () => (await readiness(app)).redis.unsentInvalidations === 0, 5000);
+  const readsBefore = await reads(redis);
+  assert.equal((await app.inject({ url: '/out2' })).statusCode, 302);
+  assert.ok((await reads(redis)) > readsBefore, 'the miss went to Redis');
+});
+
+test('Redis killed, restarted, paused and resumed during a run of redirects: no error, bounded latency, the tier back in use, a few log lines', async (t) => {
+  const redis = await startRedis(t);
+  // The real process, for its log lines.
+  const server = await startServer({
+    DATABASE_URL: database.url,
+    REDIS_URL: redis.url,
+    REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+    CACHE_MAX_ENTRIES: '50',
+  });
+  t.after(() => server.child.kill('SIGKILL'));
+  const base = server.url;
+  await until('Redis in use', back(base));
+  const traffic = new Traffic(base, 8);
+  t.after(() => traffic.stop());
+
+  await pause(1000);
+  traffic.phase = 'killed';
+  await redis.kill();
+  await pause(1500);
+  traffic.phase = 'restarted';
+  await redis.restart();
+  await until('Redis in use after the restart', back(base));
+  await pause(500);
+
+  traffic.phase = 'paused';
+  redis.pause();
+  await until('the pause noticed', async () => (await readiness(base)).redis.invalidations === 'deaf');
+  await pause(500);
+  traffic.phase = 'resumed';
+  redis.resume();
+  await until('Redis in use after the pause', back(base));
+  const calls = await reads(redis);
+  await pause(500);
+  await traffic.stop();
+
+  const wrong = traffic.wrong();
+  assert.deepEqual(wrong.slice(0, 10), [], `${wrong.length} of ${traffic.answers.length} answers were not the right 302`);
+  assert.ok(traffic.answers.filter((a) => a.phase === 'resumed').length > 50);
+  assert.ok((await reads(redis)) > calls, 'misses go to Redis again');
+  // While Redis hangs, a miss waits at most one command timeout before Postgres answers it.
+  const p99 = traffic.p99('paused');
+  t.diagnostic(`p99 while Redis was paused: ${p99.toFixed(1)} ms (command timeout ${COMMAND_TIMEOUT_MS} ms); answers: ${traffic.answers.length}`);
+  assert.ok(p99 < COMMAND_TIMEOUT_MS + 400, `p99 ${p99.toFixed(1)} ms while Redis was paused`);
+
+  // Two outages, thousands of requests: a few lines saying what happened, none per request.
+  const lines = server.logs.filter((line) => Number(line.level) >= 40).map((line) => String(line.msg));
+  t.diagnostic(lines.join(' | '));
+  assert.ok(lines.some((msg) => /Redis unavailable/.test(msg)), 'the kill is reported');
+  assert.ok(lines.some((msg) => /invalidations no longer heard/.test(msg)), 'the pause is reported');
+  assert.ok(lines.length <= 6, `${lines.length} warnings or errors`);
+  assert.ok(server.logs.some((line) => /back in use/.test(String(line.msg))), 'the recovery is reported');
+});
+
+test('an instance that stops hearing invalidations serves a changed link for at most 8 s', async (t) => {
+  const redis = await startRedis(t);
+  const { app: a } = await serve(t, redis.url);
+  const { app: b } = await serve(t, redis.url);
+  await Promise.all([until('A hears', back(a)), until('B hears', back(b))]);
+  assert.equal((await b.inject({ url: '/out7' })).headers.location, 'https://example.com/out7');
+
+  // Redis hangs: A cannot tell anyone about its change.
+  redis.pause();
+  t.after(() => redis.resume());
+  const changed = performance.now();
+  await a.links.change('out7' as ShortCode, { url: 'https://example.com/out7-v2' });
+  assert.equal((await a.inject({ url: '/out7' })).headers.location, 'https://example.com/out7-v2', 'A follows its own change');
+  await until(
+    'B drops the old target',
+    async () => (await b.inject({ url: '/out7' })).headers.location === 'https://example.com/out7-v2',
+    9000,
+  );
+  t.diagnostic(`B followed after ${((performance.now() - changed) / 1000).toFixed(1)} s without Redis`);
+  redis.resume();
+  await until('the waiting invalidation sent', async () => (await readiness(a)).redis.unsentInvalidations === 0);
+});

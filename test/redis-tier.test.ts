@@ -1,0 +1,158 @@
+// The Redis tier on the shared Redis, under a key prefix of this file's own: every instance shares
+// what one of them fetched, the misses of one turn are one round trip, and a change on one
+// instance reaches the others.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { startCountedApp, type Cleanup } from './helpers/app.ts';
+import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { deleteKeys, randomPrefix, SHARED_REDIS_URL, startMonitor } from './helpers/redis.ts';
+import type { FastifyInstance } from 'fastify';
+import type { ShortCode } from '../src/core/codes.ts';
+
+const prefix = randomPrefix('tier');
+let database: TestDatabase;
+let redis: Redis;
+before(async () => {
+  database = await createTestDatabase('redis_tier');
+  redis = new Redis(SHARED_REDIS_URL);
+});
+after(async () => {
+  await deleteKeys(SHARED_REDIS_URL, prefix);
+  redis.disconnect();
+  await database.drop();
+});
+
+const env = { REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix };
+/**
+ * An app on this file's database and key prefix, once it hears invalidations: until then a new
+ * instance keeps its LRU short, and clears it when it first hears the channel (see
+ * redis/subscription.ts), which would add lookups to the counts below.
+ */
+async function instance(t: Cleanup) {
+  const started = await startCountedApp(t, database.url, env);
+  await listening(started.app);
+  return started;
+}
+
+/** Links written straight into Postgres: neither Redis nor any LRU has heard of them. */
+async function insertLinks(label: string, count: number): Promise<string[]> {
+  const codes = Array.from({ length: count }, (_, i) => `${label}${i}`);
+  await withClient(database.url, (client) =>
+    client.query(`INSERT INTO links (code, url) SELECT c, 'https://example.com/' || c FROM unnest($1::text[]) AS c`, [codes]),
+  );
+  return codes;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 3000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Until the instance hears invalidations (a new instance starts deaf, see redis/subscription.ts). */
+async function listening(app: FastifyInstance): Promise<void> {
+  await until('invalidations heard', async () => {
+    const body = (await app.inject({ url: '/readyz' })).json<{ redis: { invalidations: string } }>();
+    return body.redis.invalidations === 'live' ? true : undefined;
+  });
+}
+
+async function get(app: FastifyInstance, code: string) {
+  const res = await app.inject({ url: `/${code}` });
+  return { status: res.statusCode, location: res.headers.location };
+}
+
+test('a code fetched once from Postgres is then served from Redis by a second instance with an empty LRU', async (t) => {
+  const [code = ''] = await insertLinks('shared', 1);
+  const a = await instance(t);
+  const b = await instance(t);
+  assert.deepEqual(await get(a.app, code), { status: 302, location: `https://example.com/${code}` });
+  assert.equal(a.lookups(), 1);
+  await until('written back to Redis', async () => ((await redis.get(`${prefix}link:${code}`)) === null ? undefined : true));
+
+  assert.deepEqual(await get(b.app, code), { status: 302, location: `https://example.com/${code}` });
+  assert.equal(b.lookups(), 0, 'the second instance did not ask Postgres');
+});
+
+test('200 concurrent requests for one uncached code: one Redis round trip, at most one Postgres query', async (t) => {
+  const [code = ''] = await insertLinks('stampede', 1);
+  const { app, lookups } = await instance(t);
+  const monitor = await startMonitor(SHARED_REDIS_URL, prefix);
+  t.after(() => monitor.stop());
+  const responses = await Promise.all(Array.from({ length: 200 }, () => get(app, code)));
+  assert.ok(responses.every((res) => res.status === 302 && res.location === `https://example.com/${code}`));
+  await monitor.settle();
+  const reads = monitor.commands().filter((c) => (c.name === 'mget' || c.name === 'get') && c.args.includes(`${prefix}link:${code}`));
+  assert.equal(reads.length, 1, JSON.stringify(reads));
+  assert.ok(lookups() <= 1, `${lookups()} Postgres queries`);
+});
+
+test('a batch of 50 distinct misses is one MGET', async (t) => {
+  const codes = await insertLinks('batch', 50);
+  const a = await instance(t);
+  await Promise.all(codes.map((code) => get(a.app, code)));
+  // Now in Redis; a fresh instance asks for all of them in one turn.
+  await until('written back to Redis', async () =>
+    (await redis.exists(codes.map((code) => `${prefix}link:${code}`))) === codes.length ? true : undefined,
+  );
+  const b = await instance(t);
+  const monitor = await startMonitor(SHARED_REDIS_URL, prefix);
+  t.after(() => monitor.stop());
+  const responses = await Promise.all(codes.map((code) => get(b.app, code)));
+  for (const [i, res] of responses.entries()) assert.deepEqual(res, { status: 302, location: `https://example.com/${codes[i]}` });
+  await monitor.settle();
+  const reads = monitor.commands().filter((c) => c.name === 'mget' || c.name === 'get');
+  assert.equal(reads.length, 1, `round trips: ${reads.map((c) => `${c.name}×${c.args.length}`).join(', ')}`);
+  assert.equal(reads[0]?.args.length, 50);
+  assert.equal(b.lookups(), 0);
+});
+
+test('"not found" is shared too, and a create over it is seen at once by every instance', async (t) => {
+  const a = await instance(t);
+  const b = await instance(t);
+  assert.equal((await get(a.app, 'spring-sale')).status, 404);
+  await until('negative entry in Redis', async () => ((await redis.get(`${prefix}link:spring-sale`)) === '' ? true : undefined));
+  assert.equal((await get(b.app, 'spring-sale')).status, 404);
+  assert.equal(b.lookups(), 0, 'the 404 came from Redis');
+
+  const created = await a.app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/spring', alias: 'spring-sale' } });
+  assert.equal(created.statusCode, 201);
+  // The 201 is sent after Redis took the link and the invalidation: no instance may still say 404.
+  assert.deepEqual(await get(b.app, 'spring-sale'), { status: 302, location: 'https://example.com/spring' });
+  assert.deepEqual(await get(a.app, 'spring-sale'), { status: 302, location: 'https://example.com/spring' });
+  const c = await instance(t);
+  assert.deepEqual(await get(c.app, 'spring-sale'), { status: 302, location: 'https://example.com/spring' });
+  assert.equal(c.lookups(), 0, 'the link was written through to Redis');
+});
+
+test('an update or a disable on instance A: instance B stops serving the old target within one pub/sub delivery', async (t) => {
+  const a = await instance(t);
+  const b = await instance(t);
+  const created = await a.app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/v1' } });
+  const code = created.json<{ code: ShortCode }>().code;
+  assert.deepEqual(await get(b.app, code), { status: 302, location: 'https://example.com/v1' });
+
+  await a.app.links.change(code, { url: 'https://example.com/v2' });
+  const started = performance.now();
+  await until('B redirects to the new target', async () => ((await get(b.app, code)).location === 'https://example.com/v2' ? true : undefined), 1000);
+  t.diagnostic(`B followed the update after ${(performance.now() - started).toFixed(1)} ms`);
+  assert.equal((await redis.get(`${prefix}link:${code}`))?.endsWith(' https://example.com/v2'), true);
+
+  await a.app.links.change(code, { disabled: true });
+  await until('B answers 410', async () => ((await get(b.app, code)).status === 410 ? true : undefined), 1000);
+  const c = await instance(t);
+  assert.equal((await get(c.app, code)).status, 410, 'a new instance reads the disabled state from Redis');
+  assert.equal(c.lookups(), 0);
+});
+
+test('a change to a code that no link has is a 404 error, and nothing is written to Redis', async (t) => {
+  const { app } = await instance(t);
+  await assert.rejects(app.links.change('NoSuchLink' as ShortCode, { disabled: true }), { code: 'LINK_NOT_FOUND' });
+  assert.equal(await redis.exists(`${prefix}link:NoSuchLink`), 0);
+});
