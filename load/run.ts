@@ -4,6 +4,7 @@
 //   npm run load -- --scenario hot,not-found       only these scenarios (and what they need)
 //   npm run load -- --url http://host:port --scenario hot     against an existing deployment
 //   npm run load -- --links 1000000 --seconds 10  bigger and longer
+//   REDIS_URL=redis://127.0.0.1:6379 npm run load   with the Redis tier (the redis scenario needs it)
 //
 // It starts what it needs as child processes (the service, the bare node:http baseline, the
 // load generator's ceiling, the naive variants), seeds links through POST /links, runs each
@@ -19,6 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Request } from 'autocannon';
 import { createTestDatabase } from '../test/helpers/db.ts';
+import { deleteKeys, randomPrefix } from '../test/helpers/redis.ts';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.ts';
 import { compare, measure, WARMUP_MS, type Variant } from './measure.ts';
 import { renderReport, renderTable } from './report.ts';
@@ -55,6 +57,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '100' },
     'memory-links': { type: 'string', default: '1000000' },
     'zipf-s': { type: 'string', default: '1.1' },
+    'redis-url': { type: 'string', default: process.env.REDIS_URL },
     out: { type: 'string', default: new URL('results', import.meta.url).pathname },
   },
 });
@@ -65,6 +68,7 @@ const connections = positive('connections');
 const memoryLinks = positive('memory-links');
 const zipfS = positive('zipf-s');
 const remote = values.url?.replace(/\/+$/, '');
+const redisUrl = values['redis-url'];
 const selected = new Set(values.scenario.split(',').map((s) => s.trim()));
 for (const name of selected) {
   if (!(SCENARIOS as readonly string[]).includes(name)) usage(`unknown scenario "${name}"; choose from ${SCENARIOS.join(', ')}`);
@@ -113,8 +117,10 @@ function skip(scenario: Scenario, label: string, reason: string): void {
 
 try {
   const database = remote === undefined ? await prepareDatabase() : null;
+  const redis = remote === undefined ? prepareRedis() : null;
   const service = (extra: Record<string, string> = {}) => launch({ ...database?.env, ...extra });
-  const main = remote === undefined ? await service() : null;
+  // The service as deployed: with the Redis tier when there is a Redis (its creates write through).
+  const main = remote === undefined ? await service(redis?.env) : null;
   const base = remote ?? (main as ServerProcess).url;
   const pidOf = (server: ServerProcess | null) => server?.child.pid;
 
@@ -152,10 +158,16 @@ try {
       group.push({ scenario: 'baseline', variant: 'baseline (node:http + Map)', label: 'baseline', url: baseline.url, connections, requests: fixed(hotPaths), serverPid: pidOf(baseline) });
     }
   }
+  // Every link once, so that all of them are in the LRU before a hot run.
+  let warm = false;
+  const warmUp = async () => {
+    if (warm) return;
+    warm = true;
+    const run = await measure({ scenario: 'hot', variant: 'service', label: 'warm-up', url: base, connections, requests: fixed(pathsOf(codes)), amount: codes.length }, 600, 0);
+    log(`warm-up: ${run.requests.toLocaleString('en-US')} requests, ${JSON.stringify(run.statuses)}`);
+  };
   if (wants('hot')) {
-    // Every link once, so that all of them are in the LRU before the hot run.
-    const warm = await measure({ scenario: 'hot', variant: 'service', label: 'warm-up', url: base, connections, requests: fixed(pathsOf(codes)), amount: codes.length }, 600, 0);
-    log(`warm-up: ${warm.requests.toLocaleString('en-US')} requests, ${JSON.stringify(warm.statuses)}`);
+    await warmUp();
     group.push({ scenario: 'hot', variant: 'service', label: 'hot', url: base, connections, requests: fixed(hotPaths), serverPid: pidOf(main) });
   }
   if (wants('not-found')) {
@@ -210,37 +222,64 @@ try {
     }
     if (naive !== null) await stop(naive);
   }
-  if (main !== null) await stop(main);
+  // A database that several processes can open at once (not the embedded engine).
+  const shared = database?.env.DATABASE_URL !== undefined;
+  // An LRU of one entry cannot help: every request goes below it, batched per event-loop turn.
+  const noCache = { CACHE_MAX_ENTRIES: '1', NEGATIVE_MAX_ENTRIES: '1' };
 
-  if (wants('redis')) {
-    skip('redis', 'redis', 'the Redis tier does not exist yet (issue #4)');
-    skip('redis', 'redis · one GET per request', 'the Redis tier does not exist yet (issue #4)');
-  }
+  /** Variants of the service side by side (alternating rounds), or one after another on an embedded database. */
+  const variantsOf = async (scenario: Scenario, variants: { variant: string; label: string; env: Record<string, string> }[], also: Variant[] = []) => {
+    if (shared) {
+      const servers = await Promise.all(variants.map((v) => service(v.env)));
+      const side = variants.map((v, i): Variant => ({ scenario, variant: v.variant, label: v.label, url: servers[i]?.url ?? '', connections, requests: fixed(hotPaths), serverPid: pidOf(servers[i] ?? null) }));
+      (await compare([...side, ...also], seconds, rounds)).forEach(record);
+      for (const server of servers) await stop(server);
+    } else {
+      // One embedded data folder, one process at a time.
+      for (const v of variants) {
+        const server = await service(v.env);
+        record(await measure({ scenario, variant: v.variant, label: v.label, url: server.url, connections, requests: fixed(hotPaths), serverPid: pidOf(server) }, seconds));
+        await stop(server);
+      }
+    }
+  };
+
+  const redisScenario = async () => {
+    const why = !local ? 'needs services configured with a one-entry LRU (not with --url)' : redis === null ? 'needs a Redis: set REDIS_URL or --redis-url' : undefined;
+    if (why !== undefined || redis === null) {
+      for (const label of ['redis', 'redis · one GET per request', 'redis · auto-pipelining']) skip('redis', label, why ?? '');
+    } else {
+      // Every seeded link is in Redis (written through by the seeding service, same key prefix).
+      // REDIS_BATCH_MAX=1 turns the batch fetcher into one GET per request; with
+      // REDIS_AUTO_PIPELINING=true ioredis merges those GETs of one turn into one pipeline. The
+      // main service, its LRU warm, runs in the same rounds as the hot reference (not with an
+      // embedded database, which one process at a time can open).
+      const onRedis = { ...noCache, ...redis.env };
+      const reference: Variant[] = [];
+      if (shared && main !== null) {
+        await warmUp();
+        reference.push({ scenario: 'redis', variant: 'service, every link in the LRU', label: 'redis · hot reference', url: base, connections, requests: fixed(hotPaths), serverPid: pidOf(main) });
+      }
+      await variantsOf('redis', [
+        { variant: 'service', label: 'redis', env: onRedis },
+        { variant: 'one GET per request', label: 'redis · one GET per request', env: { ...onRedis, REDIS_BATCH_MAX: '1' } },
+        { variant: 'ioredis auto-pipelining', label: 'redis · auto-pipelining', env: { ...onRedis, REDIS_BATCH_MAX: '1', REDIS_AUTO_PIPELINING: 'true' } },
+      ], reference);
+    }
+  };
+  // Beside the main service (its hot reference) on a shared database; after it on an embedded one.
+  if (wants('redis') && shared) await redisScenario();
+  if (main !== null) await stop(main);
+  if (wants('redis') && !shared) await redisScenario();
 
   if (wants('postgres')) {
     if (!local) skip('postgres', 'postgres', 'needs services configured with a one-entry LRU (not with --url)');
     else {
-      // An LRU of one entry cannot help: every request goes to Postgres, batched per event-loop
-      // turn; READ_BATCH_MAX=1 turns the same code path into one SELECT per request.
-      const noCache = { CACHE_MAX_ENTRIES: '1', NEGATIVE_MAX_ENTRIES: '1' };
-      const variants = [
+      // Redis off: READ_BATCH_MAX=1 turns the same code path into one SELECT per request.
+      await variantsOf('postgres', [
         { variant: 'service', label: 'postgres', env: noCache },
         { variant: 'one SELECT per request', label: 'postgres · one SELECT per request', env: { ...noCache, READ_BATCH_MAX: '1' } },
-      ];
-      if (database?.env.DATABASE_URL !== undefined) {
-        // Both up at once, measured in alternating rounds.
-        const servers = await Promise.all(variants.map((v) => service(v.env)));
-        const pair = variants.map((v, i): Variant => ({ scenario: 'postgres', variant: v.variant, label: v.label, url: servers[i]?.url ?? '', connections, requests: fixed(hotPaths), serverPid: pidOf(servers[i] ?? null) }));
-        (await compare(pair, seconds, rounds)).forEach(record);
-        for (const server of servers) await stop(server);
-      } else {
-        // One embedded data folder, one process at a time.
-        for (const v of variants) {
-          const server = await service(v.env);
-          record(await measure({ scenario: 'postgres', variant: v.variant, label: v.label, url: server.url, connections, requests: fixed(hotPaths), serverPid: pidOf(server) }, seconds));
-          await stop(server);
-        }
-      }
+      ]);
     }
   }
 
@@ -259,7 +298,7 @@ try {
     },
     settings: {
       database: remote !== undefined ? 'the deployment’s own' : (database?.label ?? ''),
-      redis: 'off (the Redis tier is issue #4)',
+      redis: remote !== undefined ? 'the deployment’s own' : (redis?.label ?? 'off (REDIS_URL unset)'),
       url: remote ?? null,
       links: linkCount,
       zipfS,
@@ -327,6 +366,14 @@ async function prepareDatabase(): Promise<{ env: Record<string, string>; label: 
     return { env: { DATABASE_URL: db.url }, label: `Postgres at ${server.host} (scratch database ${db.name}, dropped afterwards)` };
   }
   return { env: { EMBEDDED_DATA_DIR: join(scratch, 'pglite') }, label: 'embedded PGlite (DATABASE_URL unset)' };
+}
+
+/** Redis for this run, under a key prefix of its own that is deleted afterwards; null without a Redis URL. */
+function prepareRedis(): { env: Record<string, string>; label: string } | null {
+  if (redisUrl === undefined) return null;
+  const prefix = randomPrefix('load');
+  cleanups.push(() => deleteKeys(redisUrl, prefix));
+  return { env: { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix }, label: `Redis at ${new URL(redisUrl).host} (key prefix ${prefix}, deleted afterwards)` };
 }
 
 async function memoryRun(): Promise<RunResult> {

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { invalidRun, SCENARIOS } from '../load/targets.ts';
 import type { SuiteResult } from '../load/types.ts';
 import { ADMIN_URL } from './helpers/db.ts';
+import { deleteKeys, SHARED_REDIS_URL } from './helpers/redis.ts';
 
 const RUN = new URL('../load/run.ts', import.meta.url).pathname;
 
@@ -19,7 +20,7 @@ test('npm run load: every scenario runs, answers as it should, and leaves a JSON
   t.after(() => rm(out, { recursive: true, force: true }));
   const args = ['--seconds', '1', '--rounds', '1', '--links', '300', '--connections', '20', '--memory-links', '20000', '--out', out];
   const child = spawn(process.execPath, [RUN, ...args], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: ADMIN_URL },
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: ADMIN_URL, REDIS_URL: SHARED_REDIS_URL },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -36,9 +37,7 @@ test('npm run load: every scenario runs, answers as it should, and leaves a JSON
 
   assert.deepEqual([...new Set(result.runs.map((run) => run.scenario))].sort(), [...SCENARIOS].sort());
   for (const run of result.runs) {
-    if (run.scenario === 'redis') {
-      assert.match(run.skipped ?? '', /issue #4/);
-    } else if (run.scenario === 'memory') {
+    if (run.scenario === 'memory') {
       assert.equal(run.memory?.links, 20_000);
       assert.ok((run.memory?.rssMb ?? 0) > 0);
     } else {
@@ -47,12 +46,18 @@ test('npm run load: every scenario runs, answers as it should, and leaves a JSON
     }
   }
   const labels = result.runs.map((run) => run.label);
-  for (const label of ['create 400', 'create 400 · one INSERT per request', 'postgres · one SELECT per request', 'latency']) {
+  const expected = ['create 400', 'create 400 · one INSERT per request', 'postgres · one SELECT per request', 'latency'];
+  for (const label of [...expected, 'redis', 'redis · one GET per request', 'redis · auto-pipelining']) {
     assert.ok(labels.includes(label), label);
   }
-  // Every target is judged (the Redis ones as N/A until the tier exists), and printed.
+  // Every target is judged, and printed.
   assert.equal(result.targets.length, 9);
   for (const target of result.targets) assert.match(output, new RegExp(`${target.verdict}\\s+${escape(target.name)}`));
+
+  // The run's Redis keys are gone with it.
+  const prefix = /key prefix (\S+),/.exec(result.settings.redis)?.[1];
+  assert.ok(prefix !== undefined, result.settings.redis);
+  assert.equal(await deleteKeys(SHARED_REDIS_URL, prefix), 0, 'keys left behind');
 
   const report = await readFile(join(out, html), 'utf8');
   assert.match(report, /^<!doctype html>/i);
