@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import type { ShortCode } from '../src/core/codes.ts';
 import type { Link } from '../src/core/link.ts';
 import { reconnectDelay } from '../src/redis/client.ts';
-import { decodeInvalidation, decodeKnown, encodeInvalidation, encodeKnown, linkKey } from '../src/redis/entries.ts';
+import { decodeInvalidation, decodeKnown, encodeInvalidation, encodeKnown, linkKey, Outbox } from '../src/redis/entries.ts';
 
 const code = 'Ab3dE5f' as ShortCode;
 const link = (extra: Partial<Link> = {}): Link => ({
@@ -39,9 +39,12 @@ test('a missing key, or a value in a format this version does not read, is a mis
 
 test('keys and invalidation messages', () => {
   assert.equal(linkKey('shortener:', 'abc'), 'shortener:link:abc');
-  assert.equal(encodeInvalidation('i1', []), 'i1');
-  assert.deepEqual(decodeInvalidation('i1'), { instance: 'i1', codes: [] });
-  assert.deepEqual(decodeInvalidation(encodeInvalidation('i1', ['a-b', 'C_d'])), { instance: 'i1', codes: ['a-b', 'C_d'] });
+  assert.equal(encodeInvalidation('i1', 7, []), 'i1 7');
+  assert.deepEqual(decodeInvalidation('i1 7'), { instance: 'i1', seq: 7, codes: [] });
+  assert.deepEqual(decodeInvalidation(encodeInvalidation('i1', 8, ['a-b', 'C_d'])), { instance: 'i1', seq: 8, codes: ['a-b', 'C_d'] });
+  assert.ok(Number.isNaN(decodeInvalidation('i1 a-b').seq), 'a message of another format has no number');
+  const outbox = new Outbox('me');
+  assert.deepEqual([outbox.message([]), outbox.message(['x']), outbox.message([])], ['me 0', 'me 1 x', 'me 2']);
 });
 
 test('reconnect back-off grows from 25-50 ms to at most 2 s, with jitter', () => {

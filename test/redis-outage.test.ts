@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ShortCode } from '../src/core/codes.ts';
 import { startApp, type Cleanup } from './helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
-import { PrivateRedis } from './helpers/redis.ts';
+import { PrivateRedis, withRedis } from './helpers/redis.ts';
 import { startServer } from './helpers/server-process.ts';
 
 const COMMAND_TIMEOUT_MS = 100;
@@ -194,6 +194,22 @@ test('Redis killed, restarted, paused and resumed during a run of redirects: no 
   assert.ok(lines.some((msg) => /invalidations no longer heard/.test(msg)), 'the pause is reported');
   assert.ok(lines.length <= 6, `${lines.length} warnings or errors`);
   assert.ok(server.logs.some((line) => /back in use/.test(String(line.msg))), 'the recovery is reported');
+});
+
+test('a subscription connection cut while a change is published: the instance clears its LRU and follows the change', async (t) => {
+  const redis = await startRedis(t);
+  const { app: a } = await serve(t, redis.url);
+  const { app: b } = await serve(t, redis.url);
+  await Promise.all([until('A hears', back(a)), until('B hears', back(b))]);
+  assert.equal((await b.inject({ url: '/out9' })).headers.location, 'https://example.com/out9');
+
+  // Every subscriber loses its connection; the change is published before they are back.
+  await withRedis(redis.url, (client) => client.call('CLIENT', 'KILL', 'TYPE', 'pubsub'));
+  await a.links.change('out9' as ShortCode, { url: 'https://example.com/out9-v2' });
+  const changed = performance.now();
+  await until('B follows', async () => (await b.inject({ url: '/out9' })).headers.location === 'https://example.com/out9-v2', 2000);
+  t.diagnostic(`B followed after ${(performance.now() - changed).toFixed(0)} ms`);
+  await until('B hears again', back(b));
 });
 
 test('an instance that stops hearing invalidations serves a changed link for at most 8 s', async (t) => {

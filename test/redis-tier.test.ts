@@ -123,9 +123,13 @@ test('"not found" is shared too, and a create over it is seen at once by every i
 
   const created = await a.app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/spring', alias: 'spring-sale' } });
   assert.equal(created.statusCode, 201);
-  // The 201 is sent after Redis took the link and the invalidation: no instance may still say 404.
-  assert.deepEqual(await get(b.app, 'spring-sale'), { status: 302, location: 'https://example.com/spring' });
+  // The 201 is sent after Redis took the link and published the invalidation; B drops its 404
+  // when the message arrives (one pub/sub delivery), and A knew before it answered.
   assert.deepEqual(await get(a.app, 'spring-sale'), { status: 302, location: 'https://example.com/spring' });
+  const acknowledged = performance.now();
+  await until('B redirects', async () => ((await get(b.app, 'spring-sale')).status === 302 ? true : undefined), 1000);
+  t.diagnostic(`B redirected ${(performance.now() - acknowledged).toFixed(1)} ms after the 201, its own lookup included`);
+  assert.deepEqual(await get(b.app, 'spring-sale'), { status: 302, location: 'https://example.com/spring' });
   const c = await instance(t);
   assert.deepEqual(await get(c.app, 'spring-sale'), { status: 302, location: 'https://example.com/spring' });
   assert.equal(c.lookups(), 0, 'the link was written through to Redis');
@@ -149,6 +153,30 @@ test('an update or a disable on instance A: instance B stops serving the old tar
   const c = await instance(t);
   assert.equal((await get(c.app, code)).status, 410, 'a new instance reads the disabled state from Redis');
   assert.equal(c.lookups(), 0);
+});
+
+test('a gap in a sender\'s message numbers clears the LRU: the missed message may have been an invalidation', async (t) => {
+  const [code = ''] = await insertLinks('gap', 1);
+  const { app, lookups } = await instance(t);
+  const key = `${prefix}link:${code}`;
+  assert.equal((await get(app, code)).status, 302);
+  assert.equal(lookups(), 1);
+  // From now on, a lookup of the code goes to Postgres: that shows when the LRU was cleared.
+  await until('written back', async () => ((await redis.get(key)) === null ? undefined : true));
+  await redis.del(key);
+
+  const channel = `${prefix}invalidate`;
+  await redis.publish(channel, 'another-instance 41');
+  await redis.publish(channel, 'another-instance 42');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal((await get(app, code)).status, 302);
+  assert.equal(lookups(), 1, 'consecutive messages: the LRU is kept');
+
+  await redis.publish(channel, 'another-instance 44');
+  await until('LRU cleared', async () => {
+    await get(app, code);
+    return lookups() === 2 ? true : undefined;
+  });
 });
 
 test('a change to a code that no link has is a 404 error, and nothing is written to Redis', async (t) => {

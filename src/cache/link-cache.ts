@@ -54,6 +54,8 @@ export interface LinkCache {
   invalidate(code: string): void;
   /** Drops everything, and from now on keeps entries at most `maxTtlMs` (undefined: as configured). */
   reset(maxTtlMs: number | undefined): void;
+  /** Changes at each reset: a lookup begun before one must not fill the cache after it. */
+  readonly generation: number;
 }
 
 export function createLinkCache(options: CacheOptions): LinkCache {
@@ -66,6 +68,7 @@ export function createLinkCache(options: CacheOptions): LinkCache {
   });
   const unknown = new LRUCache<string, CacheEntry>({ max: options.negativeMaxEntries, ttl: options.negativeTtlMs });
   let maxTtl = Infinity;
+  let generation = 0;
 
   return {
     get: (code) => lru.get(code) ?? unknown.get(code),
@@ -94,6 +97,10 @@ export function createLinkCache(options: CacheOptions): LinkCache {
       lru.clear();
       unknown.clear();
       maxTtl = maxTtlMs ?? Infinity;
+      generation++;
+    },
+    get generation() {
+      return generation;
     },
   };
 }

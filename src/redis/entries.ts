@@ -46,14 +46,30 @@ export function decodeKnown(code: ShortCode, value: string | null): Known | unde
 }
 
 /**
- * An invalidation message: the sending instance, then the codes whose redirect may have changed.
- * No codes is a heartbeat. Codes never contain spaces (core/codes.ts).
+ * An invalidation message: the sending instance, its message number (consecutive, so that a
+ * receiver can tell it missed one), then the codes whose redirect may have changed. No codes is a
+ * heartbeat. Codes never contain spaces (core/codes.ts).
  */
-export function encodeInvalidation(instance: string, codes: readonly string[]): string {
-  return codes.length === 0 ? instance : `${instance} ${codes.join(' ')}`;
+export function encodeInvalidation(instance: string, seq: number, codes: readonly string[]): string {
+  return codes.length === 0 ? `${instance} ${seq}` : `${instance} ${seq} ${codes.join(' ')}`;
 }
 
-export function decodeInvalidation(message: string): { instance: string; codes: string[] } {
-  const [instance = '', ...codes] = message.split(' ');
-  return { instance, codes };
+/** The message's parts; a sequence number of NaN when it is not in this version's format. */
+export function decodeInvalidation(message: string): { instance: string; seq: number; codes: string[] } {
+  const [instance = '', seq = '', ...codes] = message.split(' ');
+  return { instance, seq: /^\d{1,15}$/.test(seq) ? Number(seq) : Number.NaN, codes };
+}
+
+/** The messages one instance sends, numbered from 0. */
+export class Outbox {
+  readonly instance: string;
+  #next = 0;
+
+  constructor(instance: string) {
+    this.instance = instance;
+  }
+
+  message(codes: readonly string[]): string {
+    return encodeInvalidation(this.instance, this.#next++, codes);
+  }
 }

@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { ShortCode } from '../core/codes.ts';
 import type { Link } from '../core/link.ts';
 import type { RedisClient } from './client.ts';
-import { decodeKnown, encodeInvalidation, encodeKnown, invalidationChannel, linkKey, type Known } from './entries.ts';
+import { decodeKnown, encodeKnown, invalidationChannel, linkKey, type Known, type Outbox } from './entries.ts';
 
 export interface RedisLinkStoreDeps {
   client: RedisClient;
@@ -26,13 +26,15 @@ export interface RedisLinkStoreDeps {
   ttlMs: number;
   /** How long "no link has this code" stays in Redis. */
   negativeTtlMs: number;
-  /** This instance, as named in its invalidation messages. */
-  instance: string;
+  /** This instance's invalidation messages. */
+  outbox: Outbox;
   log: Logger;
 }
 
 /** Codes whose invalidation could not be sent, kept for the next attempt; past this, the oldest are dropped. */
 const MAX_UNSENT = 100_000;
+/** Codes per command and per message when those are sent again, so each stays well within the command timeout. */
+const RETRY_CHUNK = 1000;
 const BYPASS_MS = 1000;
 
 export class RedisLinkStore {
@@ -145,17 +147,17 @@ export class RedisLinkStore {
   async propagate(links: readonly Link[]): Promise<void> {
     if (links.length === 0) return;
     const codes = links.map((link) => link.code);
-    const { prefix, ttlMs, instance } = this.#deps;
-    const done = await this.#run(() => {
+    const { prefix, ttlMs, outbox } = this.#deps;
+    const done = await this.#run(async () => {
+      // The entries must be written before any instance hears to read them again: a pipeline
+      // runs in order; on a cluster the channel usually lives on another node than the keys.
       if (this.#cluster) {
-        return Promise.all([
-          ...links.map((link) => this.#client.set(linkKey(prefix, link.code), encodeKnown(link), 'PX', ttlMs)),
-          this.#client.publish(this.#channel, encodeInvalidation(instance, codes)),
-        ]);
+        await Promise.all(links.map((link) => this.#client.set(linkKey(prefix, link.code), encodeKnown(link), 'PX', ttlMs)));
+        return this.#client.publish(this.#channel, outbox.message(codes));
       }
       const pipeline = this.#client.pipeline();
       for (const link of links) pipeline.set(linkKey(prefix, link.code), encodeKnown(link), 'PX', ttlMs);
-      pipeline.publish(this.#channel, encodeInvalidation(instance, codes));
+      pipeline.publish(this.#channel, outbox.message(codes));
       return pipelineDone(pipeline.exec());
     });
     if (done === undefined) this.#remember(codes);
@@ -167,18 +169,15 @@ export class RedisLinkStore {
    */
   async retryUnsent(): Promise<void> {
     if (this.#unsent.size === 0 || this.state !== 'ready') return;
-    const codes = [...this.#unsent];
-    this.#unsent.clear();
+    const codes = [...this.#unsent].slice(0, RETRY_CHUNK);
+    for (const code of codes) this.#unsent.delete(code);
     const keys = codes.map((code) => linkKey(this.#deps.prefix, code));
-    const message = encodeInvalidation(this.#deps.instance, codes);
-    const done = await this.#run(() =>
-      Promise.all([
-        ...(this.#cluster ? keys.map((key) => this.#client.unlink(key)) : [this.#client.unlink(keys)]),
-        this.#client.publish(this.#channel, message),
-      ]),
-    );
+    const done = await this.#run(async () => {
+      await (this.#cluster ? Promise.all(keys.map((key) => this.#client.unlink(key))) : this.#client.unlink(keys));
+      return this.#client.publish(this.#channel, this.#deps.outbox.message(codes));
+    });
     if (done === undefined) this.#remember(codes);
-    else this.#deps.log.info({ codes: codes.length }, 'invalidations sent after Redis came back');
+    else this.#deps.log.info({ codes: codes.length, left: this.#unsent.size }, 'invalidations sent after Redis came back');
   }
 
   get unsent(): number {

@@ -1,26 +1,32 @@
 // Invalidation: each instance listens on one channel for codes whose redirect changed (a link
 // created over a negative entry, updated, disabled) and drops them from its LRU. A message lost is
-// a stale redirect, so the subscription proves itself: every second the instance publishes a
-// heartbeat on the channel and expects to hear it back. Unheard for DEAF_AFTER_MS (Redis down,
-// hanging, or the connection lost), the instance is deaf: it clears its LRU and keeps entries for
-// at most DEAF_TTL_MS until it hears the channel again, and then clears its LRU once more (what it
-// cached meanwhile may have missed a message). A new instance starts deaf.
+// a stale redirect, so the subscription proves itself:
+//   - every message is numbered by its sender, and every instance sends a heartbeat each second:
+//     a gap in any sender's numbers means a message was missed, and the LRU is cleared;
+//   - unheard for DEAF_AFTER_MS (Redis down or hanging), or its connection closed, the instance is
+//     deaf: it clears its LRU and keeps entries at most DEAF_TTL_MS until it hears the channel
+//     again, and then clears its LRU once more (what it cached meanwhile may have missed a message).
+// A new instance starts deaf.
 //
 // Staleness bound, after a change is committed and acknowledged:
-//   - every instance that hears the channel: one pub/sub delivery (milliseconds);
-//   - an instance that does not: DEAF_AFTER_MS + DEAF_TTL_MS = 8 s;
-//   - the changing instance could not reach Redis: its codes are published again every second
-//     once it can, so the bound above applies from then on;
+//   - an instance that hears the channel: one pub/sub delivery (milliseconds);
+//   - an instance that missed the message: until its next message from any sender shows the gap
+//     (at most about a second, the heartbeat), or DEAF_AFTER_MS + DEAF_TTL_MS = 8 s if it hears
+//     nothing at all;
+//   - the changing instance could not reach Redis: its codes are sent again every second (1000
+//     at a time) once it can, so the bounds above apply from then on;
 //   - the changing instance crashed between its commit and its publish: the LRU TTL
 //     (CACHE_TTL_SECONDS) and the Redis TTL (REDIS_TTL_SECONDS).
 
 import type { Logger } from 'pino';
 import type { RedisClient } from './client.ts';
-import { decodeInvalidation, encodeInvalidation, invalidationChannel } from './entries.ts';
+import { decodeInvalidation, invalidationChannel, type Outbox } from './entries.ts';
 
 export const HEARTBEAT_MS = 1000;
 export const DEAF_AFTER_MS = 3000;
 export const DEAF_TTL_MS = 5000;
+/** A sender unheard for this long is forgotten: its next message starts a new count. */
+const FORGET_SENDER_MS = 10_000;
 
 export interface SubscriptionDeps {
   /** The shared client, for the heartbeat. */
@@ -28,7 +34,8 @@ export interface SubscriptionDeps {
   /** A connection of its own: a subscribed connection can do nothing else. */
   subscriber: RedisClient;
   prefix: string;
-  instance: string;
+  /** This instance's messages: its heartbeats, numbered with its invalidations. */
+  outbox: Outbox;
   /** Drop these codes from the LRU (other instances changed them). */
   invalidate(code: string): void;
   /** Clear the LRU and keep entries at most `maxTtlMs` (undefined: as configured). */
@@ -41,16 +48,17 @@ export interface SubscriptionDeps {
 export class Subscription {
   readonly #deps: SubscriptionDeps;
   readonly #channel: string;
-  readonly #heartbeat: string;
   #timer: NodeJS.Timeout | null = null;
   #lastHeard = 0;
   #deaf = true;
   #reported = false;
+  #stopped = false;
+  /** The last message number heard from each sender, and when. */
+  readonly #senders = new Map<string, { seq: number; at: number }>();
 
   constructor(deps: SubscriptionDeps) {
     this.#deps = deps;
     this.#channel = invalidationChannel(deps.prefix);
-    this.#heartbeat = encodeInvalidation(deps.instance, []);
   }
 
   /** Whether invalidations reach this instance now. */
@@ -67,41 +75,62 @@ export class Subscription {
     });
     // At each connect: the client has no offline queue, so a SUBSCRIBE sent before it is ready
     // would just fail. Subscribing twice to a channel is harmless.
-    subscriber.on('ready', () => {
-      subscriber.subscribe(this.#channel).then(() => this.beat(), () => {});
-    });
+    subscriber.on('ready', () => this.#subscribe());
+    // Whatever is published until the connection is back is lost to this instance.
+    subscriber.on('close', () => this.#goDeaf('the subscription connection closed'));
     this.#timer = setInterval(beat, HEARTBEAT_MS, this);
     this.#timer.unref();
   }
 
   beat(): void {
-    const { client, log } = this.#deps;
-    if (client.status === 'ready') client.publish(this.#channel, this.#heartbeat).catch(() => {});
-    if (!this.#deaf && performance.now() - this.#lastHeard > DEAF_AFTER_MS) {
-      this.#deaf = true;
-      this.#deps.reset(DEAF_TTL_MS);
-      this.#reported = true;
-      log.warn(`invalidations no longer heard: LRU cleared, entries kept at most ${DEAF_TTL_MS} ms until they are`);
-    }
+    const { client } = this.#deps;
+    const now = performance.now();
+    if (client.status === 'ready') client.publish(this.#channel, this.#deps.outbox.message([])).catch(() => {});
+    if (!this.#deaf && now - this.#lastHeard > DEAF_AFTER_MS) this.#goDeaf('invalidations no longer heard');
+    // A cluster's subscriber may move to another node without a word; asking again is harmless.
+    if (this.#deaf) this.#subscribe();
+    for (const [sender, last] of this.#senders) if (now - last.at > FORGET_SENDER_MS) this.#senders.delete(sender);
     this.#deps.tick();
   }
 
   stop(): void {
+    this.#stopped = true;
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
     this.#deps.subscriber.disconnect();
   }
 
+  #subscribe(): void {
+    const { subscriber } = this.#deps;
+    if (subscriber.status === 'ready') subscriber.subscribe(this.#channel).catch(() => {});
+  }
+
+  #goDeaf(why: string): void {
+    if (this.#deaf || this.#stopped) return;
+    this.#deaf = true;
+    this.#senders.clear();
+    this.#deps.reset(DEAF_TTL_MS);
+    this.#reported = true;
+    this.#deps.log.warn(`${why}: LRU cleared, entries kept at most ${DEAF_TTL_MS} ms until they are heard again`);
+  }
+
   #heard(message: string): void {
-    this.#lastHeard = performance.now();
+    const now = performance.now();
+    this.#lastHeard = now;
+    const { instance, seq, codes } = decodeInvalidation(message);
+    const last = this.#senders.get(instance);
+    this.#senders.set(instance, { seq, at: now });
     if (this.#deaf) {
       this.#deaf = false;
       this.#deps.reset(undefined);
       if (this.#reported) this.#deps.log.info('invalidations heard again: LRU cleared once more, entries kept as configured');
+    } else if (Number.isNaN(seq) || (last !== undefined && seq !== last.seq + 1)) {
+      // A message of this sender was lost (or is unreadable): any code may be stale.
+      this.#deps.reset(undefined);
+      this.#deps.log.warn({ sender: instance, expected: (last?.seq ?? 0) + 1, got: seq }, 'an invalidation was missed: LRU cleared');
     }
-    const { instance, codes } = decodeInvalidation(message);
     // This instance has already updated its own LRU.
-    if (instance === this.#deps.instance) return;
+    if (instance === this.#deps.outbox.instance) return;
     for (const code of codes) this.#deps.invalidate(code);
   }
 }

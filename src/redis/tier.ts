@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { Cluster } from 'ioredis';
 import { createRedisClient, type RedisClient } from './client.ts';
+import { Outbox } from './entries.ts';
 import { RedisLinkStore } from './link-store.ts';
 import { Subscription } from './subscription.ts';
 
@@ -41,13 +42,13 @@ export interface RedisTier {
 export function createRedisTier({ config, log, invalidate, reset }: RedisTierDeps): RedisTier | null {
   const client = createRedisClient(config);
   if (client === null) return null;
-  const instance = randomBytes(6).toString('base64url');
+  const outbox = new Outbox(randomBytes(6).toString('base64url'));
   const store = new RedisLinkStore({
     client,
     prefix: config.redisKeyPrefix,
     ttlMs: config.redisTtlMs,
     negativeTtlMs: config.negativeTtlMs,
-    instance,
+    outbox,
     log,
   });
   const subscriber: RedisClient = client instanceof Cluster ? client.duplicate() : client.duplicate();
@@ -57,7 +58,7 @@ export function createRedisTier({ config, log, invalidate, reset }: RedisTierDep
     client,
     subscriber,
     prefix: config.redisKeyPrefix,
-    instance,
+    outbox,
     invalidate,
     reset,
     tick: () => void store.retryUnsent(),

@@ -1,7 +1,8 @@
 // Collects the keys asked for in one turn of the event loop and fetches them in one call.
 // Shaped like ioredis lib/autoPipelining.ts: one pending batch, taken out before it runs,
-// flushed by setImmediate(fn, arg) without a closure. Identical keys in flight, pending or
-// running, share one lookup (single-flight), so a stampede on one new code costs one fetch.
+// flushed by setImmediate(fn, arg) without a closure. A key asked for twice before the flush is
+// fetched once. Keys already being fetched are not shared here: the resolver shares whole
+// lookups, and must be able to start a fresh one when a code changes mid-fetch.
 
 export type BatchFetch<K, V> = (keys: K[]) => Promise<Map<K, V>>;
 
@@ -10,8 +11,6 @@ export class KeyBatcher<K, V> {
   readonly #maxBatch: number;
   /** Keys waiting for the next flush, with the settle functions of their shared promise. */
   #pending: Map<K, PromiseWithResolvers<V | undefined>> | null = null;
-  /** Every key pending or being fetched, to its shared promise. */
-  readonly #inFlight = new Map<K, Promise<V | undefined>>();
 
   constructor(fetch: BatchFetch<K, V>, maxBatch: number) {
     this.#fetch = fetch;
@@ -20,16 +19,15 @@ export class KeyBatcher<K, V> {
 
   /** The value of `key`, or undefined if the fetch did not return it. */
   load(key: K): Promise<V | undefined> {
-    const shared = this.#inFlight.get(key);
-    if (shared !== undefined) return shared;
     let batch = this.#pending;
     if (batch === null) {
       batch = this.#pending = new Map();
       setImmediate(flushBatcher, this);
     }
+    const pending = batch.get(key);
+    if (pending !== undefined) return pending.promise;
     const settle = Promise.withResolvers<V | undefined>();
     batch.set(key, settle);
-    this.#inFlight.set(key, settle.promise);
     if (batch.size >= this.#maxBatch) this.flush();
     return settle.promise;
   }
@@ -41,16 +39,10 @@ export class KeyBatcher<K, V> {
     this.#pending = null;
     this.#fetch([...batch.keys()]).then(
       (values) => {
-        for (const [key, settle] of batch) {
-          this.#inFlight.delete(key);
-          settle.resolve(values.get(key));
-        }
+        for (const [key, settle] of batch) settle.resolve(values.get(key));
       },
       (err: unknown) => {
-        for (const [key, settle] of batch) {
-          this.#inFlight.delete(key);
-          settle.reject(err);
-        }
+        for (const settle of batch.values()) settle.reject(err);
       },
     );
   }

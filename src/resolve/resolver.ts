@@ -1,8 +1,9 @@
 // The tiered read path below the LRU. The misses of one event-loop turn go to Redis in one round
 // trip; what Redis does not know goes on, as one batch, to Postgres (WHERE code = ANY($1)) behind
 // the breaker; what Postgres answers is written back to Redis and fills the LRU. A code is looked
-// up once however many requests wait for it (single-flight across both tiers), and an invalidation
-// that arrives while it is looked up keeps the answer out of the LRU: it may predate the change.
+// up once however many requests wait for it (single-flight across both tiers). An invalidation of
+// the code, or a reset of the LRU, while it is looked up keeps the answer out of the LRU (it may
+// predate the change), and requests that come after the invalidation start a lookup of their own.
 
 import { entryOf, type CacheEntry, type LinkCache } from '../cache/link-cache.ts';
 import type { ShortCode } from '../core/codes.ts';
@@ -42,6 +43,8 @@ interface Lookup {
   promise: Promise<CacheEntry> | undefined;
   /** Invalidated while in flight: answer with the result, do not cache it. */
   stale: boolean;
+  /** The LRU's generation when the lookup began. */
+  readonly generation: number;
 }
 
 export function createResolver({ cache, source, maxBatch, shared, sharedMaxBatch }: ResolverDeps): Resolver {
@@ -50,29 +53,35 @@ export function createResolver({ cache, source, maxBatch, shared, sharedMaxBatch
   const inFlight = new Map<string, Lookup>();
 
   const lookUp = async (code: ShortCode, lookup: Lookup): Promise<CacheEntry> => {
-    let link = redis === null ? undefined : await redis.load(code);
-    if (link === undefined) {
-      link = (await postgres.load(code)) ?? null;
-      if (!lookup.stale) shared?.backFill(code, link);
+    try {
+      let link = redis === null ? undefined : await redis.load(code);
+      if (link === undefined) {
+        link = (await postgres.load(code)) ?? null;
+        if (!lookup.stale) shared?.backFill(code, link);
+      }
+      const now = Date.now();
+      const found = link ?? undefined;
+      return lookup.stale || lookup.generation !== cache.generation ? entryOf(found, now) : cache.fill(code, found, now);
+    } finally {
+      if (inFlight.get(code) === lookup) inFlight.delete(code);
     }
-    const now = Date.now();
-    const found = link ?? undefined;
-    return lookup.stale ? entryOf(found, now) : cache.fill(code, found, now);
   };
 
   return {
     resolve(code) {
       const running = inFlight.get(code);
       if (running?.promise !== undefined) return running.promise;
-      const lookup: Lookup = { promise: undefined, stale: false };
+      const lookup: Lookup = { promise: undefined, stale: false, generation: cache.generation };
       inFlight.set(code, lookup);
-      lookup.promise = lookUp(code, lookup).finally(() => inFlight.delete(code));
+      lookup.promise = lookUp(code, lookup);
       return lookup.promise;
     },
     invalidate(code) {
       cache.invalidate(code);
       const lookup = inFlight.get(code);
-      if (lookup !== undefined) lookup.stale = true;
+      if (lookup === undefined) return;
+      lookup.stale = true;
+      inFlight.delete(code);
     },
   };
 }
