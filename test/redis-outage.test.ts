@@ -196,12 +196,18 @@ test('Redis killed, restarted, paused and resumed during a run of redirects: no 
   assert.ok(server.logs.some((line) => /back in use/.test(String(line.msg))), 'the recovery is reported');
 });
 
-test('a subscription connection cut while a change is published: the instance clears its LRU and follows the change', async (t) => {
+/** Two instances on a private Redis, both hearing invalidations, B with `code` in its LRU. */
+async function pairOnPrivateRedis(t: Cleanup, code: string) {
   const redis = await startRedis(t);
   const { app: a } = await serve(t, redis.url);
   const { app: b } = await serve(t, redis.url);
   await Promise.all([until('A hears', back(a)), until('B hears', back(b))]);
-  assert.equal((await b.inject({ url: '/out9' })).headers.location, 'https://example.com/out9');
+  assert.equal((await b.inject({ url: `/${code}` })).headers.location, `https://example.com/${code}`);
+  return { redis, a, b };
+}
+
+test('a subscription connection cut while a change is published: the instance clears its LRU and follows the change', async (t) => {
+  const { redis, a, b } = await pairOnPrivateRedis(t, 'out9');
 
   // Every subscriber loses its connection; the change is published before they are back.
   await withRedis(redis.url, (client) => client.call('CLIENT', 'KILL', 'TYPE', 'pubsub'));
@@ -213,11 +219,7 @@ test('a subscription connection cut while a change is published: the instance cl
 });
 
 test('an instance that stops hearing invalidations serves a changed link for at most 8 s', async (t) => {
-  const redis = await startRedis(t);
-  const { app: a } = await serve(t, redis.url);
-  const { app: b } = await serve(t, redis.url);
-  await Promise.all([until('A hears', back(a)), until('B hears', back(b))]);
-  assert.equal((await b.inject({ url: '/out7' })).headers.location, 'https://example.com/out7');
+  const { redis, a, b } = await pairOnPrivateRedis(t, 'out7');
 
   // Redis hangs: A cannot tell anyone about its change.
   redis.pause();
