@@ -126,17 +126,11 @@ export class RedisLinkStore {
     if (batch === null) return;
     this.#backFill = null;
     const { prefix, ttlMs, negativeTtlMs } = this.#deps;
-    void this.#run(() => {
-      const pipeline = this.#cluster ? null : this.#client.pipeline();
-      const writes: Promise<unknown>[] = [];
-      for (const [code, link] of batch) {
-        const key = linkKey(prefix, code);
-        const ttl = link === null ? negativeTtlMs : ttlMs;
-        if (pipeline !== null) pipeline.set(key, encodeKnown(link), 'PX', ttl, 'NX');
-        else writes.push(this.#client.set(key, encodeKnown(link), 'PX', ttl, 'NX'));
-      }
-      return pipeline !== null ? pipelineDone(pipeline.exec()) : Promise.all(writes);
-    });
+    const writes: Command[] = [];
+    for (const [code, link] of batch) {
+      writes.push(['set', linkKey(prefix, code), encodeKnown(link), 'PX', link === null ? negativeTtlMs : ttlMs, 'NX']);
+    }
+    void this.#run(() => this.#send(writes));
   }
 
   /**
@@ -147,19 +141,9 @@ export class RedisLinkStore {
   async propagate(links: readonly Link[]): Promise<void> {
     if (links.length === 0) return;
     const codes = links.map((link) => link.code);
-    const { prefix, ttlMs, outbox } = this.#deps;
-    const done = await this.#run(async () => {
-      // The entries must be written before any instance hears to read them again: a pipeline
-      // runs in order; on a cluster the channel usually lives on another node than the keys.
-      if (this.#cluster) {
-        await Promise.all(links.map((link) => this.#client.set(linkKey(prefix, link.code), encodeKnown(link), 'PX', ttlMs)));
-        return this.#client.publish(this.#channel, outbox.message(codes));
-      }
-      const pipeline = this.#client.pipeline();
-      for (const link of links) pipeline.set(linkKey(prefix, link.code), encodeKnown(link), 'PX', ttlMs);
-      pipeline.publish(this.#channel, outbox.message(codes));
-      return pipelineDone(pipeline.exec());
-    });
+    const { prefix, ttlMs } = this.#deps;
+    const writes = links.map((link): Command => ['set', linkKey(prefix, link.code), encodeKnown(link), 'PX', ttlMs]);
+    const done = await this.#run(() => this.#sendThenPublish(writes, codes));
     if (done === undefined) this.#remember(codes);
   }
 
@@ -171,11 +155,8 @@ export class RedisLinkStore {
     if (this.#unsent.size === 0 || this.state !== 'ready') return;
     const codes = [...this.#unsent].slice(0, RETRY_CHUNK);
     for (const code of codes) this.#unsent.delete(code);
-    const keys = codes.map((code) => linkKey(this.#deps.prefix, code));
-    const done = await this.#run(async () => {
-      await (this.#cluster ? Promise.all(keys.map((key) => this.#client.unlink(key))) : this.#client.unlink(keys));
-      return this.#client.publish(this.#channel, this.#deps.outbox.message(codes));
-    });
+    const deletes = codes.map((code): Command => ['unlink', linkKey(this.#deps.prefix, code)]);
+    const done = await this.#run(() => this.#sendThenPublish(deletes, codes));
     if (done === undefined) this.#remember(codes);
     else this.#deps.log.info({ codes: codes.length, left: this.#unsent.size }, 'invalidations sent after Redis came back');
   }
@@ -199,6 +180,27 @@ export class RedisLinkStore {
     }
   }
 
+  /**
+   * Sends `commands` as one round trip: one pipeline, run in order; on a cluster one command each,
+   * which auto-pipelining sends as one pipeline per node. Rejects if any failed.
+   */
+  #send(commands: Command[]): Promise<unknown[]> {
+    if (this.#cluster) return Promise.all(commands.map(([name, ...args]) => this.#client.call(name, ...args)));
+    return pipelineDone(this.#client.pipeline(commands).exec());
+  }
+
+  /**
+   * Writes the entries, then publishes their codes: no instance may hear of a change before it can
+   * read it. One pipeline keeps that order; on a cluster the channel usually lives on another node
+   * than the keys, so the writes are awaited first.
+   */
+  async #sendThenPublish(writes: Command[], codes: readonly string[]): Promise<unknown> {
+    const publish: Command = ['publish', this.#channel, this.#deps.outbox.message(codes)];
+    if (!this.#cluster) return this.#send([...writes, publish]);
+    await this.#send(writes);
+    return this.#send([publish]);
+  }
+
   /** The command's result, or undefined when Redis is down, bypassed, slow or failing. */
   async #run<T>(command: () => Promise<T>): Promise<T | undefined> {
     if (this.#client.status !== 'ready') return undefined;
@@ -209,6 +211,9 @@ export class RedisLinkStore {
     }
   }
 }
+
+/** A Redis command and its arguments. */
+type Command = [name: 'set' | 'unlink' | 'publish', ...args: (string | number)[]];
 
 function flushBackFill(store: RedisLinkStore): void {
   store.flushBackFill();
