@@ -27,7 +27,7 @@ after(async () => {
 test('five instances migrating at once apply each migration exactly once', async () => {
   const results = await Promise.all(Array.from({ length: 5 }, () => migrate(url, log, dir)));
   const applied = results.flat();
-  assert.deepEqual(applied, ['0001_links.sql', '0002_code_space.sql']);
+  assert.deepEqual(applied, ['0001_links.sql', '0002_code_space.sql', '0003_link_version.sql']);
   assert.deepEqual(await migrate(url, log, dir), []);
 });
 

@@ -9,6 +9,8 @@ export interface Link {
   readonly url: string;
   readonly expiresAt: Date | null;
   readonly disabled: boolean;
+  /** 0 when created, one more at each change: of two states of a link, the newer has the higher. */
+  readonly version: number;
 }
 
 /** The body of POST /links once its JSON shape has been checked. */

@@ -9,11 +9,12 @@ interface LinkRow {
   url: string;
   expires_at: Date | null;
   disabled: boolean;
+  version: number;
 }
 
 export async function findLinks(db: Queryable, codes: readonly ShortCode[]): Promise<Map<ShortCode, Link>> {
   const { rows } = await db.query<LinkRow>(
-    'SELECT code, url, expires_at, disabled FROM links WHERE code = ANY($1::text[])',
+    'SELECT code, url, expires_at, disabled, version FROM links WHERE code = ANY($1::text[])',
     [codes],
   );
   const found = new Map<ShortCode, Link>();
@@ -22,7 +23,7 @@ export async function findLinks(db: Queryable, codes: readonly ShortCode[]): Pro
 }
 
 function linkOf(row: LinkRow): Link {
-  return { code: row.code, url: row.url, expiresAt: row.expires_at, disabled: row.disabled };
+  return { code: row.code, url: row.url, expiresAt: row.expires_at, disabled: row.disabled, version: row.version };
 }
 
 /** A link to insert, and whether its code was generated (false: chosen by its creator). */
@@ -84,15 +85,16 @@ export interface LinkChange {
   readonly disabled?: boolean;
 }
 
-/** Changes one link and returns its new state, or undefined if no link has this code. */
+/** Changes one link and returns its new state (its version one higher), or undefined if no link has this code. */
 export async function updateLink(db: Queryable, code: ShortCode, change: LinkChange): Promise<Link | undefined> {
   const { rows } = await db.query<LinkRow>(
     `UPDATE links SET
        url = COALESCE($2, url),
        expires_at = CASE WHEN $3 THEN $4::timestamptz ELSE expires_at END,
-       disabled = COALESCE($5, disabled)
+       disabled = COALESCE($5, disabled),
+       version = version + 1
      WHERE code = $1
-     RETURNING code, url, expires_at, disabled`,
+     RETURNING code, url, expires_at, disabled, version`,
     [code, change.url ?? null, change.expiresAt !== undefined, change.expiresAt ?? null, change.disabled ?? null],
   );
   const row = rows[0];

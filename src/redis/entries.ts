@@ -1,14 +1,16 @@
 // What the Redis tier stores, and under which names. Pure: no I/O.
 //
 //   key   <prefix>link:<code>
-//   value ""                                   no link has this code (a negative entry, short TTL)
-//         "a<expiresAtMs> <url>"               a link that redirects until it expires
-//         "a <url>"                            …that never expires
-//         "d<expiresAtMs> <url>", "d <url>"    a disabled link
+//   value ""                                     no link has this code (a negative entry, short TTL)
+//         "a<version>.<expiresAtMs> <url>"       a link that redirects until it expires
+//         "a<version>. <url>"                    …that never expires
+//         "d<version>.<expiresAtMs> <url>"       a disabled link (or "d<version>. <url>")
 //
 // The value holds what decides the answer (target, expiry, disabled) and not the answer itself,
-// so that a link that expires while it sits in Redis answers 410 from then on. URLs are stored
-// after normalisation (printable ASCII, no spaces), so the first space ends the header.
+// so that a link that expires while it sits in Redis answers 410 from then on, and the link's
+// version, so that Redis keeps the newest of two states written in any order (SET_NEWER below).
+// URLs are stored after normalisation (printable ASCII, no spaces), so the first space ends the
+// header.
 
 import type { ShortCode } from '../core/codes.ts';
 import type { Link } from '../core/link.ts';
@@ -26,29 +28,48 @@ export function invalidationChannel(prefix: string): string {
 
 export function encodeKnown(link: Known): string {
   if (link === null) return '';
-  return `${link.disabled ? 'd' : 'a'}${link.expiresAt === null ? '' : link.expiresAt.getTime()} ${link.url}`;
+  const expires = link.expiresAt === null ? '' : link.expiresAt.getTime();
+  return `${link.disabled ? 'd' : 'a'}${link.version}.${expires} ${link.url}`;
 }
+
+const LINK_VALUE = /^([ad])(\d{1,10})\.(\d{0,16}) (\S+)$/;
 
 /** The stored entry, or undefined when there is none or it is not in a format this version reads. */
 export function decodeKnown(code: ShortCode, value: string | null): Known | undefined {
   if (value === null) return undefined;
   if (value === '') return null;
-  const flag = value[0];
-  const space = value.indexOf(' ', 1);
-  if ((flag !== 'a' && flag !== 'd') || space === -1 || space === value.length - 1) return undefined;
-  let expiresAt: Date | null = null;
-  if (space > 1) {
-    const ms = Number(value.slice(1, space));
-    if (!Number.isSafeInteger(ms)) return undefined;
-    expiresAt = new Date(ms);
-  }
-  return { code, url: value.slice(space + 1), expiresAt, disabled: flag === 'd' };
+  const match = LINK_VALUE.exec(value);
+  if (match === null) return undefined;
+  const [, flag, version = '', expires = '', url = ''] = match;
+  return {
+    code,
+    url,
+    expiresAt: expires === '' ? null : new Date(Number(expires)),
+    disabled: flag === 'd',
+    version: Number(version),
+  };
 }
 
 /**
- * An invalidation message: the sending instance, its message number (consecutive, so that a
- * receiver can tell it missed one), then the codes whose redirect may have changed. No codes is a
- * heartbeat. Codes never contain spaces (core/codes.ts).
+ * Writes a link's value unless Redis holds the same or a newer version of it (a negative entry is
+ * older than any link). KEYS[1] the key; ARGV: the value, its version, the TTL in milliseconds.
+ * Concurrent instances may write two states of a link in any order; Redis ends with the newer.
+ */
+export const SET_NEWER = `
+local current = redis.call('GET', KEYS[1])
+if current and current ~= '' then
+  local version = tonumber(string.match(current, '^[ad](%d+)%.'))
+  if version and version >= tonumber(ARGV[2]) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return 1
+`;
+
+/**
+ * An invalidation message: the sending instance, how many invalidations it has sent so far (this
+ * one included), then the codes whose redirect may have changed. No codes is a heartbeat, which
+ * repeats the count: a receiver that sees the count jump knows it missed an invalidation. Codes
+ * never contain spaces (core/codes.ts).
  */
 export function encodeInvalidation(instance: string, seq: number, codes: readonly string[]): string {
   return codes.length === 0 ? `${instance} ${seq}` : `${instance} ${seq} ${codes.join(' ')}`;
@@ -60,16 +81,27 @@ export function decodeInvalidation(message: string): { instance: string; seq: nu
   return { instance, seq: /^\d{1,15}$/.test(seq) ? Number(seq) : Number.NaN, codes };
 }
 
-/** The messages one instance sends, numbered from 0. */
+/** The messages one instance sends: each invalidation numbered, from 1; heartbeats repeat the last number. */
 export class Outbox {
   readonly instance: string;
-  #next = 0;
+  #sent = 0;
 
   constructor(instance: string) {
     this.instance = instance;
   }
 
   message(codes: readonly string[]): string {
-    return encodeInvalidation(this.instance, this.#next++, codes);
+    if (codes.length > 0) this.#sent++;
+    return encodeInvalidation(this.instance, this.#sent, codes);
   }
+}
+
+/**
+ * Whether a message shows that invalidations of its sender were missed: its count is not the one
+ * expected after `last` (the count of the sender's previous message; undefined: none heard).
+ */
+export function missedBefore(last: number | undefined, seq: number, codes: readonly string[]): boolean {
+  if (Number.isNaN(seq)) return true;
+  if (last === undefined) return false;
+  return seq !== (codes.length > 0 ? last + 1 : last);
 }

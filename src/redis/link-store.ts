@@ -4,11 +4,12 @@
 // - fetch: the misses of one event-loop turn in one round trip: one MGET on a single server; on a
 //   cluster one GET per key, which ioredis auto-pipelining sends as one pipeline per node (MGET
 //   cannot span hash slots, and a batch of distinct codes spans hundreds).
-// - backFill: what Postgres answered, written back once per turn with SET … NX, so that a value read
-//   before a change can never overwrite the change (propagate writes without NX).
-// - propagate: a created or changed link overwrites its entry (and any negative one), and its code
-//   is published so that every instance drops it from its LRU. When Redis cannot be told, the codes
-//   are kept and sent again every second (at most MAX_UNSENT of them).
+// - backFill: what Postgres answered, written back once per turn: a link only over an older
+//   version of it (SET_NEWER), so that a value read before a change can never overwrite the
+//   change; "no such link" only where Redis holds nothing (SET … NX).
+// - propagate: a created or changed link overwrites any older version of its entry (and any
+//   negative one), and its code is published so that every instance drops it from its LRU. When
+//   Redis cannot be told, the links are kept and sent again every second (at most MAX_UNSENT).
 // - A breaker: after repeated failures Redis is left alone for a second, so that a hanging server
 //   costs each request nothing instead of a command timeout.
 
@@ -17,7 +18,7 @@ import type { Logger } from 'pino';
 import type { ShortCode } from '../core/codes.ts';
 import type { Link } from '../core/link.ts';
 import type { RedisClient } from './client.ts';
-import { decodeKnown, encodeKnown, invalidationChannel, linkKey, type Known, type Outbox } from './entries.ts';
+import { decodeKnown, encodeKnown, invalidationChannel, linkKey, SET_NEWER, type Known, type Outbox } from './entries.ts';
 
 export interface RedisLinkStoreDeps {
   client: RedisClient;
@@ -44,7 +45,8 @@ export class RedisLinkStore {
   readonly #breaker: CircuitBreaker<[() => Promise<unknown>]>;
   readonly #channel: string;
   #backFill: Map<ShortCode, Known> | null = null;
-  readonly #unsent = new Set<string>();
+  /** Links whose change Redis has not taken yet, by code (the newest state of each). */
+  readonly #unsent = new Map<string, Link>();
   #reportedDown = false;
 
   constructor(deps: RedisLinkStoreDeps) {
@@ -128,7 +130,8 @@ export class RedisLinkStore {
     const { prefix, ttlMs, negativeTtlMs } = this.#deps;
     const writes: Command[] = [];
     for (const [code, link] of batch) {
-      writes.push(['set', linkKey(prefix, code), encodeKnown(link), 'PX', link === null ? negativeTtlMs : ttlMs, 'NX']);
+      const key = linkKey(prefix, code);
+      writes.push(link === null ? ['set', key, '', 'PX', negativeTtlMs, 'NX'] : setNewer(key, link, ttlMs));
     }
     void this.#run(() => this.#send(writes));
   }
@@ -140,25 +143,18 @@ export class RedisLinkStore {
    */
   async propagate(links: readonly Link[]): Promise<void> {
     if (links.length === 0) return;
-    const codes = links.map((link) => link.code);
-    const { prefix, ttlMs } = this.#deps;
-    const writes = links.map((link): Command => ['set', linkKey(prefix, link.code), encodeKnown(link), 'PX', ttlMs]);
-    const done = await this.#run(() => this.#sendThenPublish(writes, codes));
-    if (done === undefined) this.#remember(codes);
+    const done = await this.#run(() => this.#write(links));
+    if (done === undefined) this.#remember(links);
   }
 
-  /**
-   * Sends the invalidations that failed before: the entries are deleted (the next reader fills
-   * them from Postgres) and the codes published. Called every second by the subscription's heartbeat.
-   */
+  /** Sends again what `propagate` could not; called every second by the subscription's heartbeat. */
   async retryUnsent(): Promise<void> {
     if (this.#unsent.size === 0 || this.state !== 'ready') return;
-    const codes = [...this.#unsent].slice(0, RETRY_CHUNK);
-    for (const code of codes) this.#unsent.delete(code);
-    const deletes = codes.map((code): Command => ['unlink', linkKey(this.#deps.prefix, code)]);
-    const done = await this.#run(() => this.#sendThenPublish(deletes, codes));
-    if (done === undefined) this.#remember(codes);
-    else this.#deps.log.info({ codes: codes.length, left: this.#unsent.size }, 'invalidations sent after Redis came back');
+    const links = [...this.#unsent.values()].slice(0, RETRY_CHUNK);
+    for (const link of links) this.#unsent.delete(link.code);
+    const done = await this.#run(() => this.#write(links));
+    if (done === undefined) this.#remember(links);
+    else this.#deps.log.info({ links: links.length, left: this.#unsent.size }, 'changes sent to Redis after it came back');
   }
 
   get unsent(): number {
@@ -169,12 +165,15 @@ export class RedisLinkStore {
     this.#breaker.shutdown();
   }
 
-  #remember(codes: readonly string[]): void {
-    for (const code of codes) this.#unsent.add(code);
+  #remember(links: readonly Link[]): void {
+    for (const link of links) {
+      const kept = this.#unsent.get(link.code);
+      if (kept === undefined || kept.version < link.version) this.#unsent.set(link.code, link);
+    }
     if (this.#unsent.size <= MAX_UNSENT) return;
     let excess = this.#unsent.size - MAX_UNSENT;
-    this.#deps.log.error({ dropped: excess }, 'too many invalidations waiting for Redis: the oldest are dropped');
-    for (const code of this.#unsent) {
+    this.#deps.log.error({ dropped: excess }, 'too many changes waiting for Redis: the oldest are dropped');
+    for (const code of this.#unsent.keys()) {
       if (excess-- === 0) break;
       this.#unsent.delete(code);
     }
@@ -190,12 +189,14 @@ export class RedisLinkStore {
   }
 
   /**
-   * Writes the entries, then publishes their codes: no instance may hear of a change before it can
-   * read it. One pipeline keeps that order; on a cluster the channel usually lives on another node
-   * than the keys, so the writes are awaited first.
+   * Writes the links' entries, then publishes their codes: no instance may hear of a change before
+   * it can read it. One pipeline keeps that order; on a cluster the channel usually lives on
+   * another node than the keys, so the writes are awaited first.
    */
-  async #sendThenPublish(writes: Command[], codes: readonly string[]): Promise<unknown> {
-    const publish: Command = ['publish', this.#channel, this.#deps.outbox.message(codes)];
+  async #write(links: readonly Link[]): Promise<unknown> {
+    const { prefix, ttlMs, outbox } = this.#deps;
+    const writes = links.map((link) => setNewer(linkKey(prefix, link.code), link, ttlMs));
+    const publish: Command = ['publish', this.#channel, outbox.message(links.map((link) => link.code))];
     if (!this.#cluster) return this.#send([...writes, publish]);
     await this.#send(writes);
     return this.#send([publish]);
@@ -213,7 +214,12 @@ export class RedisLinkStore {
 }
 
 /** A Redis command and its arguments. */
-type Command = [name: 'set' | 'unlink' | 'publish', ...args: (string | number)[]];
+type Command = [name: 'set' | 'eval' | 'publish', ...args: (string | number)[]];
+
+/** Writes `link` at `key` unless Redis holds the same or a newer version (see SET_NEWER). */
+function setNewer(key: string, link: Link, ttlMs: number): Command {
+  return ['eval', SET_NEWER, 1, key, encodeKnown(link), link.version, ttlMs];
+}
 
 function flushBackFill(store: RedisLinkStore): void {
   store.flushBackFill();

@@ -1,8 +1,9 @@
 // Invalidation: each instance listens on one channel for codes whose redirect changed (a link
 // created over a negative entry, updated, disabled) and drops them from its LRU. A message lost is
 // a stale redirect, so the subscription proves itself:
-//   - every message is numbered by its sender, and every instance sends a heartbeat each second:
-//     a gap in any sender's numbers means a message was missed, and the LRU is cleared;
+//   - every invalidation is numbered by its sender, and every instance sends a heartbeat each
+//     second that repeats its count: a jump in any sender's count means an invalidation was
+//     missed, and the LRU is cleared;
 //   - unheard for DEAF_AFTER_MS (Redis down or hanging), or its connection closed, the instance is
 //     deaf: it clears its LRU and keeps entries at most DEAF_TTL_MS until it hears the channel
 //     again, and then clears its LRU once more (what it cached meanwhile may have missed a message).
@@ -20,7 +21,7 @@
 
 import type { Logger } from 'pino';
 import type { RedisClient } from './client.ts';
-import { decodeInvalidation, invalidationChannel, type Outbox } from './entries.ts';
+import { decodeInvalidation, invalidationChannel, missedBefore, type Outbox } from './entries.ts';
 
 export const HEARTBEAT_MS = 1000;
 export const DEAF_AFTER_MS = 3000;
@@ -124,10 +125,10 @@ export class Subscription {
       this.#deaf = false;
       this.#deps.reset(undefined);
       if (this.#reported) this.#deps.log.info('invalidations heard again: LRU cleared once more, entries kept as configured');
-    } else if (Number.isNaN(seq) || (last !== undefined && seq !== last.seq + 1)) {
-      // A message of this sender was lost (or is unreadable): any code may be stale.
+    } else if (missedBefore(last?.seq, seq, codes)) {
+      // An invalidation of this sender was lost (or the message is unreadable): any code may be stale.
       this.#deps.reset(undefined);
-      this.#deps.log.warn({ sender: instance, expected: (last?.seq ?? 0) + 1, got: seq }, 'an invalidation was missed: LRU cleared');
+      this.#deps.log.warn({ sender: instance, last: last?.seq, got: seq }, 'an invalidation was missed: LRU cleared');
     }
     // This instance has already updated its own LRU.
     if (instance === this.#deps.outbox.instance) return;

@@ -1,5 +1,5 @@
-// What follows a committed change of links (created, or updated): this instance's LRU takes the
-// new state, and Redis and every other instance are told before the change is acknowledged.
+// What follows a committed change of links (created, or updated): Redis and every other instance
+// are told, then this instance's LRU drops the old state, all before the change is acknowledged.
 
 import type { LinkCache } from '../cache/link-cache.ts';
 import type { ShortCode } from '../core/codes.ts';
@@ -15,13 +15,16 @@ export type Propagate = (links: readonly Link[]) => Promise<void>;
 
 export function createPropagate(cache: LinkCache, resolver: Resolver, store: RedisLinkStore | null): Propagate {
   return async (links) => {
+    await store?.propagate(links);
     const now = Date.now();
     for (const link of links) {
-      // A lookup of the old state that is still in flight must not fill the LRU after this.
+      // After Redis has the new state: a lookup that began before reads the old one, and must not
+      // fill the LRU with it.
       resolver.invalidate(link.code);
-      cache.fill(link.code, link, now);
+      // A new link is cached at once: no other state of it can race it. A changed one is read
+      // again, from Redis, which keeps the newest of changes made at once on several instances.
+      if (link.version === 0) cache.fill(link.code, link, now);
     }
-    await store?.propagate(links);
   };
 }
 

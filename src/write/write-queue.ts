@@ -194,5 +194,5 @@ function settleAfter(delayMs: number, settle: () => void): void {
 
 function linkOf(item: Pending): NewLink {
   const { url, expiresAt, alias } = item.request;
-  return { code: item.code as ShortCode, url, expiresAt, disabled: false, generated: alias === undefined };
+  return { code: item.code as ShortCode, url, expiresAt, disabled: false, version: 0, generated: alias === undefined };
 }

@@ -39,7 +39,7 @@ export async function startApp(
   wrap: (db: Queryable) => Queryable = (db) => db,
 ): Promise<TestApp> {
   const config = testConfig(databaseUrl, env);
-  const log = pino({ level: 'silent' });
+  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const pool = createPool(databaseUrl, config, log);
   const lifecycle: Lifecycle = { draining: false };
   const app = await buildApp({ config, db: wrap(pool), log, lifecycle });

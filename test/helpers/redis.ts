@@ -125,12 +125,14 @@ function parseMonitorLine(line: string): string[] {
  */
 export class CommandLog {
   readonly #socket: net.Socket;
+  readonly #url: string;
   readonly #prefix: string;
   readonly #log: LoggedCommand[] = [];
   #pending = '';
 
-  constructor(socket: net.Socket, prefix: string) {
+  constructor(socket: net.Socket, url: string, prefix: string) {
     this.#socket = socket;
+    this.#url = url;
     this.#prefix = prefix;
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
@@ -142,6 +144,8 @@ export class CommandLog {
 
   #line(line: string): void {
     if (!line.startsWith('+') || line === '+OK') return;
+    // What a script runs is part of its EVAL, not a command a client sent: `[0 lua]`.
+    if (line.slice(0, line.indexOf(']') + 1).endsWith(' lua]')) return;
     // Arguments may hold any bytes; latin1 keeps each byte one character until unescaped.
     const [name, ...args] = parseMonitorLine(line);
     if (name === undefined || !this.#concerns(name.toLowerCase(), args)) return;
@@ -164,9 +168,23 @@ export class CommandLog {
     this.#log.length = 0;
   }
 
-  /** MONITOR lines trail the replies the client already has; gives them time to arrive. */
-  async settle(ms = 50): Promise<void> {
-    await sleep(ms);
+  /**
+   * MONITOR lines trail the replies the client already has. Sends a marker command and waits
+   * until the log shows it: the server ran every command answered before it, in order, so their
+   * lines are in. The marker is not kept in the log.
+   */
+  async settle(): Promise<void> {
+    const marker = `${this.#prefix}__monitor_marker:${randomBytes(4).toString('hex')}`;
+    const seen = () => this.#log.findIndex((command) => command.name === 'exists' && command.args[0] === marker);
+    await withRedis(this.#url, async (redis) => {
+      for (let waited = 0; waited < 5000; waited += 10) {
+        if (waited % 500 === 0) await redis.exists(marker);
+        await sleep(10);
+        if (seen() !== -1) return;
+      }
+      throw new Error(`MONITOR on ${this.#url} never saw the marker command`);
+    });
+    this.#log.splice(seen(), 1);
   }
 
   stop(): void {
@@ -188,17 +206,10 @@ export async function startMonitor(url: string, prefix: string): Promise<Command
     socket.once('error', reject);
   });
   socket.write('MONITOR\r\n');
-  const log = new CommandLog(socket, prefix);
-  const marker = `${prefix}__monitor_ready:${randomBytes(4).toString('hex')}`;
+  const log = new CommandLog(socket, url, prefix);
   try {
-    await withRedis(url, async (redis) => {
-      for (let waited = 0; waited < 5000; waited += 20) {
-        await redis.exists(marker);
-        await sleep(20);
-        if (log.commands('exists').some((command) => command.args[0] === marker)) return;
-      }
-      throw new Error(`MONITOR on ${url} never saw the marker command`);
-    });
+    // Until MONITOR has started, the marker may go unseen: settle() sends it again.
+    await log.settle();
   } catch (error) {
     log.stop();
     throw error;

@@ -17,6 +17,9 @@ export class TcpProxy {
     return this.#port;
   }
 
+  /** Added to every chunk, each way, in order: a slow network. */
+  delayMs = 0;
+
   async up(): Promise<void> {
     const server = net.createServer((client) => {
       const upstream = net.connect(this.#target);
@@ -27,7 +30,11 @@ export class TcpProxy {
       }
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
-      client.pipe(upstream).pipe(client);
+      if (this.delayMs === 0) client.pipe(upstream).pipe(client);
+      else {
+        forwardLate(client, upstream, this.delayMs);
+        forwardLate(upstream, client, this.delayMs);
+      }
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -45,6 +52,14 @@ export class TcpProxy {
     this.#sockets.clear();
     if (server !== null) await new Promise((resolve) => server.close(resolve));
   }
+}
+
+function forwardLate(from: net.Socket, to: net.Socket, delayMs: number): void {
+  from.on('data', (chunk: Buffer) => {
+    setTimeout(() => {
+      if (!to.destroyed) to.write(chunk);
+    }, delayMs);
+  });
 }
 
 /** A connection string that goes through the proxy instead of straight to Postgres. */
