@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import type { ShortCode } from '../src/core/codes.ts';
 import type { Link } from '../src/core/link.ts';
 import { reconnectDelay } from '../src/redis/client.ts';
-import { decodeInvalidation, decodeKnown, encodeInvalidation, encodeKnown, linkKey, missedBefore, Outbox } from '../src/redis/entries.ts';
+import { decodeInvalidation, decodeKnown, encodeInvalidation, encodeKnown, Ledger, linkKey, Outbox } from '../src/redis/entries.ts';
 
 const code = 'Ab3dE5f' as ShortCode;
 const link = (extra: Partial<Link> = {}): Link => ({
@@ -50,13 +50,25 @@ test('keys and invalidation messages', () => {
   assert.deepEqual([outbox.message([]), outbox.message(['x']), outbox.message([]), outbox.message(['y', 'z'])], ['me 0', 'me 1 x', 'me 1', 'me 2 y z']);
 });
 
-test('a receiver knows it missed an invalidation when the count jumps, not when a heartbeat was lost', () => {
-  assert.equal(missedBefore(undefined, 5, ['x']), false, 'the first message heard of a sender');
-  assert.equal(missedBefore(4, 4, []), false, 'a heartbeat after a lost heartbeat');
-  assert.equal(missedBefore(4, 5, ['x']), false);
-  assert.equal(missedBefore(4, 5, []), true, 'a heartbeat after a lost invalidation');
-  assert.equal(missedBefore(4, 6, ['x']), true);
-  assert.equal(missedBefore(4, Number.NaN, []), true, 'an unreadable message');
+test('a ledger gives an invalidation up as missed only when it is overdue, whatever the order messages come in', () => {
+  const ledger = new Ledger(4, 0);
+  ledger.hear(4, false, 100);
+  assert.equal(ledger.overdue(5000, 1000), false, 'a lost heartbeat misses nothing');
+  // A heartbeat overtakes the invalidation it counts; the invalidation follows.
+  ledger.hear(5, false, 6000);
+  ledger.hear(5, true, 6300);
+  assert.equal(ledger.overdue(9000, 1000), false, 'late, not missed');
+  // Two invalidations out of order.
+  ledger.hear(7, true, 9100);
+  ledger.hear(6, true, 9200);
+  assert.equal(ledger.overdue(12_000, 1000), false);
+  // Number 8 is named by a heartbeat and never arrives.
+  ledger.hear(8, false, 12_100);
+  assert.equal(ledger.overdue(12_500, 1000), false, 'within the grace for late messages');
+  assert.equal(ledger.overdue(13_200, 1000), true, 'overdue: missed');
+  assert.equal(ledger.overdue(15_000, 1000), false, 'given up on once');
+  ledger.hear(10, true, 15_100);
+  assert.equal(ledger.overdue(16_200, 1000), true, 'number 9 never came');
 });
 
 test('reconnect back-off grows from 25-50 ms to at most 2 s, with jitter', () => {

@@ -97,11 +97,45 @@ export class Outbox {
 }
 
 /**
- * Whether a message shows that invalidations of its sender were missed: its count is not the one
- * expected after `last` (the count of the sender's previous message; undefined: none heard).
+ * What one instance has heard of another's invalidations. Messages may arrive out of order (a
+ * heartbeat may overtake the invalidation it counts; on a cluster, publishes go through different
+ * nodes), so an invalidation that was announced but has not arrived counts as missed only once it
+ * is overdue. Before the first message heard, nothing is known to be missing.
  */
-export function missedBefore(last: number | undefined, seq: number, codes: readonly string[]): boolean {
-  if (Number.isNaN(seq)) return true;
-  if (last === undefined) return false;
-  return seq !== (codes.length > 0 ? last + 1 : last);
+export class Ledger {
+  /** Every invalidation up to this number has arrived. */
+  #received: number;
+  /** Numbers that arrived above #received. */
+  readonly #early = new Set<number>();
+  /** The highest number any message of the sender has named. */
+  #announced: number;
+  /** Since when #announced has been above #received. */
+  #missingSince: number | undefined = undefined;
+  lastHeard: number;
+
+  constructor(seq: number, now: number) {
+    this.#received = seq;
+    this.#announced = seq;
+    this.lastHeard = now;
+  }
+
+  hear(seq: number, isInvalidation: boolean, now: number): void {
+    this.lastHeard = now;
+    if (isInvalidation && seq > this.#received) {
+      this.#early.add(seq);
+      while (this.#early.delete(this.#received + 1)) this.#received++;
+    }
+    if (seq > this.#announced) this.#announced = seq;
+    if (this.#announced <= this.#received) this.#missingSince = undefined;
+    else this.#missingSince ??= now;
+  }
+
+  /** Whether an invalidation has been missing for `graceMs`; if so, it is given up on. */
+  overdue(now: number, graceMs: number): boolean {
+    if (this.#missingSince === undefined || now - this.#missingSince < graceMs) return false;
+    this.#received = this.#announced;
+    this.#early.clear();
+    this.#missingSince = undefined;
+    return true;
+  }
 }

@@ -137,14 +137,16 @@ export class RedisLinkStore {
   }
 
   /**
-   * Writes created or changed links over whatever Redis holds for their codes, and tells every
-   * instance to drop those codes from its LRU. Resolves once Redis confirmed both, or failed
-   * within the command timeout (the codes are then sent again later); never rejects.
+   * Writes created or changed links over any older state Redis holds for their codes, and tells
+   * every instance to drop those codes from its LRU. Resolves with true once Redis confirmed both,
+   * or false when it failed within the command timeout (the links are then sent again later);
+   * never rejects.
    */
-  async propagate(links: readonly Link[]): Promise<void> {
-    if (links.length === 0) return;
+  async propagate(links: readonly Link[]): Promise<boolean> {
+    if (links.length === 0) return true;
     const done = await this.#run(() => this.#write(links));
     if (done === undefined) this.#remember(links);
+    return done !== undefined;
   }
 
   /** Sends again what `propagate` could not; called every second by the subscription's heartbeat. */
@@ -196,10 +198,11 @@ export class RedisLinkStore {
   async #write(links: readonly Link[]): Promise<unknown> {
     const { prefix, ttlMs, outbox } = this.#deps;
     const writes = links.map((link) => setNewer(linkKey(prefix, link.code), link, ttlMs));
-    const publish: Command = ['publish', this.#channel, outbox.message(links.map((link) => link.code))];
-    if (!this.#cluster) return this.#send([...writes, publish]);
+    // Numbered as it is sent: a heartbeat must not name it long before.
+    const publish = (): Command => ['publish', this.#channel, outbox.message(links.map((link) => link.code))];
+    if (!this.#cluster) return this.#send([...writes, publish()]);
     await this.#send(writes);
-    return this.#send([publish]);
+    return this.#send([publish()]);
   }
 
   /** The command's result, or undefined when Redis is down, bypassed, slow or failing. */

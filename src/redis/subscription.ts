@@ -2,8 +2,8 @@
 // created over a negative entry, updated, disabled) and drops them from its LRU. A message lost is
 // a stale redirect, so the subscription proves itself:
 //   - every invalidation is numbered by its sender, and every instance sends a heartbeat each
-//     second that repeats its count: a jump in any sender's count means an invalidation was
-//     missed, and the LRU is cleared;
+//     second that repeats its count: a number named but not received within a second (messages
+//     may come out of order) is an invalidation missed, and the LRU is cleared;
 //   - unheard for DEAF_AFTER_MS (Redis down or hanging), or its connection closed, the instance is
 //     deaf: it clears its LRU and keeps entries at most DEAF_TTL_MS until it hears the channel
 //     again, and then clears its LRU once more (what it cached meanwhile may have missed a message).
@@ -11,9 +11,9 @@
 //
 // Staleness bound, after a change is committed and acknowledged:
 //   - an instance that hears the channel: one pub/sub delivery (milliseconds);
-//   - an instance that missed the message: until its next message from any sender shows the gap
-//     (at most about a second, the heartbeat), or DEAF_AFTER_MS + DEAF_TTL_MS = 8 s if it hears
-//     nothing at all;
+//   - an instance that missed the message: until the sender's next heartbeat shows the gap and
+//     the grace for late messages ends (about 2 s), or DEAF_AFTER_MS + DEAF_TTL_MS = 8 s if it
+//     hears nothing at all;
 //   - the changing instance could not reach Redis: its codes are sent again every second (1000
 //     at a time) once it can, so the bounds above apply from then on;
 //   - the changing instance crashed between its commit and its publish: the LRU TTL
@@ -21,13 +21,15 @@
 
 import type { Logger } from 'pino';
 import type { RedisClient } from './client.ts';
-import { decodeInvalidation, invalidationChannel, missedBefore, type Outbox } from './entries.ts';
+import { decodeInvalidation, invalidationChannel, Ledger, type Outbox } from './entries.ts';
 
 export const HEARTBEAT_MS = 1000;
 export const DEAF_AFTER_MS = 3000;
 export const DEAF_TTL_MS = 5000;
 /** A sender unheard for this long is forgotten: its next message starts a new count. */
 const FORGET_SENDER_MS = 10_000;
+/** How late an invalidation may arrive after a message that counts it, before it is given up as missed. */
+const LATE_MS = 1000;
 
 export interface SubscriptionDeps {
   /** The shared client, for the heartbeat. */
@@ -54,8 +56,8 @@ export class Subscription {
   #deaf = true;
   #reported = false;
   #stopped = false;
-  /** The last message number heard from each sender, and when. */
-  readonly #senders = new Map<string, { seq: number; at: number }>();
+  /** What has been heard of each sender's invalidations. */
+  readonly #senders = new Map<string, Ledger>();
 
   constructor(deps: SubscriptionDeps) {
     this.#deps = deps;
@@ -90,7 +92,10 @@ export class Subscription {
     if (!this.#deaf && now - this.#lastHeard > DEAF_AFTER_MS) this.#goDeaf('invalidations no longer heard');
     // A cluster's subscriber may move to another node without a word; asking again is harmless.
     if (this.#deaf) this.#subscribe();
-    for (const [sender, last] of this.#senders) if (now - last.at > FORGET_SENDER_MS) this.#senders.delete(sender);
+    for (const [sender, ledger] of this.#senders) {
+      if (now - ledger.lastHeard > FORGET_SENDER_MS) this.#senders.delete(sender);
+      else if (ledger.overdue(now, LATE_MS)) this.#missed(sender);
+    }
     this.#deps.tick();
   }
 
@@ -115,20 +120,27 @@ export class Subscription {
     this.#deps.log.warn(`${why}: LRU cleared, entries kept at most ${DEAF_TTL_MS} ms until they are heard again`);
   }
 
+  #missed(sender: string): void {
+    this.#deps.reset(undefined);
+    this.#deps.log.warn({ sender }, 'an invalidation was missed: LRU cleared');
+  }
+
   #heard(message: string): void {
     const now = performance.now();
     this.#lastHeard = now;
     const { instance, seq, codes } = decodeInvalidation(message);
-    const last = this.#senders.get(instance);
-    this.#senders.set(instance, { seq, at: now });
     if (this.#deaf) {
       this.#deaf = false;
       this.#deps.reset(undefined);
       if (this.#reported) this.#deps.log.info('invalidations heard again: LRU cleared once more, entries kept as configured');
-    } else if (missedBefore(last?.seq, seq, codes)) {
-      // An invalidation of this sender was lost (or the message is unreadable): any code may be stale.
-      this.#deps.reset(undefined);
-      this.#deps.log.warn({ sender: instance, last: last?.seq, got: seq }, 'an invalidation was missed: LRU cleared');
+    }
+    if (Number.isNaN(seq)) {
+      // Not in this version's format: whatever it says may be an invalidation.
+      this.#missed(instance);
+    } else {
+      const ledger = this.#senders.get(instance);
+      if (ledger === undefined) this.#senders.set(instance, new Ledger(seq, now));
+      else ledger.hear(seq, codes.length > 0, now);
     }
     // This instance has already updated its own LRU.
     if (instance === this.#deps.outbox.instance) return;

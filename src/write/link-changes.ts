@@ -15,15 +15,16 @@ export type Propagate = (links: readonly Link[]) => Promise<void>;
 
 export function createPropagate(cache: LinkCache, resolver: Resolver, store: RedisLinkStore | null): Propagate {
   return async (links) => {
-    await store?.propagate(links);
+    const written = (await store?.propagate(links)) ?? false;
     const now = Date.now();
     for (const link of links) {
       // After Redis has the new state: a lookup that began before reads the old one, and must not
       // fill the LRU with it.
       resolver.invalidate(link.code);
-      // A new link is cached at once: no other state of it can race it. A changed one is read
-      // again, from Redis, which keeps the newest of changes made at once on several instances.
-      if (link.version === 0) cache.fill(link.code, link, now);
+      // A changed link is read again, from Redis, which keeps the newest of changes made at once
+      // on several instances. A new one is cached at once (no other state of it can race it), and
+      // so is any change Redis did not take: reading Redis would give the old state.
+      if (link.version === 0 || !written) cache.fill(link.code, link, now);
     }
   };
 }
