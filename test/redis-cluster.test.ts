@@ -4,11 +4,11 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import type { ShortCode } from '../src/core/codes.ts';
-import { startCountedApp, type Cleanup } from './helpers/app.ts';
-import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
-import { PrivateRedisCluster, randomPrefix, withRedis } from './helpers/redis.ts';
+import { getRedirect, startCountedApp, type Cleanup } from './helpers/app.ts';
+import { createTestDatabase, insertRawLinks, type TestDatabase } from './helpers/db.ts';
+import { PrivateRedisCluster, randomPrefix, redisInUse, withRedis } from './helpers/redis.ts';
+import { until } from './helpers/wait.ts';
 
 const prefix = randomPrefix('cluster');
 let database: TestDatabase;
@@ -24,18 +24,7 @@ after(async () => {
 const instance = (t: Cleanup) =>
   startCountedApp(t, database.url, { REDIS_CLUSTER_URLS: cluster.urls.join(','), REDIS_KEY_PREFIX: prefix });
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-const live = (app: FastifyInstance) => async () => {
-  const body = (await app.inject({ url: '/readyz' })).json<{ redis: { redis: string; invalidations: string } }>();
-  return body.redis.redis === 'ready' && body.redis.invalidations === 'live';
-};
+const live = redisInUse;
 
 /** How many of this file's link keys each master holds. */
 async function keysPerMaster(): Promise<number[]> {
@@ -44,10 +33,7 @@ async function keysPerMaster(): Promise<number[]> {
   );
 }
 
-async function get(app: FastifyInstance, code: string) {
-  const res = await app.inject({ url: `/${code}` });
-  return { status: res.statusCode, location: res.headers.location };
-}
+const get = getRedirect;
 
 test('Redis Cluster: a batch whose keys span all three masters is answered right, from Redis alone', async (t) => {
   const a = await instance(t);
@@ -74,9 +60,7 @@ test('Redis Cluster: a batch whose keys span all three masters is answered right
 
 test('Redis Cluster: Postgres answers are written back across the masters, and a change reaches the other instance', async (t) => {
   const codes = Array.from({ length: 30 }, (_, i) => `clu${i}`);
-  await withClient(database.url, (client) =>
-    client.query(`INSERT INTO links (code, url) SELECT c, 'https://example.com/' || c FROM unnest($1::text[]) AS c`, [codes]),
-  );
+  await insertRawLinks(database.url, codes);
   const a = await instance(t);
   const b = await instance(t);
   await Promise.all([until('A on the cluster', live(a.app)), until('B on the cluster', live(b.app))]);

@@ -7,8 +7,9 @@ import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { ShortCode } from '../src/core/codes.ts';
 import { startApp, type Cleanup } from './helpers/app.ts';
-import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
-import { PrivateRedis, withRedis } from './helpers/redis.ts';
+import { createTestDatabase, insertRawLinks, type TestDatabase } from './helpers/db.ts';
+import { PrivateRedis, redisInUse, redisReadiness, withRedis } from './helpers/redis.ts';
+import { until } from './helpers/wait.ts';
 import { startServer } from './helpers/server-process.ts';
 
 const COMMAND_TIMEOUT_MS = 100;
@@ -18,9 +19,7 @@ let codes: string[];
 before(async () => {
   database = await createTestDatabase('redis_outage');
   codes = Array.from({ length: 300 }, (_, i) => `out${i}`);
-  await withClient(database.url, (client) =>
-    client.query(`INSERT INTO links (code, url) SELECT c, 'https://example.com/' || c FROM unnest($1::text[]) AS c`, [codes]),
-  );
+  await insertRawLinks(database.url, codes);
 });
 after(() => database.drop());
 
@@ -41,34 +40,8 @@ async function serve(t: Cleanup, redisUrl: string): Promise<{ app: FastifyInstan
   return { app, base };
 }
 
-interface RedisStatus {
-  redis: string;
-  invalidations: string;
-  unsentInvalidations: number;
-}
-
-/** /readyz of an app in this process, or of a server at a base URL. */
-async function readiness(target: FastifyInstance | string): Promise<{ ready: number; redis: RedisStatus }> {
-  if (typeof target === 'string') {
-    const res = await fetch(`${target}/readyz`);
-    return { ready: res.status, redis: ((await res.json()) as { redis: RedisStatus }).redis };
-  }
-  const res = await target.inject({ url: '/readyz' });
-  return { ready: res.statusCode, redis: res.json<{ redis: RedisStatus }>().redis };
-}
-
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-const back = (target: FastifyInstance | string) => async () => {
-  const { redis } = await readiness(target);
-  return redis.redis === 'ready' && redis.invalidations === 'live';
-};
+const readiness = redisReadiness;
+const back = redisInUse;
 
 /** Redirect requests from a few concurrent clients, until stopped; each answer's status and time. */
 class Traffic {
@@ -127,7 +100,7 @@ test('Redis down at start-up: the service starts, is ready, serves and creates; 
   const { app } = await serve(t, redis.url);
 
   const first = await readiness(app);
-  assert.equal(first.ready, 200, 'ready without Redis');
+  assert.equal(first.status, 200, 'ready without Redis');
   assert.equal(first.redis.redis, 'down');
   const res = await app.inject({ url: '/out1' });
   assert.equal(res.statusCode, 302);

@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { startCountedApp, type Cleanup } from './helpers/app.ts';
-import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
-import { deleteKeys, randomPrefix, SHARED_REDIS_URL, startMonitor } from './helpers/redis.ts';
+import { getRedirect, startCountedApp, type Cleanup } from './helpers/app.ts';
+import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
+import { deleteKeys, randomPrefix, redisInUse, redisReadiness, SHARED_REDIS_URL, startMonitor } from './helpers/redis.ts';
+import { until } from './helpers/wait.ts';
 import { TcpProxy } from './helpers/tcp-proxy.ts';
 import type { FastifyInstance } from 'fastify';
 import type { ShortCode } from '../src/core/codes.ts';
@@ -33,41 +34,18 @@ const env = { REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix };
  */
 async function instance(t: Cleanup, extra: Record<string, string> = {}) {
   const started = await startCountedApp(t, database.url, { ...env, ...extra });
-  await listening(started.app);
+  await until('invalidations heard', redisInUse(started.app));
   return started;
 }
 
 /** Links written straight into Postgres: neither Redis nor any LRU has heard of them. */
 async function insertLinks(label: string, count: number): Promise<string[]> {
   const codes = Array.from({ length: count }, (_, i) => `${label}${i}`);
-  await withClient(database.url, (client) =>
-    client.query(`INSERT INTO links (code, url) SELECT c, 'https://example.com/' || c FROM unnest($1::text[]) AS c`, [codes]),
-  );
+  await insertRawLinks(database.url, codes);
   return codes;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** Until the instance hears invalidations (a new instance starts deaf, see redis/subscription.ts). */
-async function listening(app: FastifyInstance): Promise<void> {
-  await until('invalidations heard', async () => {
-    const body = (await app.inject({ url: '/readyz' })).json<{ redis: { invalidations: string } }>();
-    return body.redis.invalidations === 'live' ? true : undefined;
-  });
-}
-
-async function get(app: FastifyInstance, code: string) {
-  const res = await app.inject({ url: `/${code}` });
-  return { status: res.statusCode, location: res.headers.location };
-}
+const get = getRedirect;
 
 test('a code fetched once from Postgres is then served from Redis by a second instance with an empty LRU', async (t) => {
   const [code = ''] = await insertLinks('shared', 1);
@@ -75,7 +53,7 @@ test('a code fetched once from Postgres is then served from Redis by a second in
   const b = await instance(t);
   assert.deepEqual(await get(a.app, code), { status: 302, location: `https://example.com/${code}` });
   assert.equal(a.lookups(), 1);
-  await until('written back to Redis', async () => ((await redis.get(`${prefix}link:${code}`)) === null ? undefined : true));
+  await until('written back to Redis', async () => (await redis.get(`${prefix}link:${code}`)) !== null);
 
   assert.deepEqual(await get(b.app, code), { status: 302, location: `https://example.com/${code}` });
   assert.equal(b.lookups(), 0, 'the second instance did not ask Postgres');
@@ -100,7 +78,7 @@ test('a batch of 50 distinct misses is one MGET', async (t) => {
   await Promise.all(codes.map((code) => get(a.app, code)));
   // Now in Redis; a fresh instance asks for all of them in one turn.
   await until('written back to Redis', async () =>
-    (await redis.exists(codes.map((code) => `${prefix}link:${code}`))) === codes.length ? true : undefined,
+    (await redis.exists(codes.map((code) => `${prefix}link:${code}`))) === codes.length,
   );
   const b = await instance(t);
   const monitor = await startMonitor(SHARED_REDIS_URL, prefix);
@@ -118,7 +96,7 @@ test('"not found" is shared too, and a create over it is seen at once by every i
   const a = await instance(t);
   const b = await instance(t);
   assert.equal((await get(a.app, 'spring-sale')).status, 404);
-  await until('negative entry in Redis', async () => ((await redis.get(`${prefix}link:spring-sale`)) === '' ? true : undefined));
+  await until('negative entry in Redis', async () => (await redis.get(`${prefix}link:spring-sale`)) === '');
   assert.equal((await get(b.app, 'spring-sale')).status, 404);
   assert.equal(b.lookups(), 0, 'the 404 came from Redis');
 
@@ -128,7 +106,7 @@ test('"not found" is shared too, and a create over it is seen at once by every i
   // when the message arrives (one pub/sub delivery), and A knew before it answered.
   assert.deepEqual(await get(a.app, 'spring-sale'), { status: 302, location: 'https://example.com/spring' });
   const acknowledged = performance.now();
-  await until('B redirects', async () => ((await get(b.app, 'spring-sale')).status === 302 ? true : undefined), 1000);
+  await until('B redirects', async () => (await get(b.app, 'spring-sale')).status === 302, 1000);
   t.diagnostic(`B redirected ${(performance.now() - acknowledged).toFixed(1)} ms after the 201, its own lookup included`);
   assert.deepEqual(await get(b.app, 'spring-sale'), { status: 302, location: 'https://example.com/spring' });
   const c = await instance(t);
@@ -145,12 +123,12 @@ test('an update or a disable on instance A: instance B stops serving the old tar
 
   await a.app.links.change(code, { url: 'https://example.com/v2' });
   const started = performance.now();
-  await until('B redirects to the new target', async () => ((await get(b.app, code)).location === 'https://example.com/v2' ? true : undefined), 1000);
+  await until('B redirects to the new target', async () => (await get(b.app, code)).location === 'https://example.com/v2', 1000);
   t.diagnostic(`B followed the update after ${(performance.now() - started).toFixed(1)} ms`);
   assert.equal((await redis.get(`${prefix}link:${code}`))?.endsWith(' https://example.com/v2'), true);
 
   await a.app.links.change(code, { disabled: true });
-  await until('B answers 410', async () => ((await get(b.app, code)).status === 410 ? true : undefined), 1000);
+  await until('B answers 410', async () => (await get(b.app, code)).status === 410, 1000);
   const c = await instance(t);
   assert.equal((await get(c.app, code)).status, 410, 'a new instance reads the disabled state from Redis');
   assert.equal(c.lookups(), 0);
@@ -163,7 +141,7 @@ test('a jump in a sender\'s invalidation count clears the LRU: the invalidation 
   assert.equal((await get(app, code)).status, 302);
   assert.equal(lookups(), 1);
   // From now on, a lookup of the code goes to Postgres: that shows when the LRU was cleared.
-  await until('written back', async () => ((await redis.get(key)) === null ? undefined : true));
+  await until('written back', async () => (await redis.get(key)) !== null);
   await redis.del(key);
 
   // Another instance's heartbeats and invalidations (of other codes), in order, then one lost.
@@ -177,7 +155,7 @@ test('a jump in a sender\'s invalidation count clears the LRU: the invalidation 
   await redis.publish(channel, 'another 43');
   await until('LRU cleared', async () => {
     await get(app, code);
-    return lookups() === 2 ? true : undefined;
+    return lookups() === 2;
   });
 });
 
@@ -214,9 +192,8 @@ test('changes of the same links on two instances at once, with reads throughout:
   t.diagnostic(`${changes} changes`);
   // Quiet: changes that Redis did not take in time (a busy machine) have been sent again, then one
   // pub/sub delivery and any write-back still in flight.
-  const unsent = async (app: FastifyInstance) =>
-    (await app.inject({ url: '/readyz' })).json<{ redis: { unsentInvalidations: number } }>().redis.unsentInvalidations;
-  await until('every change in Redis', async () => ((await unsent(a.app)) + (await unsent(b.app)) === 0 ? true : undefined), 10_000);
+  const unsent = async (app: FastifyInstance) => (await redisReadiness(app)).redis.unsentInvalidations;
+  await until('every change in Redis', async () => (await unsent(a.app)) + (await unsent(b.app)) === 0, 10_000);
   await new Promise((resolve) => setTimeout(resolve, 200));
 
   const { rows } = await withClient(database.url, (client) =>

@@ -62,6 +62,12 @@ export async function startCountedApp(t: Cleanup, databaseUrl: string, env: Reco
   return { ...started, lookups };
 }
 
+/** What the app answers for a code: status and location. */
+export async function getRedirect(app: FastifyInstance, code: string) {
+  const res = await app.inject({ url: `/${code}` });
+  return { status: res.statusCode, location: res.headers.location };
+}
+
 export async function createLink(app: FastifyInstance, body: Record<string, unknown>) {
   const res = await app.inject({ method: 'POST', url: '/links', payload: body });
   return { status: res.statusCode, body: res.json<Record<string, unknown>>(), headers: res.headers };

@@ -39,6 +39,13 @@ export async function withClient<T>(url: string, fn: (client: pg.Client) => Prom
   }
 }
 
+/** Links written straight into Postgres, each to https://example.com/<code>: no cache has heard of them. */
+export async function insertRawLinks(databaseUrl: string, codes: readonly string[]): Promise<void> {
+  await withClient(databaseUrl, (client) =>
+    client.query(`INSERT INTO links (code, url) SELECT c, 'https://example.com/' || c FROM unnest($1::text[]) AS c`, [codes]),
+  );
+}
+
 /** Runs one statement on the admin database (CREATE/DROP DATABASE). */
 export async function adminQuery(sql: string): Promise<void> {
   await withClient(ADMIN_URL, (client) => client.query(sql));

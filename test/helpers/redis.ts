@@ -10,9 +10,35 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 
 export const SHARED_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** The Redis part of /readyz. */
+export interface RedisReadiness {
+  redis: 'ready' | 'down' | 'bypassed';
+  invalidations: 'live' | 'deaf';
+  unsentInvalidations: number;
+}
+
+/** /readyz of an app in this process, or of a server at a base URL: its status, and the Redis tier's. */
+export async function redisReadiness(target: FastifyInstance | string): Promise<{ status: number; redis: RedisReadiness }> {
+  if (typeof target === 'string') {
+    const res = await fetch(`${target}/readyz`);
+    return { status: res.status, redis: ((await res.json()) as { redis: RedisReadiness }).redis };
+  }
+  const res = await target.inject({ url: '/readyz' });
+  return { status: res.statusCode, redis: res.json<{ redis: RedisReadiness }>().redis };
+}
+
+/** A probe for until(): the tier is in use and invalidations are heard (a new instance starts deaf). */
+export function redisInUse(target: FastifyInstance | string): () => Promise<boolean> {
+  return async () => {
+    const { redis } = await redisReadiness(target);
+    return redis.redis === 'ready' && redis.invalidations === 'live';
+  };
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -229,7 +255,7 @@ process.on('exit', () => {
 });
 
 /** A port nothing listens on right now (the OS picks it; we close it again at once). */
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
