@@ -21,15 +21,26 @@ export async function claimCodeSpace(db: Queryable, codeLength: number, keyFinge
   return { codeLength: row.code_length, keyFingerprint: row.key_fingerprint };
 }
 
-/** Aliases logged after `version`, oldest first, at most `limit` of them. */
-export async function readAliasLog(
-  db: Queryable,
-  version: number,
-  limit: number,
-): Promise<{ version: number; code: string }[]> {
-  const { rows } = await db.query<{ version: string; code: string }>(
-    'SELECT version, code FROM alias_log WHERE version > $1 ORDER BY version LIMIT $2',
+export interface CodeSpaceRead {
+  /** The first id no block has been reserved for: every id handed out so far is below it. */
+  readonly mark: number;
+  /** Aliases logged after the version asked for, oldest first. */
+  readonly aliases: { version: number; code: string }[];
+}
+
+/** The id mark and the aliases logged after `version` (at most `limit`), in one round trip. */
+export async function readCodeSpace(db: Queryable, version: number, limit: number): Promise<CodeSpaceRead> {
+  const { rows } = await db.query<{ mark: string; version: string | null; code: string | null }>(
+    `SELECT m.mark, a.version, a.code
+     FROM (SELECT CASE WHEN s.is_called THEN s.last_value + p.seqincrement ELSE s.last_value END AS mark
+           FROM link_id_blocks s, pg_sequence p WHERE p.seqrelid = 'link_id_blocks'::regclass) m
+     LEFT JOIN LATERAL (SELECT version, code FROM alias_log WHERE version > $1 ORDER BY version LIMIT $2) a ON true
+     ORDER BY a.version`,
     [version, limit],
   );
-  return rows.map((row) => ({ version: Number(row.version), code: row.code }));
+  const mark = Number(rows[0]?.mark ?? Number.NaN);
+  if (!Number.isSafeInteger(mark)) throw new Error('sequence link_id_blocks is missing; run the migrations');
+  const aliases: { version: number; code: string }[] = [];
+  for (const row of rows) if (row.version !== null && row.code !== null) aliases.push({ version: Number(row.version), code: row.code });
+  return { mark, aliases };
 }

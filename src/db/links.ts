@@ -56,17 +56,6 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
   return new Set(rows.map((row) => row.code));
 }
 
-/** The first id no block has been reserved for: every id handed out so far is below it. */
-export async function readIdMark(db: Queryable): Promise<number> {
-  const { rows } = await db.query<{ mark: string }>(
-    `SELECT CASE WHEN s.is_called THEN s.last_value + p.seqincrement ELSE s.last_value END AS mark
-     FROM link_id_blocks s, pg_sequence p WHERE p.seqrelid = 'link_id_blocks'::regclass`,
-  );
-  const mark = Number(rows[0]?.mark ?? Number.NaN);
-  if (!Number.isSafeInteger(mark)) throw new Error('sequence link_id_blocks is missing; run the migrations');
-  return mark;
-}
-
 /** Reserves a block of ids from the sequence: [start, start + size). */
 export async function reserveIdBlock(db: Queryable): Promise<{ start: number; size: number }> {
   const { rows } = await db.query<{ start: string; size: string }>(

@@ -22,8 +22,7 @@ import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import { decodeBase62 } from '../core/base62.ts';
 import { CODE_LENGTH_MAX, CODE_LENGTH_MIN, type CodeCodec } from '../core/codes.ts';
-import { claimCodeSpace, readAliasLog } from '../db/code-space.ts';
-import { readIdMark } from '../db/links.ts';
+import { claimCodeSpace, readCodeSpace } from '../db/code-space.ts';
 import type { Queryable } from '../db/pool.ts';
 
 export const REFRESH_MS = 500;
@@ -125,9 +124,8 @@ export class CodeSpace {
   async #read(): Promise<void> {
     const startedAt = performance.now();
     const { db, codec } = this.#deps;
-    const mark = await readIdMark(db);
     // The limit keeps one read's memory bounded.
-    const logged = await readAliasLog(db, this.#aliasVersion, MAX_ALIASES + 1);
+    const { mark, aliases: logged } = await readCodeSpace(db, this.#aliasVersion, MAX_ALIASES + 1);
     if (logged.length > MAX_ALIASES) return this.#tooManyAliases();
     for (const { version, code } of logged) {
       if (codec.toId(code) >= mark + SLACK) this.#aliases.add(code);
