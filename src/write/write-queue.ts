@@ -104,17 +104,16 @@ export class WriteQueue {
   async #commit(batch: Pending[]): Promise<void> {
     try {
       await this.#assignCodes(batch);
-      const written = await this.#deps.insert(batch.map(linkOf));
+      const links = batch.map(linkOf);
+      const written = await this.#deps.insert(links);
       this.#backoffMs = 0;
       const retry: Pending[] = [];
-      const links = batch.filter((item) => written.has(item.code as string)).map(linkOf);
-      await this.#deps.committed(links);
-      let next = 0;
-      for (const item of batch) {
+      await this.#deps.committed(links.filter((link) => written.has(link.code)));
+      for (const [i, item] of batch.entries()) {
+        const link = links[i] as NewLink;
         const alias = item.request.alias;
         const delayMs = alias === undefined ? 0 : this.#deps.ackDelayMs(alias);
-        if (written.has(item.code as string)) {
-          const link = links[next++] as NewLink;
+        if (written.has(link.code)) {
           settleAfter(delayMs, () => item.settle.resolve(link));
         } else if (alias !== undefined) {
           settleAfter(delayMs, () => item.settle.reject(new AppError('ALIAS_TAKEN')));
