@@ -16,7 +16,7 @@ export function quietRun(scenario: Scenario, label: string, extra: Pick<RunResul
 }
 
 /** What each scenario must answer; a run with any other status (or a connection error) is not a valid figure. */
-export const EXPECTED_STATUSES: Readonly<Record<string, readonly string[]>> = {
+const EXPECTED_STATUSES: Readonly<Record<string, readonly string[]>> = {
   ceiling: ['302'],
   baseline: ['302'],
   hot: ['302'],
@@ -39,8 +39,8 @@ export function invalidRun(run: RunResult): string | undefined {
   return other.length === 0 ? undefined : `unexpected statuses ${other.map(([s, n]) => `${s}×${n}`).join(', ')}`;
 }
 
-export const LATENCY_P99_GOAL_MS = 2;
-export const MEMORY_GOAL_MB = 350;
+const LATENCY_P99_GOAL_MS = 2;
+const MEMORY_GOAL_MB = 350;
 
 export function judgeTargets(runs: readonly RunResult[]): TargetResult[] {
   const find = (label: string) => runs.find((run) => run.label === label);

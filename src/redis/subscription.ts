@@ -23,9 +23,9 @@ import type { Logger } from 'pino';
 import type { RedisClient } from './client.ts';
 import { decodeInvalidation, invalidationChannel, Ledger, type Outbox } from './entries.ts';
 
-export const HEARTBEAT_MS = 1000;
-export const DEAF_AFTER_MS = 3000;
-export const DEAF_TTL_MS = 5000;
+const HEARTBEAT_MS = 1000;
+const DEAF_AFTER_MS = 3000;
+const DEAF_TTL_MS = 5000;
 /** A sender unheard for this long is forgotten: its next message starts a new count. */
 const FORGET_SENDER_MS = 10_000;
 /** How late an invalidation may arrive after a message that counts it, before it is given up as missed. */
