@@ -9,6 +9,7 @@ import type { ShortCode } from '../src/core/codes.ts';
 import { startApp, type Cleanup } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, type TestDatabase } from './helpers/db.ts';
 import { PrivateRedis, redisInUse, redisReadiness, withRedis } from './helpers/redis.ts';
+import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
 import { until } from './helpers/wait.ts';
 import { startServer } from './helpers/server-process.ts';
 
@@ -189,6 +190,32 @@ test('a subscription connection cut while a change is published: the instance cl
   await until('B follows', async () => (await b.inject({ url: '/out9' })).headers.location === 'https://example.com/out9-v2', 2000);
   t.diagnostic(`B followed after ${(performance.now() - changed).toFixed(0)} ms`);
   await until('B hears again', back(b));
+});
+
+test('a subscription that comes back slower than the command timeout is no unhandled rejection, and is heard again', async (t) => {
+  const redis = await startRedis(t);
+  const proxy = new TcpProxy('127.0.0.1', redis.port);
+  await proxy.up();
+  t.after(() => proxy.down());
+  const { app } = await serve(t, throughProxy(redis.url, proxy));
+  await until('the instance hears', back(app));
+
+  // Node ends the process on an unhandled rejection: a re-subscribe nobody awaits must not time out into one.
+  const unhandled: unknown[] = [];
+  const record = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', record);
+  t.after(() => process.off('unhandledRejection', record));
+
+  proxy.delayRequest = (chunk) => (chunk.toString('latin1').toLowerCase().includes('subscribe') ? COMMAND_TIMEOUT_MS * 3 : 0);
+  await withRedis(redis.url, (client) => client.call('CLIENT', 'KILL', 'TYPE', 'pubsub'));
+  await until('the instance is deaf', async () => (await readiness(app)).redis.invalidations === 'deaf');
+  // Long enough for the reconnect and several heartbeats' SUBSCRIBE, each of them timed out.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  assert.deepEqual(unhandled, []);
+
+  proxy.delayRequest = () => 0;
+  await until('the instance hears again', back(app));
+  assert.deepEqual(unhandled, []);
 });
 
 test('an instance that stops hearing invalidations serves a changed link for at most 8 s', async (t) => {

@@ -51,7 +51,10 @@ export function createRedisTier({ config, log, invalidate, reset }: RedisTierDep
     outbox,
     log,
   });
-  const subscriber: RedisClient = client instanceof Cluster ? client.duplicate() : client.duplicate();
+  // The Subscription subscribes at each connect, and handles a failure. ioredis's own re-subscribe
+  // after a reconnect is a promise nobody awaits: a command timeout there would be an unhandled
+  // rejection, which ends the process. (A cluster's subscriber catches its own.)
+  const subscriber: RedisClient = client instanceof Cluster ? client.duplicate() : client.duplicate({ autoResubscribe: false });
   // The main client reports Redis going away; this one would say the same again.
   subscriber.on('error', () => {});
   const subscription = new Subscription({

@@ -1,13 +1,27 @@
-// A TCP proxy in front of a real server, that a test can take down (refusing connections and
-// cutting the open ones) and bring back on the same port: an outage without touching the server.
+// A TCP fault proxy in front of a real server: the network faults a test injects without touching
+// the server. Every setting takes effect at once, on open connections too:
+//   - delayMs: latency added to every chunk, each way (in order);
+//   - delayRequest: extra latency for a chunk going to the server, chosen by its content;
+//   - fault 'blackhole': connections stay open, nothing goes through either way;
+//   - fault 'drop-replies': requests reach the server, its replies are thrown away;
+//   - reset(): the open connections are reset (new ones are accepted);
+//   - down(): new connections are refused and the open ones reset; up() brings it back on the same port.
 
 import net from 'node:net';
+
+export type ProxyFault = 'pass' | 'blackhole' | 'drop-replies';
 
 export class TcpProxy {
   readonly #target: { host: string; port: number };
   readonly #sockets = new Set<net.Socket>();
   #server: net.Server | null = null;
   #port = 0;
+
+  /** Added to every chunk, each way, in order: a slow network. */
+  delayMs = 0;
+  /** Added to a chunk on its way to the server: a server slow at some commands. */
+  delayRequest: (chunk: Buffer) => number = () => 0;
+  fault: ProxyFault = 'pass';
 
   constructor(targetHost: string, targetPort: number) {
     this.#target = { host: targetHost, port: targetPort };
@@ -17,8 +31,10 @@ export class TcpProxy {
     return this.#port;
   }
 
-  /** Added to every chunk, each way, in order: a slow network. */
-  delayMs = 0;
+  /** Connections open now (each counted once, not per socket). */
+  get connections(): number {
+    return this.#sockets.size / 2;
+  }
 
   async up(): Promise<void> {
     const server = net.createServer((client) => {
@@ -30,11 +46,8 @@ export class TcpProxy {
       }
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
-      if (this.delayMs === 0) client.pipe(upstream).pipe(client);
-      else {
-        forwardLate(client, upstream, this.delayMs);
-        forwardLate(upstream, client, this.delayMs);
-      }
+      this.#forward(client, upstream, true);
+      this.#forward(upstream, client, false);
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -44,27 +57,42 @@ export class TcpProxy {
     this.#server = server;
   }
 
+  /** Resets the open connections; new ones are let through. */
+  reset(): void {
+    for (const socket of this.#sockets) socket.resetAndDestroy();
+    this.#sockets.clear();
+  }
+
   /** Refuses new connections and resets the open ones. */
   async down(): Promise<void> {
     const server = this.#server;
     this.#server = null;
-    for (const socket of this.#sockets) socket.resetAndDestroy();
-    this.#sockets.clear();
+    this.reset();
     if (server !== null) await new Promise((resolve) => server.close(resolve));
+  }
+
+  /** Forwards `from` to `to` with the settings in force when each chunk arrives, keeping the order. */
+  #forward(from: net.Socket, to: net.Socket, toServer: boolean): void {
+    let lastDue = 0;
+    from.on('data', (chunk: Buffer) => {
+      if (this.fault === 'blackhole' || (this.fault === 'drop-replies' && !toServer)) return;
+      const now = performance.now();
+      const due = Math.max(now + this.delayMs + (toServer ? this.delayRequest(chunk) : 0), lastDue);
+      lastDue = due;
+      if (due <= now) {
+        if (!to.destroyed) to.write(chunk);
+      } else {
+        setTimeout(() => {
+          if (!to.destroyed) to.write(chunk);
+        }, due - now);
+      }
+    });
   }
 }
 
-function forwardLate(from: net.Socket, to: net.Socket, delayMs: number): void {
-  from.on('data', (chunk: Buffer) => {
-    setTimeout(() => {
-      if (!to.destroyed) to.write(chunk);
-    }, delayMs);
-  });
-}
-
-/** A connection string that goes through the proxy instead of straight to Postgres. */
-export function throughProxy(databaseUrl: string, proxy: TcpProxy): string {
-  const url = new URL(databaseUrl);
+/** A connection string that goes through the proxy instead of straight to the server. */
+export function throughProxy(serverUrl: string, proxy: TcpProxy): string {
+  const url = new URL(serverUrl);
   url.hostname = '127.0.0.1';
   url.port = String(proxy.port);
   return url.href;
