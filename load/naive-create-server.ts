@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { createCodeCodec } from '../src/core/codes.ts';
 import { checkLinkRequest, type CreateLinkBody } from '../src/core/link.ts';
+import { targetPolicyOf } from '../src/core/target-policy.ts';
 import { createPermutation } from '../src/core/permutation.ts';
 import { openDatabase } from '../src/database.ts';
 import { reserveIdBlock } from '../src/db/links.ts';
@@ -21,11 +22,11 @@ await migrate(database.url, log);
 const pool = createPool(database.url, { ...config, dbPoolMax: database.poolMax }, log);
 const codec = createCodeCodec(createPermutation(config.codeSecret, config.codeLength), config.codeLength);
 const ids = new IdAllocator(() => reserveIdBlock(pool));
-const selfHost = new URL(config.baseUrl).hostname;
+const policy = targetPolicyOf(config);
 
 const app = Fastify({ loggerInstance: log, logController: new LogController({ disableRequestLogging: true }) });
 app.post<{ Body: CreateLinkBody }>('/links', async (request, reply) => {
-  const verdict = checkLinkRequest(request.body, selfHost, Date.now());
+  const verdict = checkLinkRequest(request.body, policy, Date.now());
   if (!verdict.ok) return reply.code(400).send({ error: { code: verdict.code } });
   const [id] = await ids.take(1);
   const code = codec.fromId(id as number);

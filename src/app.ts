@@ -8,13 +8,16 @@ import { createLinkCache } from './cache/link-cache.ts';
 import type { Config } from './config.ts';
 import { createCodeCodec, type ShortCode } from './core/codes.ts';
 import { createPermutation } from './core/permutation.ts';
+import { targetPolicyOf } from './core/target-policy.ts';
 import { createDbBreaker } from './db/breaker.ts';
 import { findLinks, insertLinks, reserveIdBlock } from './db/links.ts';
 import type { Queryable } from './db/pool.ts';
 import { AppError } from './errors.ts';
-import { onFrameworkError, registerErrorHandlers } from './http/errors.ts';
+import { onClientError, onFrameworkError, registerErrorHandlers } from './http/errors.ts';
 import { registerHealth, type Lifecycle } from './http/health.ts';
+import { trustProxyRule } from './http/client-address.ts';
 import { BODY_LIMIT_BYTES, linksRoutes } from './http/links.ts';
+import { NotFoundLimit } from './http/not-found-limit.ts';
 import { createRedirectHandler, registerRedirect } from './http/redirect.ts';
 import { CodeSpace } from './resolve/code-space.ts';
 import { createResolver } from './resolve/resolver.ts';
@@ -83,6 +86,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     log,
   });
 
+  const trustProxy = trustProxyRule(config.trustProxy);
   const redirect = createRedirectHandler({
     cache,
     codeSpace,
@@ -90,6 +94,8 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     log,
     slowRequestMs: config.slowRequestMs,
     redirectCacheControl: config.redirectCacheControl,
+    notFoundLimit: config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients),
+    trustProxy,
   });
   // Redirects are answered before Fastify routes the request (see http/redirect.ts), until the
   // server starts closing.
@@ -99,15 +105,30 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   const fastifyLog: FastifyBaseLogger = log;
   const app = Fastify({
     serverFactory(fastifyHandler) {
-      const server = createServer((req, res) => {
-        if (!direct || !redirect.tryServe(req, res)) fastifyHandler(req, res);
-      });
-      // What Fastify sets on a server it creates itself.
-      server.keepAliveTimeout = config.keepAliveTimeoutMs;
-      server.requestTimeout = config.requestTimeoutMs;
+      // Slow clients (https://nodejs.org/api/http.html#serverheaderstimeout): a connection whose
+      // headers are not all in within headersTimeout of their first byte (or of the accept, for a
+      // connection that sends nothing), or whose whole request is not in within requestTimeout, is
+      // answered 408 (by onClientError, below) and closed; bytes trickling in reset neither clock.
+      // After a response, an idle connection is closed keepAliveTimeout plus Node's
+      // keepAliveTimeoutBuffer (1 s) later, without a word.
+      const server = createServer(
+        {
+          headersTimeout: config.headersTimeoutMs,
+          requestTimeout: config.requestTimeoutMs,
+          keepAliveTimeout: config.keepAliveTimeoutMs,
+          // Node looks for expired requests only this often (30 s by default): a connection is closed
+          // at most a quarter of the headers timeout, and at most 1 s, after its limit.
+          connectionsCheckingInterval: Math.min(1000, Math.ceil(config.headersTimeoutMs / 4)),
+        },
+        (req, res) => {
+          if (!direct || !redirect.tryServe(req, res)) fastifyHandler(req, res);
+        },
+      );
       return server;
     },
     loggerInstance: fastifyLog,
+    // request.ip follows the same rule as the redirect listener's client address.
+    ...(trustProxy === undefined ? {} : { trustProxy }),
     // No per-request log line: the redirect route writes its response and nothing else.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
@@ -115,6 +136,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     // the write queue drains only after the server has closed, so their creates still commit.
     return503OnClosing: false,
     frameworkErrors: onFrameworkError,
+    clientErrorHandler: onClientError,
     // Long paths reach the shape check and get our 404, not the router's 414.
     routerOptions: { maxParamLength: 16 * 1024 },
     ajv: {
@@ -126,7 +148,12 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   app.removeContentTypeParser('text/plain');
   registerErrorHandlers(app);
   registerRedirect(app, redirect);
-  await app.register(linksRoutes, { queue, baseUrl: config.baseUrl, slowRequestMs: config.slowRequestMs });
+  await app.register(linksRoutes, {
+    queue,
+    baseUrl: config.baseUrl,
+    policy: targetPolicyOf(config),
+    slowRequestMs: config.slowRequestMs,
+  });
   registerHealth(app, { db, breaker, queue, lifecycle, pingTimeoutMs: 1000, redis });
   app.decorate('links', linkChanges);
 

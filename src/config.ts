@@ -1,7 +1,10 @@
 // Configuration: environment variables -> a frozen, typed object, validated once at start-up.
 // Each variable is declared once below; the README's configuration table mirrors this list.
 
+import { readFileSync } from 'node:fs';
 import { CODE_LENGTH_MAX, CODE_LENGTH_MIN } from './core/codes.ts';
+import { normaliseDomain } from './core/target-policy.ts';
+import { trustProxyRule } from './http/client-address.ts';
 
 export const DEV_CODE_SECRET = 'dev-only-secret-change-me-in-production';
 
@@ -33,6 +36,17 @@ export interface Config {
   readonly negativeMaxEntries: number;
   readonly negativeTtlMs: number;
   readonly redirectCacheControl: string;
+  /** Links may point at loopback, private and other non-public addresses and names. */
+  readonly allowPrivateTargets: boolean;
+  /** Links may point at other URL shorteners. */
+  readonly allowShortenerTargets: boolean;
+  /** Domains no link may point at (with their subdomains), normalised. */
+  readonly blockedDomains: ReadonlySet<string>;
+  /** 404s a client may get per minute before its misses are answered 429; 0: no limit. */
+  readonly notFoundLimitPerMinute: number;
+  readonly notFoundLimitClients: number;
+  /** "false", "true", or the addresses and ranges of trusted proxies (X-Forwarded-For). */
+  readonly trustProxy: string;
   readonly codeLength: number;
   readonly codeSecret: string;
   readonly readBatchMax: number;
@@ -46,6 +60,8 @@ export interface Config {
   readonly breakerResetMs: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** most time to receive a request's headers, counted from its first byte (or from the connection) */
+  readonly headersTimeoutMs: number;
   readonly slowRequestMs: number;
   readonly shutdownGraceMs: number;
   readonly readinessDrainMs: number;
@@ -114,6 +130,36 @@ export function loadConfig(env: Env = process.env): Config {
     text((v) => /^[\x20-\x7e]+$/.test(v), 'printable ASCII'),
   );
 
+  const blockedDomains = new Set<string>();
+  const addDomains = (name: string, entries: string[]) => {
+    for (const entry of entries) {
+      if (entry.trim() === '' || entry.trim().startsWith('#')) continue;
+      const domain = normaliseDomain(entry);
+      if (domain === undefined) problems.push(`${name}: ${JSON.stringify(entry.trim())} is not a domain name`);
+      else blockedDomains.add(domain);
+    }
+  };
+  addDomains('BLOCKED_DOMAINS', (env.BLOCKED_DOMAINS ?? '').split(','));
+  const blockedFile = env.BLOCKED_DOMAINS_FILE?.trim();
+  if (blockedFile !== undefined && blockedFile !== '') {
+    try {
+      addDomains(`BLOCKED_DOMAINS_FILE (${blockedFile})`, readFileSync(blockedFile, 'utf8').split(/\r?\n/));
+    } catch (err) {
+      problems.push(`BLOCKED_DOMAINS_FILE=${JSON.stringify(blockedFile)}: cannot be read (${(err as Error).message})`);
+    }
+  }
+  const trustProxy = read('TRUST_PROXY', 'false', (raw) => {
+    try {
+      trustProxyRule(raw);
+      return raw;
+    } catch {
+      return new Expects('false, true, or a comma-separated list of IP addresses, CIDR ranges, loopback, linklocal, uniquelocal');
+    }
+  });
+
+  // Read first: the headers timeout's default depends on it.
+  const requestTimeoutMs = read('REQUEST_TIMEOUT_MS', 10_000, int(100, 600_000));
+
   const seconds = 1000;
   const config: Config = {
     port,
@@ -138,6 +184,12 @@ export function loadConfig(env: Env = process.env): Config {
     negativeMaxEntries: read('NEGATIVE_MAX_ENTRIES', 100_000, int(1, 20_000_000)),
     negativeTtlMs: read('NEGATIVE_TTL_SECONDS', 10, int(1, 3600)) * seconds,
     redirectCacheControl,
+    allowPrivateTargets: read('ALLOW_PRIVATE_TARGETS', false, bool),
+    allowShortenerTargets: read('ALLOW_SHORTENER_TARGETS', false, bool),
+    blockedDomains,
+    notFoundLimitPerMinute: read('NOT_FOUND_LIMIT_PER_MINUTE', 120, int(0, 1_000_000)),
+    notFoundLimitClients: read('NOT_FOUND_LIMIT_CLIENTS', 100_000, int(1, 10_000_000)),
+    trustProxy,
     codeLength: read('CODE_LENGTH', 7, int(CODE_LENGTH_MIN, CODE_LENGTH_MAX)),
     codeSecret,
     readBatchMax: read('READ_BATCH_MAX', 500, int(1, 10_000)),
@@ -149,8 +201,10 @@ export function loadConfig(env: Env = process.env): Config {
     dbStatementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', 2000, int(10, 600_000)),
     breakerTimeoutMs: read('BREAKER_TIMEOUT_MS', 3000, int(10, 600_000)),
     breakerResetMs: read('BREAKER_RESET_MS', 5000, int(100, 600_000)),
-    requestTimeoutMs: read('REQUEST_TIMEOUT_MS', 10_000, int(100, 600_000)),
+    requestTimeoutMs,
     keepAliveTimeoutMs: read('KEEP_ALIVE_TIMEOUT_MS', 72_000, int(1000, 600_000)),
+    // Never past the request timeout by default, as Node does (min(60 s, requestTimeout)).
+    headersTimeoutMs: read('HEADERS_TIMEOUT_MS', Math.min(5000, requestTimeoutMs), int(100, 600_000)),
     slowRequestMs: read('SLOW_REQUEST_MS', 1000, int(1, 600_000)),
     shutdownGraceMs: read('SHUTDOWN_GRACE_MS', 10_000, int(100, 600_000)),
     readinessDrainMs: read('READINESS_DRAIN_MS', 0, int(0, 600_000)),
@@ -160,6 +214,12 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(
       `BREAKER_TIMEOUT_MS=${config.breakerTimeoutMs}: expected more than DB_STATEMENT_TIMEOUT_MS ` +
         `(${config.dbStatementTimeoutMs}) so that the server cancels a slow query before the breaker gives up on it`,
+    );
+  }
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    problems.push(
+      `HEADERS_TIMEOUT_MS=${config.headersTimeoutMs}: expected at most REQUEST_TIMEOUT_MS (${config.requestTimeoutMs}): ` +
+        'the headers are part of the request, and Node refuses a longer headers timeout',
     );
   }
   if (config.readinessDrainMs >= config.shutdownGraceMs) {

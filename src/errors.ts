@@ -13,10 +13,18 @@ export const ERRORS = {
   URL_CREDENTIALS_NOT_ALLOWED: { status: 400, message: 'url must not contain a user name or password.' },
   URL_CONTROL_CHARACTERS: { status: 400, message: 'url contains control or invisible formatting characters.' },
   URL_SELF_REFERENCE: { status: 400, message: 'url points at this shortener itself.' },
+  URL_PRIVATE_ADDRESS: {
+    status: 400,
+    message: 'url points at a loopback, private, link-local or otherwise non-public address or host name.',
+  },
+  URL_DOMAIN_BLOCKED: { status: 400, message: 'url points at a domain this service does not link to.' },
+  URL_SHORTENER_NOT_ALLOWED: { status: 400, message: 'url points at another URL shortener; link to the final destination instead.' },
   ALIAS_INVALID: { status: 400, message: 'alias must be 3 to 64 characters of A-Z, a-z, 0-9, "_" and "-".' },
   ALIAS_RESERVED: { status: 400, message: 'alias is a reserved word of this service.' },
   EXPIRES_AT_INVALID: { status: 400, message: 'expiresAt must be an RFC 3339 date-time with a time zone, or null.' },
   EXPIRES_AT_IN_PAST: { status: 400, message: 'expiresAt must be in the future.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time; the connection is closed.' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'The request line and headers are larger than the server accepts.' },
   // 404, 409, 410
   LINK_NOT_FOUND: { status: 404, message: 'No link has this code.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such route.' },
@@ -24,9 +32,13 @@ export const ERRORS = {
   ALIAS_TAKEN: { status: 409, message: 'This alias is already taken.' },
   LINK_EXPIRED: { status: 410, message: 'This link has expired.' },
   LINK_DISABLED: { status: 410, message: 'This link has been disabled.' },
-  // 413, 415
+  // 413, 415, 429
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than 8 KiB.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json.' },
+  NOT_FOUND_RATE_LIMITED: {
+    status: 429,
+    message: 'Too many requests for codes that do not exist from this address; retry after Retry-After seconds.',
+  },
   // 5xx: the service or a dependency is unwell; retry after Retry-After
   WRITE_QUEUE_FULL: { status: 503, message: 'Too many links are waiting to be written; retry shortly.' },
   DATABASE_UNAVAILABLE: { status: 503, message: 'The database is unavailable; retry shortly.' },

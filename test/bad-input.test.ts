@@ -1,11 +1,13 @@
-// Every kind of bad POST /links input gets its own status and stable error code, never a 5xx.
+// Every kind of bad input to POST /links and GET /:code gets its own status and stable error code,
+// never a 5xx, and nothing is logged as an error.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
-import { startApp } from './helpers/app.ts';
+import net from 'node:net';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { ERROR_LEVEL, startLoggedApp, type LogLine } from './helpers/logs.ts';
 
 
 interface Case {
@@ -29,6 +31,10 @@ const cases: Case[] = [
   { name: 'text/plain content type', payload: json({ url }), contentType: 'text/plain', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
   { name: 'form content type', payload: 'url=https://example.com/', contentType: 'application/x-www-form-urlencoded', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
   { name: 'body over 8 KiB', payload: json({ url: `https://example.com/${'a'.repeat(9000)}` }), status: 413, code: 'BODY_TOO_LARGE' },
+  { name: 'body of 1 MiB', payload: Buffer.alloc(1024 * 1024, 0x20), status: 413, code: 'BODY_TOO_LARGE' },
+  { name: 'multipart content type', payload: '--x\r\n\r\nurl\r\n--x--', contentType: 'multipart/form-data; boundary=x', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+  { name: 'nested __proto__ key', payload: '{"url":"https://example.com/","alias":{"__proto__":{"admin":true}}}', status: 400, code: 'BODY_INVALID_JSON' },
+  { name: 'NUL byte in the JSON text', payload: '{"url":"https://example.com/"}\u0000', status: 400, code: 'BODY_INVALID_JSON' },
   // shape
   { name: 'an array body', payload: json([url]), status: 400, code: 'BODY_INVALID' },
   { name: 'a string body', payload: json(url), status: 400, code: 'BODY_INVALID' },
@@ -39,6 +45,7 @@ const cases: Case[] = [
   { name: 'url as a number', payload: json({ url: 42 }), status: 400, code: 'BODY_INVALID' },
   { name: 'url as an object', payload: json({ url: { href: url } }), status: 400, code: 'BODY_INVALID' },
   { name: 'url as null', payload: json({ url: null }), status: 400, code: 'BODY_INVALID' },
+  { name: 'url as a boolean', payload: json({ url: true }), status: 400, code: 'BODY_INVALID' },
   { name: 'alias as a number', payload: json({ url, alias: 12345 }), status: 400, code: 'BODY_INVALID' },
   { name: 'expiresAt as a number', payload: json({ url, expiresAt: 1893456000 }), status: 400, code: 'BODY_INVALID' },
   { name: 'deep nesting', payload: `{"url":"${url}","alias":${'['.repeat(2000)}${']'.repeat(2000)}}`, status: 400, code: 'BODY_INVALID' },
@@ -57,6 +64,38 @@ const cases: Case[] = [
   { name: 'URL over 2048 characters', payload: json({ url: `https://example.com/${'a'.repeat(2040)}` }), status: 400, code: 'URL_TOO_LONG' },
   { name: 'URL pointing at this service', payload: json({ url: 'https://sho.rt/abc' }), status: 400, code: 'URL_SELF_REFERENCE' },
   { name: 'URL that does not parse', payload: json({ url: 'https://exa mple.com/' }), status: 400, code: 'URL_INVALID' },
+  { name: 'line separator in URL', payload: json({ url: 'https://example.com/\u2028x' }), status: 400, code: 'URL_CONTROL_CHARACTERS' },
+  { name: 'zero-width space in the host', payload: json({ url: 'https://exa\u200bmple.com/' }), status: 400, code: 'URL_CONTROL_CHARACTERS' },
+  // javascript: in disguise
+  { name: 'javascript: in mixed case', payload: json({ url: 'JaVaScRiPt:alert(1)' }), status: 400, code: 'URL_SCHEME_NOT_ALLOWED' },
+  { name: 'javascript: after a space', payload: json({ url: ' javascript:alert(1)' }), status: 400, code: 'URL_SCHEME_NOT_ALLOWED' },
+  { name: 'javascript: after a control character', payload: json({ url: '\u0001javascript:alert(1)' }), status: 400, code: 'URL_CONTROL_CHARACTERS' },
+  { name: 'javascript: with slashes and an encoded newline', payload: json({ url: 'javascript://example.com/%0aalert(1)' }), status: 400, code: 'URL_SCHEME_NOT_ALLOWED' },
+  { name: 'javascript: percent-encoded', payload: json({ url: '%6Aavascript:alert(1)' }), status: 400, code: 'URL_NOT_ABSOLUTE' },
+  { name: 'javascript: with an HTML entity', payload: json({ url: 'javascript&colon;alert(1)' }), status: 400, code: 'URL_NOT_ABSOLUTE' },
+  // other parsers' disagreements
+  { name: 'https:\\\\host', payload: json({ url: 'https:\\\\evil.example/' }), status: 400, code: 'URL_NOT_ABSOLUTE' },
+  { name: 'https:/host with one slash', payload: json({ url: 'https:/evil.example/' }), status: 400, code: 'URL_NOT_ABSOLUTE' },
+  { name: 'a user name that looks like the host', payload: json({ url: 'https://example.com@evil.example/' }), status: 400, code: 'URL_CREDENTIALS_NOT_ALLOWED' },
+  { name: 'an empty user with a password', payload: json({ url: 'https://:pw@example.com/' }), status: 400, code: 'URL_CREDENTIALS_NOT_ALLOWED' },
+  // this service's own host, however written
+  { name: 'own host in capitals with a trailing dot', payload: json({ url: 'https://SHO.RT./abc' }), status: 400, code: 'URL_SELF_REFERENCE' },
+  { name: 'own host with a port and another scheme', payload: json({ url: 'http://sho.rt:8443/abc' }), status: 400, code: 'URL_SELF_REFERENCE' },
+  { name: 'own host percent-encoded', payload: json({ url: 'https://sh%6F.rt/abc' }), status: 400, code: 'URL_SELF_REFERENCE' },
+  // private and non-public targets, in every notation
+  { name: 'loopback as a decimal number', payload: json({ url: 'http://2130706433/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
+  { name: 'loopback in hex', payload: json({ url: 'http://0x7f.0.0.1/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
+  { name: 'loopback in octal', payload: json({ url: 'http://0177.0.0.1/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
+  { name: 'IPv6 loopback', payload: json({ url: 'http://[::1]:8080/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
+  { name: 'IPv4-mapped IPv6 private address', payload: json({ url: 'http://[::ffff:10.0.0.1]/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
+  { name: 'cloud metadata address', payload: json({ url: 'http://169.254.169.254/latest/meta-data/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
+  { name: 'unique-local IPv6', payload: json({ url: 'http://[fd00::1]/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
+  { name: 'localhost', payload: json({ url: 'http://localhost:3000/admin' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
+  { name: 'a single-label host', payload: json({ url: 'http://router/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
+  // abuse controls
+  { name: 'another URL shortener', payload: json({ url: 'https://bit.ly/3xYz' }), status: 400, code: 'URL_SHORTENER_NOT_ALLOWED' },
+  { name: 'a subdomain of a blocked domain', payload: json({ url: 'https://www.blocked.example/' }), status: 400, code: 'URL_DOMAIN_BLOCKED' },
+  { name: 'a blocked IDN domain written in Unicode', payload: json({ url: 'https://пример.рф/' }), status: 400, code: 'URL_DOMAIN_BLOCKED' },
   // alias rules
   { name: 'alias too short', payload: json({ url, alias: 'ab' }), status: 400, code: 'ALIAS_INVALID' },
   { name: 'alias too long', payload: json({ url, alias: 'a'.repeat(65) }), status: 400, code: 'ALIAS_INVALID' },
@@ -71,13 +110,56 @@ const cases: Case[] = [
   { name: 'expiresAt that is no date', payload: json({ url, expiresAt: 'next week' }), status: 400, code: 'EXPIRES_AT_INVALID' },
 ];
 
+/** A path the way a hostile client sends it: raw bytes in the request line, through the server's listener. */
+interface PathCase {
+  name: string;
+  requestLine: string;
+  status: number;
+  code: string;
+}
+
+const pathCases: PathCase[] = [
+  { name: 'path traversal', requestLine: 'GET /../../etc/passwd HTTP/1.1', status: 404, code: 'ROUTE_NOT_FOUND' },
+  { name: 'encoded path traversal', requestLine: 'GET /%2e%2e%2fetc%2fpasswd HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'encoded slash', requestLine: 'GET /abc%2Fdef HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'encoded NUL', requestLine: 'GET /abc%00def HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'raw NUL', requestLine: 'GET /abc\u0000def HTTP/1.1', status: 400, code: 'BAD_REQUEST' },
+  { name: 'encoded CR/LF header injection', requestLine: 'GET /abc%0d%0aSet-Cookie:%20x=1 HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'raw space in the path', requestLine: 'GET /abc def HTTP/1.1', status: 400, code: 'BAD_REQUEST' },
+  { name: 'raw tab in the path', requestLine: 'GET /abc\tdef HTTP/1.1', status: 400, code: 'BAD_REQUEST' },
+  { name: 'code one character too long', requestLine: `GET /${'a'.repeat(65)} HTTP/1.1`, status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'code of 5000 characters', requestLine: `GET /${'a'.repeat(5000)} HTTP/1.1`, status: 404, code: 'LINK_NOT_FOUND' },
+  // Within one read of the socket: a longer one is cut short with a reset before the client reads the answer.
+  { name: 'request line over 16 KiB', requestLine: `GET /${'a'.repeat(20_000)} HTTP/1.1`, status: 431, code: 'HEADERS_TOO_LARGE' },
+  { name: 'Cyrillic look-alike, percent-encoded', requestLine: 'GET /p%D0%B0ypal HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'Cyrillic look-alike, raw UTF-8', requestLine: 'GET /p\u00d0\u00b0ypal HTTP/1.1', status: 400, code: 'BAD_REQUEST' },
+  { name: 'right-to-left override, percent-encoded', requestLine: 'GET /%E2%80%AEabc HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'broken percent-encoding', requestLine: 'GET /%zz HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'lone percent sign', requestLine: 'GET /abc% HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'dot segment', requestLine: 'GET /.. HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'matrix parameter', requestLine: 'GET /abc;jsessionid=1 HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'absolute-form request target', requestLine: 'GET http://evil.example/abcdef HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'asterisk-form request target', requestLine: 'GET * HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'empty path segment', requestLine: 'GET // HTTP/1.1', status: 404, code: 'ROUTE_NOT_FOUND' },
+  { name: 'reserved word as a code', requestLine: 'GET /links HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'unknown method', requestLine: 'FOO /abcdef HTTP/1.1', status: 400, code: 'BAD_REQUEST' },
+  { name: 'a method with no route', requestLine: 'PUT /abcdef HTTP/1.1', status: 404, code: 'ROUTE_NOT_FOUND' },
+  { name: 'request line without a version', requestLine: 'GET /abcdef', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'unknown HTTP version', requestLine: 'GET /abcdef HTTP/7.0', status: 400, code: 'BAD_REQUEST' },
+];
+
 let database: TestDatabase;
 let app: FastifyInstance;
 let pool: pg.Pool;
+let lines: LogLine[];
+let port: number;
 const cleanups: (() => Promise<void>)[] = [];
 before(async () => {
   database = await createTestDatabase('bad_input');
-  ({ app, pool } = await startApp({ after: (fn) => cleanups.push(fn) }, database.url));
+  ({ app, pool, lines } = await startLoggedApp({ after: (fn) => cleanups.push(fn) }, database.url, {
+    BLOCKED_DOMAINS: 'blocked.example, пример.рф',
+  }));
+  port = Number(new URL(await app.listen({ port: 0, host: '127.0.0.1' })).port);
 });
 after(async () => {
   for (const fn of cleanups) await fn();
@@ -85,7 +167,7 @@ after(async () => {
 });
 
 for (const c of cases) {
-  test(`${c.name} → ${c.status} ${c.code}`, async () => {
+  test(`POST /links: ${c.name} → ${c.status} ${c.code}`, async () => {
     const res = await app.inject({
       method: 'POST',
       url: '/links',
@@ -100,7 +182,38 @@ for (const c of cases) {
   });
 }
 
-test('nothing from the table was stored', async () => {
+/** Sends `requestLine` (and a Host header) as it is, and reads the answer until the server closes. */
+function rawRequest(requestLine: string): Promise<{ status: number; headers: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), headers: head.toLowerCase(), body });
+    });
+    socket.setTimeout(5000, () => socket.destroy());
+    // Not end(): a client that half-closes may see its connection closed before a looked-up answer.
+    socket.write(Buffer.from(`${requestLine}\r\nHost: sho.rt\r\nConnection: close\r\n\r\n`, 'latin1'));
+  });
+}
+
+for (const c of pathCases) {
+  test(`GET path: ${c.name} → ${c.status} ${c.code}`, async () => {
+    const res = await rawRequest(c.requestLine);
+    assert.equal(res.status, c.status, res.body);
+    const body = JSON.parse(res.body) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, c.code);
+    assert.ok(body.error.message.length > 0);
+    assert.match(res.headers, /\r\ncontent-type: application\/json/);
+    assert.doesNotMatch(res.headers, /set-cookie/);
+  });
+}
+
+test('nothing from the tables was stored, and nothing was logged as an error', async () => {
   const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM links');
   assert.equal(rows[0]?.n, 0);
+  assert.deepEqual(lines.filter((line) => line.level >= ERROR_LEVEL), []);
 });

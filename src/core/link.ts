@@ -2,6 +2,7 @@
 
 import type { ErrorCode } from '../errors.ts';
 import { aliasProblem, type ShortCode } from './codes.ts';
+import type { TargetPolicy } from './target-policy.ts';
 import { checkTargetUrl } from './url-rules.ts';
 
 export interface Link {
@@ -32,8 +33,8 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?
 /** Links may expire at most this far ahead; later means "never", which is null. */
 const MAX_EXPIRY_MS = 100 * 365 * 24 * 3600 * 1000;
 
-export function checkLinkRequest(body: CreateLinkBody, selfHost: string, now: number): LinkRequestVerdict {
-  const target = checkTargetUrl(body.url, selfHost);
+export function checkLinkRequest(body: CreateLinkBody, policy: TargetPolicy, now: number): LinkRequestVerdict {
+  const target = checkTargetUrl(body.url, policy);
   if (!target.ok) return target;
   let alias: ShortCode | undefined;
   if (body.alias !== undefined) {

@@ -1,6 +1,7 @@
 // Rules for a link's target. Pure: the WHATWG URL parser normalises, we decide.
 
 import type { ErrorCode } from '../errors.ts';
+import { targetHostProblem, type TargetPolicy } from './target-policy.ts';
 
 export const URL_MAX_LENGTH = 2048;
 
@@ -12,8 +13,8 @@ const EXPLICIT_HTTP = /^https?:\/\//i;
 
 export type UrlVerdict = { ok: true; url: string } | { ok: false; code: ErrorCode };
 
-/** `selfHost`: the hostname of this service's short links, which a target must not point at. */
-export function checkTargetUrl(input: string, selfHost: string): UrlVerdict {
+/** `policy` says which hosts a link may point at (see target-policy.ts). */
+export function checkTargetUrl(input: string, policy: TargetPolicy): UrlVerdict {
   if (CONTROL_OR_INVISIBLE.test(input)) return { ok: false, code: 'URL_CONTROL_CHARACTERS' };
   // Surrounding spaces are the only thing the parser drops that we tolerate.
   const raw = input.trim();
@@ -28,7 +29,8 @@ export function checkTargetUrl(input: string, selfHost: string): UrlVerdict {
   if (!EXPLICIT_HTTP.test(raw)) return { ok: false, code: 'URL_NOT_ABSOLUTE' };
   if (url.username !== '' || url.password !== '') return { ok: false, code: 'URL_CREDENTIALS_NOT_ALLOWED' };
   if (url.hostname === '') return { ok: false, code: 'URL_INVALID' };
-  if (sameHost(url.hostname, selfHost)) return { ok: false, code: 'URL_SELF_REFERENCE' };
+  const hostProblem = targetHostProblem(url.hostname, policy);
+  if (hostProblem !== undefined) return { ok: false, code: hostProblem };
   const normalised = url.href;
   if (normalised.length > URL_MAX_LENGTH) return { ok: false, code: 'URL_TOO_LONG' };
   // The parser percent-encodes everything else; this guards the Location header all the same.
@@ -38,8 +40,4 @@ export function checkTargetUrl(input: string, selfHost: string): UrlVerdict {
 
 function hasScheme(raw: string): boolean {
   return /^[a-z][a-z0-9+.-]*:/i.test(raw);
-}
-
-function sameHost(a: string, b: string): boolean {
-  return a.replace(/\.$/, '') === b.replace(/\.$/, '');
 }

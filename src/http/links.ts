@@ -2,6 +2,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import { checkLinkRequest, type CreateLinkBody } from '../core/link.ts';
+import type { TargetPolicy } from '../core/target-policy.ts';
 import { AppError } from '../errors.ts';
 import type { WriteQueue } from '../write/write-queue.ts';
 
@@ -10,6 +11,8 @@ export const BODY_LIMIT_BYTES = 8 * 1024;
 export interface LinksDeps {
   queue: WriteQueue;
   baseUrl: string;
+  /** Where links may point. */
+  policy: TargetPolicy;
   slowRequestMs: number;
 }
 
@@ -37,14 +40,13 @@ const createdSchema = {
 
 /** An encapsulated plugin: its slow-request hook does not touch the redirect route. */
 export async function linksRoutes(app: FastifyInstance, deps: LinksDeps): Promise<void> {
-  const { queue, baseUrl } = deps;
-  const selfHost = new URL(baseUrl).hostname;
+  const { queue, baseUrl, policy } = deps;
 
   app.post<{ Body: CreateLinkBody }>(
     '/links',
     { bodyLimit: BODY_LIMIT_BYTES, schema: { body: createBodySchema, response: { 201: createdSchema } } },
     async function createLink(request, reply) {
-      const verdict = checkLinkRequest(request.body, selfHost, Date.now());
+      const verdict = checkLinkRequest(request.body, policy, Date.now());
       if (!verdict.ok) throw new AppError(verdict.code);
       const link = await queue.enqueue(verdict.request);
       const shortUrl = `${baseUrl}/${link.code}`;

@@ -17,7 +17,9 @@ import { asShortCode, type ShortCode } from '../core/codes.ts';
 import { isAppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
 import type { Resolver } from '../resolve/resolver.ts';
-import { createEntryWriter, isPrebuilt, writeAnswer } from './respond.ts';
+import { clientAddress, type TrustProxy } from './client-address.ts';
+import type { NotFoundLimit } from './not-found-limit.ts';
+import { createEntryWriter, isPrebuilt, prebuilt, writeAnswer, writePrebuilt } from './respond.ts';
 
 export interface RedirectDeps {
   cache: LinkCache;
@@ -26,11 +28,17 @@ export interface RedirectDeps {
   log: Logger;
   slowRequestMs: number;
   redirectCacheControl: string;
+  /** The 404 budget per client; null: no limit. */
+  notFoundLimit: NotFoundLimit | null;
+  /** Which proxies' X-Forwarded-For names the client (TRUST_PROXY). */
+  trustProxy: TrustProxy | undefined;
 }
 
 export interface RedirectHandler {
   /** Answers a code that passed the shape check: from the cache, or after the resolver. */
-  serve(res: ServerResponse, code: ShortCode): void;
+  serve(req: IncomingMessage, res: ServerResponse, code: ShortCode): void;
+  /** Answers a path that cannot be a code: 404, from the client's budget of them. */
+  notFound(req: IncomingMessage, res: ServerResponse): void;
   /**
    * Answers `req` if it is a redirect (GET or HEAD of one path segment shaped like a code, without
    * percent-encoding) and returns true; returns false, having written nothing, for anything else.
@@ -39,8 +47,9 @@ export interface RedirectHandler {
 }
 
 export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
-  const { cache, codeSpace, resolver, log, slowRequestMs } = deps;
+  const { cache, codeSpace, resolver, log, slowRequestMs, notFoundLimit: limit, trustProxy } = deps;
   const writeEntry = createEntryWriter(deps.redirectCacheControl);
+  const limited = prebuilt('NOT_FOUND_RATE_LIMITED', { 'retry-after': String(limit?.retryAfterSeconds ?? 1) });
 
   // Whatever goes wrong while writing must still end the response, and must not become an
   // unhandled rejection.
@@ -54,11 +63,20 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     }
   };
 
-  const resolveAndWrite = (res: ServerResponse, code: ShortCode): void => {
+  /** Writes `entry`; a 404 is taken from the client's budget, and is a 429 if none is left. */
+  const answer = (req: IncomingMessage, res: ServerResponse, code: string, entry: CacheEntry, client?: string): void => {
+    if (entry === ABSENT && limit !== null && !limit.take(client ?? clientAddress(req, trustProxy), Date.now())) {
+      writePrebuilt(res, limited);
+    } else {
+      write(res, code, entry);
+    }
+  };
+
+  const resolveAndWrite = (req: IncomingMessage, res: ServerResponse, code: ShortCode, client: string | undefined): void => {
     const started = performance.now();
     resolver.resolve(code).then(
       (entry) => {
-        write(res, code, entry);
+        answer(req, res, code, entry, client);
         const ms = performance.now() - started;
         if (ms > slowRequestMs) log.warn({ code, ms: Math.round(ms) }, 'slow redirect');
       },
@@ -73,20 +91,29 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     );
   };
 
-  /** After a cache miss: a code that cannot exist is a 404 without I/O; the rest is looked up. */
-  const lookUp = (res: ServerResponse, code: ShortCode): void => {
-    if (codeSpace.impossible(code)) write(res, code, ABSENT);
-    else resolveAndWrite(res, code);
+  /**
+   * After a cache miss: a client out of 404s gets a 429 before any lookup; a code that cannot
+   * exist is a 404 without I/O; the rest is looked up.
+   */
+  const lookUp = (req: IncomingMessage, res: ServerResponse, code: ShortCode): void => {
+    let client: string | undefined;
+    if (limit !== null) {
+      client = clientAddress(req, trustProxy);
+      if (limit.exhausted(client, Date.now())) return writePrebuilt(res, limited);
+    }
+    if (codeSpace.impossible(code)) answer(req, res, code, ABSENT, client);
+    else resolveAndWrite(req, res, code, client);
   };
 
-  const serve = (res: ServerResponse, code: ShortCode): void => {
+  const serve = (req: IncomingMessage, res: ServerResponse, code: ShortCode): void => {
     const entry = cache.get(code);
-    if (entry !== undefined) write(res, code, entry);
-    else lookUp(res, code);
+    if (entry !== undefined) answer(req, res, code, entry);
+    else lookUp(req, res, code);
   };
 
   return {
     serve,
+    notFound: (req, res) => answer(req, res, '', ABSENT),
     tryServe(req, res) {
       const method = req.method;
       const url = req.url;
@@ -96,12 +123,12 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
       // A hit needs no shape check: only codes that passed it are ever cached.
       const entry = cache.get(path);
       if (entry !== undefined) {
-        write(res, path, entry);
+        answer(req, res, path, entry);
         return true;
       }
       const code = asShortCode(path);
       if (code === undefined) return false;
-      lookUp(res, code);
+      lookUp(req, res, code);
       return true;
     },
   };
@@ -113,7 +140,7 @@ export function registerRedirect(app: FastifyInstance, handler: RedirectHandler)
   app.get('/:code', function redirect(request: FastifyRequest<{ Params: { code: string } }>, reply) {
     reply.hijack();
     const code = asShortCode(request.params.code);
-    if (code === undefined) writeAnswer(reply.raw, 'LINK_NOT_FOUND');
-    else handler.serve(reply.raw, code);
+    if (code === undefined) handler.notFound(request.raw, reply.raw);
+    else handler.serve(request.raw, reply.raw, code);
   });
 }

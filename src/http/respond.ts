@@ -4,15 +4,16 @@ import type { ServerResponse } from 'node:http';
 import { isRedirect, type CacheEntry } from '../cache/link-cache.ts';
 import { ERRORS, errorBody, errorHeaders, type ErrorCode } from '../errors.ts';
 
-interface Prebuilt {
+export interface Prebuilt {
   readonly status: number;
   readonly head: readonly string[];
   readonly body: string;
 }
 
-function prebuilt(code: ErrorCode): Prebuilt {
+/** The answer for `code`, with `headers` besides the usual ones (see errorHeaders). */
+export function prebuilt(code: ErrorCode, headers: Record<string, string> = {}): Prebuilt {
   const body = errorBody(code);
-  const head = Object.entries(errorHeaders(code)).flat();
+  const head = Object.entries({ ...errorHeaders(code), ...headers }).flat();
   head.push('content-length', String(Buffer.byteLength(body)));
   return { status: ERRORS[code].status, head, body };
 }
@@ -50,7 +51,10 @@ export function createEntryWriter(cacheControl: string): WriteEntry {
 }
 
 export function writeAnswer(res: ServerResponse, code: PrebuiltCode): void {
-  const answer = ANSWERS[code];
+  writePrebuilt(res, ANSWERS[code]);
+}
+
+export function writePrebuilt(res: ServerResponse, answer: Prebuilt): void {
   res.writeHead(answer.status, answer.head as string[]);
   res.end(answer.body);
 }

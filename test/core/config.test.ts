@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, DEV_CODE_SECRET, loadConfig } from '../../src/config.ts';
 
@@ -57,4 +60,30 @@ test('Redis: a single server or a cluster, not both; prefix without braces; defa
     },
   );
   assert.throws(() => loadConfig({ REDIS_CLUSTER_URLS: 'redis://a,http://b' }), /expected a comma-separated list of redis/);
+});
+
+test('abuse controls: blocked domains from the list and a file, normalised; bad entries and TRUST_PROXY named', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shortener-config-'));
+  try {
+    const file = join(dir, 'blocked.txt');
+    writeFileSync(file, '# phishing\nbad.example\n\n*.Worse.Example.\r\n');
+    const config = loadConfig({ BLOCKED_DOMAINS: 'evil.example, пример.рф', BLOCKED_DOMAINS_FILE: file, TRUST_PROXY: 'loopback, 10.0.0.0/8' });
+    assert.deepEqual([...config.blockedDomains].sort(), ['bad.example', 'evil.example', 'worse.example', 'xn--e1afmkfd.xn--p1ai']);
+    assert.equal(config.trustProxy, 'loopback, 10.0.0.0/8');
+    assert.equal(config.allowPrivateTargets, false);
+    assert.equal(config.allowShortenerTargets, false);
+    assert.equal(config.notFoundLimitPerMinute, 120);
+    assert.throws(
+      () => loadConfig({ BLOCKED_DOMAINS: 'ok.example, https://x.example/', BLOCKED_DOMAINS_FILE: join(dir, 'missing.txt'), TRUST_PROXY: 'my-lb' }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(err.message, /BLOCKED_DOMAINS: "https:\/\/x.example\/" is not a domain name/);
+        assert.match(err.message, /BLOCKED_DOMAINS_FILE=".*missing.txt": cannot be read/);
+        assert.match(err.message, /TRUST_PROXY="my-lb": expected false, true, or a comma-separated list/);
+        return true;
+      },
+    );
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
 });

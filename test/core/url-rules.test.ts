@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { checkLinkRequest, parseDateTime } from '../../src/core/link.ts';
+import { targetPolicyOf } from '../../src/core/target-policy.ts';
 import { checkTargetUrl } from '../../src/core/url-rules.ts';
 
-const SELF = 'sho.rt';
+const SELF = targetPolicyOf({ baseUrl: 'https://sho.rt', allowPrivateTargets: false, allowShortenerTargets: false, blockedDomains: new Set() });
 
 describe('target URL rules', () => {
   const accepted: [string, string][] = [

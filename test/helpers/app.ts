@@ -2,7 +2,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
@@ -12,8 +12,9 @@ import { countingDb } from './db.ts';
 
 export const TEST_BASE_URL = 'https://sho.rt';
 
+/** The service's defaults, but no 404 budget: every request of a test comes from one address (test/not-found-limit sets one). */
 export function testConfig(databaseUrl: string, env: Record<string, string> = {}): Config {
-  return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, ...env });
+  return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, NOT_FOUND_LIMIT_PER_MINUTE: '0', ...env });
 }
 
 export interface TestApp {
@@ -30,16 +31,16 @@ export interface Cleanup {
 
 /**
  * The app on `databaseUrl`, closed after the test. `wrap` may put a window (a query counter, a
- * gate) between the app and the real pool.
+ * gate) between the app and the real pool; `log` may keep what is logged (see logs.ts).
  */
 export async function startApp(
   t: Cleanup,
   databaseUrl: string,
   env: Record<string, string> = {},
   wrap: (db: Queryable) => Queryable = (db) => db,
+  log: Logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
 ): Promise<TestApp> {
   const config = testConfig(databaseUrl, env);
-  const log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const pool = createPool(databaseUrl, config, log);
   const lifecycle: Lifecycle = { draining: false };
   const app = await buildApp({ config, db: wrap(pool), log, lifecycle });

@@ -1,0 +1,89 @@
+// Where a link may point. A short link hides its target, so it must not be a way to send people
+// to a router's admin page (private and loopback addresses, in any notation), to a domain the
+// operator blocked, or to another shortener (a chain of redirects that hides the real target and
+// outlives our checks). Pure: decides on the hostname the WHATWG URL parser produced, which has
+// already turned 2130706433, 0x7f.1, 0177.0.0.1 and full-width digits into 127.0.0.1, IPv6 into
+// its compressed form, and IDN into punycode. No DNS lookup: a public name that resolves to a
+// private address is not caught (the redirect is followed by the visitor, not by this service).
+
+import ipaddr from 'ipaddr.js';
+import type { ErrorCode } from '../errors.ts';
+import { KNOWN_SHORTENERS } from './shorteners.ts';
+
+export interface TargetPolicy {
+  /** The hostname of this service's short links: never a target (a subdomain may be another service). */
+  readonly selfHost: string;
+  /** Loopback, private, link-local, unique-local and other non-public addresses and names. */
+  readonly allowPrivate: boolean;
+  /** Domains refused with all their subdomains: lowercase, punycode, no trailing dot. */
+  readonly blockedDomains: ReadonlySet<string>;
+  /** Links to other URL shorteners. */
+  readonly allowShorteners: boolean;
+}
+
+/** The policy the configuration asks for. */
+export function targetPolicyOf(config: {
+  readonly baseUrl: string;
+  readonly allowPrivateTargets: boolean;
+  readonly allowShortenerTargets: boolean;
+  readonly blockedDomains: ReadonlySet<string>;
+}): TargetPolicy {
+  return {
+    selfHost: new URL(config.baseUrl).hostname.replace(/\.$/, ''),
+    allowPrivate: config.allowPrivateTargets,
+    blockedDomains: config.blockedDomains,
+    allowShorteners: config.allowShortenerTargets,
+  };
+}
+
+/** Names that never lead to the public internet (RFC 6761, RFC 8375, and common private suffixes). */
+const PRIVATE_SUFFIXES = new Set(['localhost', 'local', 'internal', 'intranet', 'lan', 'home', 'corp', 'home.arpa', 'localdomain', 'test', 'invalid']);
+
+/** Why a link may not point at `hostname` (as `URL#hostname` gives it), or undefined if it may. */
+export function targetHostProblem(hostname: string, policy: TargetPolicy): ErrorCode | undefined {
+  const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  if (host === policy.selfHost) return 'URL_SELF_REFERENCE';
+  if (!policy.allowPrivate && isPrivateHost(host)) return 'URL_PRIVATE_ADDRESS';
+  if (policy.blockedDomains.size > 0 && inDomains(host, policy.blockedDomains)) return 'URL_DOMAIN_BLOCKED';
+  if (!policy.allowShorteners && inDomains(host, KNOWN_SHORTENERS)) return 'URL_SHORTENER_NOT_ALLOWED';
+  return undefined;
+}
+
+/** An IP literal outside public unicast space, or a name that cannot be public. */
+export function isPrivateHost(host: string): boolean {
+  const literal = host.startsWith('[') ? host.slice(1, -1) : host;
+  if (ipaddr.isValid(literal)) return !isPublicAddress(ipaddr.parse(literal));
+  // A single label ("intranet", "router") is resolved through the visitor's search domains.
+  if (!host.includes('.')) return true;
+  return inDomains(host, PRIVATE_SUFFIXES);
+}
+
+function isPublicAddress(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (address.kind() === 'ipv6') {
+    const v6 = address as ipaddr.IPv6;
+    // ::ffff:127.0.0.1 reaches 127.0.0.1. Other embeddings (NAT64, 6to4, Teredo) are not unicast
+    // and are refused with everything else that is not plain public space.
+    if (v6.isIPv4MappedAddress()) return isPublicAddress(v6.toIPv4Address());
+  }
+  return address.range() === 'unicast';
+}
+
+/** Whether `host` is one of `domains` or a subdomain of one: one set lookup per label. */
+export function inDomains(host: string, domains: ReadonlySet<string>): boolean {
+  let rest = host;
+  for (;;) {
+    if (domains.has(rest)) return true;
+    const dot = rest.indexOf('.');
+    if (dot === -1) return false;
+    rest = rest.slice(dot + 1);
+  }
+}
+
+/** A domain as written by an operator, in the form `targetHostProblem` compares; undefined if it is none. */
+export function normaliseDomain(raw: string): string | undefined {
+  const text = raw.trim().replace(/^\*\./, '');
+  if (text === '' || /[/:@?#\s]/.test(text)) return undefined;
+  const url = URL.parse(`http://${text}/`);
+  if (url === null || url.hostname === '') return undefined;
+  return url.hostname.replace(/\.$/, '');
+}

@@ -1,0 +1,98 @@
+// Guessing codes is slow and cheap: each client has a budget of 404s, and once it is spent its
+// misses are answered 429 before any lookup, while links it already reached keep redirecting.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { clientKey, trustProxyRule } from '../src/http/client-address.ts';
+import { NotFoundLimit } from '../src/http/not-found-limit.ts';
+import { startCountedApp } from './helpers/app.ts';
+import { createTestDatabase, insertRawLinks, type TestDatabase } from './helpers/db.ts';
+
+describe('the budget', () => {
+  test('a client gets its budget of 404s, then none until it refills at the configured rate', () => {
+    const limit = new NotFoundLimit(6, 100); // one every 10 s
+    const t0 = 1_000_000;
+    for (let i = 0; i < 6; i++) assert.equal(limit.take('a', t0), true, `404 number ${i + 1}`);
+    assert.equal(limit.exhausted('a', t0), true);
+    assert.equal(limit.take('a', t0 + 9_000), false);
+    assert.equal(limit.exhausted('b', t0), false, 'another client has its own budget');
+    assert.equal(limit.take('a', t0 + 10_001), true, 'one more after 10 s');
+    assert.equal(limit.take('a', t0 + 10_002), false);
+    assert.equal(limit.retryAfterSeconds, 10);
+    // Refilled to the budget, never above it.
+    for (let i = 0; i < 6; i++) assert.equal(limit.take('a', t0 + 3_600_000), true);
+    assert.equal(limit.take('a', t0 + 3_600_000), false);
+  });
+
+  test('an IPv6 client is its /64, an IPv4-mapped address is the IPv4 address', () => {
+    assert.equal(clientKey('2001:db8:1:2:aaaa::1'), clientKey('2001:0db8:0001:0002:ffff:1:2:3'));
+    assert.notEqual(clientKey('2001:db8:1:2::1'), clientKey('2001:db8:1:3::1'));
+    assert.equal(clientKey('::ffff:203.0.113.9'), '203.0.113.9');
+    assert.equal(clientKey('203.0.113.9'), '203.0.113.9');
+  });
+
+  test('TRUST_PROXY values', () => {
+    assert.equal(trustProxyRule('false'), undefined);
+    assert.equal(trustProxyRule('true')?.('203.0.113.9', 0), true);
+    const rule = trustProxyRule('loopback, 10.0.0.0/8');
+    assert.equal(rule?.('127.0.0.1', 0), true);
+    assert.equal(rule?.('10.9.9.9', 1), true);
+    assert.equal(rule?.('203.0.113.9', 0), false);
+    assert.throws(() => trustProxyRule('somewhere'));
+  });
+});
+
+describe('on the service', () => {
+  let database: TestDatabase;
+  before(async () => {
+    database = await createTestDatabase('not_found_limit');
+    await insertRawLinks(database.url, ['known1', 'known2']);
+  });
+  after(() => database.drop());
+
+  test('past its budget a client gets 429 with Retry-After and no lookup; links it has reached still redirect', async (t) => {
+    const { app, lookups } = await startCountedApp(t, database.url, { NOT_FOUND_LIMIT_PER_MINUTE: '5' });
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    const get = (path: string, headers: Record<string, string> = {}) => fetch(`${base}/${path}`, { redirect: 'manual', headers });
+
+    assert.equal((await get('known1')).status, 302);
+    for (let i = 0; i < 5; i++) assert.equal((await get(`missing${i}`)).status, 404);
+    const spent = lookups();
+    const limited = await get('missing9');
+    assert.equal(limited.status, 429);
+    assert.equal(limited.headers.get('retry-after'), '12');
+    assert.equal(((await limited.json()) as { error: { code: string } }).error.code, 'NOT_FOUND_RATE_LIMITED');
+    // Paths that cannot be codes, and negative entries already cached, are 404s too: also limited.
+    assert.equal((await get('no.such.path')).status, 429);
+    assert.equal((await get('missing0')).status, 429);
+    assert.equal(lookups(), spent, 'a limited client costs no lookup');
+    assert.equal((await get('known1')).status, 302, 'a link in the LRU still redirects');
+    // X-Forwarded-For is not believed without TRUST_PROXY: it cannot buy a fresh budget.
+    assert.equal((await get('missing10', { 'x-forwarded-for': '203.0.113.7' })).status, 429);
+    // The same budget through Fastify's route (app.inject), for another address.
+    const other = { remoteAddress: '198.51.100.4' };
+    for (let i = 0; i < 5; i++) assert.equal((await app.inject({ url: `/other${i}`, ...other })).statusCode, 404);
+    assert.equal((await app.inject({ url: '/other9', ...other })).statusCode, 429);
+    assert.equal((await app.inject({ url: '/known2', remoteAddress: '198.51.100.5' })).statusCode, 302);
+  });
+
+  test('behind a trusted proxy each forwarded client has its own budget', async (t) => {
+    const { app } = await startCountedApp(t, database.url, { NOT_FOUND_LIMIT_PER_MINUTE: '2', TRUST_PROXY: 'loopback' });
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    const get = (path: string, client: string) => fetch(`${base}/${path}`, { redirect: 'manual', headers: { 'x-forwarded-for': client } });
+    for (const client of ['203.0.113.1', '203.0.113.2']) {
+      assert.equal((await get('gone1', client)).status, 404);
+      assert.equal((await get('gone2', client)).status, 404);
+      assert.equal((await get('gone3', client)).status, 429, client);
+    }
+    // One IPv6 subscriber: a new address in the same /64 is the same client.
+    assert.equal((await get('gone1', '2001:db8:5:6::1')).status, 404);
+    assert.equal((await get('gone2', '2001:db8:5:6::2')).status, 404);
+    assert.equal((await get('gone3', '2001:db8:5:6:ffff::3')).status, 429);
+  });
+
+  test('NOT_FOUND_LIMIT_PER_MINUTE=0 switches it off', async (t) => {
+    const { app } = await startCountedApp(t, database.url, { NOT_FOUND_LIMIT_PER_MINUTE: '0' });
+    for (let i = 0; i < 300; i++) assert.equal((await app.inject({ url: `/absent${i}` })).statusCode, 404);
+  });
+});
