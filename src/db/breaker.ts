@@ -15,6 +15,14 @@ export interface DbBreaker {
 
 type Operation = () => Promise<unknown>;
 
+/**
+ * Batches failed in a row that open the breaker whatever its rolling window says. The 50 % rule
+ * alone counts the successes of the last 10 s: when a busy Postgres turns slow or hangs, failures
+ * come one statement timeout apart and the breaker stayed closed ~9 s, each miss and create
+ * waiting out the timeout meanwhile (test/fault-matrix-postgres.test.ts).
+ */
+const FAILURES_IN_A_ROW_TO_OPEN = 5;
+
 export function createDbBreaker(
   options: Pick<Config, 'breakerTimeoutMs' | 'breakerResetMs'>,
   log: Logger,
@@ -29,10 +37,19 @@ export function createDbBreaker(
     rollingCountBuckets: 10,
   });
   let lastError = '';
+  let failuresInARow = 0;
+  breaker.on('success', () => {
+    failuresInARow = 0;
+  });
   breaker.on('failure', (err: Error) => {
     lastError = err.message;
+    failuresInARow++;
+    if (failuresInARow >= FAILURES_IN_A_ROW_TO_OPEN && breaker.closed) breaker.open();
   });
-  breaker.on('open', () => log.warn({ lastError }, 'Postgres breaker open: failing fast'));
+  breaker.on('open', () => {
+    failuresInARow = 0;
+    log.warn({ lastError }, 'Postgres breaker open: failing fast');
+  });
   breaker.on('halfOpen', () => log.info('Postgres breaker half-open: trying one batch'));
   breaker.on('close', () => log.info('Postgres breaker closed: Postgres answers again'));
 

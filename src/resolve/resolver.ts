@@ -4,8 +4,15 @@
 // up once however many requests wait for it (single-flight across both tiers). An invalidation of
 // the code, or a reset of the LRU, while it is looked up keeps the answer out of the LRU (it may
 // predate the change), and requests that come after the invalidation start a lookup of their own.
+//
+// When Postgres cannot answer, a code this instance resolved recently is answered with what it
+// found then (its last known answer, kept apart from the LRU), not a 503: the LRU may have been
+// cleared meanwhile because Redis went away (an instance that hears no invalidations drops its
+// LRU), and with both stores down a link that redirected a moment ago must keep redirecting
+// (test/fault-matrix-process.test.ts). An invalidation heard drops the code's last known answer.
 
-import { entryOf, type CacheEntry, type LinkCache } from '../cache/link-cache.ts';
+import { LRUCache } from 'lru-cache';
+import { ABSENT, entryOf, type CacheEntry, type LinkCache } from '../cache/link-cache.ts';
 import type { ShortCode } from '../core/codes.ts';
 import type { Link } from '../core/link.ts';
 import type { Known } from '../redis/entries.ts';
@@ -30,6 +37,10 @@ export interface ResolverDeps {
   /** Redis, or null when the tier is off. */
   shared: SharedCache | null;
   sharedMaxBatch: number;
+  /** Codes whose last known answer is kept for a Postgres outage (default 100,000). */
+  lastKnownMax?: number;
+  /** How long a last known answer may stand in for Postgres (default 10 minutes). */
+  lastKnownTtlMs?: number;
 }
 
 export interface Resolver {
@@ -47,24 +58,54 @@ interface Lookup {
   readonly generation: number;
 }
 
-export function createResolver({ cache, source, maxBatch, shared, sharedMaxBatch }: ResolverDeps): Resolver {
+export function createResolver({
+  cache,
+  source,
+  maxBatch,
+  shared,
+  sharedMaxBatch,
+  lastKnownMax = 100_000,
+  lastKnownTtlMs = 10 * 60_000,
+}: ResolverDeps): Resolver {
   const postgres = new KeyBatcher<ShortCode, Link>(source, maxBatch);
   const redis = shared === null ? null : new KeyBatcher<ShortCode, Known>((codes) => shared.fetch(codes), sharedMaxBatch);
   const inFlight = new Map<string, Lookup>();
+  // Holds the entries the LRU holds (the same strings), so it costs an index entry per code.
+  const lastKnown = new LRUCache<string, CacheEntry>({ max: lastKnownMax, ttl: lastKnownTtlMs });
 
   const lookUp = async (code: ShortCode, lookup: Lookup): Promise<CacheEntry> => {
     try {
       let link = redis === null ? undefined : await redis.load(code);
       if (link === undefined) {
-        link = (await postgres.load(code)) ?? null;
+        try {
+          link = (await postgres.load(code)) ?? null;
+        } catch (err) {
+          const known = lastKnown.get(code);
+          if (known !== undefined) return known;
+          throw err;
+        }
         if (!lookup.stale) shared?.backFill(code, link);
       }
       const now = Date.now();
       const found = link ?? undefined;
-      return lookup.stale || lookup.generation !== cache.generation ? entryOf(found, now) : cache.fill(code, found, now);
+      if (lookup.stale || lookup.generation !== cache.generation) return entryOf(found, now);
+      const entry = cache.fill(code, found, now);
+      remember(code, entry, found, now);
+      return entry;
     } finally {
       if (inFlight.get(code) === lookup) inFlight.delete(code);
     }
+  };
+
+  /** Keeps what a lookup found, no longer than the link lives; forgets a code found absent. */
+  const remember = (code: string, entry: CacheEntry, link: Link | undefined, now: number): void => {
+    if (entry === ABSENT || link === undefined) {
+      lastKnown.delete(code);
+      return;
+    }
+    const ttl = link.expiresAt === null ? lastKnownTtlMs : Math.min(lastKnownTtlMs, link.expiresAt.getTime() - now);
+    if (ttl > 0) lastKnown.set(code, entry, { ttl });
+    else lastKnown.delete(code);
   };
 
   return {
@@ -78,6 +119,7 @@ export function createResolver({ cache, source, maxBatch, shared, sharedMaxBatch
     },
     invalidate(code) {
       cache.invalidate(code);
+      lastKnown.delete(code);
       const lookup = inFlight.get(code);
       if (lookup === undefined) return;
       lookup.stale = true;

@@ -255,7 +255,7 @@ process.on('exit', () => {
 });
 
 /** A port nothing listens on right now (the OS picks it; we close it again at once). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

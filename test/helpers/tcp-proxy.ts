@@ -4,12 +4,14 @@
 //   - delayRequest: extra latency for a chunk going to the server, chosen by its content;
 //   - fault 'blackhole': connections stay open, nothing goes through either way;
 //   - fault 'drop-replies': requests reach the server, its replies are thrown away;
+//   - fault 'refuse': each new connection is reset as soon as it is accepted (a server that
+//     refuses clients while the port stays taken); open connections are left alone (reset() cuts them);
 //   - reset(): the open connections are reset (new ones are accepted);
 //   - down(): new connections are refused and the open ones reset; up() brings it back on the same port.
 
 import net from 'node:net';
 
-export type ProxyFault = 'pass' | 'blackhole' | 'drop-replies';
+export type ProxyFault = 'pass' | 'blackhole' | 'drop-replies' | 'refuse';
 
 export class TcpProxy {
   readonly #target: { host: string; port: number };
@@ -38,6 +40,11 @@ export class TcpProxy {
 
   async up(): Promise<void> {
     const server = net.createServer((client) => {
+      if (this.fault === 'refuse') {
+        client.on('error', () => {});
+        client.resetAndDestroy();
+        return;
+      }
       const upstream = net.connect(this.#target);
       for (const socket of [client, upstream]) {
         this.#sockets.add(socket);

@@ -1,0 +1,229 @@
+// A bounded load on a running server for the fault matrix: a few clients reading redirects over a
+// mix of cached and uncached codes, a few creating links, each in a closed loop (one request at a
+// time), until stopped or until `maxMs`. Every answer is recorded with the phase it was sent in,
+// and every create that got a 201 with its code and URL (a Jepsen set: each one must be found).
+
+import { withClient } from './db.ts';
+
+export interface Answer {
+  readonly kind: 'read' | 'create';
+  /** The phase when the request was sent. */
+  readonly phase: string;
+  /** performance.now() when the request was sent. */
+  readonly sentAt: number;
+  readonly ms: number;
+  /** 0: no HTTP answer (refused, reset, timed out); see `error`. */
+  readonly status: number;
+  /** The `error.code` of a JSON error body, or the network error's code. */
+  readonly error: string | undefined;
+  readonly retryAfter: string | null;
+  /** The code read, or the code a create got. */
+  readonly code: string | undefined;
+  /** A read of one of the cached codes. */
+  readonly cached: boolean;
+  /** A 302 to the link's own target, or a 201 that echoes the URL sent. */
+  readonly right: boolean;
+}
+
+export interface LoadOptions {
+  readonly readers: number;
+  readonly creators: number;
+  /** Codes read once before the load started (in the LRU). */
+  readonly cached: readonly string[];
+  /** Codes no one has asked for yet. */
+  readonly uncached: readonly string[];
+  /** Share of reads that go to uncached codes (default 0.5). */
+  readonly uncachedShare?: number;
+  /** Where a code must redirect (default https://example.com/<code>, as insertRawLinks writes). */
+  readonly target?: (code: string) => string;
+  /** Path segment of the created URLs, so that runs do not mix. */
+  readonly label: string;
+  /** The phase of the first answers (default 'start'). */
+  readonly phase?: string;
+  /** The load stops by itself after this (default 60 s). */
+  readonly maxMs?: number;
+  /** Per request (default 5 s). */
+  readonly requestTimeoutMs?: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function networkError(err: unknown): string {
+  const error = err as Error & { cause?: { code?: string } };
+  return error.cause?.code ?? error.name;
+}
+
+async function errorCode(res: Response): Promise<string | undefined> {
+  const text = await res.text();
+  try {
+    return (JSON.parse(text) as { error?: { code?: string } }).error?.code;
+  } catch {
+    return undefined;
+  }
+}
+
+export class Load {
+  phase = 'start';
+  readonly answers: Answer[] = [];
+  /** Every code that got a 201, with the URL it was created for. */
+  readonly acknowledged = new Map<string, string>();
+  /** Creates sent and not answered with a status (their fate is unknown). */
+  indeterminate = 0;
+  /** The codes read; a test may switch them between phases (say, to codes no one has asked for). */
+  cached: readonly string[];
+  uncached: readonly string[];
+  readonly #base: string;
+  readonly #options: LoadOptions;
+  readonly #target: (code: string) => string;
+  readonly #done: Promise<void[]>;
+  readonly #timer: NodeJS.Timeout;
+  #running = true;
+  #created = 0;
+
+  constructor(base: string, options: LoadOptions) {
+    this.#base = base;
+    this.#options = options;
+    this.phase = options.phase ?? 'start';
+    this.cached = options.cached;
+    this.uncached = options.uncached;
+    this.#target = options.target ?? ((code) => `https://example.com/${code}`);
+    this.#timer = setTimeout(() => {
+      this.#running = false;
+    }, options.maxMs ?? 60_000);
+    this.#done = Promise.all([
+      ...Array.from({ length: options.readers }, () => this.#reader()),
+      ...Array.from({ length: options.creators }, () => this.#creator()),
+    ]);
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    clearTimeout(this.#timer);
+    await this.#done;
+  }
+
+  #pick(): { code: string; cached: boolean } {
+    const { cached, uncached } = this;
+    const uncachedShare = this.#options.uncachedShare ?? 0.5;
+    const fromUncached = cached.length === 0 || (uncached.length > 0 && Math.random() < uncachedShare);
+    const list = fromUncached ? uncached : cached;
+    return { code: list[Math.floor(Math.random() * list.length)] ?? '', cached: !fromUncached };
+  }
+
+  async #reader(): Promise<void> {
+    while (this.#running) {
+      // The phase first: a test switches the codes, then the phase.
+      const phase = this.phase;
+      const { code, cached } = this.#pick();
+      const sentAt = performance.now();
+      let answer: Omit<Answer, 'ms'>;
+      try {
+        const res = await fetch(`${this.#base}/${code}`, {
+          redirect: 'manual',
+          signal: AbortSignal.timeout(this.#options.requestTimeoutMs ?? 5000),
+        });
+        const right = res.status === 302 && res.headers.get('location') === this.#target(code);
+        const error = res.status >= 400 ? await errorCode(res) : (await res.arrayBuffer(), undefined);
+        answer = { kind: 'read', phase, sentAt, status: res.status, error, retryAfter: res.headers.get('retry-after'), code, cached, right };
+      } catch (err) {
+        answer = { kind: 'read', phase, sentAt, status: 0, error: networkError(err), retryAfter: null, code, cached, right: false };
+      }
+      this.answers.push({ ...answer, ms: performance.now() - sentAt });
+      // Failures come fast; a short pause keeps a failing server from being hammered in a tight loop.
+      if (answer.status !== 302) await sleep(5);
+    }
+  }
+
+  async #creator(): Promise<void> {
+    while (this.#running) {
+      const url = `https://example.com/${this.#options.label}/${this.#created++}`;
+      const phase = this.phase;
+      const sentAt = performance.now();
+      let answer: Omit<Answer, 'ms'>;
+      try {
+        const res = await fetch(`${this.#base}/links`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ url }),
+          signal: AbortSignal.timeout(this.#options.requestTimeoutMs ?? 5000),
+        });
+        const retryAfter = res.headers.get('retry-after');
+        if (res.status === 201) {
+          const body = (await res.json()) as { code: string; url: string };
+          this.acknowledged.set(body.code, url);
+          answer = { kind: 'create', phase, sentAt, status: 201, error: undefined, retryAfter, code: body.code, cached: false, right: body.url === url };
+        } else {
+          answer = { kind: 'create', phase, sentAt, status: res.status, error: await errorCode(res), retryAfter, code: undefined, cached: false, right: false };
+        }
+      } catch (err) {
+        this.indeterminate++;
+        answer = { kind: 'create', phase, sentAt, status: 0, error: networkError(err), retryAfter: null, code: undefined, cached: false, right: false };
+      }
+      this.answers.push({ ...answer, ms: performance.now() - sentAt });
+      if (answer.status !== 201) await sleep(5);
+    }
+  }
+
+  /** The answers of one kind, in the given phases (all phases if none given). */
+  of(kind: Answer['kind'], ...phases: string[]): Answer[] {
+    return this.answers.filter((a) => a.kind === kind && (phases.length === 0 || phases.includes(a.phase)));
+  }
+
+  /** A one-line count of statuses (and error codes) per phase and kind, for diagnostics. */
+  summary(): string {
+    const counts = new Map<string, number>();
+    for (const a of this.answers) {
+      const key = `${a.phase}/${a.kind}/${a.status}${a.error === undefined ? '' : `:${a.error}`}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    return [...counts].map(([key, n]) => `${key}=${n}`).join(' ');
+  }
+}
+
+/** The 99th percentile of the answers' latencies, in ms. */
+export function p99(answers: readonly Answer[]): number {
+  const times = answers.map((a) => a.ms).sort((x, y) => x - y);
+  return times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] ?? Number.NaN;
+}
+
+/** Short descriptions of the answers that break `ok`, for an assertion message. */
+export function offenders(answers: readonly Answer[], ok: (a: Answer) => boolean): string[] {
+  return answers.filter((a) => !ok(a)).map((a) => `${a.phase} ${a.kind} ${a.code ?? ''} -> ${a.status} ${a.error ?? ''}`.trim());
+}
+
+/** What /readyz says: its status, the breaker, the checks, the Redis tier. */
+export interface Readiness {
+  status: number;
+  breaker: string;
+  checks: Record<string, boolean>;
+  redis: { redis: string; invalidations: string; unsentInvalidations: number } | 'off';
+}
+
+export async function readyz(base: string): Promise<Readiness> {
+  const res = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5000) });
+  const body = (await res.json()) as Omit<Readiness, 'status'>;
+  return { status: res.status, breaker: body.breaker, checks: body.checks, redis: body.redis };
+}
+
+/** Asks for each code once (so that it is in the LRU); returns the codes not answered with their 302. */
+export async function warm(base: string, codes: readonly string[], target = (code: string) => `https://example.com/${code}`): Promise<string[]> {
+  const wrong: string[] = [];
+  for (const code of codes) {
+    const res = await fetch(`${base}/${code}`, { redirect: 'manual', signal: AbortSignal.timeout(5000) });
+    await res.arrayBuffer();
+    if (res.status !== 302 || res.headers.get('location') !== target(code)) wrong.push(`${code}: ${res.status}`);
+  }
+  return wrong;
+}
+
+/**
+ * The acknowledged creates that Postgres does not hold as acknowledged (missing, or with another
+ * URL): each must be there, whatever happened to the service after its 201.
+ */
+export async function lostWrites(databaseUrl: string, acknowledged: ReadonlyMap<string, string>): Promise<string[]> {
+  const { rows } = await withClient(databaseUrl, (client) =>
+    client.query<{ code: string; url: string }>('SELECT code, url FROM links WHERE code = ANY($1::text[])', [[...acknowledged.keys()]]),
+  );
+  const stored = new Map(rows.map((row) => [row.code, row.url]));
+  return [...acknowledged].filter(([code, url]) => stored.get(code) !== url).map(([code, url]) => `${code} -> ${url}: ${stored.get(code) ?? 'missing'}`);
+}

@@ -1,0 +1,325 @@
+// A Postgres server of the test's own (initdb into a temp folder, a spare port, 127.0.0.1 only):
+// something a test may stop, restart, crash and freeze without touching the shared server on 5432.
+// Postgres refuses to run as root, so under root initdb and postgres run as the postgres user.
+
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import type net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { withClient, withDatabase } from './db.ts';
+import { freePort } from './redis.ts';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The uid and gid to run Postgres as: the postgres user when we are root, else ourselves. */
+function runAs(): { uid: number; gid: number } | null {
+  if (process.getuid?.() !== 0) return null;
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/** Pids whose parent is `pid` (the postmaster's backends and helpers), read from /proc. */
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name, which may hold spaces and parentheses: state, ppid, ...
+      const [, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(ppid) === pid) found.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+/** True while `pid` runs (a zombie, dead but not yet reaped, does not count). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+function signal(pids: readonly number[], name: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+// A failed assertion must not leave a postgres (or its folder) behind after the test file: an
+// immediate shutdown, waited for synchronously (an exit handler cannot await), then SIGKILL.
+const running = new Map<ChildProcess, string>();
+process.on('exit', () => {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (const [child, dir] of running) {
+    const pid = child.pid;
+    if (pid !== undefined) {
+      const all = [pid, ...childrenOf(pid)];
+      signal(all, 'SIGCONT');
+      signal([pid], 'SIGQUIT');
+      for (let waited = 0; waited < 3000 && all.some(alive); waited += 20) Atomics.wait(pause, 0, 0, 20);
+      signal(all, 'SIGKILL');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+export class PrivatePostgres {
+  readonly port: number;
+  /** The `postgres` database; see urlOf() for others. */
+  readonly url: string;
+  readonly #dir: string;
+  readonly #data: string;
+  readonly #user: { uid: number; gid: number } | null;
+  #child: ChildProcess | null = null;
+  #exited: Promise<void> = Promise.resolve();
+  #output = '';
+  #stopped = false;
+
+  private constructor(port: number, dir: string, user: { uid: number; gid: number } | null) {
+    this.port = port;
+    this.url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    this.#dir = dir;
+    this.#data = join(dir, 'data');
+    this.#user = user;
+  }
+
+  /** initdb into a fresh temp folder and start the server (about 2 s). */
+  static async start(): Promise<PrivatePostgres> {
+    const user = runAs();
+    const dir = mkdtempSync(join(tmpdir(), 'shortener-pg-'));
+    const server = new PrivatePostgres(await freePort(), dir, user);
+    try {
+      if (user !== null) chownSync(dir, user.uid, user.gid);
+      await server.#run('initdb', ['-D', server.#data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+      await server.up();
+    } catch (error) {
+      await server.stop();
+      throw error;
+    }
+    return server;
+  }
+
+  urlOf(database: string): string {
+    return withDatabase(this.url, database);
+  }
+
+  /** A new, empty database on this server; its URL. */
+  async createDatabase(name: string): Promise<string> {
+    await withClient(this.url, (client) => client.query(`CREATE DATABASE ${name}`));
+    return this.urlOf(name);
+  }
+
+  /** The postmaster's pid (it changes at each start). */
+  get pid(): number {
+    const pid = this.#child?.pid;
+    if (pid === undefined) throw new Error('postgres is not running');
+    return pid;
+  }
+
+  /** Runs a program to its end as the postgres user; rejects with its output if it fails. */
+  async #run(command: string, args: string[]): Promise<void> {
+    const child = spawn(command, args, { ...this.#spawnOptions(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', resolve);
+    });
+    if (code !== 0) throw new Error(`${command} exited with ${code}: ${output}`);
+  }
+
+  #spawnOptions() {
+    // A fixed locale: initdb and postgres must not depend on the environment's.
+    const env = { PATH: process.env.PATH ?? '', LC_ALL: 'C', HOME: this.#dir };
+    return this.#user === null ? { env } : { env, uid: this.#user.uid, gid: this.#user.gid };
+  }
+
+  /** Starts the postmaster on the existing data (after down() or kill()) and waits until it answers. */
+  async up(): Promise<void> {
+    if (this.#stopped) throw new Error('up() after stop()');
+    if (this.#child !== null) throw new Error('postgres is already running');
+    const child = spawn(
+      'postgres',
+      [
+        '-D', this.#data,
+        '-p', String(this.port),
+        '-k', this.#dir,
+        '-c', 'listen_addresses=127.0.0.1',
+        // Losing data on a crash of the machine is fine for a test; a crash of postgres alone
+        // loses nothing committed (the WAL is still written before each commit returns).
+        '-c', 'fsync=off',
+        '-c', 'full_page_writes=off',
+        '-c', 'max_connections=60',
+        '-c', 'shared_buffers=16MB',
+        '-c', 'log_min_messages=fatal',
+      ],
+      { ...this.#spawnOptions(), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    this.#child = child;
+    running.set(child, this.#dir);
+    const keep = (chunk: Buffer) => {
+      this.#output = (this.#output + chunk.toString()).slice(-4000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    let exited = false;
+    this.#exited = new Promise<void>((resolve) => {
+      const gone = () => {
+        exited = true;
+        running.delete(child);
+        resolve();
+      };
+      child.once('exit', gone);
+      child.once('error', (error) => {
+        keep(Buffer.from(String(error)));
+        gone();
+      });
+    });
+    // A server the test forgot to stop must not keep the test process alive (the exit hook ends it).
+    child.unref();
+    for (const stream of [child.stdout, child.stderr]) (stream as net.Socket).unref();
+    for (let waited = 0; waited < 30_000; waited += 50) {
+      if (exited) {
+        this.#child = null;
+        throw new Error(`postgres on port ${this.port} exited at start: ${this.#output}`);
+      }
+      if (await this.#answers()) return;
+      await sleep(50);
+    }
+    throw new Error(`postgres on port ${this.port} did not answer in 30 s: ${this.#output}`);
+  }
+
+  /** One SELECT 1 on a fresh connection (a server starting up refuses it). */
+  async #answers(): Promise<boolean> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 1000 });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+
+  /** The postmaster and every process it started. */
+  #tree(): number[] {
+    const pid = this.#child?.pid;
+    return pid === undefined ? [] : [pid, ...childrenOf(pid)];
+  }
+
+  /**
+   * Freezes the server: the postmaster first (so it forks nothing new), then its backends and
+   * helpers. Open connections stay open and nothing is answered; new ones get no startup reply.
+   */
+  pause(): void {
+    const pid = this.#child?.pid;
+    if (pid === undefined) return;
+    signal([pid], 'SIGSTOP');
+    signal(childrenOf(pid), 'SIGSTOP');
+  }
+
+  resume(): void {
+    signal(this.#tree(), 'SIGCONT');
+  }
+
+  /** Waits (up to `ms`) for the postmaster to exit; false if it did not. */
+  async #waitExit(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(resolve, ms, false);
+    });
+    const child = this.#child;
+    child?.ref(); // the event loop must stay up until the exit is seen
+    try {
+      return await Promise.race([this.#exited.then(() => true), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The backends of the postmaster that are still running, after it exited. */
+  async #waitChildren(pids: readonly number[]): Promise<void> {
+    for (let waited = 0; waited < 5000 && pids.some(alive); waited += 20) await sleep(20);
+    signal(pids.filter(alive), 'SIGKILL');
+  }
+
+  /**
+   * `pg_ctl stop -m fast`: open sessions are ended, the server shuts down cleanly, the data stays.
+   * Then up() starts it again.
+   */
+  async down(): Promise<void> {
+    if (this.#child === null) return;
+    const tree = this.#tree();
+    signal(tree, 'SIGCONT');
+    signal([this.pid], 'SIGINT');
+    if (!(await this.#waitExit(10_000))) throw new Error(`postgres on port ${this.port} did not shut down in 10 s`);
+    this.#child = null;
+    await this.#waitChildren(tree);
+  }
+
+  /** `pg_ctl restart -m fast`. */
+  async restart(): Promise<void> {
+    await this.down();
+    await this.up();
+  }
+
+  /**
+   * A crash: SIGKILL to the postmaster and every backend at once (a postmaster killed alone leaves
+   * backends that would stop the next start). The data stays; up() recovers it from the WAL.
+   */
+  async kill(): Promise<void> {
+    if (this.#child === null) return;
+    const tree = this.#tree();
+    signal(tree, 'SIGKILL');
+    signal(tree, 'SIGCONT');
+    await this.#waitExit(10_000);
+    this.#child = null;
+    await this.#waitChildren(tree);
+  }
+
+  /** Stops the server (cleanly if it can) and removes its folder. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    if (this.#child !== null) {
+      const tree = this.#tree();
+      signal(tree, 'SIGCONT');
+      signal([this.pid], 'SIGQUIT');
+      if (!(await this.#waitExit(5000))) signal(this.#tree(), 'SIGKILL');
+      await this.#waitExit(5000);
+      this.#child = null;
+      await this.#waitChildren(tree);
+    }
+    await rm(this.#dir, { recursive: true, force: true });
+  }
+
+  /** Statements of the service (application_name 'shortener') running now, and for how long. */
+  async appStatements(database: string): Promise<{ state: string; ms: number; query: string }[]> {
+    return withClient(this.url, async (client) => {
+      const { rows } = await client.query<{ state: string; ms: number; query: string }>(
+        `SELECT state, (extract(epoch FROM clock_timestamp() - query_start) * 1000)::int AS ms, query
+         FROM pg_stat_activity
+         WHERE datname = $1 AND application_name = 'shortener' AND state <> 'idle'`,
+        [database],
+      );
+      return rows;
+    });
+  }
+}
