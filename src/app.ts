@@ -15,7 +15,7 @@ import type { Queryable } from './db/pool.ts';
 import { AppError } from './errors.ts';
 import { onClientError, onFrameworkError, registerErrorHandlers } from './http/errors.ts';
 import { registerHealth, type Lifecycle } from './http/health.ts';
-import { trustProxyRule } from './http/client-address.ts';
+import { clientAddressReader, trustProxyRule } from './http/client-address.ts';
 import { BODY_LIMIT_BYTES, linksRoutes } from './http/links.ts';
 import { NotFoundLimit } from './http/not-found-limit.ts';
 import { createRedirectHandler, registerRedirect } from './http/redirect.ts';
@@ -48,7 +48,12 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     config,
     log,
     invalidate: (code) => resolver.invalidate(code),
-    reset: (maxTtlMs) => cache.reset(maxTtlMs),
+    reset: (maxTtlMs) => {
+      cache.reset(maxTtlMs);
+      // Going deaf (a cap on entries) keeps the last known answers: they are what an outage of
+      // Postgres too would serve. A gap in what was heard, or hearing again, means any may be stale.
+      if (maxTtlMs === undefined) resolver.forgetLastKnown();
+    },
   });
   const resolver = createResolver({
     cache,
@@ -56,6 +61,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     maxBatch: config.readBatchMax,
     shared: redis?.store ?? null,
     sharedMaxBatch: config.redisBatchMax,
+    lastKnownTtlMs: config.cacheTtlMs,
   });
   const propagate = createPropagate(cache, resolver, redis?.store ?? null);
   const linkChanges = createLinkChanges(db, breaker, propagate);
@@ -95,7 +101,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     slowRequestMs: config.slowRequestMs,
     redirectCacheControl: config.redirectCacheControl,
     notFoundLimit: config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients),
-    trustProxy,
+    clientAddress: clientAddressReader(trustProxy, log),
   });
   // Redirects are answered before Fastify routes the request (see http/redirect.ts), until the
   // server starts closing.

@@ -5,21 +5,24 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { clientKey, trustProxyRule } from '../src/http/client-address.ts';
 import { NotFoundLimit } from '../src/http/not-found-limit.ts';
-import { startCountedApp } from './helpers/app.ts';
+import { startApp, startCountedApp } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, type TestDatabase } from './helpers/db.ts';
+import { memoryLogger } from './helpers/logs.ts';
 
 describe('the budget', () => {
   test('a client gets its budget of 404s, then none until it refills at the configured rate', () => {
     const limit = new NotFoundLimit(6, 100); // one every 10 s
     const t0 = 1_000_000;
     for (let i = 0; i < 6; i++) assert.equal(limit.take('a', t0), true, `404 number ${i + 1}`);
-    assert.equal(limit.exhausted('a', t0), true);
     assert.equal(limit.take('a', t0 + 9_000), false);
-    assert.equal(limit.exhausted('b', t0), false, 'another client has its own budget');
+    assert.equal(limit.take('b', t0), true, 'another client has its own budget');
     assert.equal(limit.take('a', t0 + 10_001), true, 'one more after 10 s');
     assert.equal(limit.take('a', t0 + 10_002), false);
+    limit.refund('a');
+    assert.equal(limit.take('a', t0 + 10_003), true, 'a 404 given back can be spent again');
     assert.equal(limit.retryAfterSeconds, 10);
-    // Refilled to the budget, never above it.
+    // Refilled to the budget, never above it (refunds included).
+    limit.refund('a');
     for (let i = 0; i < 6; i++) assert.equal(limit.take('a', t0 + 3_600_000), true);
     assert.equal(limit.take('a', t0 + 3_600_000), false);
   });
@@ -74,6 +77,46 @@ describe('on the service', () => {
     for (let i = 0; i < 5; i++) assert.equal((await app.inject({ url: `/other${i}`, ...other })).statusCode, 404);
     assert.equal((await app.inject({ url: '/other9', ...other })).statusCode, 429);
     assert.equal((await app.inject({ url: '/known2', remoteAddress: '198.51.100.5' })).statusCode, 302);
+  });
+
+  test('a scanner sending many misses at once gets no more lookups than its budget; a crowd asking for one new code is one lookup', async (t) => {
+    let lookedUp = 0;
+    const { app } = await startApp(t, database.url, { NOT_FOUND_LIMIT_PER_MINUTE: '5' }, (db) => ({
+      query(text, values) {
+        if (text.includes('WHERE code = ANY')) lookedUp += ((values ?? [])[0] as string[]).length;
+        return db.query(text, values);
+      },
+    }));
+    const scan = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => app.inject({ url: `/scan-${i}`, remoteAddress: '198.51.100.20' })),
+    );
+    const statuses = scan.map((res) => res.statusCode);
+    assert.equal(statuses.filter((s) => s === 404).length, 5);
+    assert.equal(statuses.filter((s) => s === 429).length, 45);
+    assert.equal(lookedUp, 5, 'only the reserved lookups reached Postgres');
+    // Out of 404s, even a real link outside the LRU is a 429: nothing is looked up for this client.
+    assert.equal((await app.inject({ url: '/known2', remoteAddress: '198.51.100.20' })).statusCode, 429);
+
+    // 100 clicks at once from one address on a link not yet cached: one lookup, one token, refunded.
+    lookedUp = 0;
+    const crowd = await Promise.all(Array.from({ length: 100 }, () => app.inject({ url: '/known1', remoteAddress: '198.51.100.30' })));
+    assert.deepEqual(new Set(crowd.map((res) => res.statusCode)), new Set([302]));
+    assert.equal(lookedUp, 1);
+    for (let i = 0; i < 5; i++) assert.equal((await app.inject({ url: `/gone-${i}`, remoteAddress: '198.51.100.30' })).statusCode, 404);
+  });
+
+  test('X-Forwarded-For without TRUST_PROXY is not believed, and is named once in the log; a forwarded value that is no address is not believed either', async (t) => {
+    const { log, lines } = memoryLogger();
+    const { app } = await startApp(t, database.url, { NOT_FOUND_LIMIT_PER_MINUTE: '1' }, (db) => db, log);
+    for (const client of ['203.0.113.1', '203.0.113.2']) {
+      await app.inject({ url: '/nothing', headers: { 'x-forwarded-for': client } });
+    }
+    assert.equal((await app.inject({ url: '/nothing2', headers: { 'x-forwarded-for': '203.0.113.3' } })).statusCode, 429);
+    assert.equal(lines.filter((line) => /TRUST_PROXY is false/.test(line.msg ?? '')).length, 1);
+
+    const { app: proxied } = await startApp(t, database.url, { NOT_FOUND_LIMIT_PER_MINUTE: '1', TRUST_PROXY: 'loopback' });
+    assert.equal((await proxied.inject({ url: '/nothing', headers: { 'x-forwarded-for': 'made-up-1' } })).statusCode, 404);
+    assert.equal((await proxied.inject({ url: '/nothing', headers: { 'x-forwarded-for': 'made-up-2' } })).statusCode, 429);
   });
 
   test('behind a trusted proxy each forwarded client has its own budget', async (t) => {

@@ -42,6 +42,8 @@ const PRIVATE_SUFFIXES = new Set(['localhost', 'local', 'internal', 'intranet', 
 /** Why a link may not point at `hostname` (as `URL#hostname` gives it), or undefined if it may. */
 export function targetHostProblem(hostname: string, policy: TargetPolicy): ErrorCode | undefined {
   const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  // "evil.example.." or ".evil.example": an empty label, which no comparison below would match.
+  if (host === '' || host.startsWith('.') || host.endsWith('.') || host.includes('..')) return 'URL_INVALID';
   if (host === policy.selfHost) return 'URL_SELF_REFERENCE';
   if (!policy.allowPrivate && isPrivateHost(host)) return 'URL_PRIVATE_ADDRESS';
   if (policy.blockedDomains.size > 0 && inDomains(host, policy.blockedDomains)) return 'URL_DOMAIN_BLOCKED';
@@ -61,9 +63,14 @@ export function isPrivateHost(host: string): boolean {
 function isPublicAddress(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   if (address.kind() === 'ipv6') {
     const v6 = address as ipaddr.IPv6;
-    // ::ffff:127.0.0.1 reaches 127.0.0.1. Other embeddings (NAT64, 6to4, Teredo) are not unicast
-    // and are refused with everything else that is not plain public space.
+    // ::ffff:127.0.0.1 reaches 127.0.0.1; so may the deprecated IPv4-compatible ::127.0.0.1
+    // (::/96, which ipaddr.js calls unicast), on stacks that still map it. Other embeddings (NAT64,
+    // 6to4, Teredo) are not unicast and are refused with everything else outside public space.
     if (v6.isIPv4MappedAddress()) return isPublicAddress(v6.toIPv4Address());
+    if (v6.parts.slice(0, 6).every((part) => part === 0)) {
+      const [high = 0, low = 0] = v6.parts.slice(6);
+      return isPublicAddress(ipaddr.fromByteArray([high >> 8, high & 0xff, low >> 8, low & 0xff]));
+    }
   }
   return address.range() === 'unicast';
 }
@@ -84,6 +91,7 @@ export function normaliseDomain(raw: string): string | undefined {
   const text = raw.trim().replace(/^\*\./, '');
   if (text === '' || /[/:@?#\s]/.test(text)) return undefined;
   const url = URL.parse(`http://${text}/`);
-  if (url === null || url.hostname === '') return undefined;
-  return url.hostname.replace(/\.$/, '');
+  if (url === null) return undefined;
+  const host = url.hostname.replace(/\.$/, '');
+  return host === '' || host.startsWith('.') || host.endsWith('.') || host.includes('..') ? undefined : host;
 }

@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
 import ipaddr from 'ipaddr.js';
+import type { Logger } from 'pino';
 
 export type TrustProxy = (address: string, hop: number) => boolean;
 
@@ -16,14 +17,26 @@ export function trustProxyRule(value: string): TrustProxy | undefined {
   return proxyAddr.compile(value.split(',').map((part) => part.trim()));
 }
 
-/** Throws with a reason if `value` is not a TRUST_PROXY setting. */
-export function checkTrustProxy(value: string): void {
-  trustProxyRule(value);
-}
-
-export function clientAddress(req: IncomingMessage, trust: TrustProxy | undefined): string {
-  const address = trust === undefined ? (req.socket.remoteAddress ?? '') : proxyAddr(req, trust);
-  return clientKey(address);
+/**
+ * Reads each request's client. A forwarded address that is no IP address is not believed (it
+ * would be a fresh budget for every made-up value): the peer is used instead. Requests that carry
+ * X-Forwarded-For while no proxy is trusted mean every client behind that proxy shares one budget:
+ * said once in the log.
+ */
+export function clientAddressReader(trust: TrustProxy | undefined, log: Logger): (req: IncomingMessage) => string {
+  let warned = false;
+  return (req) => {
+    const peer = req.socket.remoteAddress ?? '';
+    if (trust === undefined) {
+      if (!warned && req.headers['x-forwarded-for'] !== undefined) {
+        warned = true;
+        log.warn('requests carry X-Forwarded-For but TRUST_PROXY is false: every client behind the proxy shares one 404 budget');
+      }
+      return clientKey(peer);
+    }
+    const forwarded = proxyAddr(req, trust);
+    return clientKey(ipaddr.isValid(forwarded) ? forwarded : peer);
+  };
 }
 
 /** An IPv4 address as it is (IPv4-mapped IPv6 included); an IPv6 address as its /64 prefix. */

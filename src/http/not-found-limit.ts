@@ -1,8 +1,10 @@
 // A budget of 404s per client, so that guessing codes is slow and costs us nothing. Each client
 // (an IPv4 address, an IPv6 /64: see client-address.ts) has a bucket of NOT_FOUND_LIMIT_PER_MINUTE
 // 404s that refills continuously. Only 404s spend it: a campaign's million clicks from one
-// carrier-grade NAT cost nothing, a scanner behind it is slowed. With the bucket empty, a code
-// that is not in the LRU is answered 429 at once, before any lookup; a cached link still redirects.
+// carrier-grade NAT cost nothing, a scanner behind it is slowed. A lookup reserves a 404 before it
+// starts (and gives it back if it finds a link), so with the bucket empty a code that is not in
+// this instance's LRU is answered 429 at once, before any lookup; a cached link still redirects.
+// Each instance keeps its own buckets: N instances allow N times the budget.
 //
 // The buckets live in a bounded LRU (NOT_FOUND_LIMIT_CLIENTS): a client forgotten for lack of room
 // starts again with a full bucket, which an attacker with that many addresses has anyway.
@@ -28,13 +30,7 @@ export class NotFoundLimit {
     this.#buckets = new LRUCache({ max: maxClients });
   }
 
-  /** Whether `client` has no 404 left: its misses are answered 429 without a lookup. */
-  exhausted(client: string, now: number): boolean {
-    const bucket = this.#buckets.get(client);
-    return bucket !== undefined && this.#refill(bucket, now) < 1;
-  }
-
-  /** Spends one 404 of `client`; false if it had none left. */
+  /** Spends one 404 of `client` (`now`: a monotonic clock, in ms); false if it had none left. */
   take(client: string, now: number): boolean {
     const bucket = this.#buckets.get(client);
     if (bucket === undefined) {
@@ -44,6 +40,12 @@ export class NotFoundLimit {
     if (this.#refill(bucket, now) < 1) return false;
     bucket.tokens -= 1;
     return true;
+  }
+
+  /** Gives back a 404 taken for a lookup that found a link. */
+  refund(client: string): void {
+    const bucket = this.#buckets.get(client);
+    if (bucket !== undefined) bucket.tokens = Math.min(this.#capacity, bucket.tokens + 1);
   }
 
   #refill(bucket: Bucket, now: number): number {

@@ -17,7 +17,6 @@ import { asShortCode, type ShortCode } from '../core/codes.ts';
 import { isAppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
 import type { Resolver } from '../resolve/resolver.ts';
-import { clientAddress, type TrustProxy } from './client-address.ts';
 import type { NotFoundLimit } from './not-found-limit.ts';
 import { createEntryWriter, isPrebuilt, prebuilt, writeAnswer, writePrebuilt } from './respond.ts';
 
@@ -30,8 +29,8 @@ export interface RedirectDeps {
   redirectCacheControl: string;
   /** The 404 budget per client; null: no limit. */
   notFoundLimit: NotFoundLimit | null;
-  /** Which proxies' X-Forwarded-For names the client (TRUST_PROXY). */
-  trustProxy: TrustProxy | undefined;
+  /** The client of a request, whose 404 budget it spends (see client-address.ts). */
+  clientAddress: (req: IncomingMessage) => string;
 }
 
 export interface RedirectHandler {
@@ -47,7 +46,7 @@ export interface RedirectHandler {
 }
 
 export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
-  const { cache, codeSpace, resolver, log, slowRequestMs, notFoundLimit: limit, trustProxy } = deps;
+  const { cache, codeSpace, resolver, log, slowRequestMs, notFoundLimit: limit, clientAddress } = deps;
   const writeEntry = createEntryWriter(deps.redirectCacheControl);
   const limited = prebuilt('NOT_FOUND_RATE_LIMITED', { 'retry-after': String(limit?.retryAfterSeconds ?? 1) });
 
@@ -63,24 +62,27 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     }
   };
 
-  /** Writes `entry`; a 404 is taken from the client's budget, and is a 429 if none is left. */
-  const answer = (req: IncomingMessage, res: ServerResponse, code: string, entry: CacheEntry, client?: string): void => {
-    if (entry === ABSENT && limit !== null && !limit.take(client ?? clientAddress(req, trustProxy), Date.now())) {
+  /** A cached entry: a 404 is taken from the client's budget, and is a 429 if none is left. */
+  const answer = (req: IncomingMessage, res: ServerResponse, code: string, entry: CacheEntry): void => {
+    if (entry === ABSENT && limit !== null && !limit.take(clientAddress(req), performance.now())) {
       writePrebuilt(res, limited);
     } else {
       write(res, code, entry);
     }
   };
 
-  const resolveAndWrite = (req: IncomingMessage, res: ServerResponse, code: ShortCode, client: string | undefined): void => {
+  /** `client` reserved a 404 for this lookup: it gets it back if the code turns out to exist. */
+  const resolveAndWrite = (res: ServerResponse, code: ShortCode, client: string | undefined): void => {
     const started = performance.now();
     resolver.resolve(code).then(
       (entry) => {
-        answer(req, res, code, entry, client);
+        if (client !== undefined && entry !== ABSENT) limit?.refund(client);
+        write(res, code, entry);
         const ms = performance.now() - started;
         if (ms > slowRequestMs) log.warn({ code, ms: Math.round(ms) }, 'slow redirect');
       },
       (err: unknown) => {
+        if (client !== undefined) limit?.refund(client);
         if (isAppError(err) && isPrebuilt(err.code)) {
           writeAnswer(res, err.code);
         } else {
@@ -92,17 +94,20 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   };
 
   /**
-   * After a cache miss: a client out of 404s gets a 429 before any lookup; a code that cannot
-   * exist is a 404 without I/O; the rest is looked up.
+   * After a cache miss. A lookup may end in a 404, so it reserves one of the client's 404s before
+   * it starts, and a client with none left gets a 429 without I/O: however many requests a scanner
+   * sends at once, it gets no more lookups than its budget. Joining a lookup already in flight for
+   * the same code costs nothing (a crowd behind one NAT clicking a new link is one lookup). A code
+   * that cannot exist is a 404 without I/O.
    */
   const lookUp = (req: IncomingMessage, res: ServerResponse, code: ShortCode): void => {
     let client: string | undefined;
-    if (limit !== null) {
-      client = clientAddress(req, trustProxy);
-      if (limit.exhausted(client, Date.now())) return writePrebuilt(res, limited);
+    if (limit !== null && !resolver.inFlight(code)) {
+      client = clientAddress(req);
+      if (!limit.take(client, performance.now())) return writePrebuilt(res, limited);
     }
-    if (codeSpace.impossible(code)) answer(req, res, code, ABSENT, client);
-    else resolveAndWrite(req, res, code, client);
+    if (codeSpace.impossible(code)) write(res, code, ABSENT);
+    else resolveAndWrite(res, code, client);
   };
 
   const serve = (req: IncomingMessage, res: ServerResponse, code: ShortCode): void => {

@@ -9,7 +9,8 @@
 // found then (its last known answer, kept apart from the LRU), not a 503: the LRU may have been
 // cleared meanwhile because Redis went away (an instance that hears no invalidations drops its
 // LRU), and with both stores down a link that redirected a moment ago must keep redirecting
-// (test/fault-matrix-process.test.ts). An invalidation heard drops the code's last known answer.
+// (test/fault-matrix-process.test.ts). An invalidation heard drops the code's last known answer; a
+// missed one, or hearing the channel again after a silence, drops them all (see app.ts).
 
 import { LRUCache } from 'lru-cache';
 import { ABSENT, entryOf, type CacheEntry, type LinkCache } from '../cache/link-cache.ts';
@@ -29,6 +30,13 @@ export interface SharedCache {
   backFill(code: ShortCode, link: Known): void;
 }
 
+/** Codes whose last known answer is kept for a Postgres outage, and the bytes they may hold. */
+const LAST_KNOWN_MAX = 100_000;
+const LAST_KNOWN_MAX_BYTES = 32 * 1024 * 1024;
+const LAST_KNOWN_TTL_MAX_MS = 10 * 60_000;
+/** What an entry costs besides its strings (lru-cache's index slots and the map entry), roughly. */
+const ENTRY_OVERHEAD_BYTES = 100;
+
 export interface ResolverDeps {
   cache: LinkCache;
   /** Postgres; rejects with a 503 AppError on failure. */
@@ -37,17 +45,19 @@ export interface ResolverDeps {
   /** Redis, or null when the tier is off. */
   shared: SharedCache | null;
   sharedMaxBatch: number;
-  /** Codes whose last known answer is kept for a Postgres outage (default 100,000). */
-  lastKnownMax?: number;
-  /** How long a last known answer may stand in for Postgres (default 10 minutes). */
-  lastKnownTtlMs?: number;
+  /** How long a last known answer may stand in for Postgres (at most 10 minutes). */
+  lastKnownTtlMs: number;
 }
 
 export interface Resolver {
   /** The cache entry for a code the LRU did not have. Rejects with a 503 AppError on failure. */
   resolve(code: ShortCode): Promise<CacheEntry>;
+  /** Whether a lookup of `code` is under way (a request for it now costs no I/O of its own). */
+  inFlight(code: string): boolean;
   /** Drops `code` from the LRU, and keeps the lookup in flight for it, if any, from filling it. */
   invalidate(code: string): void;
+  /** Forgets every last known answer: invalidations may have been missed. */
+  forgetLastKnown(): void;
 }
 
 interface Lookup {
@@ -64,14 +74,18 @@ export function createResolver({
   maxBatch,
   shared,
   sharedMaxBatch,
-  lastKnownMax = 100_000,
-  lastKnownTtlMs = 10 * 60_000,
+  lastKnownTtlMs,
 }: ResolverDeps): Resolver {
   const postgres = new KeyBatcher<ShortCode, Link>(source, maxBatch);
   const redis = shared === null ? null : new KeyBatcher<ShortCode, Known>((codes) => shared.fetch(codes), sharedMaxBatch);
   const inFlight = new Map<string, Lookup>();
-  // Holds the entries the LRU holds (the same strings), so it costs an index entry per code.
-  const lastKnown = new LRUCache<string, CacheEntry>({ max: lastKnownMax, ttl: lastKnownTtlMs });
+  // Mostly the same strings the LRU holds; bounded in bytes too, for the URLs it outlives the LRU with.
+  const lastKnown = new LRUCache<string, CacheEntry>({
+    max: LAST_KNOWN_MAX,
+    maxSize: LAST_KNOWN_MAX_BYTES,
+    sizeCalculation: (entry, code) => code.length + (typeof entry === 'string' ? entry.length : 0) + ENTRY_OVERHEAD_BYTES,
+    ttl: Math.min(lastKnownTtlMs, LAST_KNOWN_TTL_MAX_MS),
+  });
 
   const lookUp = async (code: ShortCode, lookup: Lookup): Promise<CacheEntry> => {
     try {
@@ -103,12 +117,14 @@ export function createResolver({
       lastKnown.delete(code);
       return;
     }
-    const ttl = link.expiresAt === null ? lastKnownTtlMs : Math.min(lastKnownTtlMs, link.expiresAt.getTime() - now);
+    const maxTtl = Math.min(lastKnownTtlMs, LAST_KNOWN_TTL_MAX_MS);
+    const ttl = link.expiresAt === null ? maxTtl : Math.min(maxTtl, link.expiresAt.getTime() - now);
     if (ttl > 0) lastKnown.set(code, entry, { ttl });
     else lastKnown.delete(code);
   };
 
   return {
+    inFlight: (code) => inFlight.has(code),
     resolve(code) {
       const running = inFlight.get(code);
       if (running?.promise !== undefined) return running.promise;
@@ -117,6 +133,7 @@ export function createResolver({
       lookup.promise = lookUp(code, lookup);
       return lookup.promise;
     },
+    forgetLastKnown: () => lastKnown.clear(),
     invalidate(code) {
       cache.invalidate(code);
       lastKnown.delete(code);

@@ -42,6 +42,10 @@ describe('private targets are refused in every notation', () => {
     'http://[fd12:3456::1]/',
     'http://[64:ff9b::7f00:1]/',
     'http://[2002:7f00:1::]/',
+    'http://[::127.0.0.1]/',
+    'http://[::7f00:1]/',
+    'http://[::a9fe:a9fe]/',
+    'http://[::10.0.0.1]/',
     'http://localhost/',
     'http://LOCALHOST:3000/',
     'http://localhost./',
@@ -58,8 +62,14 @@ describe('private targets are refused in every notation', () => {
     });
   }
 
+  test('a host with an empty label is no host, however it would compare', () => {
+    for (const url of ['http://127.0.0.1../', 'http://localhost../', 'https://bit.ly../', 'https://sho.rt../', 'https://evil..example/']) {
+      assert.equal(verdict(url, policy({ blockedDomains: new Set(['evil.example']) })), 'URL_INVALID', url);
+    }
+  });
+
   test('public addresses and names pass', () => {
-    for (const url of ['http://8.8.8.8/', 'http://[2606:4700:4700::1111]/', 'https://example.com/', 'https://localhost.example.com/', 'https://local.example/']) {
+    for (const url of ['http://8.8.8.8/', 'http://[::8.8.8.8]/', 'http://[2606:4700:4700::1111]/', 'https://example.com/', 'https://localhost.example.com/', 'https://local.example/']) {
       assert.equal(verdict(url), 'ok', url);
     }
   });
@@ -100,7 +110,7 @@ describe('this service, blocked domains and other shorteners', () => {
     assert.equal(normaliseDomain(' Evil.Example. '), 'evil.example');
     assert.equal(normaliseDomain('*.evil.example'), 'evil.example');
     assert.equal(normaliseDomain('пример.рф'), 'xn--e1afmkfd.xn--p1ai');
-    for (const bad of ['', 'https://evil.example/', 'evil example', 'a/b', 'user@host']) {
+    for (const bad of ['', 'https://evil.example/', 'evil example', 'a/b', 'user@host', 'evil.example..', '.evil.example']) {
       assert.equal(normaliseDomain(bad), undefined, bad);
     }
   });
