@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { insertRawLinks } from './helpers/db.ts';
 import { Load, lostWrites, offenders, p99, readyz, warm } from './helpers/load.ts';
 import { PrivatePostgres } from './helpers/private-postgres.ts';
@@ -13,7 +14,6 @@ import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
 import { until } from './helpers/wait.ts';
 
 const COMMAND_TIMEOUT_MS = 100;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let postgres: PrivatePostgres;
 before(async () => {
@@ -87,7 +87,7 @@ test('Redis down at start-up: the service starts, is ready, and serves redirects
 
   const load = startLoad(row, 'redis-down-at-start');
   t.after(() => load.stop());
-  await pause(1500);
+  await sleep(1500);
   await load.stop();
   t.diagnostic(load.summary());
 
@@ -103,10 +103,10 @@ test('Redis killed during the load and back: no 5xx for existing codes, and the 
   const load = startLoad(row, 'redis-dies');
   t.after(() => load.stop());
 
-  await pause(700);
+  await sleep(700);
   load.phase = 'killed';
   await redis.kill();
-  await pause(1200);
+  await sleep(1200);
   load.phase = 'restarting';
   await redis.restart();
   await until('Redis ready again in /readyz', async () => {
@@ -115,7 +115,7 @@ test('Redis killed during the load and back: no 5xx for existing codes, and the 
   });
   load.phase = 'recovered';
   const readsBefore = await redisReads(redis);
-  await pause(700);
+  await sleep(700);
   await load.stop();
   t.diagnostic(load.summary());
 
@@ -187,14 +187,14 @@ for (const [i, hang] of hangs.entries()) {
     const load = startLoad(row, `redis-hangs-${i}`);
     t.after(() => load.stop());
 
-    await pause(600);
+    await sleep(600);
     load.phase = 'hung';
     fault.hang();
-    await pause(1500);
+    await sleep(1500);
     load.phase = 'healed';
     fault.heal();
     await until('the Redis tier in use again', redisInUse(row.server.url));
-    await pause(300);
+    await sleep(300);
     await load.stop();
     t.diagnostic(load.summary());
 

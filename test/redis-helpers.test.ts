@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, Redis } from 'ioredis';
 import {
   deleteKeys,
@@ -15,7 +16,6 @@ import {
   withRedis,
 } from './helpers/redis.ts';
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Waits (up to 5 s) for an ioredis client to be connected again. */
 async function ready(client: Redis): Promise<void> {

@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { ShortCode } from '../src/core/codes.ts';
 import { startApp, type Cleanup } from './helpers/app.ts';
@@ -93,7 +94,6 @@ async function reads(redis: PrivateRedis): Promise<number> {
   return (await redis.commandCalls('get')) + (await redis.commandCalls('mget'));
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('Redis down at start-up: the service starts, is ready, serves and creates; once Redis is up, the tier is used', async (t) => {
   const redis = await startRedis(t);
@@ -132,24 +132,24 @@ test('Redis killed, restarted, paused and resumed during a run of redirects: no 
   const traffic = new Traffic(base, 8);
   t.after(() => traffic.stop());
 
-  await pause(1000);
+  await sleep(1000);
   traffic.phase = 'killed';
   await redis.kill();
-  await pause(1500);
+  await sleep(1500);
   traffic.phase = 'restarted';
   await redis.restart();
   await until('Redis in use after the restart', back(base));
-  await pause(500);
+  await sleep(500);
 
   traffic.phase = 'paused';
   redis.pause();
   await until('the pause noticed', async () => (await readiness(base)).redis.invalidations === 'deaf');
-  await pause(500);
+  await sleep(500);
   traffic.phase = 'resumed';
   redis.resume();
   await until('Redis in use after the pause', back(base));
   const calls = await reads(redis);
-  await pause(500);
+  await sleep(500);
   await traffic.stop();
 
   const wrong = traffic.wrong();

@@ -4,6 +4,8 @@
 // and every create that got a 201 with its code and URL (a Jepsen set: each one must be found).
 
 import { withClient } from './db.ts';
+import { until } from './wait.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface Answer {
   readonly kind: 'read' | 'create';
@@ -46,7 +48,6 @@ export interface LoadOptions {
   readonly requestTimeoutMs?: number;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function networkError(err: unknown): string {
   const error = err as Error & { cause?: { code?: string } };
@@ -100,6 +101,20 @@ export class Load {
     this.#running = false;
     clearTimeout(this.#timer);
     await this.#done;
+  }
+
+  /**
+   * Runs the 'recovered' phase until it holds a few answered creates and uncached reads, then
+   * stops. The first creates may wait out the write queue's back-off (up to 2 s) after an outage.
+   */
+  async recoverAndStop(): Promise<void> {
+    this.phase = 'recovered';
+    await until(
+      'creates and uncached reads answered after the recovery',
+      async () => this.of('create', 'recovered').length >= 3 && this.of('read', 'recovered').filter((a) => !a.cached).length >= 20,
+      8000,
+    );
+    await this.stop();
   }
 
   #pick(): { code: string; cached: boolean } {

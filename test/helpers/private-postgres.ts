@@ -8,11 +8,11 @@ import { rm } from 'node:fs/promises';
 import type net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { withClient, withDatabase } from './db.ts';
 import { freePort } from './redis.ts';
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The uid and gid to run Postgres as: the postgres user when we are root, else ourselves. */
 function runAs(): { uid: number; gid: number } | null {

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 
@@ -40,7 +41,6 @@ export function redisInUse(target: FastifyInstance | string): () => Promise<bool
   };
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** `test:<label>:<8 hex>:` — every key a test file touches on the shared Redis lives under one. */
 export function randomPrefix(label: string): string {

@@ -33,11 +33,6 @@ export class TcpProxy {
     return this.#port;
   }
 
-  /** Connections open now (each counted once, not per socket). */
-  get connections(): number {
-    return this.#sockets.size / 2;
-  }
-
   async up(): Promise<void> {
     const server = net.createServer((client) => {
       if (this.fault === 'refuse') {
@@ -78,21 +73,36 @@ export class TcpProxy {
     if (server !== null) await new Promise((resolve) => server.close(resolve));
   }
 
-  /** Forwards `from` to `to` with the settings in force when each chunk arrives, keeping the order. */
+  /**
+   * Forwards `from` to `to` with the settings in force when each chunk arrives, keeping the order:
+   * held chunks wait in one queue drained by one timer (a timer per chunk could fire out of order,
+   * Node rounding their delays to whole milliseconds).
+   */
   #forward(from: net.Socket, to: net.Socket, toServer: boolean): void {
+    const held: { due: number; chunk: Buffer }[] = [];
     let lastDue = 0;
+    let timer: NodeJS.Timeout | null = null;
+    const send = (chunk: Buffer) => {
+      if (!to.destroyed) to.write(chunk);
+    };
+    const drain = () => {
+      timer = null;
+      const now = performance.now();
+      while (held.length > 0 && (held[0]?.due ?? 0) <= now) send((held.shift() as { chunk: Buffer }).chunk);
+      const next = held[0];
+      if (next !== undefined) timer = setTimeout(drain, Math.ceil(next.due - now));
+    };
     from.on('data', (chunk: Buffer) => {
       if (this.fault === 'blackhole' || (this.fault === 'drop-replies' && !toServer)) return;
       const now = performance.now();
       const due = Math.max(now + this.delayMs + (toServer ? this.delayRequest(chunk) : 0), lastDue);
       lastDue = due;
-      if (due <= now) {
-        if (!to.destroyed) to.write(chunk);
-      } else {
-        setTimeout(() => {
-          if (!to.destroyed) to.write(chunk);
-        }, due - now);
-      }
+      if (held.length === 0 && due <= now) return send(chunk);
+      held.push({ due, chunk });
+      timer ??= setTimeout(drain, Math.ceil(due - now));
+    });
+    from.on('close', () => {
+      if (timer !== null) clearTimeout(timer);
     });
   }
 }
