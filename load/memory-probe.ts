@@ -35,7 +35,7 @@ for (let i = 0; i < links; i++) {
   // Strings as pg hands them over: flat, decoded from a buffer, not built by concatenation.
   const url = Buffer.from(targetUrl(i)).toString();
   const code = codec.fromId(i);
-  cache.fill(code, { code, url, expiresAt: null, disabled: false, version: 0 }, now);
+  cache.fill(code, { code, url, expiresAt: null, disabled: false, deleted: false, version: 0 }, now);
 }
 collect();
 const after = process.memoryUsage();

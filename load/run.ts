@@ -283,6 +283,39 @@ try {
     }
   }
 
+  if (wants('metrics')) {
+    if (!local) {
+      for (const label of ['metrics', 'metrics · off']) skip('metrics', label, 'needs services started with and without METRICS_ENABLED (not with --url)');
+    } else {
+      // The hot path with metrics on and off: two services, each with every link in its LRU,
+      // side by side in alternating rounds (one after the other on an embedded database). Both
+      // count clicks, so requests carry a browser's User-Agent, as real clicks do.
+      const browser = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+      const clicks = fixed(hotPaths.map((request) => ({ ...request, headers: { 'user-agent': browser } })));
+      const pair = [
+        { variant: 'METRICS_ENABLED=true', label: 'metrics', env: { METRICS_ENABLED: 'true' } },
+        { variant: 'METRICS_ENABLED=false', label: 'metrics · off', env: { METRICS_ENABLED: 'false' } },
+      ];
+      const warmed = async (env: Record<string, string>) => {
+        const server = await service(env);
+        await measure({ scenario: 'metrics', variant: 'warm-up', label: 'warm-up', url: server.url, connections, requests: fixed(pathsOf(codes)), amount: codes.length }, 600, 0);
+        return server;
+      };
+      const variantOf = (v: (typeof pair)[number], server: ServerProcess): Variant => ({ scenario: 'metrics', variant: v.variant, label: v.label, url: server.url, connections, requests: clicks, serverPid: pidOf(server) });
+      if (shared) {
+        const servers = await Promise.all(pair.map((v) => warmed(v.env)));
+        (await compare(pair.map((v, i) => variantOf(v, servers[i] as ServerProcess)), seconds, rounds)).forEach(record);
+        for (const server of servers) await stop(server);
+      } else {
+        for (const v of pair) {
+          const server = await warmed(v.env);
+          record(await measure(variantOf(v, server), seconds));
+          await stop(server);
+        }
+      }
+    }
+  }
+
   if (wants('memory')) runs.push(await memoryRun());
 
   const targets = judgeTargets(runs);
@@ -335,8 +368,13 @@ async function runCleanups(): Promise<void> {
 /** Starts a server (the service unless `name` says otherwise) and keeps it on the list to stop. */
 async function launch(env: Record<string, string>, name = '../src/server.ts'): Promise<ServerProcess> {
   // Every server, baselines included, runs with the same Node flags. All load comes from one
-  // address, whose 404 budget the not-found scenario would spend in a second.
-  const server = await startServer({ NODE_OPTIONS: SERVICE_NODE_OPTIONS, NOT_FOUND_LIMIT_PER_MINUTE: '0', ...env }, 120_000, script(name));
+  // address, whose 404 budget the not-found scenario would spend in a second, and whose create
+  // limit the seeding and the create scenarios would.
+  const server = await startServer(
+    { NODE_OPTIONS: SERVICE_NODE_OPTIONS, NOT_FOUND_LIMIT_PER_MINUTE: '0', RATE_LIMIT_ENABLED: 'false', ...env },
+    120_000,
+    script(name),
+  );
   live.add(server);
   return server;
 }

@@ -3,7 +3,7 @@
 
 import type { RunResult, TargetResult } from './types.ts';
 
-export const SCENARIOS = ['ceiling', 'baseline', 'hot', 'redis', 'postgres', 'not-found', 'create', 'mixed', 'latency', 'memory'] as const;
+export const SCENARIOS = ['ceiling', 'baseline', 'hot', 'redis', 'postgres', 'not-found', 'create', 'mixed', 'latency', 'metrics', 'memory'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** A run that sent no traffic (skipped, or the memory probe): no requests, no latency. */
@@ -26,6 +26,7 @@ const EXPECTED_STATUSES: Readonly<Record<string, readonly string[]>> = {
   create: ['201'],
   mixed: ['302', '201'],
   latency: ['302'],
+  metrics: ['302'],
 };
 
 /** Why a run's figures cannot be trusted, or undefined when they can. */
@@ -74,6 +75,8 @@ export function judgeTargets(runs: readonly RunResult[]): TargetResult[] {
         : undefined,
     ),
     ratio('postgres ≥ 2.5 × one SELECT per request', 'postgres', 'postgres · one SELECT per request', 2.5),
+    // What /metrics costs the hot path: the same service with METRICS_ENABLED=false, in the same rounds.
+    ratio('metrics on ≥ 0.95 × off', 'metrics', 'metrics · off', 0.95),
     withDetail(
       ratio('not-found ≥ 0.80 × hot', 'not-found', 'hot', 0.8),
       notFoundBase !== undefined && base !== undefined && invalidRun(notFoundBase) === undefined

@@ -12,13 +12,23 @@ import { targetPolicyOf } from './core/target-policy.ts';
 import { createDbBreaker } from './db/breaker.ts';
 import { findLinks, insertLinks, reserveIdBlock } from './db/links.ts';
 import type { Queryable } from './db/pool.ts';
+import { registerApiKeys } from './auth/api-keys.ts';
 import { AppError } from './errors.ts';
 import { onClientError, onFrameworkError, registerErrorHandlers } from './http/errors.ts';
+import { registerDocs } from './http/docs.ts';
 import { registerHealth, type Lifecycle } from './http/health.ts';
 import { clientAddressReader, trustProxyRule } from './http/client-address.ts';
 import { BODY_LIMIT_BYTES, linksRoutes } from './http/links.ts';
+import { manageRoutes } from './http/manage.ts';
 import { NotFoundLimit } from './http/not-found-limit.ts';
+import { qrRoutes } from './http/qr.ts';
+import { registerCreateLimits } from './http/rate-limits.ts';
 import { createRedirectHandler, registerRedirect } from './http/redirect.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { createRedirectObserver } from './http/redirect-observer.ts';
+import { createMetrics, type Metrics } from './metrics/metrics.ts';
+import { addClicks } from './db/clicks.ts';
+import { ClickFlusher } from './write/click-flusher.ts';
 import { CodeSpace } from './resolve/code-space.ts';
 import { createResolver } from './resolve/resolver.ts';
 import { createRedisTier } from './redis/tier.ts';
@@ -30,6 +40,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Changes to existing links, propagated to every instance (the management routes of issue #6 use it). */
     links: LinkChanges;
+    /** Click counts on their way to Postgres (flush() writes them now). */
+    clicks: ClickFlusher;
+    /** Null with METRICS_ENABLED=false: nothing is counted. */
+    metrics: Metrics | null;
   }
 }
 
@@ -42,7 +56,8 @@ export interface AppDeps {
 }
 
 export async function buildApp({ config, db, log, lifecycle = { draining: false } }: AppDeps): Promise<FastifyInstance> {
-  const breaker = createDbBreaker(config, log);
+  const metrics = config.metricsEnabled ? createMetrics() : null;
+  const breaker = createDbBreaker(config, log, metrics?.breakerTransition);
   const cache = createLinkCache(config);
   const redis = createRedisTier({
     config,
@@ -62,6 +77,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     shared: redis?.store ?? null,
     sharedMaxBatch: config.redisBatchMax,
     lastKnownTtlMs: config.cacheTtlMs,
+    stats: metrics?.lookups ?? null,
   });
   const propagate = createPropagate(cache, resolver, redis?.store ?? null);
   const linkChanges = createLinkChanges(db, breaker, propagate);
@@ -88,11 +104,25 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     ackDelayMs: (alias) => codeSpace.ackDelayMs(alias),
     maxBatch: config.writeBatchMax,
     maxQueued: config.writeQueueMax,
+    batched: metrics?.writeBatch,
     timeoutMs: config.writeTimeoutMs,
     log,
   });
 
+  const clicks = new ClickFlusher({
+    write: (counts) => breaker.run(() => addClicks(db, counts)),
+    intervalMs: config.clickFlushIntervalMs,
+    maxCodes: config.clickMaxCodes,
+    log,
+    flushed: metrics?.clickFlush,
+  });
+  clicks.start();
+
   const trustProxy = trustProxyRule(config.trustProxy);
+  // Shared by the redirects and the QR codes: both answer 404s, from one budget.
+  const notFoundLimit =
+    config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients);
+  const clientAddress = clientAddressReader(trustProxy, log);
   const redirect = createRedirectHandler({
     cache,
     codeSpace,
@@ -100,8 +130,9 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     log,
     slowRequestMs: config.slowRequestMs,
     redirectCacheControl: config.redirectCacheControl,
-    notFoundLimit: config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients),
-    clientAddress: clientAddressReader(trustProxy, log),
+    notFoundLimit,
+    clientAddress,
+    observer: createRedirectObserver(clicks.counter, metrics?.redirects ?? null),
   });
   // Redirects are answered before Fastify routes the request (see http/redirect.ts), until the
   // server starts closing.
@@ -153,15 +184,29 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   // The API speaks JSON only; every other body type is a 415.
   app.removeContentTypeParser('text/plain');
   registerErrorHandlers(app);
+  // First: its hook counts the requests of every route registered after it.
+  if (metrics !== null) registerMetrics(app, metrics);
+  await registerDocs(app, config.baseUrl);
   registerRedirect(app, redirect);
+  registerApiKeys(app, db, breaker);
+  const createRouteConfig = await registerCreateLimits(app, { config, redis: redis?.client ?? null, log });
   await app.register(linksRoutes, {
     queue,
+    db,
+    breaker,
     baseUrl: config.baseUrl,
     policy: targetPolicyOf(config),
+    keyRequired: config.createRequiresApiKey,
     slowRequestMs: config.slowRequestMs,
+    ...(createRouteConfig === undefined ? {} : { createRouteConfig }),
   });
+  await app.register(manageRoutes, { db, breaker, links: linkChanges, baseUrl: config.baseUrl, policy: targetPolicyOf(config) });
+  await app.register(qrRoutes, { baseUrl: config.baseUrl, cache, codeSpace, resolver, notFoundLimit, clientAddress });
   registerHealth(app, { db, breaker, queue, lifecycle, pingTimeoutMs: 1000, redis });
   app.decorate('links', linkChanges);
+  app.decorate('clicks', clicks);
+  app.decorate('metrics', metrics);
+  metrics?.watch({ queue, breaker, clicks });
 
   // Fastify marks its routes closing before this hook: from here on, it answers redirects too.
   app.addHook('preClose', async () => {
@@ -170,6 +215,8 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   // Runs after Fastify stopped accepting and in-flight requests finished.
   app.addHook('onClose', async () => {
     await queue.close();
+    // Before the breaker shuts down: the last clicks go through it.
+    await clicks.close();
     codeSpace.stop();
     redis?.close();
     breaker.shutdown();

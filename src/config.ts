@@ -45,8 +45,17 @@ export interface Config {
   /** 404s a client may get per minute before its misses are answered 429; 0: no limit. */
   readonly notFoundLimitPerMinute: number;
   readonly notFoundLimitClients: number;
+  /** Limits on creates (off for load tests and trusted setups). */
+  readonly rateLimitEnabled: boolean;
+  /** Links a client address may create per window without an API key; 0: no limit. */
+  readonly rateLimitCreatesPerIp: number;
+  /** Links one API key may create per window; 0: no limit. */
+  readonly rateLimitCreatesPerKey: number;
+  readonly rateLimitWindowMs: number;
   /** "false", "true", or the addresses and ranges of trusted proxies (X-Forwarded-For). */
   readonly trustProxy: string;
+  /** Creating links needs an API key (false: anyone may create; their links have no owner). */
+  readonly createRequiresApiKey: boolean;
   readonly codeLength: number;
   readonly codeSecret: string;
   readonly readBatchMax: number;
@@ -65,6 +74,12 @@ export interface Config {
   readonly slowRequestMs: number;
   readonly shutdownGraceMs: number;
   readonly readinessDrainMs: number;
+  /** GET /metrics and the counting behind it. */
+  readonly metricsEnabled: boolean;
+  /** How often click counts are written to Postgres. */
+  readonly clickFlushIntervalMs: number;
+  /** Most distinct links counted between flushes, and most (link, day) counts waiting for Postgres. */
+  readonly clickMaxCodes: number;
 }
 
 export class ConfigError extends Error {
@@ -189,7 +204,12 @@ export function loadConfig(env: Env = process.env): Config {
     blockedDomains,
     notFoundLimitPerMinute: read('NOT_FOUND_LIMIT_PER_MINUTE', 120, int(0, 1_000_000)),
     notFoundLimitClients: read('NOT_FOUND_LIMIT_CLIENTS', 100_000, int(1, 10_000_000)),
+    rateLimitEnabled: read('RATE_LIMIT_ENABLED', true, bool),
+    rateLimitCreatesPerIp: read('RATE_LIMIT_CREATES_PER_IP', 60, int(0, 1_000_000)),
+    rateLimitCreatesPerKey: read('RATE_LIMIT_CREATES_PER_KEY', 600, int(0, 10_000_000)),
+    rateLimitWindowMs: read('RATE_LIMIT_WINDOW_SECONDS', 60, int(1, 24 * 3600)) * seconds,
     trustProxy,
+    createRequiresApiKey: read('CREATE_REQUIRES_API_KEY', false, bool),
     codeLength: read('CODE_LENGTH', 7, int(CODE_LENGTH_MIN, CODE_LENGTH_MAX)),
     codeSecret,
     readBatchMax: read('READ_BATCH_MAX', 500, int(1, 10_000)),
@@ -208,6 +228,9 @@ export function loadConfig(env: Env = process.env): Config {
     slowRequestMs: read('SLOW_REQUEST_MS', 1000, int(1, 600_000)),
     shutdownGraceMs: read('SHUTDOWN_GRACE_MS', 10_000, int(100, 600_000)),
     readinessDrainMs: read('READINESS_DRAIN_MS', 0, int(0, 600_000)),
+    metricsEnabled: read('METRICS_ENABLED', true, bool),
+    clickFlushIntervalMs: read('CLICK_FLUSH_INTERVAL_MS', 5000, int(100, 3_600_000)),
+    clickMaxCodes: read('CLICK_MAX_CODES', 20_000, int(1, 1_000_000)),
   };
 
   if (config.breakerTimeoutMs <= config.dbStatementTimeoutMs) {

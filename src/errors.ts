@@ -23,8 +23,17 @@ export const ERRORS = {
   ALIAS_RESERVED: { status: 400, message: 'alias is a reserved word of this service.' },
   EXPIRES_AT_INVALID: { status: 400, message: 'expiresAt must be an RFC 3339 date-time with a time zone, or null.' },
   EXPIRES_AT_IN_PAST: { status: 400, message: 'expiresAt must be in the future.' },
+  QR_OPTIONS_INVALID: {
+    status: 400,
+    message: 'format must be svg or png, size an integer from 64 to 2048, margin from 0 to 16, level one of L, M, Q, H.',
+  },
   REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time; the connection is closed.' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request line and headers are larger than the server accepts.' },
+  API_KEY_REQUIRED: { status: 401, message: 'This needs an API key: send Authorization: Bearer <key> or X-API-Key.' },
+  API_KEY_INVALID: { status: 401, message: 'The API key is not valid, or has been revoked.' },
+  API_KEY_NOT_OWNER: { status: 403, message: 'Only the API key that created this link may manage it or read its stats.' },
+  IDEMPOTENCY_KEY_INVALID: { status: 400, message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.' },
+  STATS_RANGE_INVALID: { status: 400, message: 'from and to must be dates (YYYY-MM-DD), from not after to, at most 366 days apart.' },
   // 404, 409, 410
   LINK_NOT_FOUND: { status: 404, message: 'No link has this code.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such route.' },
@@ -32,9 +41,11 @@ export const ERRORS = {
   ALIAS_TAKEN: { status: 409, message: 'This alias is already taken.' },
   LINK_EXPIRED: { status: 410, message: 'This link has expired.' },
   LINK_DISABLED: { status: 410, message: 'This link has been disabled.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used with a different request.' },
   // 413, 415, 429
-  BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than 8 KiB.' },
+  BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than this route accepts (8 KiB; 2.5 MiB for /links/bulk).' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json.' },
+  RATE_LIMITED: { status: 429, message: 'Too many links created; retry after Retry-After seconds.' },
   NOT_FOUND_RATE_LIMITED: {
     status: 429,
     message: 'Too many requests for codes that do not exist from this address; retry after Retry-After seconds.',
@@ -81,5 +92,6 @@ export function errorBody(code: ErrorCode, message: string = ERRORS[code].messag
 export function errorHeaders(code: ErrorCode): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
   if (ERRORS[code].status === 503) headers['retry-after'] = String(RETRY_AFTER_SECONDS);
+  if (ERRORS[code].status === 401) headers['www-authenticate'] = 'Bearer';
   return headers;
 }

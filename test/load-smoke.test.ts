@@ -47,11 +47,11 @@ test('npm run load: every scenario runs, answers as it should, and leaves a JSON
   }
   const labels = result.runs.map((run) => run.label);
   const expected = ['create 400', 'create 400 · one INSERT per request', 'postgres · one SELECT per request', 'latency'];
-  for (const label of [...expected, 'redis', 'redis · one GET per request', 'redis · auto-pipelining']) {
+  for (const label of [...expected, 'redis', 'redis · one GET per request', 'redis · auto-pipelining', 'metrics', 'metrics · off']) {
     assert.ok(labels.includes(label), label);
   }
   // Every target is judged, and printed.
-  assert.equal(result.targets.length, 9);
+  assert.equal(result.targets.length, 10);
   for (const target of result.targets) assert.match(output, new RegExp(`${target.verdict}\\s+${escape(target.name)}`));
 
   // The run's Redis keys are gone with it.

@@ -1,7 +1,7 @@
 // Migrations: in order, each exactly once, in a transaction, safe when instances start together.
 
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -27,7 +27,9 @@ after(async () => {
 test('five instances migrating at once apply each migration exactly once', async () => {
   const results = await Promise.all(Array.from({ length: 5 }, () => migrate(url, log, dir)));
   const applied = results.flat();
-  assert.deepEqual(applied, ['0001_links.sql', '0002_code_space.sql', '0003_link_version.sql']);
+  const shipped = (await readdir(MIGRATIONS_DIR)).filter((file) => file.endsWith('.sql')).sort();
+  assert.ok(shipped.length >= 4);
+  assert.deepEqual(applied, shipped);
   assert.deepEqual(await migrate(url, log, dir), []);
 });
 

@@ -14,16 +14,18 @@ const link = (extra: Partial<Link> = {}): Link => ({
   url: 'https://example.com/a?b=c',
   expiresAt: null,
   disabled: false,
+  deleted: false,
   version: 0,
   ...extra,
 });
 
-test('every link state survives encoding: active, expiring, disabled, and "no such link"', () => {
+test('every link state survives encoding: active, expiring, disabled, deleted, and "no such link"', () => {
   const states: (Link | null)[] = [
     link(),
     link({ expiresAt: new Date('2030-01-02T03:04:05.678Z') }),
     link({ disabled: true }),
     link({ disabled: true, expiresAt: new Date(0), version: 12 }),
+    link({ deleted: true, version: 3 }),
     link({ version: 2_000_000_000 }),
     null,
   ];
@@ -34,7 +36,7 @@ test('every link state survives encoding: active, expiring, disabled, and "no su
 });
 
 test('a missing key, or a value in a format this version does not read, is a miss', () => {
-  const unreadable = [null, 'a https://e.com', 'x0. https://e.com', 'a', 'a0.', 'a0. ', 'a1.2x https://e.com', 'a0.https://e.com', 'a0.1e400 https://e.com', 'a0. two words'];
+  const unreadable = [null, 'a https://e.com', 'z0. https://e.com', 'a', 'a0.', 'a0. ', 'a1.2x https://e.com', 'a0.https://e.com', 'a0.1e400 https://e.com', 'a0. two words'];
   for (const value of unreadable) {
     assert.equal(decodeKnown(code, value), undefined, JSON.stringify(value));
   }

@@ -103,7 +103,7 @@ test('a full queue answers 503 WRITE_QUEUE_FULL at once, with Retry-After; the q
   const gate = Promise.withResolvers<void>();
   const gated = (db: Queryable): Queryable => ({
     async query(text, values) {
-      if (text.trimStart().startsWith('INSERT INTO links')) await gate.promise;
+      if (text.includes('INSERT INTO links')) await gate.promise;
       return db.query(text, values);
     },
   });

@@ -107,7 +107,7 @@ export function createLinkCache(options: CacheOptions): LinkCache {
 
 /** The answer for what a lookup found, without caching it. */
 export function entryOf(link: Link | undefined, now: number): CacheEntry {
-  if (link === undefined) return ABSENT;
+  if (link === undefined || link.deleted) return ABSENT;
   if (link.disabled) return DISABLED;
   if (link.expiresAt !== null && link.expiresAt.getTime() <= now) return EXPIRED;
   return link.url as RedirectTarget;

@@ -10,6 +10,8 @@ export interface Link {
   readonly url: string;
   readonly expiresAt: Date | null;
   readonly disabled: boolean;
+  /** Deleted links keep their row (their code is never handed out again) and answer 404. */
+  readonly deleted: boolean;
   /** 0 when created, one more at each change: of two states of a link, the newer has the higher. */
   readonly version: number;
 }

@@ -26,6 +26,8 @@ const FAILURES_IN_A_ROW_TO_OPEN = 5;
 export function createDbBreaker(
   options: Pick<Config, 'breakerTimeoutMs' | 'breakerResetMs'>,
   log: Logger,
+  /** Told of each change of state (metrics). */
+  transitioned: (to: DbBreaker['state']) => void = () => {},
 ): DbBreaker {
   const breaker = new CircuitBreaker((operation: Operation) => operation(), {
     timeout: options.breakerTimeoutMs,
@@ -48,10 +50,17 @@ export function createDbBreaker(
   });
   breaker.on('open', () => {
     failuresInARow = 0;
+    transitioned('open');
     log.warn({ lastError }, 'Postgres breaker open: failing fast');
   });
-  breaker.on('halfOpen', () => log.info('Postgres breaker half-open: trying one batch'));
-  breaker.on('close', () => log.info('Postgres breaker closed: Postgres answers again'));
+  breaker.on('halfOpen', () => {
+    transitioned('half-open');
+    log.info('Postgres breaker half-open: trying one batch');
+  });
+  breaker.on('close', () => {
+    transitioned('closed');
+    log.info('Postgres breaker closed: Postgres answers again');
+  });
 
   return {
     async run<T>(operation: () => Promise<T>): Promise<T> {

@@ -9,12 +9,13 @@ interface LinkRow {
   url: string;
   expires_at: Date | null;
   disabled: boolean;
+  deleted: boolean;
   version: number;
 }
 
 export async function findLinks(db: Queryable, codes: readonly ShortCode[]): Promise<Map<ShortCode, Link>> {
   const { rows } = await db.query<LinkRow>(
-    'SELECT code, url, expires_at, disabled, version FROM links WHERE code = ANY($1::text[])',
+    'SELECT code, url, expires_at, disabled, deleted, version FROM links WHERE code = ANY($1::text[])',
     [codes],
   );
   const found = new Map<ShortCode, Link>();
@@ -23,37 +24,102 @@ export async function findLinks(db: Queryable, codes: readonly ShortCode[]): Pro
 }
 
 function linkOf(row: LinkRow): Link {
-  return { code: row.code, url: row.url, expiresAt: row.expires_at, disabled: row.disabled, version: row.version };
+  return {
+    code: row.code,
+    url: row.url,
+    expiresAt: row.expires_at,
+    disabled: row.disabled,
+    deleted: row.deleted,
+    version: row.version,
+  };
+}
+
+/** An Idempotency-Key of a create: the key, scoped to the API key that sent it (0: none). */
+export interface IdempotencyKey {
+  readonly scope: number;
+  readonly key: string;
+  /** SHA-256 of the request it came with. */
+  readonly requestHash: Buffer;
 }
 
 /** A link to insert, and whether its code was generated (false: chosen by its creator). */
 export interface NewLink extends Link {
   readonly generated: boolean;
+  /** The API key that creates it, or null. */
+  readonly ownerKeyId: number | null;
+  readonly idempotency: IdempotencyKey | undefined;
+}
+
+export interface Inserted {
+  /** Codes written. */
+  readonly written: Set<string>;
+  /** Codes written whose Idempotency-Key was taken meanwhile (by a create on another instance). */
+  readonly keyTaken: Set<string>;
 }
 
 /**
- * One multi-row INSERT, committed on its own. Returns the codes that were written; a code that
- * is missing met an existing row (or an earlier row of the same batch) and was not written.
+ * One statement, committed on its own: the links, then the Idempotency-Keys of those written.
+ * A code that is not in `written` met an existing row (or an earlier row of the same batch).
  */
-export async function insertLinks(db: Queryable, links: readonly NewLink[]): Promise<Set<string>> {
+export async function insertLinks(db: Queryable, links: readonly NewLink[]): Promise<Inserted> {
   const codes: string[] = [];
   const urls: string[] = [];
   const expiries: (Date | null)[] = [];
   const generated: boolean[] = [];
+  const owners: (number | null)[] = [];
+  const scopes: (number | null)[] = [];
+  const keys: (string | null)[] = [];
+  const hashes: (Buffer | null)[] = [];
   for (const link of links) {
     codes.push(link.code);
     urls.push(link.url);
     expiries.push(link.expiresAt);
     generated.push(link.generated);
+    owners.push(link.ownerKeyId);
+    scopes.push(link.idempotency?.scope ?? null);
+    keys.push(link.idempotency?.key ?? null);
+    hashes.push(link.idempotency?.requestHash ?? null);
   }
-  const { rows } = await db.query<{ code: string }>(
-    `INSERT INTO links (code, url, expires_at, generated)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::boolean[])
-     ON CONFLICT (code) DO NOTHING
-     RETURNING code`,
-    [codes, urls, expiries, generated],
+  const { rows } = await db.query<{ code: string; key_taken: boolean }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::boolean[], $5::bigint[], $6::bigint[], $7::text[], $8::bytea[])
+         AS t(code, url, expires_at, generated, owner_key_id, scope, key, request_hash)
+     ), written AS (
+       INSERT INTO links (code, url, expires_at, generated, owner_key_id)
+       SELECT code, url, expires_at, generated, owner_key_id FROM input
+       ON CONFLICT (code) DO NOTHING
+       RETURNING code
+     ), keyed AS (
+       INSERT INTO idempotency_keys (scope, key, request_hash, code)
+       SELECT i.scope, i.key, i.request_hash, i.code FROM input i JOIN written w USING (code) WHERE i.key IS NOT NULL
+       ON CONFLICT DO NOTHING
+       RETURNING code
+     )
+     SELECT w.code, (i.key IS NOT NULL AND k.code IS NULL) AS key_taken
+     FROM written w JOIN input i USING (code) LEFT JOIN keyed k USING (code)`,
+    [codes, urls, expiries, generated, owners, scopes, keys, hashes],
   );
-  return new Set(rows.map((row) => row.code));
+  const written = new Set<string>();
+  const keyTaken = new Set<string>();
+  for (const row of rows) {
+    written.add(row.code);
+    if (row.key_taken) keyTaken.add(row.code);
+  }
+  return { written, keyTaken };
+}
+
+/** The create an Idempotency-Key was first used for: its request hash and link code. */
+export async function findIdempotencyKey(
+  db: Queryable,
+  scope: number,
+  key: string,
+): Promise<{ requestHash: Buffer; code: ShortCode } | undefined> {
+  const { rows } = await db.query<{ request_hash: Buffer; code: ShortCode }>(
+    'SELECT request_hash, code FROM idempotency_keys WHERE scope = $1 AND key = $2',
+    [scope, key],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : { requestHash: row.request_hash, code: row.code };
 }
 
 /** Reserves a block of ids from the sequence: [start, start + size). */
@@ -82,10 +148,48 @@ export async function updateLink(db: Queryable, code: ShortCode, change: LinkCha
        expires_at = CASE WHEN $3 THEN $4::timestamptz ELSE expires_at END,
        disabled = COALESCE($5, disabled),
        version = version + 1
-     WHERE code = $1
-     RETURNING code, url, expires_at, disabled, version`,
+     WHERE code = $1 AND NOT deleted
+     RETURNING code, url, expires_at, disabled, deleted, version`,
     [code, change.url ?? null, change.expiresAt !== undefined, change.expiresAt ?? null, change.disabled ?? null],
   );
   const row = rows[0];
   return row === undefined ? undefined : linkOf(row);
+}
+
+/** Marks a link deleted (its row and code stay) and returns its new state; undefined if there is none, or it was deleted already. */
+export async function deleteLink(db: Queryable, code: ShortCode): Promise<Link | undefined> {
+  const { rows } = await db.query<LinkRow>(
+    `UPDATE links SET deleted = true, version = version + 1
+     WHERE code = $1 AND NOT deleted
+     RETURNING code, url, expires_at, disabled, deleted, version`,
+    [code],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : linkOf(row);
+}
+
+/** What the management API shows of a link. */
+export interface LinkDetails extends Link {
+  readonly createdAt: Date;
+  readonly ownerKeyId: number | null;
+  readonly clicks: number;
+  readonly botClicks: number;
+}
+
+/** A link that is not deleted, with its owner and click totals. */
+export async function findLinkDetails(db: Queryable, code: ShortCode): Promise<LinkDetails | undefined> {
+  const { rows } = await db.query<LinkRow & { created_at: Date; owner_key_id: string | null; clicks: string; bot_clicks: string }>(
+    `SELECT code, url, expires_at, disabled, deleted, version, created_at, owner_key_id, clicks, bot_clicks
+     FROM links WHERE code = $1 AND NOT deleted`,
+    [code],
+  );
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  return {
+    ...linkOf(row),
+    createdAt: row.created_at,
+    ownerKeyId: row.owner_key_id === null ? null : Number(row.owner_key_id),
+    clicks: Number(row.clicks),
+    botClicks: Number(row.bot_clicks),
+  };
 }

@@ -66,7 +66,9 @@ export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void 
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler(function onError(err: FastifyError | AppError, request, reply) {
     if (err instanceof AppError) return sendError(reply, err.code, err.message);
-    if (err.validation !== undefined) return sendError(reply, 'BODY_INVALID', validationMessage(err));
+    if (err.validation !== undefined) {
+      return sendError(reply, err.validationContext === 'body' ? 'BODY_INVALID' : 'BAD_REQUEST', validationMessage(err));
+    }
     const mapped = err.code === undefined ? undefined : FASTIFY_CODES[err.code];
     if (mapped !== undefined) return sendError(reply, mapped);
     const status = err.statusCode ?? 500;
@@ -87,7 +89,8 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message: string 
 function validationMessage(err: FastifyError): string {
   const first = err.validation?.[0];
   if (first === undefined) return ERRORS.BODY_INVALID.message;
-  const at = first.instancePath === '' ? 'body' : `body${first.instancePath.replaceAll('/', '.')}`;
+  const context = err.validationContext ?? 'body';
+  const at = first.instancePath === '' ? context : `${context}${first.instancePath.replaceAll('/', '.')}`;
   const params = first.params;
   if (first.keyword === 'additionalProperties') return `${at} has an unknown field "${String(params.additionalProperty)}".`;
   if (first.keyword === 'required') return `${at} is missing the field "${String(params.missingProperty)}".`;

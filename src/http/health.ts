@@ -23,9 +23,10 @@ export interface HealthDeps {
 }
 
 export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: { summary: 'Liveness: 200 while the process runs', tags: ['service'] } }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', async (_request, reply) => {
+  const readySchema = { summary: 'Readiness: 200 when Postgres answers and the instance takes traffic, else 503', tags: ['service'] };
+  app.get('/readyz', { schema: readySchema }, async (_request, reply) => {
     const checks = {
       accepting: !deps.lifecycle.draining,
       breakerClosed: deps.breaker.state !== 'open',

@@ -1,5 +1,7 @@
 // GET /:code and HEAD /:code, the hot path. A cache hit costs one LRU lookup and one writeHead of a
-// head built once; no object is built and nothing is logged.
+// head built once; no object is built and nothing is logged. Each answer is reported to an
+// observer (redirect-observer.ts): a 302 adds a click to a Map, and with metrics on the status,
+// LRU hit and latency go into typed arrays.
 //
 // Redirects are answered straight from the server's request listener, before Fastify sees the
 // request: Fastify's routing, its Request and Reply objects and its per-request child logger cost
@@ -18,6 +20,7 @@ import { isAppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
 import type { Resolver } from '../resolve/resolver.ts';
 import type { NotFoundLimit } from './not-found-limit.ts';
+import { errors } from './schemas.ts';
 import { createEntryWriter, isPrebuilt, prebuilt, writeAnswer, writePrebuilt } from './respond.ts';
 
 export interface RedirectDeps {
@@ -31,6 +34,18 @@ export interface RedirectDeps {
   notFoundLimit: NotFoundLimit | null;
   /** The client of a request, whose 404 budget it spends (see client-address.ts). */
   clientAddress: (req: IncomingMessage) => string;
+  /** Told of every answer: click counts and metrics (see redirect-observer.ts). */
+  observer: RedirectObserver;
+}
+
+/** What the handler reports; called on the hot path, so each call must cost next to nothing. */
+export interface RedirectObserver {
+  /** A timestamp for `answered` (performance.now(), or 0 when nothing measures time). */
+  now(): number;
+  /** Whether the LRU had the code of a redirect, or a lookup was needed. */
+  cached(hit: boolean): void;
+  /** `res` was just answered for `code` (its status in res.statusCode); the request came in at `started`. */
+  answered(req: IncomingMessage, res: ServerResponse, code: string, started: number): void;
 }
 
 export interface RedirectHandler {
@@ -46,7 +61,7 @@ export interface RedirectHandler {
 }
 
 export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
-  const { cache, codeSpace, resolver, log, slowRequestMs, notFoundLimit: limit, clientAddress } = deps;
+  const { cache, codeSpace, resolver, log, slowRequestMs, notFoundLimit: limit, clientAddress, observer } = deps;
   const writeEntry = createEntryWriter(deps.redirectCacheControl);
   const limited = prebuilt('NOT_FOUND_RATE_LIMITED', { 'retry-after': String(limit?.retryAfterSeconds ?? 1) });
 
@@ -72,12 +87,13 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   };
 
   /** `client` reserved a 404 for this lookup: it gets it back if the code turns out to exist. */
-  const resolveAndWrite = (res: ServerResponse, code: ShortCode, client: string | undefined): void => {
+  const resolveAndWrite = (req: IncomingMessage, res: ServerResponse, code: ShortCode, client: string | undefined): void => {
     const started = performance.now();
     resolver.resolve(code).then(
       (entry) => {
         if (client !== undefined && entry !== ABSENT) limit?.refund(client);
         write(res, code, entry);
+        observer.answered(req, res, code, started);
         const ms = performance.now() - started;
         if (ms > slowRequestMs) log.warn({ code, ms: Math.round(ms) }, 'slow redirect');
       },
@@ -89,6 +105,7 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
           log.error({ err, code }, 'redirect failed');
           writeAnswer(res, 'INTERNAL');
         }
+        observer.answered(req, res, code, started);
       },
     );
   };
@@ -107,18 +124,30 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
       if (!limit.take(client, performance.now())) return writePrebuilt(res, limited);
     }
     if (codeSpace.impossible(code)) write(res, code, ABSENT);
-    else resolveAndWrite(res, code, client);
+    else resolveAndWrite(req, res, code, client);
+  };
+
+  /** Reports an answer written within this call; a lookup still under way reports its own. */
+  const reportIfAnswered = (req: IncomingMessage, res: ServerResponse, code: string, started: number): void => {
+    if (res.writableEnded) observer.answered(req, res, code, started);
   };
 
   const serve = (req: IncomingMessage, res: ServerResponse, code: ShortCode): void => {
+    const started = observer.now();
     const entry = cache.get(code);
+    observer.cached(entry !== undefined);
     if (entry !== undefined) answer(req, res, code, entry);
     else lookUp(req, res, code);
+    reportIfAnswered(req, res, code, started);
   };
 
   return {
     serve,
-    notFound: (req, res) => answer(req, res, '', ABSENT),
+    notFound(req, res) {
+      const started = observer.now();
+      answer(req, res, '', ABSENT);
+      observer.answered(req, res, '', started);
+    },
     tryServe(req, res) {
       const method = req.method;
       const url = req.url;
@@ -126,14 +155,19 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
       const query = url.indexOf('?', 1);
       const path = query === -1 ? url.slice(1) : url.slice(1, query);
       // A hit needs no shape check: only codes that passed it are ever cached.
+      const started = observer.now();
       const entry = cache.get(path);
       if (entry !== undefined) {
+        observer.cached(true);
         answer(req, res, path, entry);
+        observer.answered(req, res, path, started);
         return true;
       }
       const code = asShortCode(path);
       if (code === undefined) return false;
+      observer.cached(false);
       lookUp(req, res, code);
+      reportIfAnswered(req, res, code, started);
       return true;
     },
   };
@@ -142,7 +176,18 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
 /** The same handler as a Fastify route, for requests the listener passed on and for app.inject(). */
 export function registerRedirect(app: FastifyInstance, handler: RedirectHandler): void {
   // exposeHeadRoutes gives HEAD the same handler; Node writes no body for HEAD.
-  app.get('/:code', function redirect(request: FastifyRequest<{ Params: { code: string } }>, reply) {
+  const schema = {
+    summary: 'Redirect to the link target',
+    description:
+      '302 with exactly location, cache-control and content-length: 0. 410 for an expired or disabled link, 404 for an unknown code, 429 for a client out of 404s, 503 when the database cannot be asked for an uncached code.',
+    tags: ['redirect'],
+    params: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
+    response: {
+      302: { description: 'To the link target (location header).', type: 'null' },
+      ...errors(404, 410, 429, 503),
+    },
+  };
+  app.get('/:code', { schema }, function redirect(request: FastifyRequest<{ Params: { code: string } }>, reply) {
     reply.hijack();
     const code = asShortCode(request.params.code);
     if (code === undefined) handler.notFound(request.raw, reply.raw);

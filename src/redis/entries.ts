@@ -29,10 +29,10 @@ export function invalidationChannel(prefix: string): string {
 export function encodeKnown(link: Known): string {
   if (link === null) return '';
   const expires = link.expiresAt === null ? '' : link.expiresAt.getTime();
-  return `${link.disabled ? 'd' : 'a'}${link.version}.${expires} ${link.url}`;
+  return `${link.deleted ? 'x' : link.disabled ? 'd' : 'a'}${link.version}.${expires} ${link.url}`;
 }
 
-const LINK_VALUE = /^([ad])(\d{1,10})\.(\d{0,16}) (\S+)$/;
+const LINK_VALUE = /^([adx])(\d{1,10})\.(\d{0,16}) (\S+)$/;
 
 /** The stored entry, or undefined when there is none or it is not in a format this version reads. */
 export function decodeKnown(code: ShortCode, value: string | null): Known | undefined {
@@ -46,6 +46,7 @@ export function decodeKnown(code: ShortCode, value: string | null): Known | unde
     url,
     expiresAt: expires === '' ? null : new Date(Number(expires)),
     disabled: flag === 'd',
+    deleted: flag === 'x',
     version: Number(version),
   };
 }

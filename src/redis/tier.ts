@@ -34,6 +34,8 @@ export interface RedisTierDeps {
 
 export interface RedisTier {
   readonly store: RedisLinkStore;
+  /** The connection, for other users of the shared Redis (the create rate limits). */
+  readonly client: RedisClient;
   /** For /readyz: informative only, Redis never makes an instance unready. */
   status(): { redis: RedisLinkStore['state']; invalidations: 'live' | 'deaf'; unsentInvalidations: number };
   close(): void;
@@ -72,6 +74,7 @@ export function createRedisTier({ config, log, invalidate, reset }: RedisTierDep
 
   return {
     store,
+    client,
     status: () => ({
       redis: store.state,
       invalidations: subscription.live ? 'live' : 'deaf',

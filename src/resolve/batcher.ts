@@ -9,12 +9,15 @@ export type BatchFetch<K, V> = (keys: K[]) => Promise<Map<K, V>>;
 export class KeyBatcher<K, V> {
   readonly #fetch: BatchFetch<K, V>;
   readonly #maxBatch: number;
+  /** Told of each batch sent, with its size (metrics). */
+  readonly #sent: ((size: number) => void) | undefined;
   /** Keys waiting for the next flush, with the settle functions of their shared promise. */
   #pending: Map<K, PromiseWithResolvers<V | undefined>> | null = null;
 
-  constructor(fetch: BatchFetch<K, V>, maxBatch: number) {
+  constructor(fetch: BatchFetch<K, V>, maxBatch: number, sent?: (size: number) => void) {
     this.#fetch = fetch;
     this.#maxBatch = maxBatch;
+    this.#sent = sent;
   }
 
   /** The value of `key`, or undefined if the fetch did not return it. */
@@ -37,6 +40,7 @@ export class KeyBatcher<K, V> {
     const batch = this.#pending;
     if (batch === null) return;
     this.#pending = null;
+    this.#sent?.(batch.size);
     this.#fetch([...batch.keys()]).then(
       (values) => {
         for (const [key, settle] of batch) settle.resolve(values.get(key));

@@ -30,6 +30,20 @@ export interface SharedCache {
   backFill(code: ShortCode, link: Known): void;
 }
 
+/** Lookups below the LRU, counted for the metrics (metrics/metrics.ts). */
+export interface ResolverStats {
+  /** Redis knew the code (a link, or that there is none). */
+  redisHits: number;
+  /** Redis did not know it, or failed. */
+  redisMisses: number;
+  postgresFound: number;
+  postgresAbsent: number;
+  postgresFailed: number;
+  /** Told of each batch a fetcher sends, with its size. */
+  redisBatch(size: number): void;
+  postgresBatch(size: number): void;
+}
+
 /** Codes whose last known answer is kept for a Postgres outage, and the bytes they may hold. */
 const LAST_KNOWN_MAX = 100_000;
 const LAST_KNOWN_MAX_BYTES = 32 * 1024 * 1024;
@@ -47,6 +61,8 @@ export interface ResolverDeps {
   sharedMaxBatch: number;
   /** How long a last known answer may stand in for Postgres (at most 10 minutes). */
   lastKnownTtlMs: number;
+  /** Where lookups are counted; absent or null: nowhere (METRICS_ENABLED=false). */
+  stats?: ResolverStats | null;
 }
 
 export interface Resolver {
@@ -75,9 +91,13 @@ export function createResolver({
   shared,
   sharedMaxBatch,
   lastKnownTtlMs,
+  stats = null,
 }: ResolverDeps): Resolver {
-  const postgres = new KeyBatcher<ShortCode, Link>(source, maxBatch);
-  const redis = shared === null ? null : new KeyBatcher<ShortCode, Known>((codes) => shared.fetch(codes), sharedMaxBatch);
+  const postgres = new KeyBatcher<ShortCode, Link>(source, maxBatch, stats === null ? undefined : (size) => stats.postgresBatch(size));
+  const redis =
+    shared === null
+      ? null
+      : new KeyBatcher<ShortCode, Known>((codes) => shared.fetch(codes), sharedMaxBatch, stats === null ? undefined : (size) => stats.redisBatch(size));
   const inFlight = new Map<string, Lookup>();
   // Mostly the same strings the LRU holds; bounded in bytes too, for the URLs it outlives the LRU with.
   const lastKnown = new LRUCache<string, CacheEntry>({
@@ -90,10 +110,19 @@ export function createResolver({
   const lookUp = async (code: ShortCode, lookup: Lookup): Promise<CacheEntry> => {
     try {
       let link = redis === null ? undefined : await redis.load(code);
+      if (stats !== null && redis !== null) {
+        if (link === undefined) stats.redisMisses++;
+        else stats.redisHits++;
+      }
       if (link === undefined) {
         try {
           link = (await postgres.load(code)) ?? null;
+          if (stats !== null) {
+            if (link === null) stats.postgresAbsent++;
+            else stats.postgresFound++;
+          }
         } catch (err) {
+          if (stats !== null) stats.postgresFailed++;
           const known = lastKnown.get(code);
           if (known !== undefined) return known;
           throw err;

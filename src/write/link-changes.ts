@@ -5,7 +5,7 @@ import type { LinkCache } from '../cache/link-cache.ts';
 import type { ShortCode } from '../core/codes.ts';
 import type { Link } from '../core/link.ts';
 import type { DbBreaker } from '../db/breaker.ts';
-import { updateLink, type LinkChange } from '../db/links.ts';
+import { deleteLink, updateLink, type LinkChange } from '../db/links.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { RedisLinkStore } from '../redis/link-store.ts';
@@ -32,12 +32,20 @@ export function createPropagate(cache: LinkCache, resolver: Resolver, store: Red
 export interface LinkChanges {
   /** Applies `change` to the link with `code` and returns it; 404 AppError if there is none. */
   change(code: ShortCode, change: LinkChange): Promise<Link>;
+  /** Deletes the link with `code` (a versioned tombstone, so no older copy can come back); 404 AppError if there is none. */
+  remove(code: ShortCode): Promise<Link>;
 }
 
 export function createLinkChanges(db: Queryable, breaker: DbBreaker, propagate: Propagate): LinkChanges {
   return {
     async change(code, change) {
       const link = await breaker.run(() => updateLink(db, code, change));
+      if (link === undefined) throw new AppError('LINK_NOT_FOUND');
+      await propagate([link]);
+      return link;
+    },
+    async remove(code) {
+      const link = await breaker.run(() => deleteLink(db, code));
       if (link === undefined) throw new AppError('LINK_NOT_FOUND');
       await propagate([link]);
       return link;

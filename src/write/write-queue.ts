@@ -13,12 +13,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ShortCode } from '../core/codes.ts';
 import type { Link, LinkRequest } from '../core/link.ts';
-import type { NewLink } from '../db/links.ts';
+import type { IdempotencyKey, Inserted, NewLink } from '../db/links.ts';
 import { AppError } from '../errors.ts';
 
 export interface WriteQueueDeps {
-  /** Commits the links in one statement; returns the codes that were written. */
-  insert(links: NewLink[]): Promise<Set<string>>;
+  /** Commits the links in one statement; says which were written. */
+  insert(links: NewLink[]): Promise<Inserted>;
   /** `count` fresh generated codes. */
   allocate(count: number): Promise<ShortCode[]>;
   /** False while the database is known to be down (breaker open): refuse at once. */
@@ -35,12 +35,31 @@ export interface WriteQueueDeps {
   ackDelayMs(alias: string): number;
   maxBatch: number;
   maxQueued: number;
+  /** Told of each batch about to be committed, with its size (metrics). */
+  batched?: ((size: number) => void) | undefined;
   timeoutMs: number;
   log: Logger;
 }
 
+/** Who creates a link, and the Idempotency-Key it came with. */
+export interface CreateOptions {
+  readonly ownerKeyId: number | null;
+  readonly idempotency: IdempotencyKey | undefined;
+}
+
+/**
+ * The link was written, but its Idempotency-Key was taken meanwhile by a create with the same
+ * key (on another instance): the answer is that create's, which the caller looks up.
+ */
+export class IdempotencyKeyTaken extends Error {
+  override name = 'IdempotencyKeyTaken';
+}
+
+const ANONYMOUS: CreateOptions = { ownerKeyId: null, idempotency: undefined };
+
 interface Pending {
   readonly request: LinkRequest;
+  readonly options: CreateOptions;
   code: ShortCode | undefined;
   readonly deadline: number;
   readonly settle: PromiseWithResolvers<Link>;
@@ -61,12 +80,12 @@ export class WriteQueue {
   }
 
   /** Resolves with the committed link, or rejects with an AppError (409, 503). */
-  enqueue(request: LinkRequest): Promise<Link> {
+  enqueue(request: LinkRequest, options: CreateOptions = ANONYMOUS): Promise<Link> {
     if (this.#closing) return Promise.reject(new AppError('SHUTTING_DOWN'));
     if (this.#queue.length >= this.#deps.maxQueued) return Promise.reject(new AppError('WRITE_QUEUE_FULL'));
     if (!this.#deps.available()) return Promise.reject(new AppError('DATABASE_UNAVAILABLE'));
     const settle = Promise.withResolvers<Link>();
-    this.#queue.push({ request, code: request.alias, deadline: Date.now() + this.#deps.timeoutMs, settle });
+    this.#queue.push({ request, options, code: request.alias, deadline: Date.now() + this.#deps.timeoutMs, settle });
     this.#flushing ??= this.#drain();
     return settle.promise;
   }
@@ -104,8 +123,9 @@ export class WriteQueue {
   async #commit(batch: Pending[]): Promise<void> {
     try {
       await this.#assignCodes(batch);
+      this.#deps.batched?.(batch.length);
       const links = batch.map(linkOf);
-      const written = await this.#deps.insert(links);
+      const { written, keyTaken } = await this.#deps.insert(links);
       this.#backoffMs = 0;
       const retry: Pending[] = [];
       await this.#deps.committed(links.filter((link) => written.has(link.code)));
@@ -113,7 +133,9 @@ export class WriteQueue {
         const link = links[i] as NewLink;
         const alias = item.request.alias;
         const delayMs = alias === undefined ? 0 : this.#deps.ackDelayMs(alias);
-        if (written.has(link.code)) {
+        if (keyTaken.has(link.code)) {
+          item.settle.reject(new IdempotencyKeyTaken(link.code));
+        } else if (written.has(link.code)) {
           settleAfter(delayMs, () => item.settle.resolve(link));
         } else if (alias !== undefined) {
           settleAfter(delayMs, () => item.settle.reject(new AppError('ALIAS_TAKEN')));
@@ -193,5 +215,15 @@ function settleAfter(delayMs: number, settle: () => void): void {
 
 function linkOf(item: Pending): NewLink {
   const { url, expiresAt, alias } = item.request;
-  return { code: item.code as ShortCode, url, expiresAt, disabled: false, version: 0, generated: alias === undefined };
+  return {
+    code: item.code as ShortCode,
+    url,
+    expiresAt,
+    disabled: false,
+    deleted: false,
+    version: 0,
+    generated: alias === undefined,
+    ownerKeyId: item.options.ownerKeyId,
+    idempotency: item.options.idempotency,
+  };
 }

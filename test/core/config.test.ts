@@ -87,3 +87,21 @@ test('abuse controls: blocked domains from the list and a file, normalised; bad 
     rmSync(dir, { recursive: true });
   }
 });
+
+test('metrics and click counts: defaults, and values refused', () => {
+  const config = loadConfig({});
+  assert.equal(config.metricsEnabled, true);
+  assert.equal(config.clickFlushIntervalMs, 5000);
+  assert.equal(config.clickMaxCodes, 20_000);
+  assert.equal(loadConfig({ METRICS_ENABLED: 'false' }).metricsEnabled, false);
+  assert.throws(
+    () => loadConfig({ METRICS_ENABLED: 'maybe', CLICK_FLUSH_INTERVAL_MS: '50', CLICK_MAX_CODES: '0' }),
+    (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(err.message, /METRICS_ENABLED="maybe": expected true or false/);
+      assert.match(err.message, /CLICK_FLUSH_INTERVAL_MS="50": expected an integer from 100 to 3600000/);
+      assert.match(err.message, /CLICK_MAX_CODES="0": expected an integer from 1 to 1000000/);
+      return true;
+    },
+  );
+});

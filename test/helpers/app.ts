@@ -12,9 +12,19 @@ import { countingDb } from './db.ts';
 
 export const TEST_BASE_URL = 'https://sho.rt';
 
-/** The service's defaults, but no 404 budget: every request of a test comes from one address (test/not-found-limit sets one). */
+/**
+ * The service's defaults, but no 404 budget and no create limits: every request of a test comes
+ * from one address (test/not-found-limit and test/rate-limits turn them on).
+ */
 export function testConfig(databaseUrl: string, env: Record<string, string> = {}): Config {
-  return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', BASE_URL: TEST_BASE_URL, NOT_FOUND_LIMIT_PER_MINUTE: '0', ...env });
+  return loadConfig({
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+    BASE_URL: TEST_BASE_URL,
+    NOT_FOUND_LIMIT_PER_MINUTE: '0',
+    RATE_LIMIT_ENABLED: 'false',
+    ...env,
+  });
 }
 
 export interface TestApp {

@@ -26,7 +26,8 @@ export async function startServer(
   script: string = SERVER,
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, [script], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    // Every create of a test comes from one address: no create limits unless the test sets them.
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);

@@ -1,0 +1,98 @@
+// Click counts in Postgres: totals on the link's row (links.clicks, links.bot_clicks) and one row
+// per link per UTC day (link_clicks_daily). Written by the click flusher, one statement per flush
+// however many links it holds; read by the stats route.
+
+import { STATS_MAX_DAYS, type DayRange } from '../core/day-range.ts';
+import type { Queryable } from './pool.ts';
+
+/** Clicks on one link since the last flush: by people, and by bots (isbot on the User-Agent). */
+export interface ClickCount {
+  clicks: number;
+  bots: number;
+}
+
+/** Counts waiting to be written: UTC day ('YYYY-MM-DD') -> code -> count. */
+export type DailyCounts = ReadonlyMap<string, ReadonlyMap<string, ClickCount>>;
+
+/**
+ * Adds `counts` to the totals of their links and to their daily rows, in one statement (one
+ * round trip, one commit). A code with no row in links is left out, not an error. Rows are locked
+ * in code order, so that instances flushing the same links at once wait for each other instead
+ * of deadlocking. Returns how many daily rows were written.
+ */
+export async function addClicks(db: Queryable, counts: DailyCounts): Promise<number> {
+  const codes: string[] = [];
+  const days: string[] = [];
+  const clicks: number[] = [];
+  const bots: number[] = [];
+  for (const [day, byCode] of counts) {
+    for (const [code, count] of byCode) {
+      codes.push(code);
+      days.push(day);
+      clicks.push(count.clicks);
+      bots.push(count.bots);
+    }
+  }
+  if (codes.length === 0) return 0;
+  const { rowCount } = await db.query(
+    `WITH input AS (
+       SELECT code, day, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks
+       FROM unnest($1::text[], $2::date[], $3::bigint[], $4::bigint[]) AS i (code, day, clicks, bot_clicks)
+       GROUP BY code, day
+     ), locked AS MATERIALIZED (
+       SELECT code FROM links WHERE code IN (SELECT code FROM input) ORDER BY code FOR NO KEY UPDATE
+     ), totals AS (
+       UPDATE links SET clicks = links.clicks + t.clicks, bot_clicks = links.bot_clicks + t.bot_clicks
+       FROM (SELECT code, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks FROM input GROUP BY code) AS t
+       WHERE links.code = t.code AND links.code IN (SELECT code FROM locked)
+       RETURNING links.code
+     )
+     INSERT INTO link_clicks_daily AS d (code, day, clicks, bot_clicks)
+     SELECT code, day, clicks, bot_clicks FROM input WHERE code IN (SELECT code FROM totals)
+     ORDER BY code, day
+     ON CONFLICT (code, day) DO UPDATE
+       SET clicks = d.clicks + excluded.clicks, bot_clicks = d.bot_clicks + excluded.bot_clicks`,
+    [codes, days, clicks, bots],
+  );
+  return rowCount ?? 0;
+}
+
+export interface ClickStats {
+  total: { clicks: number; botClicks: number };
+  /** Every day of the range, oldest first; days without clicks are zero. */
+  daily: { day: string; clicks: number; botClicks: number }[];
+}
+
+interface StatsRow {
+  total_clicks: string;
+  total_bot_clicks: string;
+  day: string;
+  clicks: string;
+  bot_clicks: string;
+}
+
+/**
+ * The click totals of `code` and its clicks per UTC day over `range` (both ends included; make it
+ * with statsRange, core/day-range.ts), zero-filled; undefined when no link has the code. Clicks
+ * of the last CLICK_FLUSH_INTERVAL_MS are not in yet. One round trip; run it through the breaker.
+ */
+export async function readStats(db: Queryable, code: string, range: DayRange): Promise<ClickStats | undefined> {
+  const span = (Date.parse(range.to) - Date.parse(range.from)) / 86_400_000;
+  if (!(span >= 0 && span < STATS_MAX_DAYS)) throw new RangeError(`stats range ${range.from}..${range.to} is not within ${STATS_MAX_DAYS} days`);
+  const { rows } = await db.query<StatsRow>(
+    `SELECT l.clicks::text AS total_clicks, l.bot_clicks::text AS total_bot_clicks, to_char(g.day, 'YYYY-MM-DD') AS day,
+            coalesce(d.clicks, 0)::text AS clicks, coalesce(d.bot_clicks, 0)::text AS bot_clicks
+     FROM links l
+     CROSS JOIN LATERAL (SELECT $2::date + n AS day FROM generate_series(0, $3::date - $2::date) AS n) AS g
+     LEFT JOIN link_clicks_daily d ON d.code = l.code AND d.day = g.day
+     WHERE l.code = $1
+     ORDER BY g.day`,
+    [code, range.from, range.to],
+  );
+  const first = rows[0];
+  if (first === undefined) return undefined;
+  return {
+    total: { clicks: Number(first.total_clicks), botClicks: Number(first.total_bot_clicks) },
+    daily: rows.map((row) => ({ day: row.day, clicks: Number(row.clicks), botClicks: Number(row.bot_clicks) })),
+  };
+}

@@ -1,0 +1,158 @@
+// GET, PATCH and DELETE /links/:code: a link's metadata and click totals, changes, deletion.
+// Each needs the API key that created the link. A change or a deletion reaches Redis and the LRU
+// of every instance before it is acknowledged (write/link-changes.ts).
+
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { requireKey } from '../auth/api-keys.ts';
+import { asShortCode } from '../core/codes.ts';
+import { statsRange } from '../core/day-range.ts';
+import { parseDateTime } from '../core/link.ts';
+import type { TargetPolicy } from '../core/target-policy.ts';
+import { checkTargetUrl } from '../core/url-rules.ts';
+import type { DbBreaker } from '../db/breaker.ts';
+import { readStats } from '../db/clicks.ts';
+import { findLinkDetails, type LinkChange, type LinkDetails } from '../db/links.ts';
+import type { Queryable } from '../db/pool.ts';
+import { AppError } from '../errors.ts';
+import type { LinkChanges } from '../write/link-changes.ts';
+import { CodeParams, errors, LinkDetails as LinkDetailsSchema, PatchLinkBody, Stats, StatsQuery } from './schemas.ts';
+
+export interface ManageDeps {
+  db: Queryable;
+  breaker: DbBreaker;
+  links: LinkChanges;
+  baseUrl: string;
+  policy: TargetPolicy;
+}
+
+/**
+ * The link with `code`, if the request's key created it: 401 without a key, 404 if there is no
+ * such link (or it was deleted), 403 if another key (or none) created it.
+ */
+export async function ownedLink(request: FastifyRequest, deps: Pick<ManageDeps, 'db' | 'breaker'>, raw: string): Promise<LinkDetails> {
+  const key = requireKey(request);
+  const code = asShortCode(raw);
+  if (code === undefined) throw new AppError('LINK_NOT_FOUND');
+  const link = await deps.breaker.run(() => findLinkDetails(deps.db, code));
+  if (link === undefined) throw new AppError('LINK_NOT_FOUND');
+  if (link.ownerKeyId !== key.id) throw new AppError('API_KEY_NOT_OWNER');
+  return link;
+}
+
+export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Promise<void> {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  const { links, baseUrl, policy } = deps;
+
+  const details = (link: LinkDetails) => ({
+    code: link.code,
+    shortUrl: `${baseUrl}/${link.code}`,
+    url: link.url,
+    expiresAt: link.expiresAt?.toISOString() ?? null,
+    disabled: link.disabled,
+    createdAt: link.createdAt.toISOString(),
+    clicks: link.clicks,
+    botClicks: link.botClicks,
+  });
+
+  app.get(
+    '/links/:code',
+    {
+      schema: {
+        summary: "A link's metadata and click totals",
+        tags: ['links'],
+        security: [{ bearer: [] }, { apiKey: [] }],
+        params: CodeParams,
+        response: { 200: LinkDetailsSchema, ...errors(401, 403, 404, 503) },
+      },
+    },
+    async (request) => details(await ownedLink(request, deps, request.params.code)),
+  );
+
+  app.get(
+    '/links/:code/stats',
+    {
+      schema: {
+        summary: "A link's clicks: totals and per UTC day",
+        description:
+          'Clicks are counted in memory and written every CLICK_FLUSH_INTERVAL_MS: the last interval is not in yet. Bots and crawlers (by user agent) are counted apart. Days without clicks are zero.',
+        tags: ['links'],
+        security: [{ bearer: [] }, { apiKey: [] }],
+        params: CodeParams,
+        querystring: StatsQuery,
+        response: { 200: Stats, ...errors(400, 401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const link = await ownedLink(request, deps, request.params.code);
+      const range = statsRange(request.query.from, request.query.to, Date.now());
+      if (range === undefined) throw new AppError('STATS_RANGE_INVALID');
+      const stats = await deps.breaker.run(() => readStats(deps.db, link.code, range));
+      if (stats === undefined) throw new AppError('LINK_NOT_FOUND');
+      return { code: link.code, ...range, ...stats };
+    },
+  );
+
+  app.patch(
+    '/links/:code',
+    {
+      schema: {
+        summary: "Change a link's target, expiry or disabled state",
+        description: 'Every instance and Redis follow the change before it is acknowledged.',
+        tags: ['links'],
+        security: [{ bearer: [] }, { apiKey: [] }],
+        params: CodeParams,
+        body: PatchLinkBody,
+        response: { 200: LinkDetailsSchema, ...errors(400, 401, 403, 404, 415, 503) },
+      },
+    },
+    async (request) => {
+      const link = await ownedLink(request, deps, request.params.code);
+      const change = checkChange(request.body, policy, Date.now());
+      const changed = await links.change(link.code, change);
+      return details({ ...link, ...changed });
+    },
+  );
+
+  app.delete(
+    '/links/:code',
+    {
+      schema: {
+        summary: 'Delete a link',
+        description: 'The link answers 404 on every instance before this is acknowledged; its code is never handed out again.',
+        tags: ['links'],
+        security: [{ bearer: [] }, { apiKey: [] }],
+        params: CodeParams,
+        response: { 204: { type: 'null', description: 'Deleted.' }, ...errors(401, 403, 404, 503) },
+      },
+    },
+    async (request, reply) => {
+      const link = await ownedLink(request, deps, request.params.code);
+      await links.remove(link.code);
+      return reply.code(204).send(null);
+    },
+  );
+}
+
+/** A PATCH body as a change, by the same rules as a create. */
+function checkChange(body: PatchLinkBody, policy: TargetPolicy, now: number): LinkChange {
+  let url: string | undefined;
+  if (body.url !== undefined) {
+    const verdict = checkTargetUrl(body.url, policy);
+    if (!verdict.ok) throw new AppError(verdict.code);
+    url = verdict.url;
+  }
+  let expiresAt: Date | null | undefined;
+  if (body.expiresAt === null) expiresAt = null;
+  else if (body.expiresAt !== undefined) {
+    const at = parseDateTime(body.expiresAt);
+    if (at === undefined) throw new AppError('EXPIRES_AT_INVALID');
+    if (at.getTime() <= now) throw new AppError('EXPIRES_AT_IN_PAST');
+    expiresAt = at;
+  }
+  return {
+    ...(url === undefined ? {} : { url }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    ...(body.disabled === undefined ? {} : { disabled: body.disabled }),
+  };
+}

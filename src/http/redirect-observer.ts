@@ -1,0 +1,31 @@
+// What the redirect handler reports of each answer: a click for every 302, and, with metrics on,
+// the answer's status, its latency and whether the LRU had the code. Per request this is a Map
+// lookup for the click and a few typed-array increments; with metrics off the clock is not read.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { redirectSlot, type RedirectCounts } from '../metrics/metrics.ts';
+import type { ClickCounter } from '../write/click-counter.ts';
+import type { RedirectObserver } from './redirect.ts';
+
+export function createRedirectObserver(clicks: ClickCounter, metrics: RedirectCounts | null): RedirectObserver {
+  const click = (req: IncomingMessage, res: ServerResponse, code: string): void => {
+    if (res.statusCode === 302) clicks.count(code, req.headers['user-agent']);
+  };
+  if (metrics === null) {
+    return { now: () => 0, cached: () => {}, answered: click };
+  }
+  const { answers, lru, latency } = metrics;
+  return {
+    now: () => performance.now(),
+    cached(hit) {
+      const i = hit ? 0 : 1;
+      lru[i] = (lru[i] as number) + 1;
+    },
+    answered(req, res, code, started) {
+      click(req, res, code);
+      const i = redirectSlot(res.statusCode);
+      answers[i] = (answers[i] as number) + 1;
+      latency.observe((performance.now() - started) / 1000);
+    },
+  };
+}

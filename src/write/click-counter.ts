@@ -1,0 +1,71 @@
+// Clicks counted in memory, per code, on the redirect path: one Map lookup and one increment per
+// 302; the click flusher (click-flusher.ts) takes the whole map out every CLICK_FLUSH_INTERVAL_MS.
+// Whether a User-Agent is a bot is decided once per distinct string, by a Map lookup instead of
+// isbot's regex. A click costs 0.30-0.36 µs (fresh strings as the HTTP parser makes them, Zipf
+// codes over 100k links; `node load/click-counter-bench.ts`), about 1.5 % of the ~22 µs of server
+// CPU a hot redirect takes under load.
+
+import { isbot } from 'isbot';
+import type { ClickCount } from '../db/clicks.ts';
+
+/** Distinct User-Agent strings whose verdict is remembered; past it the memo starts over. */
+const VERDICTS_MAX = 10_000;
+
+export class ClickCounter {
+  readonly #maxCodes: number;
+  readonly #full: () => void;
+  #counts = new Map<string, ClickCount>();
+  #verdicts = new Map<string, boolean>();
+  #dropped = 0;
+
+  /**
+   * At most `maxCodes` distinct codes between two takes; the click that finds the map full is
+   * dropped (and counted), and `full` is called so that the map is taken out early.
+   */
+  constructor(maxCodes: number, full: () => void) {
+    this.#maxCodes = maxCodes;
+    this.#full = full;
+  }
+
+  /** One 302 for `code`, asked for with this User-Agent. */
+  count(code: string, userAgent: string | undefined): void {
+    let count = this.#counts.get(code);
+    if (count === undefined) {
+      if (this.#counts.size >= this.#maxCodes) {
+        this.#dropped++;
+        this.#full();
+        return;
+      }
+      count = { clicks: 0, bots: 0 };
+      this.#counts.set(code, count);
+    }
+    if (userAgent !== undefined && this.#isBot(userAgent)) count.bots++;
+    else count.clicks++;
+  }
+
+  /** The counts since the last take; counting starts again from zero. */
+  take(): Map<string, ClickCount> {
+    const counts = this.#counts;
+    this.#counts = new Map();
+    return counts;
+  }
+
+  /** Clicks dropped because the map was full, since the last call. */
+  takeDropped(): number {
+    const dropped = this.#dropped;
+    this.#dropped = 0;
+    return dropped;
+  }
+
+  #isBot(userAgent: string): boolean {
+    let verdict = this.#verdicts.get(userAgent);
+    if (verdict === undefined) {
+      // Forgetting all at once keeps this bounded without per-hit LRU bookkeeping; the common
+      // User-Agents are back after one regex run each.
+      if (this.#verdicts.size >= VERDICTS_MAX) this.#verdicts.clear();
+      verdict = isbot(userAgent);
+      this.#verdicts.set(userAgent, verdict);
+    }
+    return verdict;
+  }
+}

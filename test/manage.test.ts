@@ -1,0 +1,292 @@
+// Link management with API keys: who may do what, changes and deletions seen by every instance,
+// bulk creates answered per item, and creates that are safe to retry (Idempotency-Key).
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { createApiKey, revokeApiKey } from '../src/auth/api-keys.ts';
+import { startApp, type Cleanup } from './helpers/app.ts';
+import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { deleteKeys, randomPrefix, redisInUse, SHARED_REDIS_URL } from './helpers/redis.ts';
+import { until } from './helpers/wait.ts';
+
+const prefix = randomPrefix('manage');
+let database: TestDatabase;
+let alice: string;
+let bob: string;
+before(async () => {
+  database = await createTestDatabase('manage');
+  await withClient(database.url, async (client) => {
+    alice = (await createApiKey(client, 'alice')).secret;
+    bob = (await createApiKey(client, 'bob')).secret;
+  });
+});
+after(async () => {
+  await deleteKeys(SHARED_REDIS_URL, prefix);
+  await database.drop();
+});
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const errorCode = (res: { json: () => unknown }) => (res.json() as { error?: { code: string } }).error?.code;
+
+async function instance(t: Cleanup, env: Record<string, string> = {}): Promise<FastifyInstance> {
+  const { app } = await startApp(t, database.url, { REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix, ...env });
+  await until('invalidations heard', redisInUse(app));
+  return app;
+}
+
+async function create(app: FastifyInstance, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const res = await app.inject({ method: 'POST', url: '/links', payload: body, headers });
+  return { status: res.statusCode, body: res.json<Record<string, unknown>>(), headers: res.headers };
+}
+
+describe('API keys', () => {
+  test('every protected route: no key 401 (with WWW-Authenticate), a wrong or malformed key 401, another key 403, the owner 200', async (t) => {
+    const app = await instance(t);
+    const own = await create(app, { url: 'https://example.com/owned' }, bearer(alice));
+    assert.equal(own.status, 201);
+    const code = own.body.code as string;
+    const anonymous = await create(app, { url: 'https://example.com/nobody' });
+    const routes = [
+      { method: 'GET' as const, url: `/links/${code}` },
+      { method: 'PATCH' as const, url: `/links/${code}`, payload: { disabled: false } },
+      { method: 'GET' as const, url: `/links/${code}/stats` },
+      { method: 'DELETE' as const, url: `/links/${code}` },
+    ];
+    for (const route of routes) {
+      const none = await app.inject(route);
+      assert.equal(none.statusCode, 401, `${route.method} without a key`);
+      assert.equal(errorCode(none), 'API_KEY_REQUIRED');
+      assert.equal(none.headers['www-authenticate'], 'Bearer');
+      for (const headers of [bearer(`sk_${'A'.repeat(43)}`), { authorization: 'Basic abc' }, { 'x-api-key': 'nonsense' }]) {
+        const wrong = await app.inject({ ...route, headers });
+        assert.equal(wrong.statusCode, 401, `${route.method} with ${JSON.stringify(headers)}`);
+        assert.equal(errorCode(wrong), 'API_KEY_INVALID');
+      }
+      const other = await app.inject({ ...route, headers: bearer(bob) });
+      assert.equal(other.statusCode, 403);
+      assert.equal(errorCode(other), 'API_KEY_NOT_OWNER');
+      const nobodys = await app.inject({ ...route, url: `/links/${anonymous.body.code as string}`, headers: bearer(alice) });
+      assert.equal(nobodys.statusCode, 403, 'a link created without a key is nobody’s to manage');
+    }
+    const details = await app.inject({ url: `/links/${code}`, headers: { 'x-api-key': alice } });
+    assert.equal(details.statusCode, 200);
+    assert.deepEqual(
+      { ...details.json<Record<string, unknown>>(), createdAt: 'x' },
+      { code, shortUrl: `https://sho.rt/${code}`, url: 'https://example.com/owned', expiresAt: null, disabled: false, createdAt: 'x', clicks: 0, botClicks: 0 },
+    );
+    // Redirects never look at keys: a wrong one does not get in their way.
+    assert.equal((await app.inject({ url: `/${code}`, headers: bearer('wrong') })).statusCode, 302);
+    assert.equal((await app.inject({ url: '/healthz', headers: bearer('wrong') })).statusCode, 200);
+  });
+
+  test('a revoked key is refused by an instance that never saw it; CREATE_REQUIRES_API_KEY refuses anonymous creates', async (t) => {
+    const { secret, id } = await withClient(database.url, (client) => createApiKey(client, 'short-lived'));
+    const app = await instance(t, { CREATE_REQUIRES_API_KEY: 'true' });
+    assert.equal((await create(app, { url: 'https://example.com/a' })).status, 401);
+    assert.equal((await create(app, { url: 'https://example.com/a' }, bearer(secret))).status, 201);
+    await withClient(database.url, (client) => revokeApiKey(client, id));
+    const fresh = await instance(t);
+    const refused = await create(fresh, { url: 'https://example.com/b' }, bearer(secret));
+    assert.equal(refused.status, 401);
+    assert.equal(refused.body.error && (refused.body.error as { code: string }).code, 'API_KEY_INVALID');
+  });
+
+  test('npm run keys: create prints the key once, list shows it without the secret, revoke revokes', async () => {
+    const run = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ['src/auth/keys-cli.ts', ...args], {
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, LOG_LEVEL: 'warn' },
+      });
+    const created = JSON.parse((await run('create', 'ci bot')).stdout) as { id: number; name: string; key: string };
+    assert.equal(created.name, 'ci bot');
+    assert.match(created.key, /^sk_[A-Za-z0-9_-]{43}$/);
+    const listed = (await run('list')).stdout;
+    assert.match(listed, /"name":"ci bot"/);
+    assert.ok(!listed.includes(created.key), 'the secret is never shown again');
+    assert.match((await run('revoke', String(created.id))).stdout, /revoked/);
+    assert.match((await run('list')).stdout, new RegExp(`"id":${created.id},"name":"ci bot","createdAt":"[^"]+","revokedAt":"`));
+    await assert.rejects(run('rotate'), (err: { code?: number; stderr?: string }) => err.code === 64 && /usage/.test(err.stderr ?? ''));
+  });
+});
+
+describe('management', () => {
+  test('a change and a deletion on A are followed by B before they are acknowledged; a new instance reads the deletion from Redis; the code is never handed out again', async (t) => {
+    const a = await instance(t);
+    const b = await instance(t);
+    const made = await create(a, { url: 'https://example.com/v1', alias: 'managed-1' }, bearer(alice));
+    assert.equal(made.status, 201);
+    assert.equal((await b.inject({ url: '/managed-1' })).headers.location, 'https://example.com/v1');
+
+    const patched = await a.inject({ method: 'PATCH', url: '/links/managed-1', headers: bearer(alice), payload: { url: 'https://example.com/v2' } });
+    assert.equal(patched.statusCode, 200);
+    assert.equal(patched.json<{ url: string }>().url, 'https://example.com/v2');
+    await until('B follows the change', async () => (await b.inject({ url: '/managed-1' })).headers.location === 'https://example.com/v2', 2000);
+
+    const disabled = await a.inject({ method: 'PATCH', url: '/links/managed-1', headers: bearer(alice), payload: { disabled: true } });
+    assert.equal(disabled.json<{ disabled: boolean }>().disabled, true);
+    await until('B answers 410', async () => (await b.inject({ url: '/managed-1' })).statusCode === 410, 2000);
+
+    const deleted = await a.inject({ method: 'DELETE', url: '/links/managed-1', headers: bearer(alice) });
+    assert.equal(deleted.statusCode, 204);
+    assert.equal((await a.inject({ url: '/managed-1' })).statusCode, 404);
+    await until('B answers 404', async () => (await b.inject({ url: '/managed-1' })).statusCode === 404, 2000);
+    const c = await instance(t);
+    assert.equal((await c.inject({ url: '/managed-1' })).statusCode, 404);
+    assert.equal((await a.inject({ url: '/links/managed-1', headers: bearer(alice) })).statusCode, 404);
+    assert.equal((await a.inject({ method: 'DELETE', url: '/links/managed-1', headers: bearer(alice) })).statusCode, 404);
+    const again = await create(a, { url: 'https://example.com/reuse', alias: 'managed-1' }, bearer(alice));
+    assert.equal(again.status, 409, 'a deleted code is never handed out again');
+  });
+
+  test('PATCH checks what it changes as a create does', async (t) => {
+    const app = await instance(t);
+    const code = (await create(app, { url: 'https://example.com/p' }, bearer(alice))).body.code as string;
+    const patch = (payload: unknown) => app.inject({ method: 'PATCH', url: `/links/${code}`, headers: bearer(alice), payload: payload as object });
+    const cases: [unknown, number, string][] = [
+      [{}, 400, 'BODY_INVALID'],
+      [{ url: 'javascript:alert(1)' }, 400, 'URL_SCHEME_NOT_ALLOWED'],
+      [{ url: 'http://127.0.0.1/' }, 400, 'URL_PRIVATE_ADDRESS'],
+      [{ expiresAt: '2001-01-01T00:00:00Z' }, 400, 'EXPIRES_AT_IN_PAST'],
+      [{ expiresAt: 'soon' }, 400, 'EXPIRES_AT_INVALID'],
+      [{ disabled: 'yes' }, 400, 'BODY_INVALID'],
+      [{ owner: 'me' }, 400, 'BODY_INVALID'],
+    ];
+    for (const [payload, status, codeName] of cases) {
+      const res = await patch(payload);
+      assert.equal(res.statusCode, status, JSON.stringify(payload));
+      assert.equal(errorCode(res), codeName, JSON.stringify(payload));
+    }
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    assert.equal((await patch({ expiresAt: later })).json<{ expiresAt: string }>().expiresAt, later);
+    assert.equal((await patch({ expiresAt: null })).json<{ expiresAt: null }>().expiresAt, null);
+    assert.equal((await app.inject({ url: `/${code}` })).headers.location, 'https://example.com/p');
+  });
+});
+
+describe('stats', () => {
+  test('totals and every day of the range, zero-filled; a bad range is a 400', async (t) => {
+    const app = await instance(t);
+    const code = (await create(app, { url: 'https://example.com/counted' }, bearer(alice))).body.code as string;
+    await withClient(database.url, (client) =>
+      client.query(
+        'UPDATE links SET clicks = 7, bot_clicks = 2 WHERE code = $1',
+        [code],
+      ).then(() =>
+        client.query(`INSERT INTO link_clicks_daily (code, day, clicks, bot_clicks) VALUES ($1, '2026-03-01', 5, 2), ($1, '2026-03-03', 2, 0)`, [code]),
+      ),
+    );
+    const res = await app.inject({ url: `/links/${code}/stats?from=2026-03-01&to=2026-03-04`, headers: bearer(alice) });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), {
+      code,
+      from: '2026-03-01',
+      to: '2026-03-04',
+      total: { clicks: 7, botClicks: 2 },
+      daily: [
+        { day: '2026-03-01', clicks: 5, botClicks: 2 },
+        { day: '2026-03-02', clicks: 0, botClicks: 0 },
+        { day: '2026-03-03', clicks: 2, botClicks: 0 },
+        { day: '2026-03-04', clicks: 0, botClicks: 0 },
+      ],
+    });
+    const byDefault = await app.inject({ url: `/links/${code}/stats`, headers: bearer(alice) });
+    assert.equal(byDefault.json<{ daily: unknown[] }>().daily.length, 30);
+    for (const query of ['from=2026-03-05&to=2026-03-01', 'from=2026-02-30', 'from=2024-01-01&to=2026-01-01', 'from=yesterday']) {
+      const bad = await app.inject({ url: `/links/${code}/stats?${query}`, headers: bearer(alice) });
+      assert.equal(bad.statusCode, 400, query);
+      assert.equal(errorCode(bad), 'STATS_RANGE_INVALID', query);
+    }
+    const unknown = await app.inject({ url: `/links/${code}/stats?days=7`, headers: bearer(alice) });
+    assert.equal(unknown.statusCode, 400);
+    assert.equal(errorCode(unknown), 'BAD_REQUEST');
+    assert.match(unknown.json<{ error: { message: string } }>().error.message, /querystring has an unknown field "days"/);
+  });
+});
+
+describe('bulk creates', () => {
+  test('each item answered on its own, in order; the good ones committed', async (t) => {
+    const app = await instance(t);
+    const items = [
+      { url: 'https://example.com/bulk/0' },
+      { url: 'javascript:alert(1)' },
+      { url: 'https://example.com/bulk/2', alias: 'bulk-alias' },
+      { url: 'https://example.com/bulk/3', alias: 'bulk-alias' },
+      { url: 'http://10.0.0.1/' },
+      { url: 'https://example.com/bulk/5', expiresAt: '2001-01-01T00:00:00Z' },
+      { url: 'https://example.com/bulk/6' },
+    ];
+    const res = await app.inject({ method: 'POST', url: '/links/bulk', headers: bearer(alice), payload: { links: items } });
+    assert.equal(res.statusCode, 200);
+    const body = res.json<{ created: number; failed: number; results: { index: number; status: number; link?: { code: string; url: string }; error?: { code: string } }[] }>();
+    assert.deepEqual(
+      body.results.map((r) => [r.index, r.status, r.error?.code ?? r.link?.url]),
+      [
+        [0, 201, 'https://example.com/bulk/0'],
+        [1, 400, 'URL_SCHEME_NOT_ALLOWED'],
+        [2, 201, 'https://example.com/bulk/2'],
+        [3, 409, 'ALIAS_TAKEN'],
+        [4, 400, 'URL_PRIVATE_ADDRESS'],
+        [5, 400, 'EXPIRES_AT_IN_PAST'],
+        [6, 201, 'https://example.com/bulk/6'],
+      ],
+    );
+    assert.equal(body.created, 3);
+    assert.equal(body.failed, 4);
+    for (const r of body.results.filter((result) => result.status === 201)) {
+      assert.equal((await app.inject({ url: `/${r.link?.code ?? ''}` })).headers.location, r.link?.url);
+      assert.equal((await app.inject({ url: `/links/${r.link?.code ?? ''}`, headers: bearer(alice) })).statusCode, 200, 'owned by the key');
+    }
+  });
+
+  test('1000 items in one request; 1001 or none is refused whole', async (t) => {
+    const app = await instance(t);
+    const links = Array.from({ length: 1000 }, (_, i) => ({ url: `https://example.com/many/${i}` }));
+    const res = await app.inject({ method: 'POST', url: '/links/bulk', payload: { links } });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.json<{ created: number }>().created, 1000);
+    for (const payload of [{ links: [...links, { url: 'https://example.com/one-more' }] }, { links: [] }, { items: links }]) {
+      const refused = await app.inject({ method: 'POST', url: '/links/bulk', payload });
+      assert.equal(refused.statusCode, 400);
+      assert.equal(errorCode(refused), 'BODY_INVALID');
+    }
+  });
+});
+
+describe('Idempotency-Key', () => {
+  test('a retry with the same key and body gets the original answer; another body 422; a bad key 400; keys are scoped to the API key', async (t) => {
+    const app = await instance(t);
+    const body = { url: 'https://example.com/once' };
+    const first = await create(app, body, { 'idempotency-key': 'order-1' });
+    assert.equal(first.status, 201);
+    const retry = await create(app, body, { 'idempotency-key': 'order-1' });
+    assert.equal(retry.status, 201);
+    assert.deepEqual(retry.body, first.body);
+    assert.equal(retry.headers['idempotent-replayed'], 'true');
+    const other = await create(app, { url: 'https://example.com/twice' }, { 'idempotency-key': 'order-1' });
+    assert.equal(other.status, 422);
+    assert.equal((other.body.error as { code: string }).code, 'IDEMPOTENCY_KEY_REUSED');
+    for (const key of ['', 'x'.repeat(256), 'has space']) {
+      assert.equal((await create(app, body, { 'idempotency-key': key })).status, 400, JSON.stringify(key));
+    }
+    const alices = await create(app, body, { 'idempotency-key': 'order-1', ...bearer(alice) });
+    assert.equal(alices.status, 201);
+    assert.notEqual(alices.body.code, first.body.code, 'another scope, another link');
+  });
+
+  test('concurrent retries, on one instance or two, all get the one link', async (t) => {
+    const a = await instance(t);
+    const b = await instance(t);
+    const body = { url: 'https://example.com/concurrent' };
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => create(i % 2 === 0 ? a : b, body, { 'idempotency-key': 'order-concurrent' })),
+    );
+    assert.deepEqual(new Set(answers.map((x) => x.status)), new Set([201]));
+    assert.equal(new Set(answers.map((x) => x.body.code)).size, 1);
+    const { rows } = await withClient(database.url, (client) =>
+      client.query<{ n: number }>(`SELECT count(*)::int AS n FROM idempotency_keys WHERE key = 'order-concurrent'`),
+    );
+    assert.equal(rows[0]?.n, 1);
+  });
+});
