@@ -27,12 +27,13 @@ CREATE TABLE link_clicks_daily (
   PRIMARY KEY (code, day)
 );
 
--- Idempotency-Key of a create: the key, scoped to the API key that sent it (0: no API key), the
--- SHA-256 of the request it came with, and the link it created. Written in the same statement as
--- the link, so that a create is acknowledged with its key or not at all.
+-- Idempotency-Key of a create: the key, scoped to the API key that sent it (scope 0: no API key,
+-- and the key is prefixed with the client's address), the SHA-256 of the request it came with,
+-- and the link it created. Written in the same statement as the link, so that a create is
+-- acknowledged with its key or not at all.
 CREATE TABLE idempotency_keys (
   scope        bigint      NOT NULL,
-  key          text        COLLATE "C" NOT NULL CHECK (char_length(key) BETWEEN 1 AND 255),
+  key          text        COLLATE "C" NOT NULL CHECK (char_length(key) BETWEEN 1 AND 320),
   request_hash bytea       NOT NULL,
   code         text        COLLATE "C" NOT NULL REFERENCES links (code),
   created_at   timestamptz NOT NULL DEFAULT now(),

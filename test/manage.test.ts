@@ -150,6 +150,7 @@ describe('management', () => {
       [{ url: 'http://127.0.0.1/' }, 400, 'URL_PRIVATE_ADDRESS'],
       [{ expiresAt: '2001-01-01T00:00:00Z' }, 400, 'EXPIRES_AT_IN_PAST'],
       [{ expiresAt: 'soon' }, 400, 'EXPIRES_AT_INVALID'],
+      [{ expiresAt: '2999-01-01T00:00:00Z' }, 400, 'EXPIRES_AT_INVALID'],
       [{ disabled: 'yes' }, 400, 'BODY_INVALID'],
       [{ owner: 'me' }, 400, 'BODY_INVALID'],
     ];
@@ -275,9 +276,20 @@ describe('Idempotency-Key', () => {
     assert.notEqual(alices.body.code, first.body.code, 'another scope, another link');
   });
 
-  test('concurrent retries, on one instance or two, all get the one link', async (t) => {
+  test('concurrent retries on one instance create one link; on two, all get the one link, aliases included', async (t) => {
     const a = await instance(t);
     const b = await instance(t);
+    const links = (url: string) =>
+      withClient(database.url, (client) => client.query<{ n: number }>('SELECT count(*)::int AS n FROM links WHERE url = $1', [url])).then(
+        ({ rows }) => rows[0]?.n,
+      );
+
+    const single = { url: 'https://example.com/concurrent-one' };
+    const once = await Promise.all(Array.from({ length: 10 }, () => create(a, single, { 'idempotency-key': 'order-one' })));
+    assert.deepEqual(new Set(once.map((x) => x.status)), new Set([201]));
+    assert.equal(new Set(once.map((x) => x.body.code)).size, 1);
+    assert.equal(await links(single.url), 1, 'one instance: one link written');
+
     const body = { url: 'https://example.com/concurrent' };
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, i) => create(i % 2 === 0 ? a : b, body, { 'idempotency-key': 'order-concurrent' })),
@@ -285,8 +297,31 @@ describe('Idempotency-Key', () => {
     assert.deepEqual(new Set(answers.map((x) => x.status)), new Set([201]));
     assert.equal(new Set(answers.map((x) => x.body.code)).size, 1);
     const { rows } = await withClient(database.url, (client) =>
-      client.query<{ n: number }>(`SELECT count(*)::int AS n FROM idempotency_keys WHERE key = 'order-concurrent'`),
+      client.query<{ n: number }>(`SELECT count(*)::int AS n FROM idempotency_keys WHERE key LIKE '% order-concurrent'`),
     );
     assert.equal(rows[0]?.n, 1);
+
+    const aliased = { url: 'https://example.com/concurrent-alias', alias: 'idem-alias' };
+    const withAlias = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => create(i % 2 === 0 ? a : b, aliased, { 'idempotency-key': 'order-alias' })),
+    );
+    assert.deepEqual(
+      withAlias.map((x) => [x.status, x.body.code]),
+      withAlias.map(() => [201, 'idem-alias']),
+      'a retry whose alias meets its own first create gets that create, not a 409',
+    );
+  });
+
+  test('anonymous keys are scoped to the client address; bulk refuses a key', async (t) => {
+    const app = await instance(t);
+    const body = { url: 'https://example.com/per-address' };
+    const first = await app.inject({ method: 'POST', url: '/links', payload: body, headers: { 'idempotency-key': 'shared' }, remoteAddress: '198.51.100.1' });
+    const other = await app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/mine' }, headers: { 'idempotency-key': 'shared' }, remoteAddress: '198.51.100.2' });
+    assert.equal(first.statusCode, 201);
+    assert.equal(other.statusCode, 201, 'another address may use the same key for its own create');
+    assert.notEqual(first.json<{ code: string }>().code, other.json<{ code: string }>().code);
+    const bulk = await app.inject({ method: 'POST', url: '/links/bulk', payload: { links: [body] }, headers: { 'idempotency-key': 'b1' } });
+    assert.equal(bulk.statusCode, 400);
+    assert.equal(errorCode(bulk), 'IDEMPOTENCY_KEY_INVALID');
   });
 });

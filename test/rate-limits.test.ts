@@ -180,7 +180,8 @@ describe('in Redis', () => {
   test('the count with Redis hanging or dead: one command timeout, then counted in this process for a second at a time', async (t) => {
     const redis = await PrivateRedis.start();
     t.after(() => redis.stop());
-    const client = createRedisClient({ ...REDIS_CLIENT, redisUrl: redis.url });
+    // A command timeout far above scheduling noise, so that "waited for it" and "did not" differ.
+    const client = createRedisClient({ ...REDIS_CLIENT, redisCommandTimeoutMs: 400, redisUrl: redis.url });
     assert.ok(client !== null);
     t.after(() => client.disconnect());
     client.on('error', () => {});
@@ -197,10 +198,10 @@ describe('in Redis', () => {
 
     redis.pause();
     const first = await timed('a');
-    assert.ok(first.ms >= 90 && first.ms < 500, `the first count during the hang waits for the command timeout: ${first.ms} ms`);
+    assert.ok(first.ms >= 390 && first.ms < 2000, `the first count during the hang waits for the command timeout: ${first.ms} ms`);
     assert.equal(first.current, 1, 'counted in this process, from 0');
     const second = await timed('a');
-    assert.ok(second.ms < 20, `the next ones do not wait for Redis: ${second.ms} ms`);
+    assert.ok(second.ms < 200, `the next ones do not wait for Redis: ${second.ms} ms`);
     assert.equal(second.current, 2);
     assert.equal(lines.filter((line) => line.msg?.startsWith('Redis is unavailable: create rate limits')).length, 1, 'said once');
 
@@ -208,7 +209,7 @@ describe('in Redis', () => {
     await redis.kill();
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const dead = await timed('b');
-    assert.ok(dead.ms < 20, `with Redis dead a count fails at once: ${dead.ms} ms`);
+    assert.ok(dead.ms < 200, `with Redis dead a count fails at once: ${dead.ms} ms`);
     assert.equal(dead.current, 1);
 
     await redis.restart();
@@ -261,7 +262,8 @@ describe('in Redis', () => {
     // Counted here from 0: the Redis count is out of reach.
     assert.deepEqual(hanging.map((a) => a.status), [201, 201, 201, 429]);
     // At most one command timeout for the count, one for the link's own write-through to Redis.
-    for (const answer of hanging) assert.ok(answer.ms < 600, `create with Redis hanging: ${answer.ms} ms`);
+    // (Bounds with room for a busy machine: what matters is that nothing waits for Redis to come back.)
+    for (const answer of hanging) assert.ok(answer.ms < 1500, `create with Redis hanging: ${answer.ms} ms`);
 
     redis.resume();
     await redis.kill();
@@ -269,6 +271,6 @@ describe('in Redis', () => {
     const dead: Answer[] = [];
     for (let i = 0; i < 4; i++) dead.push(await create(app, other));
     assert.deepEqual(dead.map((a) => a.status), [201, 201, 201, 429]);
-    for (const answer of dead) assert.ok(answer.ms < 300, `create with Redis dead: ${answer.ms} ms`);
+    for (const answer of dead) assert.ok(answer.ms < 1000, `create with Redis dead: ${answer.ms} ms`);
   });
 });

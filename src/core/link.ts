@@ -46,12 +46,19 @@ export function checkLinkRequest(body: CreateLinkBody, policy: TargetPolicy, now
   }
   let expiresAt: Date | null = null;
   if (body.expiresAt !== undefined && body.expiresAt !== null) {
-    const at = parseDateTime(body.expiresAt);
-    if (at === undefined || at.getTime() - now > MAX_EXPIRY_MS) return { ok: false, code: 'EXPIRES_AT_INVALID' };
-    if (at.getTime() <= now) return { ok: false, code: 'EXPIRES_AT_IN_PAST' };
+    const at = checkExpiresAt(body.expiresAt, now);
+    if (!(at instanceof Date)) return { ok: false, code: at };
     expiresAt = at;
   }
   return { ok: true, request: { url: target.url, alias, expiresAt } };
+}
+
+/** An expiry as given to a create or a change: a date, or why it is refused. */
+export function checkExpiresAt(text: string, now: number): Date | 'EXPIRES_AT_INVALID' | 'EXPIRES_AT_IN_PAST' {
+  const at = parseDateTime(text);
+  if (at === undefined || at.getTime() - now > MAX_EXPIRY_MS) return 'EXPIRES_AT_INVALID';
+  if (at.getTime() <= now) return 'EXPIRES_AT_IN_PAST';
+  return at;
 }
 
 /** An RFC 3339 date-time with an explicit zone; impossible dates (Feb 30) are refused. */

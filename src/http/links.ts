@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { checkLinkRequest, type Link } from '../core/link.ts';
+import { checkLinkRequest, type Link, type LinkRequest } from '../core/link.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import { findIdempotencyKey, findLinks, type IdempotencyKey } from '../db/links.ts';
@@ -34,12 +34,17 @@ export interface LinksDeps {
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+interface Created {
+  link: Link;
+  replayed: boolean;
+}
+
 /** An encapsulated plugin: its slow-request hook does not touch the redirect route. */
 export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { queue, db, breaker, baseUrl, policy } = deps;
   /** Creates in flight on this instance, by Idempotency-Key: a concurrent retry waits for the first. */
-  const inFlightKeys = new Map<string, Promise<unknown>>();
+  const inFlightKeys = new Map<string, Promise<Created>>();
 
   const created = (link: Link) => ({
     code: link.code,
@@ -59,30 +64,44 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
     if (first === undefined) return undefined;
     if (!first.requestHash.equals(key.requestHash)) throw new AppError('IDEMPOTENCY_KEY_REUSED');
     const link = (await breaker.run(() => findLinks(db, [first.code]))).get(first.code);
-    if (link === undefined) throw new AppError('LINK_NOT_FOUND');
+    if (link === undefined || link.deleted) throw new AppError('LINK_NOT_FOUND', 'The link this Idempotency-Key created has been deleted.');
     return link;
   };
 
-  const createOnce = async (body: CreateLinkBody, ownerKeyId: number | null, key: IdempotencyKey | undefined): Promise<{ link: Link; replayed: boolean }> => {
+  /** A create with an Idempotency-Key: the original answer if the key was used, else a create that stores the key. */
+  const createWithKey = async (request: LinkRequest, ownerKeyId: number | null, key: IdempotencyKey): Promise<Created> => {
+    const earlier = await replay(key);
+    if (earlier !== undefined) return { link: earlier, replayed: true };
+    try {
+      return { link: await queue.enqueue(request, { ownerKeyId, idempotency: key }), replayed: false };
+    } catch (err) {
+      // Another instance committed a create with this key first (its alias too, if there is one):
+      // its answer is the answer.
+      const lost = err instanceof IdempotencyKeyTaken || (isAppError(err) && err.code === 'ALIAS_TAKEN');
+      if (!lost) throw err;
+      const first = await replay(key);
+      if (first !== undefined) return { link: first, replayed: true };
+      if (err instanceof IdempotencyKeyTaken) throw new AppError('DATABASE_UNAVAILABLE', undefined, { cause: err });
+      throw err;
+    }
+  };
+
+  const createOnce = async (body: CreateLinkBody, ownerKeyId: number | null, key: IdempotencyKey | undefined): Promise<Created> => {
     const verdict = checkLinkRequest(body, policy, Date.now());
     if (!verdict.ok) throw new AppError(verdict.code);
     if (key === undefined) return { link: await queue.enqueue(verdict.request, { ownerKeyId, idempotency: undefined }), replayed: false };
+    // One attempt per key at a time on this instance: wait for the one in flight, then take the
+    // slot before the next await, so that a concurrent retry waits for this one in turn.
     const slot = `${key.scope}:${key.key}`;
-    await inFlightKeys.get(slot)?.catch(() => {});
-    const earlier = await replay(key);
-    if (earlier !== undefined) return { link: earlier, replayed: true };
-    const creating = queue.enqueue(verdict.request, { ownerKeyId, idempotency: key });
-    inFlightKeys.set(slot, creating);
+    for (let running = inFlightKeys.get(slot); running !== undefined; running = inFlightKeys.get(slot)) {
+      await running.catch(() => {});
+    }
+    const attempt = createWithKey(verdict.request, ownerKeyId, key);
+    inFlightKeys.set(slot, attempt);
     try {
-      return { link: await creating, replayed: false };
-    } catch (err) {
-      if (!(err instanceof IdempotencyKeyTaken)) throw err;
-      // Another instance committed a create with this key first: its answer is the answer.
-      const first = await replay(key);
-      if (first === undefined) throw new AppError('DATABASE_UNAVAILABLE', undefined, { cause: err });
-      return { link: first, replayed: true };
+      return await attempt;
     } finally {
-      if (inFlightKeys.get(slot) === creating) inFlightKeys.delete(slot);
+      if (inFlightKeys.get(slot) === attempt) inFlightKeys.delete(slot);
     }
   };
 
@@ -125,6 +144,9 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
       },
     },
     async function createLinks(request) {
+      if (request.headers['idempotency-key'] !== undefined) {
+        throw new AppError('IDEMPOTENCY_KEY_INVALID', 'Idempotency-Key is not supported on /links/bulk: retry the items that failed, or create them one by one with a key each.');
+      }
       const ownerKeyId = owner(request);
       const results = await Promise.all(
         request.body.links.map(async (item, index) => {
@@ -148,12 +170,17 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
   });
 }
 
-/** The request's Idempotency-Key with its scope and the hash of its body; undefined without one. */
+/**
+ * The request's Idempotency-Key with its scope and the hash of its body; undefined without one.
+ * Keys are scoped to the API key that sends them; without one, to the client's address (scope
+ * 0), so that one anonymous client cannot take, or probe, the keys of another.
+ */
 function idempotencyKey(request: FastifyRequest<{ Body: CreateLinkBody }>, ownerKeyId: number | null): IdempotencyKey | undefined {
   const header = request.headers['idempotency-key'];
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) throw new AppError('IDEMPOTENCY_KEY_INVALID');
   const { url, alias, expiresAt } = request.body;
   const requestHash = createHash('sha256').update(JSON.stringify([url, alias ?? null, expiresAt ?? null])).digest();
-  return { scope: ownerKeyId ?? 0, key: header, requestHash };
+  // A key has no spaces: the first one ends the address.
+  return ownerKeyId === null ? { scope: 0, key: `${request.ip} ${header}`, requestHash } : { scope: ownerKeyId, key: header, requestHash };
 }

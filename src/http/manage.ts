@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireKey } from '../auth/api-keys.ts';
 import { asShortCode } from '../core/codes.ts';
 import { statsRange } from '../core/day-range.ts';
-import { parseDateTime } from '../core/link.ts';
+import { checkExpiresAt } from '../core/link.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { checkTargetUrl } from '../core/url-rules.ts';
 import type { DbBreaker } from '../db/breaker.ts';
@@ -145,9 +145,8 @@ function checkChange(body: PatchLinkBody, policy: TargetPolicy, now: number): Li
   let expiresAt: Date | null | undefined;
   if (body.expiresAt === null) expiresAt = null;
   else if (body.expiresAt !== undefined) {
-    const at = parseDateTime(body.expiresAt);
-    if (at === undefined) throw new AppError('EXPIRES_AT_INVALID');
-    if (at.getTime() <= now) throw new AppError('EXPIRES_AT_IN_PAST');
+    const at = checkExpiresAt(body.expiresAt, now);
+    if (!(at instanceof Date)) throw new AppError(at);
     expiresAt = at;
   }
   return {

@@ -160,6 +160,11 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
       let image = rendered.get(key);
       if (image === undefined) {
         const matrix = qrMatrix(`${baseUrl}/${code}`, options.level);
+        // Fewer than two pixels per module cannot be scanned reliably (a PNG would drop modules).
+        const side = matrix.size + 2 * options.margin;
+        if (options.format === 'png' && options.size < 2 * side) {
+          throw new AppError('QR_OPTIONS_INVALID', `size must be at least ${2 * side} pixels for this code at this level and margin (2 pixels per module).`);
+        }
         image = options.format === 'svg' ? qrSvg(matrix, options.size, options.margin) : await qrPng(matrix, options.size, options.margin);
         rendered.set(key, image);
       }

@@ -5,6 +5,8 @@
 //         "a<version>.<expiresAtMs> <url>"       a link that redirects until it expires
 //         "a<version>. <url>"                    …that never expires
 //         "d<version>.<expiresAtMs> <url>"       a disabled link (or "d<version>. <url>")
+//         "x<version>.<expiresAtMs> <url>"       a deleted link: a tombstone, which answers 404 and
+//                                                keeps every older state of the link out
 //
 // The value holds what decides the answer (target, expiry, disabled) and not the answer itself,
 // so that a link that expires while it sits in Redis answers 410 from then on, and the link's
@@ -59,7 +61,8 @@ export function decodeKnown(code: ShortCode, value: string | null): Known | unde
 export const SET_NEWER = `
 local current = redis.call('GET', KEYS[1])
 if current and current ~= '' then
-  local version = tonumber(string.match(current, '^[ad](%d+)%.'))
+  -- Any one-letter state (a, d, x, and states of later versions): the version decides, never the state.
+  local version = tonumber(string.match(current, '^%a(%d+)%.'))
   if version and version >= tonumber(ARGV[2]) then return 0 end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])

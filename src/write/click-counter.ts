@@ -10,6 +10,7 @@ import type { ClickCount } from '../db/clicks.ts';
 
 /** Distinct User-Agent strings whose verdict is remembered; past it the memo starts over. */
 const VERDICTS_MAX = 10_000;
+const VERDICT_MAX_LENGTH = 512;
 
 export class ClickCounter {
   readonly #maxCodes: number;
@@ -58,6 +59,9 @@ export class ClickCounter {
   }
 
   #isBot(userAgent: string): boolean {
+    // Real User-Agents are a few hundred characters; longer ones are judged each time rather than
+    // kept, so that made-up ones cannot fill the memo with megabytes.
+    if (userAgent.length > VERDICT_MAX_LENGTH) return isbot(userAgent);
     let verdict = this.#verdicts.get(userAgent);
     if (verdict === undefined) {
       // Forgetting all at once keeps this bounded without per-hit LRU bookkeeping; the common
