@@ -5,13 +5,13 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import type net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { withClient, withDatabase } from './db.ts';
 import { freePort } from './redis.ts';
+import { watchChild } from './server-child.ts';
 
 
 /** The uid and gid to run Postgres as: the postgres user when we are root, else ourselves. */
@@ -85,7 +85,7 @@ export class PrivatePostgres {
   readonly #user: { uid: number; gid: number } | null;
   #child: ChildProcess | null = null;
   #exited: Promise<void> = Promise.resolve();
-  #output = '';
+  #output: () => string = () => '';
   #stopped = false;
 
   private constructor(port: number, dir: string, user: { uid: number; gid: number } | null) {
@@ -171,36 +171,18 @@ export class PrivatePostgres {
     );
     this.#child = child;
     running.set(child, this.#dir);
-    const keep = (chunk: Buffer) => {
-      this.#output = (this.#output + chunk.toString()).slice(-4000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    let exited = false;
-    this.#exited = new Promise<void>((resolve) => {
-      const gone = () => {
-        exited = true;
-        running.delete(child);
-        resolve();
-      };
-      child.once('exit', gone);
-      child.once('error', (error) => {
-        keep(Buffer.from(String(error)));
-        gone();
-      });
-    });
-    // A server the test forgot to stop must not keep the test process alive (the exit hook ends it).
-    child.unref();
-    for (const stream of [child.stdout, child.stderr]) (stream as net.Socket).unref();
+    const watched = watchChild(child, () => running.delete(child));
+    this.#exited = watched.exited;
+    this.#output = () => watched.output();
     for (let waited = 0; waited < 30_000; waited += 50) {
-      if (exited) {
+      if (watched.hasExited()) {
         this.#child = null;
-        throw new Error(`postgres on port ${this.port} exited at start: ${this.#output}`);
+        throw new Error(`postgres on port ${this.port} exited at start: ${this.#output()}`);
       }
       if (await this.#answers()) return;
       await sleep(50);
     }
-    throw new Error(`postgres on port ${this.port} did not answer in 30 s: ${this.#output}`);
+    throw new Error(`postgres on port ${this.port} did not answer in 30 s: ${this.#output()}`);
   }
 
   /** One SELECT 1 on a fresh connection (a server starting up refuses it). */

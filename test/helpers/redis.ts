@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { watchChild } from './server-child.ts';
 
 export const SHARED_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -303,7 +304,6 @@ export class PrivateRedis {
   readonly #dir: string;
   #child: ChildProcess | null = null;
   #exited: Promise<void> = Promise.resolve();
-  #output = '';
   #stopped = false;
 
   private constructor(port: number, dir: string, extraArgs: string[]) {
@@ -347,36 +347,14 @@ export class PrivateRedis {
     const child = spawn('redis-server', this.#args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child = child;
     running.set(child, this.#dir);
-    // Kept for error messages: why it would not start (port taken, bad argument...).
-    const keep = (text: string) => {
-      this.#output = (this.#output + text).slice(-4000);
-    };
-    child.stdout?.on('data', (chunk: Buffer) => keep(chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => keep(chunk.toString()));
-    let exited = false;
-    this.#exited = new Promise<void>((resolve) => {
-      const gone = () => {
-        exited = true;
-        running.delete(child);
-        resolve();
-      };
-      child.once('exit', gone);
-      // A spawn failure (redis-server not on PATH) emits 'error' and no 'exit'.
-      child.once('error', (error) => {
-        keep(String(error));
-        gone();
-      });
-    });
-    // A server the test forgot to stop must not keep the test process alive: it would hang
-    // instead of exiting, and the exit hook above would never get to kill the server.
-    child.unref();
-    for (const stream of [child.stdout, child.stderr]) (stream as net.Socket | null)?.unref();
+    const watched = watchChild(child, () => running.delete(child));
+    this.#exited = watched.exited;
     for (let waited = 0; waited < 10_000; waited += 50) {
-      if (exited) throw new Error(`redis-server on port ${this.port} exited at start: ${this.#output}`);
+      if (watched.hasExited()) throw new Error(`redis-server on port ${this.port} exited at start: ${watched.output()}`);
       if (await ping(this.port)) return;
       await sleep(50);
     }
-    throw new Error(`redis-server on port ${this.port} did not answer PING in 10 s: ${this.#output}`);
+    throw new Error(`redis-server on port ${this.port} did not answer PING in 10 s: ${watched.output()}`);
   }
 
   /** Freezes the process: connections stay open, nothing is answered. */
