@@ -2,6 +2,7 @@
 // Each variable is declared once below; the README's configuration table mirrors this list.
 
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { CODE_LENGTH_MAX, CODE_LENGTH_MIN } from './core/codes.ts';
 import { normaliseDomain } from './core/target-policy.ts';
 import { trustProxyRule } from './http/client-address.ts';
@@ -14,6 +15,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** Processes serving on the port; 1: this process alone, more: a node:cluster primary forks them. */
+  readonly workers: number;
   /** undefined: run the embedded Postgres engine (PGlite) */
   readonly databaseUrl: string | undefined;
   readonly embeddedDataDir: string;
@@ -111,6 +114,11 @@ export function loadConfig(env: Env = process.env): Config {
   };
 
   const port = read('PORT', 3000, int(0, 65535));
+  const workers = read('WORKERS', 1, (raw) => {
+    if (raw === 'auto') return availableParallelism();
+    const n = int(1, 256)(raw);
+    return n instanceof Expects ? new Expects('an integer from 1 to 256, or auto (one per CPU)') : n;
+  });
   const databaseUrl = read<string | undefined>(
     'DATABASE_URL',
     undefined,
@@ -178,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
   const seconds = 1000;
   const config: Config = {
     port,
+    workers,
     host: read('HOST', '127.0.0.1', text((v) => /^[\w.:-]+$/.test(v), 'a host name or IP address')),
     databaseUrl,
     embeddedDataDir: read('EMBEDDED_DATA_DIR', './data/pglite', text(() => true, 'a folder path')),
@@ -243,6 +252,12 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(
       `HEADERS_TIMEOUT_MS=${config.headersTimeoutMs}: expected at most REQUEST_TIMEOUT_MS (${config.requestTimeoutMs}): ` +
         'the headers are part of the request, and Node refuses a longer headers timeout',
+    );
+  }
+  if (workers > 1 && databaseUrl === undefined) {
+    problems.push(
+      `WORKERS=${JSON.stringify(env.WORKERS)} (${workers} processes): expected DATABASE_URL as well: ` +
+        'the embedded Postgres engine (PGlite) is a single session and cannot serve several processes',
     );
   }
   if (config.readinessDrainMs >= config.shutdownGraceMs) {

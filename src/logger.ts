@@ -1,6 +1,7 @@
 import { pino, type Logger } from 'pino';
 import type { LogLevel } from './config.ts';
 
-export function createLogger(level: LogLevel): Logger {
-  return pino({ level, base: { service: 'shortener' } });
+/** `bindings` go on every line: in cluster mode they say which process wrote it. */
+export function createLogger(level: LogLevel, bindings: Record<string, unknown> = {}): Logger {
+  return pino({ level, base: { service: 'shortener', ...bindings } });
 }
