@@ -77,4 +77,12 @@ test('Redis Cluster: Postgres answers are written back across the masters, and a
 
   await a.app.links.change('clu3' as ShortCode, { url: 'https://example.com/clu3-v2' });
   await until('B follows the change', async () => (await get(b.app, 'clu3')).location === 'https://example.com/clu3-v2', 2000);
+
+  // A deletion is a tombstone on the cluster too: B follows, and a new instance reads it from Redis.
+  await a.app.links.remove('clu4' as ShortCode);
+  await until('B follows the deletion', async () => (await get(b.app, 'clu4')).status === 404, 2000);
+  const c = await instance(t);
+  await until('C on the cluster', live(c.app));
+  assert.equal((await get(c.app, 'clu4')).status, 404);
+  assert.equal(c.lookups(), 0, 'the tombstone came from the cluster');
 });
