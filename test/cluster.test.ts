@@ -42,7 +42,12 @@ async function startCluster(t: { after: (fn: () => void) => void }, extra: Recor
     server.child.kill('SIGKILL');
     for (const pid of workerPids(server)) if (alive(pid)) process.kill(pid, 'SIGKILL');
   });
-  await until('every worker listening', async () => server.logs.some((l) => l.msg === 'every worker is listening'));
+  // Workers write to the primary's stdout on their own: their "listening" lines may come after the primary's.
+  const workers = Number(env(extra).WORKERS);
+  await until(
+    'every worker listening',
+    async () => server.logs.some((l) => l.msg === 'every worker is listening') && workerPids(server).size >= workers,
+  );
   return server;
 }
 
