@@ -189,18 +189,19 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   await registerDocs(app, config.baseUrl);
   registerRedirect(app, redirect);
   registerApiKeys(app, db, breaker);
+  const policy = targetPolicyOf(config);
   const createRouteConfig = await registerCreateLimits(app, { config, redis: redis?.client ?? null, log });
   await app.register(linksRoutes, {
     queue,
     db,
     breaker,
     baseUrl: config.baseUrl,
-    policy: targetPolicyOf(config),
+    policy,
     keyRequired: config.createRequiresApiKey,
     slowRequestMs: config.slowRequestMs,
     ...(createRouteConfig === undefined ? {} : { createRouteConfig }),
   });
-  await app.register(manageRoutes, { db, breaker, links: linkChanges, baseUrl: config.baseUrl, policy: targetPolicyOf(config) });
+  await app.register(manageRoutes, { db, breaker, links: linkChanges, baseUrl: config.baseUrl, policy });
   await app.register(qrRoutes, { baseUrl: config.baseUrl, cache, codeSpace, resolver, notFoundLimit, clientAddress });
   registerHealth(app, { db, breaker, queue, lifecycle, pingTimeoutMs: 1000, redis });
   app.decorate('links', linkChanges);

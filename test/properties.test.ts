@@ -9,7 +9,6 @@
 
 import assert from 'node:assert/strict';
 import { validateHeaderValue } from 'node:http';
-import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
@@ -21,6 +20,7 @@ import { ERRORS, type ErrorCode } from '../src/errors.ts';
 import { TEST_BASE_URL } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { ERROR_LEVEL, startLoggedApp, type LogLine } from './helpers/logs.ts';
+import { parseResponse, rawExchange } from './helpers/raw-http.ts';
 
 const SELF_HOST = new URL(TEST_BASE_URL).hostname;
 const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-'.split('');
@@ -433,34 +433,12 @@ async function listenPort(app: FastifyInstance): Promise<number> {
 }
 
 /** One request written byte for byte: fetch() and http.request() refuse or re-encode odd paths. */
-function rawRequest(port: number, method: string, target: Buffer): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      try {
-        resolve(parseResponse(Buffer.concat(chunks).toString('latin1')));
-      } catch (err) {
-        reject(err);
-      }
-    });
-    socket.write(
-      Buffer.concat([Buffer.from(`${method} `), target, Buffer.from(' HTTP/1.1\r\nhost: sho.rt\r\nconnection: close\r\n\r\n')]),
-    );
-  });
-}
-
-function parseResponse(text: string): Answer {
-  const split = text.indexOf('\r\n\r\n');
-  assert.ok(split !== -1, `no complete response head: ${JSON.stringify(text.slice(0, 200))}`);
-  const [statusLine = '', ...headerLines] = text.slice(0, split).split('\r\n');
-  const status = Number(statusLine.split(' ')[1]);
-  let location: string | undefined;
-  for (const line of headerLines) {
-    const colon = line.indexOf(':');
-    if (line.slice(0, colon).toLowerCase() === 'location') location = line.slice(colon + 1).trim();
-  }
-  return { status, location, body: text.slice(split + 4) };
+async function rawRequest(port: number, method: string, target: Buffer): Promise<Answer> {
+  const text = await rawExchange(
+    port,
+    Buffer.concat([Buffer.from(`${method} `), target, Buffer.from(' HTTP/1.1\r\nhost: sho.rt\r\nconnection: close\r\n\r\n')]),
+  );
+  const response = parseResponse(text, method === 'HEAD');
+  assert.ok(response !== undefined, `no complete response: ${JSON.stringify(text.slice(0, 200))}`);
+  return { status: response.status, location: response.headers.get('location'), body: response.body };
 }

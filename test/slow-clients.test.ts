@@ -14,6 +14,7 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 import { createLink } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startLoggedApp, type LogLine } from './helpers/logs.ts';
+import { parseResponse, type RawResponse } from './helpers/raw-http.ts';
 
 const HEADERS_TIMEOUT_MS = 1000;
 // Past HEADERS_TIMEOUT_MS + LATE_MS: a header drip closed by the request timeout fails its test.
@@ -118,7 +119,7 @@ class Client {
   }
 
   /** Waits for the next whole response (it has a content-length) after `from` characters. */
-  async response(from = 0, withinMs = 5000): Promise<Response> {
+  async response(from = 0, withinMs = 5000): Promise<RawResponse> {
     const deadline = performance.now() + withinMs;
     for (;;) {
       const parsed = parseResponse(this.#received.slice(from));
@@ -133,34 +134,6 @@ class Client {
     clearInterval(this.#drip);
     this.socket.destroy();
   }
-}
-
-interface Response {
-  status: number;
-  headers: Map<string, string>;
-  body: string;
-  /** characters of the connection it took, to read the next one after it */
-  length: number;
-}
-
-function parseResponse(text: string): Response | undefined {
-  const end = text.indexOf('\r\n\r\n');
-  if (end === -1) return undefined;
-  const [statusLine = '', ...lines] = text.slice(0, end).split('\r\n');
-  const headers = new Map(
-    lines.map((line) => {
-      const colon = line.indexOf(':');
-      return [line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim()] as const;
-    }),
-  );
-  const length = Number(headers.get('content-length') ?? 0);
-  if (text.length < end + 4 + length) return undefined;
-  return {
-    status: Number(statusLine.split(' ')[1]),
-    headers,
-    body: text.slice(end + 4, end + 4 + length),
-    length: end + 4 + length,
-  };
 }
 
 function assertNoErrorLogged(): void {
