@@ -8,7 +8,7 @@
 // third of them bots). The same loop without the count is timed too, and subtracted.
 
 import { ClickCounter } from '../src/write/click-counter.ts';
-import { randomCodes, seededRandom } from './traffic.ts';
+import { randomCodes, seededRandom, zipfSampler } from './traffic.ts';
 
 const CALLS = 2_000_000;
 const LINKS = 100_000;
@@ -19,22 +19,7 @@ const agents = Array.from({ length: 40 }, (_, i) =>
     ? `Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html) crawler/${i}`
     : `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.${i}.0 Safari/537.36`,
 );
-// Zipf (s = 1.1) ranks, precomputed.
-const weights = Float64Array.from({ length: LINKS }, (_, k) => 1 / (k + 1) ** 1.1);
-const cdf = new Float64Array(LINKS);
-let total = 0;
-for (let k = 0; k < LINKS; k++) cdf[k] = total += weights[k] as number;
-const rank = (): number => {
-  const u = random() * total;
-  let lo = 0;
-  let hi = LINKS - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((cdf[mid] as number) < u) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-};
+const rank = zipfSampler(LINKS, 1.1, random);
 // Bytes of each call's code and User-Agent, laid out as a parser would find them.
 const codeBytes = Buffer.from(Array.from({ length: CALLS }, () => codes[rank()] as string).join(''), 'latin1');
 const agentBytes = agents.map((agent) => Buffer.from(agent, 'latin1'));

@@ -20,7 +20,7 @@ export function seededRandom(seed: number): () => number {
  * Ranks 0..n-1 drawn with P(rank k) ∝ 1 / (k + 1)^s: a few links get most clicks, a long tail
  * gets a few each, as campaign traffic does. Inverse CDF by binary search over a precomputed table.
  */
-function zipfSampler(n: number, s: number, random: () => number): () => number {
+export function zipfSampler(n: number, s: number, random: () => number): () => number {
   const cdf = new Float64Array(n);
   let sum = 0;
   for (let k = 0; k < n; k++) {
