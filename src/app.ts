@@ -12,6 +12,7 @@ import { targetPolicyOf } from './core/target-policy.ts';
 import { createDbBreaker } from './db/breaker.ts';
 import { findLinks, insertLinks, reserveIdBlock } from './db/links.ts';
 import type { Queryable } from './db/pool.ts';
+import { ReplicaSet } from './db/replicas.ts';
 import { registerApiKeys } from './auth/api-keys.ts';
 import { AppError } from './errors.ts';
 import { onClientError, onFrameworkError, registerErrorHandlers } from './http/errors.ts';
@@ -67,12 +68,15 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
       cache.reset(maxTtlMs);
       // Going deaf (a cap on entries) keeps the last known answers: they are what an outage of
       // Postgres too would serve. A gap in what was heard, or hearing again, means any may be stale.
-      if (maxTtlMs === undefined) resolver.forgetLastKnown();
+      if (maxTtlMs === undefined) resolver.missedInvalidations();
     },
   });
+  const replicas = config.databaseReplicaUrls.length === 0 ? null : new ReplicaSet(config, log);
+  replicas?.start();
   const resolver = createResolver({
     cache,
     source: (codes) => breaker.run(() => findLinks(db, codes)),
+    replicas,
     maxBatch: config.readBatchMax,
     shared: redis?.store ?? null,
     sharedMaxBatch: config.redisBatchMax,
@@ -203,11 +207,11 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   });
   await app.register(manageRoutes, { db, breaker, links: linkChanges, baseUrl: config.baseUrl, policy });
   await app.register(qrRoutes, { baseUrl: config.baseUrl, cache, codeSpace, resolver, notFoundLimit, clientAddress });
-  registerHealth(app, { db, breaker, queue, lifecycle, pingTimeoutMs: 1000, redis });
+  registerHealth(app, { db, breaker, queue, lifecycle, pingTimeoutMs: 1000, redis, replicas });
   app.decorate('links', linkChanges);
   app.decorate('clicks', clicks);
   app.decorate('metrics', metrics);
-  metrics?.watch({ queue, breaker, clicks });
+  metrics?.watch({ queue, breaker, clicks, replicas });
 
   // Fastify marks its routes closing before this hook: from here on, it answers redirects too.
   app.addHook('preClose', async () => {
@@ -220,6 +224,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     await clicks.close();
     codeSpace.stop();
     redis?.close();
+    await replicas?.close();
     breaker.shutdown();
   });
   return app;

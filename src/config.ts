@@ -20,6 +20,12 @@ export interface Config {
   /** undefined: run the embedded Postgres engine (PGlite) */
   readonly databaseUrl: string | undefined;
   readonly embeddedDataDir: string;
+  /** Streaming standbys of DATABASE_URL that take the resolver's reads; empty: the primary takes them all. */
+  readonly databaseReplicaUrls: readonly string[];
+  /** A replica further behind than this takes no reads. */
+  readonly databaseReplicaMaxLagMs: number;
+  /** Most time a read or probe waits for a replica before the primary answers instead. */
+  readonly databaseReplicaTimeoutMs: number;
   /** undefined (and no cluster nodes): the Redis tier is off */
   readonly redisUrl: string | undefined;
   /** Redis Cluster nodes to start from; empty: not a cluster */
@@ -124,6 +130,15 @@ export function loadConfig(env: Env = process.env): Config {
     undefined,
     text((v) => hasProtocol(v, ['postgres:', 'postgresql:']), 'a postgres:// URL'),
   );
+  const databaseReplicaUrls = read<string[]>('DATABASE_REPLICA_URLS', [], (raw) => {
+    const urls = raw.split(',').map((url) => url.trim());
+    return urls.length <= 16 && urls.every((url) => hasProtocol(url, ['postgres:', 'postgresql:']))
+      ? urls
+      : new Expects('a comma-separated list of up to 16 postgres:// URLs');
+  });
+  if (databaseReplicaUrls.length > 0 && databaseUrl === undefined) {
+    problems.push('DATABASE_REPLICA_URLS is set without DATABASE_URL: expected the primary as well (the embedded engine has no replicas)');
+  }
   const redisUrl = read<string | undefined>(
     'REDIS_URL',
     undefined,
@@ -190,6 +205,9 @@ export function loadConfig(env: Env = process.env): Config {
     host: read('HOST', '127.0.0.1', text((v) => /^[\w.:-]+$/.test(v), 'a host name or IP address')),
     databaseUrl,
     embeddedDataDir: read('EMBEDDED_DATA_DIR', './data/pglite', text(() => true, 'a folder path')),
+    databaseReplicaUrls,
+    databaseReplicaMaxLagMs: read('DATABASE_REPLICA_MAX_LAG_MS', 1000, int(10, 600_000)),
+    databaseReplicaTimeoutMs: read('DATABASE_REPLICA_TIMEOUT_MS', 1000, int(10, 60_000)),
     redisUrl,
     redisClusterUrls,
     // Braces would make a hash tag of the prefix and put every key of a cluster in one slot.

@@ -63,7 +63,7 @@ test('an invalidation of the code, or forgetting after a missed invalidation, le
   assert.equal(await target('keep1'), 'https://example.com/keep1');
   assert.equal(await target('keep2'), 'https://example.com/keep2');
   resolver.invalidate('keep1');
-  resolver.forgetLastKnown();
+  resolver.missedInvalidations();
   cache.reset(undefined);
   postgres.down = true;
   await assert.rejects(target('keep1'), unavailable);

@@ -1,10 +1,12 @@
 // /healthz: the process answers. /readyz: this instance should get traffic: Postgres answers,
 // the breaker is not open, the write queue is not saturated, and it is not shutting down. The
-// state of Redis is reported but never fails readiness: without it, the instance still answers.
+// state of Redis and of the read replicas is reported but never fails readiness: without them,
+// the instance still answers (from its LRU and the primary).
 
 import type { FastifyInstance } from 'fastify';
 import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
+import type { ReplicaSet } from '../db/replicas.ts';
 import type { RedisTier } from '../redis/tier.ts';
 import type { WriteQueue } from '../write/write-queue.ts';
 
@@ -20,6 +22,8 @@ export interface HealthDeps {
   pingTimeoutMs: number;
   /** Informative: an instance without Redis still serves from its LRU and Postgres. */
   redis: RedisTier | null;
+  /** Informative too: without a replica, the primary takes the reads. */
+  replicas: Pick<ReplicaSet, 'status'> | null;
 }
 
 export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
@@ -41,6 +45,7 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
       breaker: deps.breaker.state,
       queueDepth: deps.queue.depth,
       redis: deps.redis?.status() ?? 'off',
+      replicas: deps.replicas?.status() ?? 'off',
     };
   });
 }

@@ -5,6 +5,7 @@
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { DbBreaker } from '../db/breaker.ts';
+import type { ReplicaSet } from '../db/replicas.ts';
 import type { ResolverStats } from '../resolve/resolver.ts';
 import type { ClickFlusher } from '../write/click-flusher.ts';
 import type { WriteQueue } from '../write/write-queue.ts';
@@ -72,12 +73,18 @@ class LookupCounts implements ResolverStats {
   postgresFound = 0;
   postgresAbsent = 0;
   postgresFailed = 0;
+  replicaFound = 0;
+  replicaMissed = 0;
+  replicaFailed = 0;
+  replicaStoodIn = 0;
   readonly #redisBatches: Histogram;
   readonly #postgresBatches: Histogram;
+  readonly #replicaBatches: Histogram;
 
-  constructor(redisBatches: Histogram, postgresBatches: Histogram) {
+  constructor(redisBatches: Histogram, postgresBatches: Histogram, replicaBatches: Histogram) {
     this.#redisBatches = redisBatches;
     this.#postgresBatches = postgresBatches;
+    this.#replicaBatches = replicaBatches;
   }
 
   redisBatch(size: number): void {
@@ -87,6 +94,10 @@ class LookupCounts implements ResolverStats {
   postgresBatch(size: number): void {
     this.#postgresBatches.observe(size);
   }
+
+  replicaBatch(size: number): void {
+    this.#replicaBatches.observe(size);
+  }
 }
 
 /** The parts whose state is read at each scrape; they are built after the metrics. */
@@ -94,6 +105,8 @@ export interface Watched {
   queue: Pick<WriteQueue, 'depth'>;
   breaker: Pick<DbBreaker, 'state'>;
   clicks: Pick<ClickFlusher, 'lagSeconds' | 'dropped' | 'waiting'>;
+  /** Null: no read replicas configured. */
+  replicas: Pick<ReplicaSet, 'status'> | null;
 }
 
 export interface Metrics {
@@ -119,7 +132,8 @@ export function createMetrics(): Metrics {
   const batchSize = (name: string, help: string) => new Histogram({ name, help, buckets: BATCH_BOUNDS, registers });
   const lookups = new LookupCounts(
     batchSize('shortener_redis_batch_size', 'Codes per Redis round trip of the batch fetcher (one MGET, or one pipeline on a cluster).'),
-    batchSize('shortener_postgres_batch_size', 'Codes per Postgres lookup of the batch fetcher (WHERE code = ANY($1)).'),
+    batchSize('shortener_postgres_batch_size', 'Codes per lookup on the Postgres primary of the batch fetcher (WHERE code = ANY($1)).'),
+    batchSize('shortener_postgres_replica_batch_size', 'Codes per lookup on a Postgres read replica.'),
   );
   const writeBatches = batchSize('shortener_write_batch_size', 'Links per group-commit INSERT of the write queue.');
   const clickFlushes = batchSize('shortener_click_flush_size', '(code, day) pairs per click flush that succeeded.');
@@ -150,10 +164,16 @@ export function createMetrics(): Metrics {
     { labels: { result: 'hit' }, value: lookups.redisHits },
     { labels: { result: 'miss' }, value: lookups.redisMisses },
   ]);
-  scraped(registry, 'shortener_postgres_lookups_total', 'Codes looked up in Postgres: found, absent, or failed (503 unless a last known answer stood in).', 'counter', () => [
+  scraped(registry, 'shortener_postgres_lookups_total', 'Codes looked up on the Postgres primary: found, absent, or failed (503 unless a last known answer or a standby stood in).', 'counter', () => [
     { labels: { result: 'found' }, value: lookups.postgresFound },
     { labels: { result: 'absent' }, value: lookups.postgresAbsent },
     { labels: { result: 'failed' }, value: lookups.postgresFailed },
+  ]);
+  scraped(registry, 'shortener_postgres_replica_lookups_total', 'Codes looked up on a read replica: found, miss (read again on the primary), failed (the primary answered instead), stood_in (the primary failed and a standby answered).', 'counter', () => [
+    { labels: { result: 'found' }, value: lookups.replicaFound },
+    { labels: { result: 'miss' }, value: lookups.replicaMissed },
+    { labels: { result: 'failed' }, value: lookups.replicaFailed },
+    { labels: { result: 'stood_in' }, value: lookups.replicaStoodIn },
   ]);
   scraped(registry, 'shortener_clicks_dropped_total', 'Clicks not counted: more than CLICK_MAX_CODES links waiting, or lost at shutdown.', 'counter', () => [
     { labels: {}, value: watched?.clicks.dropped ?? 0 },
@@ -166,6 +186,8 @@ export function createMetrics(): Metrics {
       labelNames,
       registers,
       collect() {
+        // Labelled series are set afresh at each scrape: one that is not set again (a replica whose lag is unknown) goes away.
+        if (labelNames.length > 0) this.reset();
         read((value, labels) => (labels === undefined ? this.set(value) : this.set(labels, value)));
       },
     });
@@ -178,6 +200,22 @@ export function createMetrics(): Metrics {
       for (const s of ['closed', 'half-open', 'open'] as const) set(s === state ? 1 : 0, { state: s });
     },
     ['state'],
+  );
+  gauge(
+    'shortener_postgres_replica_up',
+    'Whether a read replica takes reads (1) or not (0): it streams and lags at most DATABASE_REPLICA_MAX_LAG_MS.',
+    (set) => {
+      for (const { name, state } of watched?.replicas?.status() ?? []) set(state === 'up' ? 1 : 0, { replica: name });
+    },
+    ['replica'],
+  );
+  gauge(
+    'shortener_postgres_replica_lag_seconds',
+    'Replay lag of each read replica at its last probe (absent while unknown).',
+    (set) => {
+      for (const { name, lagMs } of watched?.replicas?.status() ?? []) if (lagMs !== null) set(lagMs / 1000, { replica: name });
+    },
+    ['replica'],
   );
   gauge('shortener_click_flush_lag_seconds', 'Seconds since the click counts were last written to Postgres.', (set) =>
     set(watched?.clicks.lagSeconds(Date.now()) ?? 0),

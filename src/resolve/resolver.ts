@@ -11,6 +11,11 @@
 // LRU), and with both stores down a link that redirected a moment ago must keep redirecting
 // (test/fault-matrix-process.test.ts). An invalidation heard drops the code's last known answer; a
 // missed one, or hearing the channel again after a silence, drops them all (see app.ts).
+//
+// With read replicas (db/replicas.ts), Postgres means a replica first: what it does not have, and
+// any code changed within the replicas' lag bound (an invalidation heard, or one that may have been
+// missed), is read on the primary, so lag never makes a link that exists a 404 or brings an older
+// state of it back. When the primary fails, a standby's answer, however far behind, stands in.
 
 import { LRUCache } from 'lru-cache';
 import { ABSENT, entryOf, type CacheEntry, type LinkCache } from '../cache/link-cache.ts';
@@ -30,18 +35,40 @@ export interface SharedCache {
   backFill(code: ShortCode, link: Known): void;
 }
 
+/** Postgres read replicas as the resolver uses them (db/replicas.ts). */
+export interface ReplicaReads {
+  /** Some replica within the lag bound can be read now. */
+  readonly fresh: boolean;
+  /** Some standby answers now, however far behind. */
+  readonly standing: boolean;
+  /** A change committed longer ago than this is on every replica that takes reads. */
+  readonly lagBoundMs: number;
+  /** From a replica within the lag bound, in one round trip; rejects on failure. */
+  fetchFresh: LinkSource;
+  /** From any standby that answers; rejects on failure. */
+  fetchStanding: LinkSource;
+}
+
 /** Lookups below the LRU, counted for the metrics (metrics/metrics.ts). */
 export interface ResolverStats {
   /** Redis knew the code (a link, or that there is none). */
   redisHits: number;
   /** Redis did not know it, or failed. */
   redisMisses: number;
+  /** On the primary. */
   postgresFound: number;
   postgresAbsent: number;
   postgresFailed: number;
+  /** Found on a replica; not there (read again on the primary); the replica failed. */
+  replicaFound: number;
+  replicaMissed: number;
+  replicaFailed: number;
+  /** Answered by a standby because the primary failed. */
+  replicaStoodIn: number;
   /** Told of each batch a fetcher sends, with its size. */
   redisBatch(size: number): void;
   postgresBatch(size: number): void;
+  replicaBatch(size: number): void;
 }
 
 /** Codes whose last known answer is kept for a Postgres outage, and the bytes they may hold. */
@@ -50,11 +77,15 @@ const LAST_KNOWN_MAX_BYTES = 32 * 1024 * 1024;
 const LAST_KNOWN_TTL_MAX_MS = 10 * 60_000;
 /** What an entry costs besides its strings (lru-cache's index slots and the map entry), roughly. */
 const ENTRY_OVERHEAD_BYTES = 100;
+/** Codes changed within the replicas' lag bound that are remembered one by one; more, and every read goes to the primary for a while. */
+const CHANGED_MAX = 100_000;
 
 export interface ResolverDeps {
   cache: LinkCache;
-  /** Postgres; rejects with a 503 AppError on failure. */
+  /** Postgres (the primary); rejects with a 503 AppError on failure. */
   source: LinkSource;
+  /** Read replicas, or absent or null: none. */
+  replicas?: ReplicaReads | null;
   maxBatch: number;
   /** Redis, or null when the tier is off. */
   shared: SharedCache | null;
@@ -72,8 +103,11 @@ export interface Resolver {
   inFlight(code: string): boolean;
   /** Drops `code` from the LRU, and keeps the lookup in flight for it, if any, from filling it. */
   invalidate(code: string): void;
-  /** Forgets every last known answer: invalidations may have been missed. */
-  forgetLastKnown(): void;
+  /**
+   * Invalidations may have been missed: forgets every last known answer, and reads every code on
+   * the primary until the replicas must have caught up with whatever was missed.
+   */
+  missedInvalidations(): void;
 }
 
 interface Lookup {
@@ -87,6 +121,7 @@ interface Lookup {
 export function createResolver({
   cache,
   source,
+  replicas = null,
   maxBatch,
   shared,
   sharedMaxBatch,
@@ -94,6 +129,22 @@ export function createResolver({
   stats = null,
 }: ResolverDeps): Resolver {
   const postgres = new KeyBatcher<ShortCode, Link>(source, maxBatch, stats === null ? undefined : (size) => stats.postgresBatch(size));
+  const replicaSent = stats === null ? undefined : (size: number) => stats.replicaBatch(size);
+  const freshReads = replicas === null ? null : new KeyBatcher<ShortCode, Link>(replicas.fetchFresh, maxBatch, replicaSent);
+  const standbyReads = replicas === null ? null : new KeyBatcher<ShortCode, Link>(replicas.fetchStanding, maxBatch, replicaSent);
+  // Codes changed within the lag bound: a replica may not have them yet.
+  const changed =
+    replicas === null ? null : new LRUCache<string, true>({ max: CHANGED_MAX, ttl: replicas.lagBoundMs });
+  /** Until then every code is read on the primary (invalidations were missed, or too many to remember). */
+  let primaryOnlyUntil = 0;
+  const changedNow = (code?: string): void => {
+    if (replicas === null || changed === null) return;
+    if (code === undefined || changed.size >= CHANGED_MAX) {
+      primaryOnlyUntil = Date.now() + replicas.lagBoundMs;
+      changed.clear();
+    }
+    if (code !== undefined) changed.set(code, true);
+  };
   const redis =
     shared === null
       ? null
@@ -115,17 +166,23 @@ export function createResolver({
         else stats.redisHits++;
       }
       if (link === undefined) {
-        try {
-          link = (await postgres.load(code)) ?? null;
-          if (stats !== null) {
-            if (link === null) stats.postgresAbsent++;
-            else stats.postgresFound++;
+        const replicated = await fromReplica(code);
+        if (replicated !== undefined) {
+          link = replicated;
+        } else {
+          try {
+            link = (await postgres.load(code)) ?? null;
+            if (stats !== null) {
+              if (link === null) stats.postgresAbsent++;
+              else stats.postgresFound++;
+            }
+          } catch (err) {
+            if (stats !== null) stats.postgresFailed++;
+            const known = lastKnown.get(code);
+            if (known !== undefined) return known;
+            // Answered, but kept nowhere: the next lookup asks the primary again.
+            return entryOf(await standIn(code, err), Date.now());
           }
-        } catch (err) {
-          if (stats !== null) stats.postgresFailed++;
-          const known = lastKnown.get(code);
-          if (known !== undefined) return known;
-          throw err;
         }
         if (!lookup.stale) shared?.backFill(code, link);
       }
@@ -138,6 +195,31 @@ export function createResolver({
     } finally {
       if (inFlight.get(code) === lookup) inFlight.delete(code);
     }
+  };
+
+  /** The link as a replica within the lag bound has it; undefined: read the primary. */
+  const fromReplica = async (code: ShortCode): Promise<Link | undefined> => {
+    if (freshReads === null || !replicas?.fresh || changed?.has(code) === true || Date.now() < primaryOnlyUntil) return undefined;
+    try {
+      const link = await freshReads.load(code);
+      if (stats !== null) {
+        if (link === undefined) stats.replicaMissed++;
+        else stats.replicaFound++;
+      }
+      return link;
+    } catch {
+      if (stats !== null) stats.replicaFailed++;
+      return undefined;
+    }
+  };
+
+  /** The primary failed (`err`): a standby's link, however far behind, or `err` again. */
+  const standIn = async (code: ShortCode, err: unknown): Promise<Link> => {
+    // Not found on a standby proves nothing: the link may be newer than its replay.
+    const link = standbyReads === null || !replicas?.standing ? undefined : await standbyReads.load(code).catch(() => undefined);
+    if (link === undefined) throw err;
+    if (stats !== null) stats.replicaStoodIn++;
+    return link;
   };
 
   /** Keeps what a lookup found, no longer than the link lives; forgets a code found absent. */
@@ -162,10 +244,14 @@ export function createResolver({
       lookup.promise = lookUp(code, lookup);
       return lookup.promise;
     },
-    forgetLastKnown: () => lastKnown.clear(),
+    missedInvalidations() {
+      lastKnown.clear();
+      changedNow();
+    },
     invalidate(code) {
       cache.invalidate(code);
       lastKnown.delete(code);
+      changedNow(code);
       const lookup = inFlight.get(code);
       if (lookup === undefined) return;
       lookup.stale = true;

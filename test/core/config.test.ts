@@ -62,6 +62,35 @@ test('Redis: a single server or a cluster, not both; prefix without braces; defa
   assert.throws(() => loadConfig({ REDIS_CLUSTER_URLS: 'redis://a,http://b' }), /expected a comma-separated list of redis/);
 });
 
+test('read replicas: a list of postgres URLs beside DATABASE_URL, with a lag bound and a timeout; mistakes named', () => {
+  const none = loadConfig({});
+  assert.deepEqual(none.databaseReplicaUrls, []);
+  assert.equal(none.databaseReplicaMaxLagMs, 1000);
+  assert.equal(none.databaseReplicaTimeoutMs, 1000);
+  const config = loadConfig({
+    DATABASE_URL: 'postgres://app@primary/links',
+    DATABASE_REPLICA_URLS: 'postgres://app@replica-1/links, postgresql://app@replica-2:6432/links',
+    DATABASE_REPLICA_MAX_LAG_MS: '250',
+    DATABASE_REPLICA_TIMEOUT_MS: '400',
+  });
+  assert.deepEqual(config.databaseReplicaUrls, ['postgres://app@replica-1/links', 'postgresql://app@replica-2:6432/links']);
+  assert.equal(config.databaseReplicaMaxLagMs, 250);
+  assert.equal(config.databaseReplicaTimeoutMs, 400);
+  assert.throws(
+    () => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://app@replica-1/links', DATABASE_REPLICA_MAX_LAG_MS: '5' }),
+    (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(err.message, /DATABASE_REPLICA_URLS is set without DATABASE_URL/);
+      assert.match(err.message, /DATABASE_REPLICA_MAX_LAG_MS="5": expected an integer from 10 to 600000/);
+      return true;
+    },
+  );
+  assert.throws(
+    () => loadConfig({ DATABASE_URL: 'postgres://p/db', DATABASE_REPLICA_URLS: 'postgres://r/db,redis://x' }),
+    /DATABASE_REPLICA_URLS=.*expected a comma-separated list of up to 16 postgres:\/\/ URLs/,
+  );
+});
+
 test('abuse controls: blocked domains from the list and a file, normalised; bad entries and TRUST_PROXY named', () => {
   const dir = mkdtempSync(join(tmpdir(), 'shortener-config-'));
   try {

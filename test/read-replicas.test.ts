@@ -1,0 +1,230 @@
+// Postgres read replicas (DATABASE_REPLICA_URLS) on a real streaming standby that this file starts
+// (pg_basebackup of a private primary). Replication lag is made at will by pausing the standby's
+// replay: a row changed on the primary meanwhile tells which server answered a read.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import type { ShortCode } from '../src/core/codes.ts';
+import { migrate } from '../src/db/migrate.ts';
+import type { ReplicaStatus } from '../src/db/replicas.ts';
+import { linkKey } from '../src/redis/entries.ts';
+import { createLink, getRedirect, startCountedApp, type Cleanup } from './helpers/app.ts';
+import { insertRawLinks, withClient } from './helpers/db.ts';
+import { PrivatePostgres } from './helpers/private-postgres.ts';
+import { deleteKeys, randomPrefix, redisInUse, SHARED_REDIS_URL, withRedis } from './helpers/redis.ts';
+import { until } from './helpers/wait.ts';
+
+let primary: PrivatePostgres;
+let standby: PrivatePostgres;
+let url: string;
+let replicaUrl: string;
+before(async () => {
+  primary = await PrivatePostgres.start();
+  standby = await PrivatePostgres.replicaOf(primary);
+  url = await primary.createDatabase('shortener');
+  await migrate(url, pino({ level: 'silent' }));
+  replicaUrl = standby.urlOf('shortener');
+  await standby.caughtUpWith(primary);
+});
+after(async () => {
+  await standby?.stop();
+  await primary?.stop();
+});
+
+const sql = (target: string, text: string, values: unknown[] = []) => withClient(target, (client) => client.query(text, values));
+
+/** Stops the standby's replay (it still receives WAL) until the test ends or replay() is called. */
+async function pauseReplay(t: Cleanup): Promise<void> {
+  await sql(standby.url, 'SELECT pg_wal_replay_pause()');
+  t.after(() => replay());
+}
+const replay = () => sql(standby.url, 'SELECT pg_wal_replay_resume()').then(() => {});
+
+/** Links on the primary, replayed on the standby before this returns. */
+async function replicated(codes: string[]): Promise<void> {
+  await insertRawLinks(url, codes);
+  await standby.caughtUpWith(primary);
+}
+
+/** Sets a link's URL on the primary behind the service's back: no instance hears of it. */
+const changeBehindTheBack = (code: string, target: string) => sql(url, 'UPDATE links SET url = $2 WHERE code = $1', [code, target]);
+
+async function replicaStatus(app: FastifyInstance): Promise<ReplicaStatus> {
+  const res = await app.inject({ url: '/readyz' });
+  const [status] = res.json<{ replicas: ReplicaStatus[] }>().replicas;
+  assert.ok(status !== undefined, res.body);
+  return status;
+}
+
+const inState = (app: FastifyInstance, state: ReplicaStatus['state']) => async () => (await replicaStatus(app)).state === state;
+
+/** An app on the private primary with the standby as its replica; `lookups()` counts its reads of links on the primary. */
+async function instance(t: Cleanup, env: Record<string, string> = {}) {
+  const started = await startCountedApp(t, url, { DATABASE_REPLICA_URLS: replicaUrl, ...env });
+  const replicaReads = () => {
+    const stats = started.app.metrics?.lookups;
+    assert.ok(stats !== undefined && stats !== null, 'metrics are on');
+    return { found: stats.replicaFound, missed: stats.replicaMissed, failed: stats.replicaFailed, stoodIn: stats.replicaStoodIn };
+  };
+  return { ...started, replicaReads };
+}
+
+test('a replica within the lag bound answers the reads; what it has not replayed is read on the primary, so a new link is never a 404', async (t) => {
+  await replicated(['old1', 'old2']);
+  const a = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '60000' });
+  await until('the replica takes reads', inState(a.app, 'up'));
+  await pauseReplay(t);
+
+  // Changed on the primary only: the answer shows that the replica was read.
+  await changeBehindTheBack('old1', 'https://example.com/old1-on-the-primary');
+  assert.deepEqual(await getRedirect(a.app, 'old1'), { status: 302, location: 'https://example.com/old1' });
+  assert.deepEqual(a.replicaReads(), { found: 1, missed: 0, failed: 0, stoodIn: 0 });
+  assert.equal(a.lookups(), 0, 'the primary was not asked');
+
+  // Written on the primary while replay is paused: not on the replica.
+  await insertRawLinks(url, ['new1']);
+  assert.deepEqual(await getRedirect(a.app, 'new1'), { status: 302, location: 'https://example.com/new1' });
+  assert.equal(a.replicaReads().missed, 1);
+  assert.equal(a.lookups(), 1, 'the miss was read again on the primary');
+
+  // Created through the service, then asked of another instance at once.
+  const created = await createLink(a.app, { url: 'https://example.com/made-just-now' });
+  assert.equal(created.status, 201);
+  const b = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '60000' });
+  await until('B: the replica takes reads', inState(b.app, 'up'));
+  assert.deepEqual(await getRedirect(b.app, String(created.body.code)), { status: 302, location: 'https://example.com/made-just-now' });
+  assert.equal(b.replicaReads().missed, 1);
+
+  // Absent on both: a 404, known only after the primary said so.
+  assert.equal((await getRedirect(b.app, 'no-link-1')).status, 404);
+  assert.equal(b.lookups(), 2);
+
+  const metrics = (await b.app.inject({ url: '/metrics' })).body;
+  const name = `127.0.0.1:${standby.port}/shortener`;
+  assert.match(metrics, new RegExp(`^shortener_postgres_replica_up\\{replica="${name}"\\} 1$`, 'm'));
+  assert.match(metrics, new RegExp(`^shortener_postgres_replica_lag_seconds\\{replica="${name}"\\} [\\d.e-]+$`, 'm'));
+  assert.match(metrics, /^shortener_postgres_replica_lookups_total\{result="miss"\} 2$/m);
+});
+
+test('a replica whose replay lags more than DATABASE_REPLICA_MAX_LAG_MS takes no reads until it has caught up', async (t) => {
+  await replicated(['lag1', 'lag2']);
+  const a = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '200' });
+  await until('the replica takes reads', inState(a.app, 'up'));
+
+  await pauseReplay(t);
+  await changeBehindTheBack('lag1', 'https://example.com/lag1-on-the-primary');
+  await until('the replica is lagging', inState(a.app, 'lagging'), 5000);
+  const status = await replicaStatus(a.app);
+  assert.ok(status.lagMs !== null && status.lagMs > 200, `lag ${status.lagMs} ms`);
+  assert.deepEqual(await getRedirect(a.app, 'lag1'), { status: 302, location: 'https://example.com/lag1-on-the-primary' });
+  assert.equal(a.replicaReads().found, 0);
+  assert.equal(a.lookups(), 1);
+
+  await replay();
+  await until('the replica takes reads again', inState(a.app, 'up'), 5000);
+  assert.deepEqual(await getRedirect(a.app, 'lag2'), { status: 302, location: 'https://example.com/lag2' });
+  assert.equal(a.replicaReads().found, 1);
+  assert.equal(a.lookups(), 1, 'lag2 came from the replica');
+});
+
+test('a change made on another instance is read on the primary while the replicas may lack it, even when Redis lost the entry', async (t) => {
+  const prefix = randomPrefix('replicas');
+  t.after(() => deleteKeys(SHARED_REDIS_URL, prefix).then(() => {}));
+  const warm = Array.from({ length: 40 }, (_, i) => `warm${i}`);
+  await replicated(['chg1', ...warm]);
+  const env = { DATABASE_REPLICA_MAX_LAG_MS: '3000', REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix };
+  const a = await instance(t, env);
+  const b = await instance(t, env);
+  await until('A and B hear the channel', async () => (await redisInUse(a.app)()) && (await redisInUse(b.app)()));
+  // Having just heard the channel (it may have missed changes before), B reads the primary for the lag bound.
+  await until('B: the replica takes reads', inState(b.app, 'up'));
+  await until('B reads the replica', async () => {
+    const code = warm.shift();
+    assert.ok(code !== undefined, 'B still reads the primary after 40 codes');
+    await getRedirect(b.app, code);
+    await sleep(200);
+    return b.replicaReads().found > 0;
+  });
+  assert.deepEqual(await getRedirect(b.app, 'chg1'), { status: 302, location: 'https://example.com/chg1' });
+  assert.equal(b.replicaReads().found, 2);
+  const primaryReads = b.lookups();
+
+  // The standby's last replayed transaction is fresh, so its lag stays well within the bound below.
+  await replicated(['chg-fresh']);
+  await pauseReplay(t);
+  await a.app.links.change('chg1' as ShortCode, { url: 'https://example.com/chg1-v2' });
+  // As if Redis had evicted it: B must go to Postgres, where the replica still has the old state.
+  await withRedis(SHARED_REDIS_URL, (redis) => redis.del(linkKey(prefix, 'chg1')));
+  await until('B follows the change', async () => (await getRedirect(b.app, 'chg1')).location === 'https://example.com/chg1-v2', 3000);
+  assert.equal(b.replicaReads().found, 2, 'the replica was not asked again for a code changed within the lag bound');
+  assert.equal((await replicaStatus(b.app)).state, 'up', 'though it takes reads');
+  assert.equal(b.lookups(), primaryReads + 1);
+});
+
+test('a replica that goes down, or hangs, costs a read at most DATABASE_REPLICA_TIMEOUT_MS; it takes reads again once it is back', async (t) => {
+  const codes = Array.from({ length: 30 }, (_, i) => `dn${i}`);
+  await replicated(codes);
+  const a = await instance(t, { DATABASE_REPLICA_TIMEOUT_MS: '300' });
+  await until('the replica takes reads', inState(a.app, 'up'));
+
+  // Hung: every process of the standby stopped. The read in flight waits out the timeout, then the primary answers.
+  standby.pause();
+  t.after(() => standby.resume());
+  const started = Date.now();
+  assert.deepEqual(await getRedirect(a.app, 'dn0'), { status: 302, location: 'https://example.com/dn0' });
+  const tookMs = Date.now() - started;
+  assert.ok(tookMs < 1500, `answered in ${tookMs} ms`);
+  assert.equal(a.replicaReads().failed, 1);
+  assert.equal((await replicaStatus(a.app)).state, 'down');
+  const answers = await Promise.all(codes.slice(1, 10).map((code) => getRedirect(a.app, code)));
+  for (const [i, res] of answers.entries()) assert.deepEqual(res, { status: 302, location: `https://example.com/dn${i + 1}` });
+  assert.equal(a.replicaReads().failed, 1, 'a replica that is down is not asked');
+  standby.resume();
+  await until('the replica takes reads again', inState(a.app, 'up'), 5000);
+
+  // Shut down: refused at once.
+  await standby.down();
+  t.after(() => standby.up().catch(() => {}));
+  const whileDown = await Promise.all(codes.slice(10, 20).map((code) => getRedirect(a.app, code)));
+  for (const [i, res] of whileDown.entries()) assert.deepEqual(res, { status: 302, location: `https://example.com/dn${i + 10}` });
+  assert.equal((await replicaStatus(a.app)).state, 'down');
+
+  await standby.up();
+  await until('the replica takes reads again', inState(a.app, 'up'), 10_000);
+  const foundBefore = a.replicaReads().found;
+  const back = await Promise.all(codes.slice(20).map((code) => getRedirect(a.app, code)));
+  for (const [i, res] of back.entries()) assert.deepEqual(res, { status: 302, location: `https://example.com/dn${i + 20}` });
+  assert.equal(a.replicaReads().found - foundBefore, 10);
+});
+
+test('a server that is not a standby is never read', async (t) => {
+  await insertRawLinks(url, ['ns1']);
+  const a = await instance(t, { DATABASE_REPLICA_URLS: url });
+  await until('the probe has found out', inState(a.app, 'not-standby'));
+  assert.deepEqual(await getRedirect(a.app, 'ns1'), { status: 302, location: 'https://example.com/ns1' });
+  assert.deepEqual(a.replicaReads(), { found: 0, missed: 0, failed: 0, stoodIn: 0 });
+  assert.equal(a.lookups(), 1);
+});
+
+// Last: it stops the primary.
+test('with the primary down, a standby answers the links it has; a code it lacks is a 503, never a 404', async (t) => {
+  await replicated(['pd1', 'pd2']);
+  const a = await instance(t);
+  await until('the replica takes reads', inState(a.app, 'up'));
+
+  await primary.down();
+  t.after(() => primary.up().catch(() => {}));
+  await until('the replica has lost its primary', inState(a.app, 'detached'), 10_000);
+  assert.deepEqual(await getRedirect(a.app, 'pd1'), { status: 302, location: 'https://example.com/pd1' });
+  assert.equal(a.replicaReads().stoodIn, 1);
+  assert.equal((await getRedirect(a.app, 'pd-unknown1')).status, 503);
+
+  // A stand-in answer is not cached: with the primary back, it answers again.
+  await primary.up();
+  await changeBehindTheBack('pd1', 'https://example.com/pd1-v2');
+  await until('the primary answers again', async () => (await getRedirect(a.app, 'pd1')).location === 'https://example.com/pd1-v2', 15_000);
+  assert.deepEqual(await getRedirect(a.app, 'pd2'), { status: 302, location: 'https://example.com/pd2' });
+});
