@@ -86,3 +86,57 @@ test('Redis Cluster: Postgres answers are written back across the masters, and a
   assert.equal((await get(c.app, 'clu4')).status, 404);
   assert.equal(c.lookups(), 0, 'the tombstone came from the cluster');
 });
+
+test('Redis Cluster: a master that hangs, then dies, costs no request: every answer is right, from Postgres, and the cluster is used again once the master is back', async (t) => {
+  const codes = Array.from({ length: 60 }, (_, i) => `flt${i}`);
+  await insertRawLinks(database.url, codes);
+  const a = await instance(t);
+  const b = await instance(t);
+  await Promise.all([until('A on the cluster', live(a.app)), until('B on the cluster', live(b.app))]);
+  await Promise.all(codes.slice(0, 20).map((code) => get(a.app, code)));
+  const expect = (code: string) => ({ status: 302, location: `https://example.com/${code}` });
+  const node = cluster.nodes[1];
+  assert.ok(node !== undefined);
+
+  // Hung: its keys time out (REDIS_COMMAND_TIMEOUT_MS); a batch with one of them is a miss as a
+  // whole, and goes on to Postgres.
+  node.pause();
+  t.after(() => node.resume());
+  const hung = await Promise.all(codes.slice(0, 20).map(async (code) => ({ code, res: await get(b.app, code) })));
+  for (const { code, res } of hung) assert.deepEqual(res, expect(code));
+  assert.ok(b.lookups() >= 1, 'the keys of the hung master were read from Postgres');
+  const created = await Promise.all(
+    Array.from({ length: 10 }, () => a.app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/made-while-hung' } })),
+  );
+  for (const res of created) assert.equal(res.statusCode, 201, res.body);
+  node.resume();
+
+  // Dead: after the node timeout the cluster refuses every command (no replica takes over), and
+  // the instances answer from their LRU and Postgres.
+  await node.kill();
+  const dead = await Promise.all(codes.slice(20, 40).map(async (code) => ({ code, res: await get(b.app, code) })));
+  for (const { code, res } of dead) assert.deepEqual(res, expect(code));
+  await until('the cluster has noticed', async () => {
+    const alive = cluster.nodes[0];
+    return alive !== undefined && (await withRedis(alive.url, (redis) => redis.cluster('INFO'))).includes('cluster_state:fail');
+  });
+  const down = await Promise.all(codes.slice(40, 50).map(async (code) => ({ code, res: await get(a.app, code) })));
+  for (const { code, res } of down) assert.deepEqual(res, expect(code));
+  for (const res of created) assert.deepEqual(await get(b.app, res.json<{ code: string }>().code), { status: 302, location: 'https://example.com/made-while-hung' });
+
+  // Back (empty: a cache keeps nothing on disk), with its slots: used again, without a restart of
+  // the service. Changes made now are written through, or sent again each second until they are.
+  await node.restart();
+  await Promise.all([until('A on the cluster again', live(a.app), 20_000), until('B on the cluster again', live(b.app), 20_000)]);
+  const changed = codes.slice(50);
+  for (const code of changed) await a.app.links.change(code as ShortCode, { url: `https://example.com/${code}-v2` });
+  await until('written to the cluster', async () => {
+    const stored = new Set((await Promise.all(cluster.urls.map((url) => withRedis(url, (redis) => redis.keys(`${prefix}link:flt5*`))))).flat());
+    return changed.every((code) => stored.has(`${prefix}link:${code}`));
+  }, 20_000);
+  const c = await instance(t);
+  await until('C on the cluster', live(c.app), 20_000);
+  const answers = await Promise.all(changed.map(async (code) => ({ code, res: await get(c.app, code) })));
+  for (const { code, res } of answers) assert.deepEqual(res, { status: 302, location: `https://example.com/${code}-v2` });
+  assert.equal(c.lookups(), 0, 'C read them from the cluster');
+});
