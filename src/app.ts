@@ -71,8 +71,8 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
       if (maxTtlMs === undefined) resolver.missedInvalidations();
     },
   });
-  const replicas = config.databaseReplicaUrls.length === 0 ? null : new ReplicaSet(config, log);
-  replicas?.start();
+  // Its pools connect only when asked; it starts probing once the app is built.
+  const replicas = config.databaseReplicaUrls.length === 0 ? null : new ReplicaSet(config, db, log);
   const resolver = createResolver({
     cache,
     source: (codes) => breaker.run(() => findLinks(db, codes)),
@@ -212,6 +212,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   app.decorate('clicks', clicks);
   app.decorate('metrics', metrics);
   metrics?.watch({ queue, breaker, clicks, replicas });
+  replicas?.start();
 
   // Fastify marks its routes closing before this hook: from here on, it answers redirects too.
   app.addHook('preClose', async () => {

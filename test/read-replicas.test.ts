@@ -1,6 +1,7 @@
-// Postgres read replicas (DATABASE_REPLICA_URLS) on a real streaming standby that this file starts
-// (pg_basebackup of a private primary). Replication lag is made at will by pausing the standby's
-// replay: a row changed on the primary meanwhile tells which server answered a read.
+// Postgres read replicas (DATABASE_REPLICA_URLS) on real streaming standbys that this file starts
+// (pg_basebackup of a private primary). Replication lag is made at will by pausing a standby's
+// replay, or by freezing the primary's WAL sender: a row changed on the primary meanwhile tells
+// which server answered a read.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -10,7 +11,7 @@ import { pino } from 'pino';
 import type { ShortCode } from '../src/core/codes.ts';
 import { migrate } from '../src/db/migrate.ts';
 import type { ReplicaStatus } from '../src/db/replicas.ts';
-import { linkKey } from '../src/redis/entries.ts';
+import { encodeInvalidation, invalidationChannel, linkKey } from '../src/redis/entries.ts';
 import { createLink, getRedirect, startCountedApp, type Cleanup } from './helpers/app.ts';
 import { insertRawLinks, withClient } from './helpers/db.ts';
 import { PrivatePostgres } from './helpers/private-postgres.ts';
@@ -61,6 +62,24 @@ async function replicaStatus(app: FastifyInstance): Promise<ReplicaStatus> {
 
 const inState = (app: FastifyInstance, state: ReplicaStatus['state']) => async () => (await replicaStatus(app)).state === state;
 
+/**
+ * Waits until `app` takes a replica's answers: an instance that has just heard the invalidation
+ * channel (it may have missed changes before) takes none until a probe finds the replica caught up
+ * past that moment. Reads one of `codes` (links on the replica) at a time.
+ */
+async function untilReadsReplica(app: { app: FastifyInstance; replicaReads(): { found: number } }, codes: string[]): Promise<void> {
+  await until('the replica takes reads', inState(app.app, 'up'));
+  const found = app.replicaReads().found;
+  await until('the instance takes the replica\'s answers', async () => {
+    const code = codes.shift();
+    assert.ok(code !== undefined, 'still no answer taken from the replica');
+    await getRedirect(app.app, code);
+    if (app.replicaReads().found > found) return true;
+    await sleep(100);
+    return false;
+  });
+}
+
 /** An app on the private primary with the standby as its replica; `lookups()` counts its reads of links on the primary. */
 async function instance(t: Cleanup, env: Record<string, string> = {}) {
   const started = await startCountedApp(t, url, { DATABASE_REPLICA_URLS: replicaUrl, ...env });
@@ -75,7 +94,11 @@ async function instance(t: Cleanup, env: Record<string, string> = {}) {
 test('a replica within the lag bound answers the reads; what it has not replayed is read on the primary, so a new link is never a 404', async (t) => {
   await replicated(['old1', 'old2']);
   const a = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '60000' });
+  // B is there before the replica falls behind: an instance that first probes a replica already
+  // behind cannot tell by how much, and does not read it.
+  const b = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '60000' });
   await until('the replica takes reads', inState(a.app, 'up'));
+  await until('B: the replica takes reads', inState(b.app, 'up'));
   await pauseReplay(t);
 
   // Changed on the primary only: the answer shows that the replica was read.
@@ -93,8 +116,6 @@ test('a replica within the lag bound answers the reads; what it has not replayed
   // Created through the service, then asked of another instance at once.
   const created = await createLink(a.app, { url: 'https://example.com/made-just-now' });
   assert.equal(created.status, 201);
-  const b = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '60000' });
-  await until('B: the replica takes reads', inState(b.app, 'up'));
   assert.deepEqual(await getRedirect(b.app, String(created.body.code)), { status: 302, location: 'https://example.com/made-just-now' });
   assert.equal(b.replicaReads().missed, 1);
 
@@ -130,38 +151,66 @@ test('a replica whose replay lags more than DATABASE_REPLICA_MAX_LAG_MS takes no
   assert.equal(a.lookups(), 1, 'lag2 came from the replica');
 });
 
-test('a change made on another instance is read on the primary while the replicas may lack it, even when Redis lost the entry', async (t) => {
+test('a change made on another instance is read on the primary while the replica lacks it, even when Redis lost the entry', async (t) => {
   const prefix = randomPrefix('replicas');
   t.after(() => deleteKeys(SHARED_REDIS_URL, prefix).then(() => {}));
   const warm = Array.from({ length: 40 }, (_, i) => `warm${i}`);
   await replicated(['chg1', ...warm]);
-  const env = { DATABASE_REPLICA_MAX_LAG_MS: '3000', REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix };
+  const env = { DATABASE_REPLICA_MAX_LAG_MS: '20000', REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix };
   const a = await instance(t, env);
   const b = await instance(t, env);
   await until('A and B hear the channel', async () => (await redisInUse(a.app)()) && (await redisInUse(b.app)()));
-  // Having just heard the channel (it may have missed changes before), B reads the primary for the lag bound.
-  await until('B: the replica takes reads', inState(b.app, 'up'));
-  await until('B reads the replica', async () => {
-    const code = warm.shift();
-    assert.ok(code !== undefined, 'B still reads the primary after 40 codes');
-    await getRedirect(b.app, code);
-    await sleep(200);
-    return b.replicaReads().found > 0;
-  });
+  await untilReadsReplica(b, warm);
+  const found = b.replicaReads().found;
   assert.deepEqual(await getRedirect(b.app, 'chg1'), { status: 302, location: 'https://example.com/chg1' });
-  assert.equal(b.replicaReads().found, 2);
+  assert.equal(b.replicaReads().found, found + 1);
   const primaryReads = b.lookups();
 
-  // The standby's last replayed transaction is fresh, so its lag stays well within the bound below.
-  await replicated(['chg-fresh']);
   await pauseReplay(t);
   await a.app.links.change('chg1' as ShortCode, { url: 'https://example.com/chg1-v2' });
   // As if Redis had evicted it: B must go to Postgres, where the replica still has the old state.
   await withRedis(SHARED_REDIS_URL, (redis) => redis.del(linkKey(prefix, 'chg1')));
   await until('B follows the change', async () => (await getRedirect(b.app, 'chg1')).location === 'https://example.com/chg1-v2', 3000);
-  assert.equal(b.replicaReads().found, 2, 'the replica was not asked again for a code changed within the lag bound');
-  assert.equal((await replicaStatus(b.app)).state, 'up', 'though it takes reads');
+  assert.equal(b.replicaReads().found, found + 1, 'the replica\'s old state was not taken');
+  assert.equal((await replicaStatus(b.app)).state, 'up', 'though the replica is within the lag bound');
   assert.equal(b.lookups(), primaryReads + 1);
+});
+
+test('after invalidations were missed, no replica answer is taken until the replica has caught up past that moment', async (t) => {
+  const prefix = randomPrefix('replicas');
+  t.after(() => deleteKeys(SHARED_REDIS_URL, prefix).then(() => {}));
+  const warm = Array.from({ length: 40 }, (_, i) => `miss-warm${i}`);
+  await replicated(['miss1', 'miss2', 'miss3', ...warm]);
+  const b = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '20000', REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix });
+  await until('B hears the channel', redisInUse(b.app));
+  await untilReadsReplica(b, warm);
+  assert.deepEqual(await getRedirect(b.app, 'miss1'), { status: 302, location: 'https://example.com/miss1' });
+  const found = b.replicaReads().found;
+  const primaryReads = b.lookups();
+
+  // The replica falls behind the primary, then an instance nobody knows announces an invalidation B never gets.
+  await pauseReplay(t);
+  await changeBehindTheBack('miss3', 'https://example.com/miss3-v2');
+  const channel = invalidationChannel(prefix);
+  await withRedis(SHARED_REDIS_URL, async (redis) => {
+    await redis.del(linkKey(prefix, 'miss1')); // so that B asks Postgres, not Redis
+    await redis.publish(channel, encodeInvalidation('someone-else', 1, []));
+    await redis.publish(channel, encodeInvalidation('someone-else', 2, []));
+  });
+  // B notices the gap (after a second's grace) and clears its LRU: miss1 is looked up again.
+  await until('B has noticed', async () => {
+    await getRedirect(b.app, 'miss1');
+    return b.lookups() > primaryReads || b.replicaReads().found > found;
+  }, 5000);
+  assert.equal(b.replicaReads().found, found, 'no replica answer taken');
+  assert.equal(b.lookups(), primaryReads + 1);
+  assert.equal((await replicaStatus(b.app)).state, 'up', 'though the replica is within the lag bound');
+
+  await replay();
+  await until('the replica has caught up past the gap', async () => {
+    await getRedirect(b.app, warm.shift() ?? 'miss2');
+    return b.replicaReads().found > found;
+  }, 5000);
 });
 
 test('a replica that goes down, or hangs, costs a read at most DATABASE_REPLICA_TIMEOUT_MS; it takes reads again once it is back', async (t) => {
@@ -200,6 +249,63 @@ test('a replica that goes down, or hangs, costs a read at most DATABASE_REPLICA_
   assert.equal(a.replicaReads().found - foundBefore, 10);
 });
 
+test('a standby that is connected but receives nothing falls behind by the primary\'s measure, and takes no reads', async (t) => {
+  await replicated(['ws1', 'ws2']);
+  const a = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '300' });
+  await until('the replica takes reads', inState(a.app, 'up'));
+  const [sender] = (await sql(primary.url, 'SELECT pid FROM pg_stat_replication')).rows as { pid: number }[];
+  assert.ok(sender !== undefined, 'the primary has a WAL sender');
+  process.kill(sender.pid, 'SIGSTOP');
+  t.after(() => {
+    process.kill(sender.pid, 'SIGCONT');
+  });
+
+  // The standby has replayed all it received: by its own measure it is not behind at all.
+  await changeBehindTheBack('ws1', 'https://example.com/ws1-on-the-primary');
+  await until('the replica is lagging', inState(a.app, 'lagging'), 5000);
+  const own = (await sql(replicaUrl, 'SELECT pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() AS idle')).rows as { idle: boolean }[];
+  assert.equal(own[0]?.idle, true, 'the standby sees nothing left to replay');
+  assert.deepEqual(await getRedirect(a.app, 'ws1'), { status: 302, location: 'https://example.com/ws1-on-the-primary' });
+  assert.equal(a.replicaReads().found, 0);
+
+  process.kill(sender.pid, 'SIGCONT');
+  await until('the replica takes reads again', inState(a.app, 'up'), 10_000);
+  assert.deepEqual(await getRedirect(a.app, 'ws2'), { status: 302, location: 'https://example.com/ws2' });
+  assert.equal(a.replicaReads().found, 1);
+});
+
+test('with two replicas, both take reads in turn, and one that goes down leaves the reads to the other', async (t) => {
+  const second = await PrivatePostgres.replicaOf(primary);
+  t.after(() => second.stop());
+  const codes = Array.from({ length: 40 }, (_, i) => `two${i}`);
+  await replicated(codes);
+  await second.caughtUpWith(primary);
+  const secondUrl = second.urlOf('shortener');
+  const a = await instance(t, { DATABASE_REPLICA_URLS: `${replicaUrl},${secondUrl}` });
+  await until('both take reads', async () => {
+    const res = await a.app.inject({ url: '/readyz' });
+    return res.json<{ replicas: ReplicaStatus[] }>().replicas.every((replica) => replica.state === 'up');
+  });
+
+  const scans = async (target: string) =>
+    Number(((await sql(target, "SELECT coalesce(idx_scan, 0) AS n FROM pg_stat_user_tables WHERE relname = 'links'")).rows[0] as { n: string }).n);
+  const scansBefore = await Promise.all([scans(replicaUrl), scans(secondUrl)]);
+  for (const code of codes.slice(0, 20)) assert.deepEqual(await getRedirect(a.app, code), { status: 302, location: `https://example.com/${code}` });
+  assert.equal(a.replicaReads().found, 20);
+  assert.equal(a.lookups(), 0);
+  // Statistics reach the views within a second or so of each backend's last transaction.
+  await until('both replicas have served lookups', async () => {
+    const now = await Promise.all([scans(replicaUrl), scans(secondUrl)]);
+    return now.every((n, i) => n - (scansBefore[i] ?? 0) >= 5);
+  });
+
+  await second.down();
+  const rest = await Promise.all(codes.slice(20).map(async (code) => ({ code, res: await getRedirect(a.app, code) })));
+  for (const { code, res } of rest) assert.deepEqual(res, { status: 302, location: `https://example.com/${code}` });
+  assert.ok(a.replicaReads().failed <= 1, `${a.replicaReads().failed} failed reads`);
+  assert.ok(a.replicaReads().found >= 20 + 19, `${a.replicaReads().found} found on a replica`);
+});
+
 test('a server that is not a standby is never read', async (t) => {
   await insertRawLinks(url, ['ns1']);
   const a = await instance(t, { DATABASE_REPLICA_URLS: url });
@@ -210,21 +316,37 @@ test('a server that is not a standby is never read', async (t) => {
 });
 
 // Last: it stops the primary.
-test('with the primary down, a standby answers the links it has; a code it lacks is a 503, never a 404', async (t) => {
-  await replicated(['pd1', 'pd2']);
-  const a = await instance(t);
-  await until('the replica takes reads', inState(a.app, 'up'));
+test('with the primary down, a standby stands in for the links it has; a code it lacks, or has in a state older than one known here, is a 503', async (t) => {
+  const prefix = randomPrefix('replicas');
+  t.after(() => deleteKeys(SHARED_REDIS_URL, prefix).then(() => {}));
+  const warm = Array.from({ length: 40 }, (_, i) => `pd-warm${i}`);
+  await replicated(['pd1', 'pd2', 'pd3', ...warm]);
+  const a = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '300', REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix });
+  await until('A hears the channel', redisInUse(a.app));
+  await untilReadsReplica(a, warm);
+
+  // Deleted through this instance while the standby's replay is paused: the standby still has it.
+  await pauseReplay(t);
+  await a.app.links.remove('pd3' as ShortCode);
+  await withRedis(SHARED_REDIS_URL, (redis) => redis.del(linkKey(prefix, 'pd3')));
 
   await primary.down();
   t.after(() => primary.up().catch(() => {}));
-  await until('the replica has lost its primary', inState(a.app, 'detached'), 10_000);
+  // Past the lag bound, the standby is no replica to read any more, but it may stand in.
+  await until('the standby is behind the bound', inState(a.app, 'lagging'));
   assert.deepEqual(await getRedirect(a.app, 'pd1'), { status: 302, location: 'https://example.com/pd1' });
   assert.equal(a.replicaReads().stoodIn, 1);
+  assert.equal((await getRedirect(a.app, 'pd3')).status, 503, 'the standby\'s state of pd3 predates its deletion');
   assert.equal((await getRedirect(a.app, 'pd-unknown1')).status, 503);
+  assert.equal(a.replicaReads().stoodIn, 1);
 
   // A stand-in answer is not cached: with the primary back, it answers again.
   await primary.up();
+  await replay();
   await changeBehindTheBack('pd1', 'https://example.com/pd1-v2');
   await until('the primary answers again', async () => (await getRedirect(a.app, 'pd1')).location === 'https://example.com/pd1-v2', 15_000);
+  // The breaker may still be open for a moment; the deletion is answered once the primary (or a
+  // replica that has replayed it) is asked.
+  await until('the deletion is answered', async () => (await getRedirect(a.app, 'pd3')).status === 404, 15_000);
   assert.deepEqual(await getRedirect(a.app, 'pd2'), { status: 302, location: 'https://example.com/pd2' });
 });

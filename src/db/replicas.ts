@@ -1,13 +1,16 @@
-// Postgres read replicas (DATABASE_REPLICA_URLS): streaming standbys that take the resolver's
-// reads off the primary. A probe asks each one every second whether it is a standby, whether it
-// streams from its primary, and how far its replay is behind what it received. A replica takes
-// reads only while it streams and lags at most DATABASE_REPLICA_MAX_LAG_MS; one that fails a read
-// takes none until a probe finds it well again.
+// Postgres read replicas (DATABASE_REPLICA_URLS): standbys that take the resolver's reads off the
+// primary. How far behind a replica is, is measured against the primary, on this process's clock:
+// each probe round first reads the primary's WAL position (at time t), then each replica's replay
+// position; a replica that has replayed up to that position has every change committed before t.
+// Its `caughtUpTo` is the latest such t. So a standby that is connected but receives nothing, or
+// replays slowly, falls behind by this measure however it sees itself, and clocks of other machines
+// play no part.
 //
-// A replica answers only what it has: the resolver sends what it misses, and every code changed
-// within the lag bound, to the primary (resolve/resolver.ts), so replication lag never turns a
-// link that exists into a 404 or brings back an older state of one. When the primary fails, any
-// standby that answers, however far behind, stands in for it (stale-if-error).
+// A replica takes fresh reads while its caughtUpTo is at most DATABASE_REPLICA_MAX_LAG_MS old (the
+// check is made at each read, not only at each probe), and answers only what it has: the resolver
+// reads on the primary what a replica does not have, and any code whose change this instance made
+// or heard of after the replica's caughtUpTo (resolve/resolver.ts). When the primary fails, a
+// standby caught up within the last 10 minutes may stand in, under the same rule.
 
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -15,54 +18,62 @@ import type { Config } from '../config.ts';
 import type { ShortCode } from '../core/codes.ts';
 import type { Link } from '../core/link.ts';
 import { findLinks } from './links.ts';
-import { createPool } from './pool.ts';
+import { createPool, type Queryable } from './pool.ts';
 
 /**
  * - `starting`: not probed yet;
- * - `up`: streams, and lags at most the bound: takes reads;
- * - `lagging`: streams, but further behind than the bound;
- * - `detached`: a standby that does not stream from its primary now (its lag is unknown);
+ * - `up`: caught up within the lag bound at its last probe: takes reads;
+ * - `lagging`: further behind than the bound (or unmeasured: the primary did not answer);
  * - `not-standby`: answers, but is not in recovery (a promoted or misconfigured server): never read;
  * - `down`: failed its last probe or read.
  */
-export type ReplicaState = 'starting' | 'up' | 'lagging' | 'detached' | 'not-standby' | 'down';
+export type ReplicaState = 'starting' | 'up' | 'lagging' | 'not-standby' | 'down';
 
 export interface ReplicaStatus {
   /** host:port/database, without credentials. */
   readonly name: string;
   readonly state: ReplicaState;
-  /** Replay lag at the last probe, in milliseconds; null when unknown. */
+  /** How old the newest primary position it had replayed at its last probe is now, in ms; null when unknown. */
   readonly lagMs: number | null;
 }
 
-/** Probes each replica this often; a change is on every replica that takes reads at most this plus the lag bound after its commit. */
-export const REPLICA_PROBE_MS = 1000;
+/** What a replica answered for a code, and how fresh it is. */
+export interface Replicated {
+  readonly link: Link;
+  /** Every change committed on the primary before this instant (performance.now()) is in `link`. */
+  readonly caughtUpTo: number;
+}
 
-// Lag as the standby sees it: 0 when it has replayed all it received, else the age of the last
-// transaction it replayed (an upper bound). pg_stat_wal_receiver has a row, readable by any role,
-// while a WAL receiver runs.
-const PROBE = `SELECT pg_is_in_recovery() AS standby,
-  EXISTS (SELECT 1 FROM pg_stat_wal_receiver) AS streaming,
-  CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
-       ELSE (extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::bigint
-  END AS lag_ms`;
+/** How old a standby's state may be to stand in for a primary that fails. */
+export const STAND_IN_MAX_MS = 10 * 60_000;
+/** Transitions of one replica logged closer together than this are logged at debug level (a replica near the bound flaps). */
+const LOG_QUIET_MS = 10_000;
 
-interface ProbeRow {
-  standby: boolean;
-  streaming: boolean;
-  lag_ms: string | null;
+const PRIMARY_POSITION = 'SELECT pg_current_wal_lsn()::text AS lsn';
+const REPLICA_POSITION = 'SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS lsn';
+
+interface Sample {
+  /** performance.now() before the primary was asked. */
+  readonly at: number;
+  readonly lsn: bigint;
 }
 
 class Replica {
   readonly name: string;
   readonly pool: pg.Pool;
   state: ReplicaState = 'starting';
-  lagMs: number | null = null;
+  caughtUpTo = -Infinity;
   probing = false;
+  lastLogged = -Infinity;
 
   constructor(name: string, pool: pg.Pool) {
     this.name = name;
     this.pool = pool;
+  }
+
+  /** Whether it may be read at `now` by a reader who accepts data `maxAgeMs` old. */
+  readable(now: number, maxAgeMs: number): boolean {
+    return (this.state === 'up' || this.state === 'lagging') && now - this.caughtUpTo <= maxAgeMs;
   }
 }
 
@@ -73,20 +84,25 @@ export type ReplicaOptions = Pick<
 
 export class ReplicaSet {
   readonly #replicas: readonly Replica[];
+  readonly #primary: Queryable;
   readonly #maxLagMs: number;
+  readonly #intervalMs: number;
   readonly #log: Logger;
+  /** The primary's WAL positions, oldest first, kept STAND_IN_MAX_MS. */
+  readonly #samples: Sample[] = [];
   #timer: NodeJS.Timeout | null = null;
-  /** Replicas in state `up`, in a fixed order, read in turn. */
-  #fresh: Replica[] = [];
-  /** Standbys that answer however far behind (`up`, `lagging`, `detached`), for when the primary fails. */
-  #standing: Replica[] = [];
+  #sampling = false;
   #turn = 0;
 
-  constructor(options: ReplicaOptions, log: Logger) {
+  constructor(options: ReplicaOptions, primary: Queryable, log: Logger) {
+    this.#primary = primary;
     this.#maxLagMs = options.databaseReplicaMaxLagMs;
+    // A few probes per lag bound, so that a replica that keeps up is never out of it between two.
+    this.#intervalMs = Math.min(1000, Math.max(50, Math.round(this.#maxLagMs / 4)));
     this.#log = log;
     const timeoutMs = options.databaseReplicaTimeoutMs;
     this.#replicas = options.databaseReplicaUrls.map((url) => {
+      const name = replicaName(url);
       // A sick replica must cost a read little: the primary answers instead.
       const pool = createPool(
         url,
@@ -96,44 +112,64 @@ export class ReplicaSet {
           dbStatementTimeoutMs: timeoutMs,
           breakerTimeoutMs: timeoutMs,
         },
-        log,
+        log.child({ replica: name }),
       );
-      return new Replica(replicaName(url), pool);
+      return new Replica(name, pool);
     });
   }
 
-  /** A change committed longer ago than this is on every replica that takes reads. */
-  get lagBoundMs(): number {
-    return this.#maxLagMs + REPLICA_PROBE_MS;
-  }
-
-  /** Some replica streams within the lag bound now. */
-  get fresh(): boolean {
-    return this.#fresh.length > 0;
-  }
-
-  /** Some standby answers now, however far behind. */
-  get standing(): boolean {
-    return this.#standing.length > 0;
-  }
-
-  /** Probes every replica now, then every REPLICA_PROBE_MS. */
+  /** Probes now, then every quarter of the lag bound (at least every second, at most every 50 ms). */
   start(): void {
     if (this.#timer !== null || this.#replicas.length === 0) return;
-    this.#probeAll();
-    this.#timer = setInterval(() => this.#probeAll(), REPLICA_PROBE_MS);
+    void this.#probeAll();
+    this.#timer = setInterval(() => void this.#probeAll(), this.#intervalMs);
     this.#timer.unref();
   }
 
-  /** The links of `codes` that a replica within the lag bound has; rejects when none can be read or it fails. */
-  readonly fetchFresh = (codes: ShortCode[]): Promise<Map<ShortCode, Link>> =>
-    this.#read(this.#fresh[this.#turn++ % Math.max(1, this.#fresh.length)], codes);
+  /** Some replica is within the lag bound now. */
+  get fresh(): boolean {
+    const now = performance.now();
+    return this.#replicas.some((replica) => replica.readable(now, this.#maxLagMs));
+  }
 
-  /** The same from the freshest standby that answers, however far behind: for when the primary cannot answer. */
-  readonly fetchStanding = (codes: ShortCode[]): Promise<Map<ShortCode, Link>> => this.#read(this.#standing[0], codes);
+  /** Some standby caught up within STAND_IN_MAX_MS answers now. */
+  get standing(): boolean {
+    const now = performance.now();
+    return this.#replicas.some((replica) => replica.readable(now, STAND_IN_MAX_MS));
+  }
+
+  /** The latest caughtUpTo of the replicas within the lag bound (-Infinity: none). */
+  get newestFresh(): number {
+    const now = performance.now();
+    let newest = -Infinity;
+    for (const replica of this.#replicas) if (replica.readable(now, this.#maxLagMs)) newest = Math.max(newest, replica.caughtUpTo);
+    return newest;
+  }
+
+  /** What a replica within the lag bound has of `codes`, the replicas in turn; rejects when none can be read or it fails. */
+  readonly fetchFresh = (codes: ShortCode[]): Promise<Map<ShortCode, Replicated>> => {
+    const now = performance.now();
+    const candidates = this.#replicas.filter((replica) => replica.readable(now, this.#maxLagMs));
+    return this.#read(candidates[this.#turn++ % Math.max(1, candidates.length)], codes);
+  };
+
+  /** The same from the freshest standby caught up within STAND_IN_MAX_MS: for when the primary cannot answer. */
+  readonly fetchStanding = (codes: ShortCode[]): Promise<Map<ShortCode, Replicated>> => {
+    const now = performance.now();
+    let best: Replica | undefined;
+    for (const replica of this.#replicas) {
+      if (replica.readable(now, STAND_IN_MAX_MS) && (best === undefined || replica.caughtUpTo > best.caughtUpTo)) best = replica;
+    }
+    return this.#read(best, codes);
+  };
 
   status(): ReplicaStatus[] {
-    return this.#replicas.map(({ name, state, lagMs }) => ({ name, state, lagMs }));
+    const now = performance.now();
+    return this.#replicas.map(({ name, state, caughtUpTo }) => ({
+      name,
+      state,
+      lagMs: state === 'up' || state === 'lagging' ? lagOf(now, caughtUpTo) : null,
+    }));
   }
 
   async close(): Promise<void> {
@@ -142,63 +178,107 @@ export class ReplicaSet {
     await Promise.all(this.#replicas.map((replica) => replica.pool.end()));
   }
 
-  async #read(replica: Replica | undefined, codes: ShortCode[]): Promise<Map<ShortCode, Link>> {
+  async #read(replica: Replica | undefined, codes: ShortCode[]): Promise<Map<ShortCode, Replicated>> {
     if (replica === undefined) throw new Error('no replica can be read');
+    // Taken before the query: the snapshot the query reads is at least this fresh.
+    const caughtUpTo = replica.caughtUpTo;
     try {
-      return await findLinks(replica.pool, codes);
+      const links = await findLinks(replica.pool, codes);
+      const answered = new Map<ShortCode, Replicated>();
+      for (const [code, link] of links) answered.set(code, { link, caughtUpTo });
+      return answered;
     } catch (err) {
-      this.#set(replica, 'down', null, (err as Error).message);
+      this.#set(replica, 'down', (err as Error).message);
       throw err;
     }
   }
 
-  #probeAll(): void {
-    for (const replica of this.#replicas) {
-      if (replica.probing) continue; // the last probe still waits for its timeout
-      void this.#probe(replica);
+  /** One round: the primary's position, then every replica's (never rejects). A probe that waits for its timeout delays no other. */
+  async #probeAll(): Promise<void> {
+    if (!this.#sampling) {
+      this.#sampling = true;
+      await this.#samplePrimary().finally(() => {
+        this.#sampling = false;
+      });
     }
+    for (const replica of this.#replicas) void this.#probe(replica);
   }
 
-  /** Never rejects: a failed probe puts the replica down. */
+  async #samplePrimary(): Promise<void> {
+    const at = performance.now();
+    try {
+      const { rows } = await this.#primary.query<{ lsn: string }>(PRIMARY_POSITION);
+      const lsn = rows[0]?.lsn;
+      if (lsn !== undefined) this.#samples.push({ at, lsn: parseLsn(lsn) });
+    } catch {
+      // Unmeasured this round: the replicas' caughtUpTo stays where it was, and ages.
+    }
+    const oldest = at - STAND_IN_MAX_MS;
+    let drop = 0;
+    // Keep the newest sample older than the window too: a replica may still have reached it.
+    while (drop < this.#samples.length - 1 && (this.#samples[drop + 1]?.at ?? Infinity) < oldest) drop++;
+    if (drop > 0) this.#samples.splice(0, drop);
+  }
+
   async #probe(replica: Replica): Promise<void> {
+    if (replica.probing) return;
     replica.probing = true;
     try {
-      const { rows } = await replica.pool.query<ProbeRow>(PROBE);
+      const { rows } = await replica.pool.query<{ standby: boolean; lsn: string | null }>(REPLICA_POSITION);
       const row = rows[0];
       if (row === undefined) throw new Error('the probe returned no row');
-      const lagMs = row.lag_ms === null ? null : Number(row.lag_ms);
-      if (!row.standby) this.#set(replica, 'not-standby', null);
-      else if (!row.streaming) this.#set(replica, 'detached', lagMs);
-      else if (lagMs === null || lagMs > this.#maxLagMs) this.#set(replica, 'lagging', lagMs);
-      else this.#set(replica, 'up', lagMs);
+      if (!row.standby || row.lsn === null) {
+        replica.caughtUpTo = -Infinity;
+        this.#set(replica, 'not-standby');
+        return;
+      }
+      replica.caughtUpTo = this.#reached(parseLsn(row.lsn));
+      this.#set(replica, performance.now() - replica.caughtUpTo <= this.#maxLagMs ? 'up' : 'lagging');
     } catch (err) {
-      this.#set(replica, 'down', null, (err as Error).message);
+      this.#set(replica, 'down', (err as Error).message);
     } finally {
       replica.probing = false;
     }
   }
 
-  #set(replica: Replica, state: ReplicaState, lagMs: number | null, error?: string): void {
-    replica.lagMs = lagMs;
+  /** The latest instant at which the primary's position was at most `replayed` (-Infinity: none kept). */
+  #reached(replayed: bigint): number {
+    for (let i = this.#samples.length - 1; i >= 0; i--) {
+      const sample = this.#samples[i];
+      if (sample !== undefined && sample.lsn <= replayed) return sample.at;
+    }
+    return -Infinity;
+  }
+
+  #set(replica: Replica, state: ReplicaState, error?: string): void {
     if (replica.state === state) return;
     const from = replica.state;
     replica.state = state;
-    this.#fresh = this.#replicas.filter((r) => r.state === 'up');
-    // The freshest first: `up`, then `lagging`, then `detached`.
-    this.#standing = (['up', 'lagging', 'detached'] as const).flatMap((s) => this.#replicas.filter((r) => r.state === s));
-    const fields = { replica: replica.name, from, to: state, lagMs, maxLagMs: this.#maxLagMs, error };
-    if (state === 'up') this.#log.info(fields, 'Postgres replica takes reads');
-    else this.#log.warn(fields, `Postgres replica takes no reads: ${DESCRIBE[state]}`);
+    const now = performance.now();
+    const quiet = now - replica.lastLogged < LOG_QUIET_MS;
+    replica.lastLogged = now;
+    const fields = { replica: replica.name, from, to: state, lagMs: lagOf(now, replica.caughtUpTo), maxLagMs: this.#maxLagMs, error };
+    if (state === 'up') this.#log[quiet ? 'debug' : 'info'](fields, 'Postgres replica takes reads');
+    else this.#log[quiet ? 'debug' : 'warn'](fields, `Postgres replica takes no fresh reads: ${DESCRIBE[state]}`);
   }
 }
 
 const DESCRIBE: Record<Exclude<ReplicaState, 'up'>, string> = {
   starting: 'not probed yet',
-  lagging: 'its replay lags more than DATABASE_REPLICA_MAX_LAG_MS',
-  detached: 'it does not stream from its primary',
+  lagging: 'it has not replayed what the primary had DATABASE_REPLICA_MAX_LAG_MS ago',
   'not-standby': 'it is not a standby (promoted, or not a replica)',
   down: 'it failed to answer',
 };
+
+function lagOf(now: number, caughtUpTo: number): number | null {
+  return Number.isFinite(caughtUpTo) ? Math.round(now - caughtUpTo) : null;
+}
+
+/** A pg_lsn as text ("16/B374D848") as a number that compares like it. */
+export function parseLsn(text: string): bigint {
+  const [high = '0', low = '0'] = text.split('/');
+  return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
+}
 
 /** host:port/database of a postgres:// URL: what logs and /readyz show, never its credentials. */
 export function replicaName(url: string): string {

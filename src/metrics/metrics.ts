@@ -169,7 +169,7 @@ export function createMetrics(): Metrics {
     { labels: { result: 'absent' }, value: lookups.postgresAbsent },
     { labels: { result: 'failed' }, value: lookups.postgresFailed },
   ]);
-  scraped(registry, 'shortener_postgres_replica_lookups_total', 'Codes looked up on a read replica: found, miss (read again on the primary), failed (the primary answered instead), stood_in (the primary failed and a standby answered).', 'counter', () => [
+  scraped(registry, 'shortener_postgres_replica_lookups_total', 'Codes looked up on a read replica: found, miss (not there, or only older than a change known here: read again on the primary), failed (the primary answered instead), stood_in (the primary failed and a standby answered).', 'counter', () => [
     { labels: { result: 'found' }, value: lookups.replicaFound },
     { labels: { result: 'miss' }, value: lookups.replicaMissed },
     { labels: { result: 'failed' }, value: lookups.replicaFailed },
@@ -203,7 +203,7 @@ export function createMetrics(): Metrics {
   );
   gauge(
     'shortener_postgres_replica_up',
-    'Whether a read replica takes reads (1) or not (0): it streams and lags at most DATABASE_REPLICA_MAX_LAG_MS.',
+    'Whether a read replica takes reads (1) or not (0): at its last probe it had replayed what the primary had at most DATABASE_REPLICA_MAX_LAG_MS before.',
     (set) => {
       for (const { name, state } of watched?.replicas?.status() ?? []) set(state === 'up' ? 1 : 0, { replica: name });
     },
@@ -211,7 +211,7 @@ export function createMetrics(): Metrics {
   );
   gauge(
     'shortener_postgres_replica_lag_seconds',
-    'Replay lag of each read replica at its last probe (absent while unknown).',
+    'How old the newest primary position each read replica has replayed is (absent while unknown).',
     (set) => {
       for (const { name, lagMs } of watched?.replicas?.status() ?? []) if (lagMs !== null) set(lagMs / 1000, { replica: name });
     },

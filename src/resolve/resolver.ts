@@ -12,15 +12,18 @@
 // (test/fault-matrix-process.test.ts). An invalidation heard drops the code's last known answer; a
 // missed one, or hearing the channel again after a silence, drops them all (see app.ts).
 //
-// With read replicas (db/replicas.ts), Postgres means a replica first: what it does not have, and
-// any code changed within the replicas' lag bound (an invalidation heard, or one that may have been
-// missed), is read on the primary, so lag never makes a link that exists a 404 or brings an older
-// state of it back. When the primary fails, a standby's answer, however far behind, stands in.
+// With read replicas (db/replicas.ts), Postgres means a replica first. Its answer is taken only if
+// it has caught up past every change of the code this instance made or heard of (and past any
+// moment invalidations may have been missed); what it does not have, or may have in an older
+// state, is read on the primary. So lag never makes a link that exists a 404, and never brings back
+// a state older than one this instance knows to be gone. When the primary fails, a standby caught
+// up within 10 minutes stands in, under the same rule.
 
 import { LRUCache } from 'lru-cache';
 import { ABSENT, entryOf, type CacheEntry, type LinkCache } from '../cache/link-cache.ts';
 import type { ShortCode } from '../core/codes.ts';
 import type { Link } from '../core/link.ts';
+import type { Replicated } from '../db/replicas.ts';
 import type { Known } from '../redis/entries.ts';
 import { KeyBatcher } from './batcher.ts';
 
@@ -35,18 +38,18 @@ export interface SharedCache {
   backFill(code: ShortCode, link: Known): void;
 }
 
-/** Postgres read replicas as the resolver uses them (db/replicas.ts). */
+/** Postgres read replicas as the resolver uses them (db/replicas.ts). Instants are performance.now(). */
 export interface ReplicaReads {
   /** Some replica within the lag bound can be read now. */
   readonly fresh: boolean;
-  /** Some standby answers now, however far behind. */
+  /** Some standby that may stand in for the primary answers now. */
   readonly standing: boolean;
-  /** A change committed longer ago than this is on every replica that takes reads. */
-  readonly lagBoundMs: number;
+  /** The latest instant up to which a replica within the lag bound has every change. */
+  readonly newestFresh: number;
   /** From a replica within the lag bound, in one round trip; rejects on failure. */
-  fetchFresh: LinkSource;
-  /** From any standby that answers; rejects on failure. */
-  fetchStanding: LinkSource;
+  fetchFresh(codes: ShortCode[]): Promise<Map<ShortCode, Replicated>>;
+  /** From the freshest standby that may stand in; rejects on failure. */
+  fetchStanding(codes: ShortCode[]): Promise<Map<ShortCode, Replicated>>;
 }
 
 /** Lookups below the LRU, counted for the metrics (metrics/metrics.ts). */
@@ -77,8 +80,10 @@ const LAST_KNOWN_MAX_BYTES = 32 * 1024 * 1024;
 const LAST_KNOWN_TTL_MAX_MS = 10 * 60_000;
 /** What an entry costs besides its strings (lru-cache's index slots and the map entry), roughly. */
 const ENTRY_OVERHEAD_BYTES = 100;
-/** Codes changed within the replicas' lag bound that are remembered one by one; more, and every read goes to the primary for a while. */
+/** Codes whose last change is remembered (for replicas); beyond that, the oldest become a floor for all. */
 const CHANGED_MAX = 100_000;
+/** As long as a standby may stand in (db/replicas.ts STAND_IN_MAX_MS), and more than any lag bound. */
+const CHANGED_TTL_MS = 10 * 60_000;
 
 export interface ResolverDeps {
   cache: LinkCache;
@@ -104,8 +109,8 @@ export interface Resolver {
   /** Drops `code` from the LRU, and keeps the lookup in flight for it, if any, from filling it. */
   invalidate(code: string): void;
   /**
-   * Invalidations may have been missed: forgets every last known answer, and reads every code on
-   * the primary until the replicas must have caught up with whatever was missed.
+   * Invalidations may have been missed: forgets every last known answer, and takes no replica's
+   * answer until it has caught up past this moment.
    */
   missedInvalidations(): void;
 }
@@ -130,21 +135,23 @@ export function createResolver({
 }: ResolverDeps): Resolver {
   const postgres = new KeyBatcher<ShortCode, Link>(source, maxBatch, stats === null ? undefined : (size) => stats.postgresBatch(size));
   const replicaSent = stats === null ? undefined : (size: number) => stats.replicaBatch(size);
-  const freshReads = replicas === null ? null : new KeyBatcher<ShortCode, Link>(replicas.fetchFresh, maxBatch, replicaSent);
-  const standbyReads = replicas === null ? null : new KeyBatcher<ShortCode, Link>(replicas.fetchStanding, maxBatch, replicaSent);
-  // Codes changed within the lag bound: a replica may not have them yet.
+  const freshReads = replicas === null ? null : new KeyBatcher<ShortCode, Replicated>((codes) => replicas.fetchFresh(codes), maxBatch, replicaSent);
+  const standbyReads = replicas === null ? null : new KeyBatcher<ShortCode, Replicated>((codes) => replicas.fetchStanding(codes), maxBatch, replicaSent);
+  /** A replica's answer counts only if it caught up after this: invalidations may have been missed before. */
+  let floor = -Infinity;
+  /** When each code last changed, as this instance made or heard it; a code forgotten for room raises the floor. */
   const changed =
-    replicas === null ? null : new LRUCache<string, true>({ max: CHANGED_MAX, ttl: replicas.lagBoundMs });
-  /** Until then every code is read on the primary (invalidations were missed, or too many to remember). */
-  let primaryOnlyUntil = 0;
-  const changedNow = (code?: string): void => {
-    if (replicas === null || changed === null) return;
-    if (code === undefined || changed.size >= CHANGED_MAX) {
-      primaryOnlyUntil = Date.now() + replicas.lagBoundMs;
-      changed.clear();
-    }
-    if (code !== undefined) changed.set(code, true);
-  };
+    replicas === null
+      ? null
+      : new LRUCache<string, number>({
+          max: CHANGED_MAX,
+          ttl: CHANGED_TTL_MS,
+          dispose: (at, _code, reason) => {
+            if (reason === 'evict') floor = Math.max(floor, at);
+          },
+        });
+  /** The instant a replica must have caught up past for its answer of `code` to count. */
+  const needed = (code: string): number => Math.max(floor, changed?.get(code) ?? -Infinity);
   const redis =
     shared === null
       ? null
@@ -199,9 +206,12 @@ export function createResolver({
 
   /** The link as a replica within the lag bound has it; undefined: read the primary. */
   const fromReplica = async (code: ShortCode): Promise<Link | undefined> => {
-    if (freshReads === null || !replicas?.fresh || changed?.has(code) === true || Date.now() < primaryOnlyUntil) return undefined;
+    // No replica has caught up past the code's last change yet: it would be read twice.
+    if (freshReads === null || !replicas?.fresh || replicas.newestFresh <= needed(code)) return undefined;
     try {
-      const link = await freshReads.load(code);
+      const replicated = await freshReads.load(code);
+      // Not there: it may be newer than the replica's replay. There, but older than a change known here: likewise.
+      const link = replicated !== undefined && replicated.caughtUpTo > needed(code) ? replicated.link : undefined;
       if (stats !== null) {
         if (link === undefined) stats.replicaMissed++;
         else stats.replicaFound++;
@@ -213,13 +223,13 @@ export function createResolver({
     }
   };
 
-  /** The primary failed (`err`): a standby's link, however far behind, or `err` again. */
+  /** The primary failed (`err`): a standby's link, if it has caught up past every change known here, or `err` again. */
   const standIn = async (code: ShortCode, err: unknown): Promise<Link> => {
+    const replicated = standbyReads === null || !replicas?.standing ? undefined : await standbyReads.load(code).catch(() => undefined);
     // Not found on a standby proves nothing: the link may be newer than its replay.
-    const link = standbyReads === null || !replicas?.standing ? undefined : await standbyReads.load(code).catch(() => undefined);
-    if (link === undefined) throw err;
+    if (replicated === undefined || replicated.caughtUpTo <= needed(code)) throw err;
     if (stats !== null) stats.replicaStoodIn++;
-    return link;
+    return replicated.link;
   };
 
   /** Keeps what a lookup found, no longer than the link lives; forgets a code found absent. */
@@ -246,12 +256,12 @@ export function createResolver({
     },
     missedInvalidations() {
       lastKnown.clear();
-      changedNow();
+      floor = performance.now();
     },
     invalidate(code) {
       cache.invalidate(code);
       lastKnown.delete(code);
-      changedNow(code);
+      changed?.set(code, performance.now());
       const lookup = inFlight.get(code);
       if (lookup === undefined) return;
       lookup.stale = true;
