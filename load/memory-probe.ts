@@ -17,7 +17,13 @@ if (typeof service.buildApp !== 'function') throw new Error('src/app.ts no longe
 
 const { values } = parseArgs({ options: { links: { type: 'string', default: '1000000' } } });
 const links = Number(values.links);
-const config = loadConfig({ CACHE_MAX_ENTRIES: String(Math.max(links, 1_000_000)) });
+// CACHE_MAX_BYTES counts 120 bytes + code + URL per link (~210 here): its default (512 MiB) holds
+// about 2.5M of them, so it is raised for more, or the LRU would evict and hold fewer than asked.
+const DEFAULT_CACHE_MAX_BYTES = 512 * 2 ** 20;
+const config = loadConfig({
+  CACHE_MAX_ENTRIES: String(Math.max(links, 1_000_000)),
+  CACHE_MAX_BYTES: String(Math.max(DEFAULT_CACHE_MAX_BYTES, links * 256)),
+});
 const codec = createCodeCodec(createPermutation(config.codeSecret, config.codeLength), config.codeLength);
 
 const collect = (): void => {

@@ -1,7 +1,7 @@
 // Turns a load-suite result into one self-contained HTML page (inline CSS and SVG, no scripts,
 // nothing fetched) and into a plain-text table for the terminal.
 
-import type { RunResult, SuiteResult, TargetResult, Verdict } from './types.ts';
+import type { RunResult, StorageFigures, SuiteResult, TargetResult, Verdict } from './types.ts';
 
 const intFmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const SVG_W = 1060;
@@ -45,7 +45,26 @@ function fmtDuration(seconds: number): string {
 function fmtMemory(run: RunResult): string {
   const m = run.memory;
   if (m === undefined) return '';
-  return `${intFmt.format(m.links)} links · RSS ${intFmt.format(m.rssMb)} MB · heap ${intFmt.format(m.heapUsedMb)} MB · ${intFmt.format(m.bytesPerLink)} B/link`;
+  return `${intFmt.format(m.links)} links · RSS ${intFmt.format(m.rssMb)} MB (${intFmt.format(m.rssBeforeMb)} MB before the first) · heap ${intFmt.format(m.heapUsedMb)} MB · ${intFmt.format(m.bytesPerLink)} B/link`;
+}
+
+/** The storage figures in two lines: Postgres, then Redis. */
+export function describeStorage(storage: StorageFigures): [string, string] {
+  const n = (v: number) => intFmt.format(v);
+  const p = storage.postgres;
+  const clicks = p.clickBytesPerRow === null ? 'no rows written' : `${n(p.clickBytesPerRow)} B/row over ${n(p.clickRows)} rows, links heap then ${n(p.clickedHeapBytesPerLink)} B/link`;
+  const postgres =
+    `Postgres ${n(p.bytesPerLink)} B/link (heap ${n(p.heapBytesPerLink)}, index ${n(p.indexBytesPerLink)}, ` +
+    `other ${n(p.bytesPerLink - p.heapBytesPerLink - p.indexBytesPerLink)}) over ${n(p.links)} links of ${p.urlBytes}-byte URLs · link_clicks_daily ${clicks}`;
+  const r = storage.redis;
+  if (r === null) return [postgres, 'Redis off (REDIS_URL unset)'];
+  const own = r.private;
+  const redis =
+    `Redis ${n(r.memoryUsagePerKey)} B/key by MEMORY USAGE (${n(r.keys)} keys, ${n(r.keysWithTtl)} with a TTL; names ${n(r.keyBytes)} B, values ${n(r.valueBytes)} B)` +
+    (own === null
+      ? ' · no private redis-server'
+      : ` · private redis-server, prefix "${own.keyPrefix}": ${n(own.bytesPerKey)} B/key of used_memory, +${n(own.ttlBytesPerKey)} B with a TTL, negative entry ${n(own.negativeBytesPerKey)} B`);
+  return [postgres, redis];
 }
 
 function hasLatency(run: RunResult): boolean {
@@ -196,9 +215,11 @@ function runRow(run: RunResult): string {
     td(fmtCpu(run.cpu.client), 'num'),
     td(fmtCpu(run.cpu.server), 'num'),
   ];
-  // Memory fields get a row of their own under the run: as columns they would make the table too wide.
-  const memory = run.memory === undefined ? '' : `<tr class="sub"><td colspan="3"></td><td colspan="${RUN_HEADERS.length - 3}">memory: ${escapeHtml(fmtMemory(run))}</td></tr>`;
-  return `<tr>${head}${cells.join('')}</tr>${memory}`;
+  // Memory and storage fields get rows of their own under the run: as columns they would make the table too wide.
+  const sub = (text: string) => `<tr class="sub"><td colspan="3"></td><td colspan="${RUN_HEADERS.length - 3}">${escapeHtml(text)}</td></tr>`;
+  const memory = run.memory === undefined ? '' : sub(`memory: ${fmtMemory(run)}`);
+  const storage = run.storage === undefined ? '' : describeStorage(run.storage).map(sub).join('');
+  return `<tr>${head}${cells.join('')}</tr>${memory}${storage}`;
 }
 
 function runsTable(runs: readonly RunResult[]): string {
@@ -295,8 +316,12 @@ function terminalRows(r: RunResult): string[][] {
     intFmt.format(r.errors),
     `${fmtCpu(r.cpu.client)} / ${fmtCpu(r.cpu.server)}`,
   ];
-  // A short row spans the rest of the line, so the memory fields sit under their run.
-  return r.memory === undefined ? [row] : [row, ['', `memory: ${fmtMemory(r)}`]];
+  // A short row spans the rest of the line, so the memory and storage fields sit under their run.
+  return [
+    row,
+    ...(r.memory === undefined ? [] : [['', `memory: ${fmtMemory(r)}`]]),
+    ...(r.storage === undefined ? [] : describeStorage(r.storage).map((line) => ['', line])),
+  ];
 }
 
 export function renderTable(result: SuiteResult): string {

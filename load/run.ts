@@ -5,6 +5,7 @@
 //   npm run load -- --url http://host:port --scenario hot     against an existing deployment
 //   npm run load -- --links 1000000 --seconds 10  bigger and longer
 //   REDIS_URL=redis://127.0.0.1:6379 npm run load   with the Redis tier (the redis scenario needs it)
+//   DATABASE_URL=postgres://… npm run load -- --scenario storage    bytes per link in Postgres (and Redis)
 //
 // It starts what it needs as child processes (the service, the bare node:http baseline, the
 // load generator's ceiling, the naive variants), seeds links through POST /links, runs each
@@ -17,13 +18,15 @@ import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, release, tmpdir, totalmem, type } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { Request } from 'autocannon';
-import { createTestDatabase } from '../test/helpers/db.ts';
+import { createTestDatabase, withClient } from '../test/helpers/db.ts';
 import { deleteKeys, randomPrefix } from '../test/helpers/redis.ts';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.ts';
 import { compare, measure, WARMUP_MS, type Variant } from './measure.ts';
-import { renderReport, renderTable } from './report.ts';
+import { describeStorage, renderReport, renderTable } from './report.ts';
+import { clicksStorage, linksStorage, redisStorage } from './storage.ts';
 import { judgeTargets, quietRun, SCENARIOS, type Scenario } from './targets.ts';
 import { get, post, randomCodes, seededRandom, targetUrl, zipfPaths } from './traffic.ts';
 import type { RunResult, SuiteResult } from './types.ts';
@@ -35,6 +38,9 @@ import type { RunResult, SuiteResult } from './types.ts';
 const LATENCY_CONNECTIONS = 20;
 
 const SEED_CONNECTIONS = 400;
+
+/** Links clicked once before the storage figures, so that link_clicks_daily has rows to size (CLICK_MAX_CODES: one flush takes them all). */
+const CLICK_SAMPLE = 20_000;
 
 /** More than any scanner run here has reached (the load generator's ceiling is ~30k req/s); sizes the list of distinct unknown codes. */
 const MAX_SCANNER_RPS = 40_000;
@@ -134,6 +140,14 @@ try {
   const fixed = (requests: readonly Request[]) => () => requests;
   const local = remote === undefined;
   const onlyLocal = 'needs local processes (not with --url)';
+
+  // Right after seeding, before any other scenario adds rows or keys: what the seeded links cost.
+  if (wants('storage')) {
+    const databaseUrl = database?.env.DATABASE_URL;
+    if (!local) skip('storage', 'storage', onlyLocal);
+    else if (databaseUrl === undefined) skip('storage', 'storage', 'needs DATABASE_URL (the embedded engine is one session, held by the service)');
+    else runs.push(await storageRun(base, pathsOf(codes.slice(0, CLICK_SAMPLE)), databaseUrl, redis));
+  }
 
   // The redirect path against the Node ceiling and the load generator's own, side by side.
   const group: Variant[] = [];
@@ -391,7 +405,7 @@ async function seed(url: string, count: number): Promise<[string, string][]> {
   const requests = Array.from({ length: count }, (_, i): Request => ({ ...post('/links', { url: targetUrl(i) }), onResponse }));
   // Many connections: creates are group-committed, so more of them in flight seed faster.
   const run = await measure({ scenario: 'seed', variant: 'service', label: 'seed', url, connections: SEED_CONNECTIONS, requests: () => requests, amount: count }, 600, 0);
-  if (links.length !== count) fail(`seeding created ${links.length} of ${count} links: ${JSON.stringify(run.statuses)}`);
+  if (links.length !== count) fail(`seeding created ${links.length} of ${count} links: ${JSON.stringify(run.statuses)}, ${run.errors} connection errors or timeouts`);
   log(`seeded at ${run.rps.toLocaleString('en-US')} links/s`);
   return links;
 }
@@ -408,11 +422,36 @@ async function prepareDatabase(): Promise<{ env: Record<string, string>; label: 
 }
 
 /** Redis for this run, under a key prefix of its own that is deleted afterwards; null without a Redis URL. */
-function prepareRedis(): { env: Record<string, string>; label: string } | null {
+function prepareRedis(): { env: Record<string, string>; url: string; prefix: string; label: string } | null {
   if (redisUrl === undefined) return null;
   const prefix = randomPrefix('load');
   cleanups.push(() => deleteKeys(redisUrl, prefix));
-  return { env: { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix }, label: `Redis at ${new URL(redisUrl).host} (key prefix ${prefix}, deleted afterwards)` };
+  return { env: { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix }, url: redisUrl, prefix, label: `Redis at ${new URL(redisUrl).host} (key prefix ${prefix}, deleted afterwards)` };
+}
+
+/**
+ * The storage scenario: the size of what the seeding wrote to Postgres and to Redis, then one
+ * click on each link of `clicks` (the click flusher writes their rows of link_clicks_daily and
+ * their counts in `links`), and the size of that.
+ */
+async function storageRun(base: string, clicks: readonly Request[], databaseUrl: string, redis: { url: string; prefix: string } | null): Promise<RunResult> {
+  const links = await linksStorage(databaseUrl);
+  const keys = redis === null ? null : await redisStorage(redis.url, redis.prefix);
+  await measure({ scenario: 'storage', variant: 'service', label: 'clicks', url: base, connections, requests: () => clicks, amount: clicks.length }, 600, 0);
+  await clickRowsWritten(databaseUrl, clicks.length);
+  const storage = { postgres: { ...links, ...(await clicksStorage(databaseUrl)) }, redis: keys };
+  log(`storage: ${describeStorage(storage).join('; ')}`);
+  return quietRun('storage', 'storage', { storage });
+}
+
+/** Waits (up to two default click-flush intervals) until link_clicks_daily holds `rows` rows. */
+async function clickRowsWritten(databaseUrl: string, rows: number): Promise<void> {
+  const count = () => withClient(databaseUrl, async (client) => Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM link_clicks_daily')).rows[0]?.n));
+  for (let waited = 0; waited < 10_000; waited += 250) {
+    if ((await count()) >= rows) return;
+    await sleep(250);
+  }
+  log(`storage: link_clicks_daily holds ${await count()} of ${rows} rows after 10 s; sizing those`);
 }
 
 async function memoryRun(): Promise<RunResult> {
@@ -425,10 +464,10 @@ async function memoryRun(): Promise<RunResult> {
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) fail(`memory probe exited with ${code}`);
-  const memory = JSON.parse(out) as { links: number; rssMb: number; heapUsedMb: number; bytesPerLink: number };
-  log(`memory: ${memory.rssMb} MB resident with ${memory.links.toLocaleString('en-US')} links in the LRU`);
-  const { links, rssMb, heapUsedMb, bytesPerLink } = memory;
-  return quietRun('memory', 'memory', { memory: { links, rssMb, heapUsedMb, bytesPerLink } });
+  const memory = JSON.parse(out) as { links: number; rssMb: number; rssBeforeMb: number; heapUsedMb: number; bytesPerLink: number };
+  log(`memory: ${memory.rssMb} MB resident with ${memory.links.toLocaleString('en-US')} links in the LRU (${memory.rssBeforeMb} MB before the first)`);
+  const { links, rssMb, rssBeforeMb, heapUsedMb, bytesPerLink } = memory;
+  return quietRun('memory', 'memory', { memory: { links, rssMb, rssBeforeMb, heapUsedMb, bytesPerLink } });
 }
 
 async function stop(server: ServerProcess): Promise<void> {

@@ -12,7 +12,7 @@ export interface Latency {
 
 /** One measurement: one server variant under one traffic shape for a bounded time. */
 export interface RunResult {
-  /** The scenario it belongs to: ceiling, baseline, hot, redis, postgres, not-found, create, mixed, latency, memory. */
+  /** The scenario it belongs to: ceiling, baseline, hot, redis, postgres, not-found, create, mixed, latency, memory, storage. */
   readonly scenario: string;
   /** Which server answered: 'service', 'baseline (node:http + Map)', 'one SELECT per request', ... */
   readonly variant: string;
@@ -34,9 +34,67 @@ export interface RunResult {
   /** Share of one core used during the run (1 = one full core), by the load generator and by the server process. */
   readonly cpu: { readonly client: number; readonly server: number | null };
   /** Only for the memory scenario. */
-  readonly memory?: { readonly links: number; readonly rssMb: number; readonly heapUsedMb: number; readonly bytesPerLink: number };
+  readonly memory?: {
+    readonly links: number;
+    readonly rssMb: number;
+    /** Resident memory of the probe with the service's modules loaded, before the first link: the floor of an instance. */
+    readonly rssBeforeMb: number;
+    readonly heapUsedMb: number;
+    readonly bytesPerLink: number;
+  };
+  /** Only for the storage scenario. */
+  readonly storage?: StorageFigures;
   /** Set when the run did not happen; says why (e.g. "the Redis tier does not exist yet"). */
   readonly skipped?: string;
+}
+
+/** What a link costs where the service keeps it besides its LRU, written by the service itself. */
+export interface StorageFigures {
+  readonly postgres: PostgresStorage;
+  /** null without a Redis (REDIS_URL unset). */
+  readonly redis: RedisStorage | null;
+}
+
+/** Sizes after VACUUM ANALYZE, in bytes; those of `links` before any click. */
+export interface PostgresStorage {
+  /** Rows of `links`, and the mean length of their URLs. */
+  readonly links: number;
+  readonly urlBytes: number;
+  /** pg_total_relation_size('links'): heap, TOAST, free-space and visibility maps, every index. */
+  readonly totalBytes: number;
+  /** pg_relation_size('links'): the heap alone. */
+  readonly heapBytes: number;
+  /** pg_indexes_size('links'): the primary key on `code` (the only index). */
+  readonly indexBytes: number;
+  readonly bytesPerLink: number;
+  readonly heapBytesPerLink: number;
+  readonly indexBytesPerLink: number;
+  /** link_clicks_daily after one click on some links: one row per link and UTC day clicked; its total size (table and key) per row. */
+  readonly clickRows: number;
+  readonly clickBytesPerRow: number | null;
+  /** The heap of `links` per link after those clicks: their counts are UPDATEs, whose old row versions VACUUM frees but does not give back. */
+  readonly clickedHeapBytesPerLink: number;
+}
+
+export interface RedisStorage {
+  /** The run's link keys, how many carry a TTL, and the mean length of their names and values. */
+  readonly keys: number;
+  readonly keysWithTtl: number;
+  readonly keyBytes: number;
+  readonly valueBytes: number;
+  /** Mean `MEMORY USAGE key SAMPLES 0` on the suite's Redis: key, value, main dict entry; not the TTL's entry. */
+  readonly memoryUsagePerKey: number;
+  /**
+   * The same values under the default key prefix on a private redis-server, as growth of its
+   * used_memory per key (dict buckets included): without a TTL, what a TTL adds, and a negative
+   * entry (an empty value, with its TTL). null when no private server could be started.
+   */
+  readonly private: {
+    readonly keyPrefix: string;
+    readonly bytesPerKey: number;
+    readonly ttlBytesPerKey: number;
+    readonly negativeBytesPerKey: number;
+  } | null;
 }
 
 export type Verdict = 'PASS' | 'MISS' | 'N/A';

@@ -40,6 +40,17 @@ test('npm run load: every scenario runs, answers as it should, and leaves a JSON
     if (run.scenario === 'memory') {
       assert.equal(run.memory?.links, 20_000);
       assert.ok((run.memory?.rssMb ?? 0) > 0);
+    } else if (run.scenario === 'storage') {
+      // Sized right after seeding: exactly the seeded links, each clicked once, each in Redis with a TTL.
+      const { postgres, redis } = run.storage ?? assert.fail('no storage figures');
+      assert.equal(postgres.links, 300);
+      assert.equal(postgres.urlBytes, 80);
+      assert.equal(postgres.clickRows, 300);
+      for (const bytes of [postgres.bytesPerLink, postgres.heapBytesPerLink, postgres.indexBytesPerLink, postgres.clickBytesPerRow ?? 0]) assert.ok(bytes > 0, JSON.stringify(postgres));
+      assert.equal(redis?.keys, 300);
+      assert.equal(redis.keysWithTtl, 300);
+      const own = redis.private ?? assert.fail('no private redis-server figures');
+      for (const bytes of [redis.memoryUsagePerKey, own.bytesPerKey, own.ttlBytesPerKey, own.negativeBytesPerKey]) assert.ok(bytes > 0, JSON.stringify(redis));
     } else {
       assert.equal(invalidRun(run), undefined, `${run.label}: ${JSON.stringify(run.statuses)}, ${run.errors} errors`);
       assert.ok(run.rps > 0 && run.latency.p99 > 0, run.label);

@@ -1,0 +1,166 @@
+// The `storage` scenario's probes: what a link costs in Postgres and in Redis once the service has
+// written it (the suite seeds through POST /links; creates write through to Redis under the run's
+// key prefix), and what clicks add (rows of link_clicks_daily, counts updated in `links`).
+// Postgres sizes come after VACUUM ANALYZE; Redis is measured key by key with MEMORY
+// USAGE (the suite's Redis is shared, so used_memory there says nothing about this run), and again
+// on a private redis-server, where used_memory also shows what MEMORY USAGE leaves out: the dict
+// buckets and a TTL's entry in the expires dict.
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChainableCommander } from 'ioredis';
+import type pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { withClient } from '../test/helpers/db.ts';
+import { PrivateRedis, withRedis } from '../test/helpers/redis.ts';
+import type { PostgresStorage, RedisStorage } from './types.ts';
+
+/** Commands per pipeline: each one stays small on a Redis that others use. */
+const CHUNK = 1000;
+
+/**
+ * The `links` table as the seeding left it: run before any click, whose counts UPDATE the rows.
+ * Dead tuples and stale statistics would make the figures drift from run to run, hence VACUUM.
+ */
+export async function linksStorage(databaseUrl: string): Promise<Omit<PostgresStorage, 'clickRows' | 'clickBytesPerRow' | 'clickedHeapBytesPerLink'>> {
+  return withClient(databaseUrl, async (client) => {
+    await client.query('VACUUM ANALYZE links');
+    const row = await one<{ links: string; url: string | null; total: string; heap: string; indexes: string }>(
+      client,
+      `SELECT (SELECT count(*) FROM links) AS links, (SELECT avg(octet_length(url)) FROM links) AS url,
+              pg_total_relation_size('links') AS total, pg_relation_size('links') AS heap, pg_indexes_size('links') AS indexes`,
+    );
+    const links = Number(row.links);
+    return {
+      links,
+      urlBytes: Math.round(Number(row.url ?? 0) * 10) / 10,
+      totalBytes: Number(row.total),
+      heapBytes: Number(row.heap),
+      indexBytes: Number(row.indexes),
+      bytesPerLink: per(row.total, links),
+      heapBytesPerLink: per(row.heap, links),
+      indexBytesPerLink: per(row.indexes, links),
+    };
+  });
+}
+
+/** After clicks: link_clicks_daily (table and key) per row, and the heap of `links` per link once the click counts were written to it. */
+export async function clicksStorage(databaseUrl: string): Promise<Pick<PostgresStorage, 'clickRows' | 'clickBytesPerRow' | 'clickedHeapBytesPerLink'>> {
+  return withClient(databaseUrl, async (client) => {
+    await client.query('VACUUM ANALYZE links');
+    await client.query('VACUUM ANALYZE link_clicks_daily');
+    const row = await one<{ links: string; heap: string; clicks: string; total: string }>(
+      client,
+      `SELECT (SELECT count(*) FROM links) AS links, pg_relation_size('links') AS heap,
+              (SELECT count(*) FROM link_clicks_daily) AS clicks, pg_total_relation_size('link_clicks_daily') AS total`,
+    );
+    const clickRows = Number(row.clicks);
+    return { clickRows, clickBytesPerRow: clickRows === 0 ? null : per(row.total, clickRows), clickedHeapBytesPerLink: per(row.heap, Number(row.links)) };
+  });
+}
+
+async function one<T extends object>(client: pg.Client, sql: string): Promise<T> {
+  const row = (await client.query<T>(sql)).rows[0];
+  if (row === undefined) throw new Error(`no row from: ${sql}`);
+  return row;
+}
+
+const per = (bytes: string, n: number): number => Math.round(Number(bytes) / Math.max(1, n));
+
+/** The run's link keys on the suite's Redis (under `prefix`), then the same values on a private server. */
+export async function redisStorage(redisUrl: string, prefix: string): Promise<RedisStorage> {
+  const entries: [string, string][] = [];
+  let usage = 0;
+  let withTtl = 0;
+  let keyBytes = 0;
+  await withRedis(redisUrl, async (redis) => {
+    const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}link:*`;
+    let cursor = '0';
+    const seen = new Set<string>();
+    do {
+      const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', CHUNK);
+      cursor = next;
+      // SCAN may return a key twice.
+      const keys = found.filter((key) => !seen.has(key));
+      for (const key of keys) seen.add(key);
+      if (keys.length === 0) continue;
+      const pipeline = redis.pipeline();
+      for (const key of keys) pipeline.call('MEMORY', 'USAGE', key, 'SAMPLES', '0').pttl(key).get(key);
+      const replies = (await pipeline.exec()) ?? [];
+      keys.forEach((key, i) => {
+        const [bytes, ttl, value] = [0, 1, 2].map((k) => replies[3 * i + k]?.[1]);
+        // A key gone between SCAN and the pipeline (expired) is left out.
+        if (typeof bytes !== 'number' || typeof value !== 'string') return;
+        usage += bytes;
+        if (typeof ttl === 'number' && ttl > 0) withTtl++;
+        keyBytes += key.length;
+        entries.push([key.slice(prefix.length), value]);
+      });
+    } while (cursor !== '0');
+  });
+  const keys = entries.length;
+  const mean = (total: number) => Math.round(total / Math.max(1, keys));
+  return {
+    keys,
+    keysWithTtl: withTtl,
+    keyBytes: mean(keyBytes),
+    valueBytes: mean(entries.reduce((sum, [, value]) => sum + value.length, 0)),
+    memoryUsagePerKey: mean(usage),
+    private: keys === 0 ? null : await privateServerFigures(entries),
+  };
+}
+
+/**
+ * On a redis-server of its own (nothing else allocates there): used_memory before and after
+ * writing the entries under the default key prefix, after giving each a TTL, and after writing as
+ * many negative entries (empty values with a TTL, in database 1). null if redis-server cannot start.
+ */
+async function privateServerFigures(entries: readonly [string, string][]): Promise<RedisStorage['private']> {
+  const config = loadConfig({});
+  const keyPrefix = config.redisKeyPrefix;
+  let server: PrivateRedis;
+  try {
+    server = await PrivateRedis.start();
+  } catch (err) {
+    console.error(`storage: no private redis-server (${err instanceof Error ? err.message : String(err)}); only MEMORY USAGE is measured`);
+    return null;
+  }
+  try {
+    const write = (db: number, command: (pipeline: ChainableCommander, key: string, value: string) => void) =>
+      withRedis(`${server.url}/${db}`, async (redis) => {
+        for (let i = 0; i < entries.length; i += CHUNK) {
+          const pipeline = redis.pipeline();
+          for (const [name, value] of entries.slice(i, i + CHUNK)) command(pipeline, keyPrefix + name, value);
+          await pipeline.exec();
+        }
+      });
+    const before = await settledMemory(server);
+    await write(0, (p, key, value) => p.set(key, value));
+    const plain = await settledMemory(server);
+    await write(0, (p, key) => p.pexpire(key, config.redisTtlMs));
+    const expiring = await settledMemory(server);
+    // The TTL does not change the size; a long one keeps the entries until they are counted.
+    await write(1, (p, key) => p.set(key, '', 'PX', config.redisTtlMs));
+    const negative = await settledMemory(server);
+    const perKey = (bytes: number) => Math.round(bytes / entries.length);
+    return { keyPrefix, bytesPerKey: perKey(plain - before), ttlBytesPerKey: perKey(expiring - plain), negativeBytesPerKey: perKey(negative - expiring) };
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * used_memory once it holds still: a dict that grew is rehashed incrementally (by the server's
+ * cron, 1 ms every 100 ms), and frees its old table only when done.
+ */
+async function settledMemory(server: PrivateRedis): Promise<number> {
+  const read = async () => Number((await server.info('memory')).used_memory);
+  let last = await read();
+  let still = 0;
+  for (let polls = 0; polls < 100 && still < 5; polls++) {
+    await sleep(100);
+    const now = await read();
+    still = now === last ? still + 1 : 0;
+    last = now;
+  }
+  return last;
+}
