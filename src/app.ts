@@ -72,7 +72,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     },
   });
   // Its pools connect only when asked; it starts probing once the app is built.
-  const replicas = config.databaseReplicaUrls.length === 0 ? null : new ReplicaSet(config, db, log);
+  const replicas = config.databaseReplicaUrls.length === 0 ? null : new ReplicaSet(config, log);
   const resolver = createResolver({
     cache,
     source: (codes) => breaker.run(() => findLinks(db, codes)),
@@ -81,6 +81,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     shared: redis?.store ?? null,
     sharedMaxBatch: config.redisBatchMax,
     lastKnownTtlMs: config.cacheTtlMs,
+    hearing: () => redis === null || redis.status().invalidations === 'live',
     stats: metrics?.lookups ?? null,
   });
   const propagate = createPropagate(cache, resolver, redis?.store ?? null);

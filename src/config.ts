@@ -206,7 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     embeddedDataDir: read('EMBEDDED_DATA_DIR', './data/pglite', text(() => true, 'a folder path')),
     databaseReplicaUrls,
-    databaseReplicaMaxLagMs: read('DATABASE_REPLICA_MAX_LAG_MS', 1000, int(10, 600_000)),
+    databaseReplicaMaxLagMs: read('DATABASE_REPLICA_MAX_LAG_MS', 1000, int(100, 600_000)),
     databaseReplicaTimeoutMs: read('DATABASE_REPLICA_TIMEOUT_MS', 1000, int(10, 60_000)),
     redisUrl,
     redisClusterUrls,

@@ -1,10 +1,14 @@
 // Postgres read replicas (DATABASE_REPLICA_URLS): standbys that take the resolver's reads off the
 // primary. How far behind a replica is, is measured against the primary, on this process's clock:
-// each probe round first reads the primary's WAL position (at time t), then each replica's replay
-// position; a replica that has replayed up to that position has every change committed before t.
-// Its `caughtUpTo` is the latest such t. So a standby that is connected but receives nothing, or
-// replays slowly, falls behind by this measure however it sees itself, and clocks of other machines
-// play no part.
+// each probe round first reads the primary's WAL position (at time t: the flush position, which
+// every acknowledged commit has reached, or the insert position when the session commits
+// asynchronously), then each replica's replay position; a replica that has replayed up to that
+// position has every change committed before t. Its `caughtUpTo` is the latest such t. So a standby
+// that is connected but receives nothing, or replays slowly, falls behind by this measure however it
+// sees itself, and clocks of other machines play no part. Positions are compared only within one
+// timeline of the primary: a failover (a new timeline, or a position that goes back) starts the
+// measurements again. Each URL must reach one server (not a balancer over several standbys), and
+// probes use connections of their own, so that a busy pool delays no measurement.
 //
 // A replica takes fresh reads while its caughtUpTo is at most DATABASE_REPLICA_MAX_LAG_MS old (the
 // check is made at each read, not only at each probe), and answers only what it has: the resolver
@@ -18,7 +22,7 @@ import type { Config } from '../config.ts';
 import type { ShortCode } from '../core/codes.ts';
 import type { Link } from '../core/link.ts';
 import { findLinks } from './links.ts';
-import { createPool, type Queryable } from './pool.ts';
+import { createPool } from './pool.ts';
 
 /**
  * - `starting`: not probed yet;
@@ -49,8 +53,13 @@ export const STAND_IN_MAX_MS = 10 * 60_000;
 /** Transitions of one replica logged closer together than this are logged at debug level (a replica near the bound flaps). */
 const LOG_QUIET_MS = 10_000;
 
-const PRIMARY_POSITION = 'SELECT pg_current_wal_lsn()::text AS lsn';
+const PRIMARY_POSITION = `SELECT current_setting('synchronous_commit') = 'off' AS async,
+  pg_current_wal_insert_lsn()::text AS inserted, pg_current_wal_flush_lsn()::text AS flushed,
+  substr(pg_walfile_name(pg_current_wal_flush_lsn()), 1, 8) AS timeline`;
 const REPLICA_POSITION = 'SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS lsn';
+/** WAL page size, and the headers an insert position may point just past (short and long page headers). */
+const WAL_PAGE = 8192n;
+const PAGE_HEADERS = [24n, 40n];
 
 interface Sample {
   /** performance.now() before the primary was asked. */
@@ -60,15 +69,19 @@ interface Sample {
 
 class Replica {
   readonly name: string;
+  /** Reads. */
   readonly pool: pg.Pool;
+  /** Probes: one connection of their own. */
+  readonly probes: pg.Pool;
   state: ReplicaState = 'starting';
   caughtUpTo = -Infinity;
   probing = false;
   lastLogged = -Infinity;
 
-  constructor(name: string, pool: pg.Pool) {
+  constructor(name: string, pool: pg.Pool, probes: pg.Pool) {
     this.name = name;
     this.pool = pool;
+    this.probes = probes;
   }
 
   /** Whether it may be read at `now` by a reader who accepts data `maxAgeMs` old. */
@@ -79,12 +92,20 @@ class Replica {
 
 export type ReplicaOptions = Pick<
   Config,
-  'databaseReplicaUrls' | 'databaseReplicaMaxLagMs' | 'databaseReplicaTimeoutMs' | 'dbPoolMax' | 'dbConnectTimeoutMs'
+  | 'databaseUrl'
+  | 'databaseReplicaUrls'
+  | 'databaseReplicaMaxLagMs'
+  | 'databaseReplicaTimeoutMs'
+  | 'dbPoolMax'
+  | 'dbConnectTimeoutMs'
+  | 'dbStatementTimeoutMs'
+  | 'breakerTimeoutMs'
 >;
 
 export class ReplicaSet {
   readonly #replicas: readonly Replica[];
-  readonly #primary: Queryable;
+  /** One connection to the primary, for its positions. */
+  readonly #primary: pg.Pool;
   readonly #maxLagMs: number;
   readonly #intervalMs: number;
   readonly #log: Logger;
@@ -92,29 +113,32 @@ export class ReplicaSet {
   readonly #samples: Sample[] = [];
   #timer: NodeJS.Timeout | null = null;
   #sampling = false;
+  /** The primary's timeline at the last sample (a failover changes it). */
+  #timeline: string | undefined;
+  /** The last sample failed: the replicas' lag is not being measured. */
+  #unmeasured = false;
+  #closed = false;
   #turn = 0;
 
-  constructor(options: ReplicaOptions, primary: Queryable, log: Logger) {
-    this.#primary = primary;
+  constructor(options: ReplicaOptions, log: Logger) {
+    if (options.databaseUrl === undefined) throw new Error('read replicas need DATABASE_URL');
     this.#maxLagMs = options.databaseReplicaMaxLagMs;
     // A few probes per lag bound, so that a replica that keeps up is never out of it between two.
-    this.#intervalMs = Math.min(1000, Math.max(50, Math.round(this.#maxLagMs / 4)));
+    this.#intervalMs = Math.min(1000, Math.max(25, Math.round(this.#maxLagMs / 4)));
     this.#log = log;
+    this.#primary = createPool(options.databaseUrl, { ...options, dbPoolMax: 1 }, log);
     const timeoutMs = options.databaseReplicaTimeoutMs;
+    // A sick replica must cost a read little: the primary answers instead.
+    const replicaPool = (url: string, max: number, replicaLog: Logger) =>
+      createPool(
+        url,
+        { dbPoolMax: max, dbConnectTimeoutMs: Math.min(options.dbConnectTimeoutMs, timeoutMs), dbStatementTimeoutMs: timeoutMs, breakerTimeoutMs: timeoutMs },
+        replicaLog,
+      );
     this.#replicas = options.databaseReplicaUrls.map((url) => {
       const name = replicaName(url);
-      // A sick replica must cost a read little: the primary answers instead.
-      const pool = createPool(
-        url,
-        {
-          dbPoolMax: options.dbPoolMax,
-          dbConnectTimeoutMs: Math.min(options.dbConnectTimeoutMs, timeoutMs),
-          dbStatementTimeoutMs: timeoutMs,
-          breakerTimeoutMs: timeoutMs,
-        },
-        log.child({ replica: name }),
-      );
-      return new Replica(name, pool);
+      const replicaLog = log.child({ replica: name });
+      return new Replica(name, replicaPool(url, options.dbPoolMax, replicaLog), replicaPool(url, 1, replicaLog));
     });
   }
 
@@ -173,9 +197,10 @@ export class ReplicaSet {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
-    await Promise.all(this.#replicas.map((replica) => replica.pool.end()));
+    await Promise.all([this.#primary.end(), ...this.#replicas.flatMap((replica) => [replica.pool.end(), replica.probes.end()])]);
   }
 
   async #read(replica: Replica | undefined, codes: ShortCode[]): Promise<Map<ShortCode, Replicated>> {
@@ -201,17 +226,32 @@ export class ReplicaSet {
         this.#sampling = false;
       });
     }
+    if (this.#closed) return;
     for (const replica of this.#replicas) void this.#probe(replica);
   }
 
   async #samplePrimary(): Promise<void> {
+    if (this.#closed) return;
     const at = performance.now();
     try {
-      const { rows } = await this.#primary.query<{ lsn: string }>(PRIMARY_POSITION);
-      const lsn = rows[0]?.lsn;
-      if (lsn !== undefined) this.#samples.push({ at, lsn: parseLsn(lsn) });
+      const { rows } = await this.#primary.query<{ async: boolean; inserted: string; flushed: string; timeline: string }>(PRIMARY_POSITION);
+      const row = rows[0];
+      if (row === undefined) throw new Error('no row');
+      // An asynchronous commit is acknowledged before its WAL is flushed, but never before it is inserted.
+      const lsn = row.async ? pastHeader(parseLsn(row.inserted)) : parseLsn(row.flushed);
+      const last = this.#samples.at(-1);
+      if ((this.#timeline !== undefined && row.timeline !== this.#timeline) || (last !== undefined && lsn < last.lsn)) {
+        // A failover: positions on the old timeline say nothing of what the new primary has.
+        this.#log.warn({ from: this.#timeline, to: row.timeline }, 'the Postgres primary is on another timeline: replica lag is measured again from now');
+        this.#samples.length = 0;
+        for (const replica of this.#replicas) replica.caughtUpTo = -Infinity;
+      }
+      this.#timeline = row.timeline;
+      this.#samples.push({ at, lsn });
+      this.#unmeasured = false;
     } catch {
       // Unmeasured this round: the replicas' caughtUpTo stays where it was, and ages.
+      this.#unmeasured = true;
     }
     const oldest = at - STAND_IN_MAX_MS;
     let drop = 0;
@@ -221,10 +261,10 @@ export class ReplicaSet {
   }
 
   async #probe(replica: Replica): Promise<void> {
-    if (replica.probing) return;
+    if (replica.probing || this.#closed) return;
     replica.probing = true;
     try {
-      const { rows } = await replica.pool.query<{ standby: boolean; lsn: string | null }>(REPLICA_POSITION);
+      const { rows } = await replica.probes.query<{ standby: boolean; lsn: string | null }>(REPLICA_POSITION);
       const row = rows[0];
       if (row === undefined) throw new Error('the probe returned no row');
       if (!row.standby || row.lsn === null) {
@@ -235,7 +275,7 @@ export class ReplicaSet {
       replica.caughtUpTo = this.#reached(parseLsn(row.lsn));
       this.#set(replica, performance.now() - replica.caughtUpTo <= this.#maxLagMs ? 'up' : 'lagging');
     } catch (err) {
-      this.#set(replica, 'down', (err as Error).message);
+      if (!this.#closed) this.#set(replica, 'down', (err as Error).message);
     } finally {
       replica.probing = false;
     }
@@ -255,11 +295,13 @@ export class ReplicaSet {
     const from = replica.state;
     replica.state = state;
     const now = performance.now();
+    // A replica that flaps logs once per LOG_QUIET_MS at its level; /readyz and the metrics show every state.
     const quiet = now - replica.lastLogged < LOG_QUIET_MS;
-    replica.lastLogged = now;
+    if (!quiet) replica.lastLogged = now;
     const fields = { replica: replica.name, from, to: state, lagMs: lagOf(now, replica.caughtUpTo), maxLagMs: this.#maxLagMs, error };
+    const why = state === 'lagging' && this.#unmeasured ? "the primary's position cannot be read, so its lag is unknown" : undefined;
     if (state === 'up') this.#log[quiet ? 'debug' : 'info'](fields, 'Postgres replica takes reads');
-    else this.#log[quiet ? 'debug' : 'warn'](fields, `Postgres replica takes no fresh reads: ${DESCRIBE[state]}`);
+    else this.#log[quiet ? 'debug' : 'warn'](fields, `Postgres replica takes no fresh reads: ${why ?? DESCRIBE[state]}`);
   }
 }
 
@@ -272,6 +314,12 @@ const DESCRIBE: Record<Exclude<ReplicaState, 'up'>, string> = {
 
 function lagOf(now: number, caughtUpTo: number): number | null {
   return Number.isFinite(caughtUpTo) ? Math.round(now - caughtUpTo) : null;
+}
+
+/** An insert position just past a page header, moved back before it: a record that ends at the page's end ends there. */
+function pastHeader(lsn: bigint): bigint {
+  const offset = lsn % WAL_PAGE;
+  return PAGE_HEADERS.includes(offset) ? lsn - offset : lsn;
 }
 
 /** A pg_lsn as text ("16/B374D848") as a number that compares like it. */

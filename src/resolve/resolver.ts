@@ -97,6 +97,8 @@ export interface ResolverDeps {
   sharedMaxBatch: number;
   /** How long a last known answer may stand in for Postgres (at most 10 minutes). */
   lastKnownTtlMs: number;
+  /** Whether invalidations reach this instance now (absent: always; false while Redis is deaf). */
+  hearing?: () => boolean;
   /** Where lookups are counted; absent or null: nowhere (METRICS_ENABLED=false). */
   stats?: ResolverStats | null;
 }
@@ -131,6 +133,7 @@ export function createResolver({
   shared,
   sharedMaxBatch,
   lastKnownTtlMs,
+  hearing = () => true,
   stats = null,
 }: ResolverDeps): Resolver {
   const postgres = new KeyBatcher<ShortCode, Link>(source, maxBatch, stats === null ? undefined : (size) => stats.postgresBatch(size));
@@ -151,7 +154,8 @@ export function createResolver({
           },
         });
   /** The instant a replica must have caught up past for its answer of `code` to count. */
-  const needed = (code: string): number => Math.max(floor, changed?.get(code) ?? -Infinity);
+  // peek: reading a code must not keep its change from being the one evicted when room is needed.
+  const needed = (code: string): number => Math.max(floor, changed?.peek(code) ?? -Infinity);
   const redis =
     shared === null
       ? null
@@ -173,9 +177,13 @@ export function createResolver({
         else stats.redisHits++;
       }
       if (link === undefined) {
-        const replicated = await fromReplica(code);
+        // Without replicas, not even an await: the miss path stays as it was.
+        const replicated = freshReads === null ? undefined : await fromReplica(code);
         if (replicated !== undefined) {
           link = replicated;
+          // Into Redis, for every instance, only while this one hears of changes: otherwise its
+          // replica's answer may predate one it missed, and Redis may have lost the newer state.
+          if (!lookup.stale && hearing()) shared?.backFill(code, link);
         } else {
           try {
             link = (await postgres.load(code)) ?? null;
@@ -187,11 +195,16 @@ export function createResolver({
             if (stats !== null) stats.postgresFailed++;
             const known = lastKnown.get(code);
             if (known !== undefined) return known;
-            // Answered, but kept nowhere: the next lookup asks the primary again.
-            return entryOf(await standIn(code, err), Date.now());
+            // Not in the LRU or Redis: the next lookup asks the primary again. Kept as the last
+            // known answer, so that while the primary fails the standby is not asked again.
+            const stoodIn = await standIn(code, err);
+            const now = Date.now();
+            const entry = entryOf(stoodIn, now);
+            if (!lookup.stale) remember(code, entry, stoodIn, now);
+            return entry;
           }
+          if (!lookup.stale) shared?.backFill(code, link);
         }
-        if (!lookup.stale) shared?.backFill(code, link);
       }
       const now = Date.now();
       const found = link ?? undefined;
