@@ -62,12 +62,26 @@ async function replicaStatus(app: FastifyInstance): Promise<ReplicaStatus> {
 
 const inState = (app: FastifyInstance, state: ReplicaStatus['state']) => async () => (await replicaStatus(app)).state === state;
 
+/** Settings that put an instance on the shared Redis, under a key prefix of the test's own, deleted after it. */
+function onRedis(t: Cleanup): { REDIS_URL: string; REDIS_KEY_PREFIX: string } {
+  const prefix = randomPrefix('replicas');
+  t.after(() => deleteKeys(SHARED_REDIS_URL, prefix).then(() => {}));
+  return { REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix };
+}
+
+/** Waits until every one of `apps` hears the invalidation channel. */
+async function untilHearing(...apps: { app: FastifyInstance }[]): Promise<void> {
+  await until('the instances hear the channel', async () => (await Promise.all(apps.map(({ app }) => redisInUse(app)()))).every(Boolean));
+}
+
 /**
  * Waits until `app` takes a replica's answers: an instance that has just heard the invalidation
  * channel (it may have missed changes before) takes none until a probe finds the replica caught up
- * past that moment. Reads one of `codes` (links on the replica) at a time.
+ * past that moment. Reads links made for this (`<label>-warm<i>`), one at a time.
  */
-async function untilReadsReplica(app: { app: FastifyInstance; replicaReads(): { found: number } }, codes: string[]): Promise<void> {
+async function untilReadsReplica(app: { app: FastifyInstance; replicaReads(): { found: number } }, label: string): Promise<void> {
+  const codes = Array.from({ length: 40 }, (_, i) => `${label}-warm${i}`);
+  await replicated(codes);
   await until('the replica takes reads', inState(app.app, 'up'));
   const found = app.replicaReads().found;
   await until('the instance takes the replica\'s answers', async () => {
@@ -152,15 +166,14 @@ test('a replica whose replay lags more than DATABASE_REPLICA_MAX_LAG_MS takes no
 });
 
 test('a change made on another instance is read on the primary while the replica lacks it, even when Redis lost the entry', async (t) => {
-  const prefix = randomPrefix('replicas');
-  t.after(() => deleteKeys(SHARED_REDIS_URL, prefix).then(() => {}));
-  const warm = Array.from({ length: 40 }, (_, i) => `warm${i}`);
-  await replicated(['chg1', ...warm]);
-  const env = { DATABASE_REPLICA_MAX_LAG_MS: '20000', REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix };
+  await replicated(['chg1']);
+  const shared = onRedis(t);
+  const prefix = shared.REDIS_KEY_PREFIX;
+  const env = { DATABASE_REPLICA_MAX_LAG_MS: '20000', ...shared };
   const a = await instance(t, env);
   const b = await instance(t, env);
-  await until('A and B hear the channel', async () => (await redisInUse(a.app)()) && (await redisInUse(b.app)()));
-  await untilReadsReplica(b, warm);
+  await untilHearing(a, b);
+  await untilReadsReplica(b, 'chg');
   const found = b.replicaReads().found;
   assert.deepEqual(await getRedirect(b.app, 'chg1'), { status: 302, location: 'https://example.com/chg1' });
   assert.equal(b.replicaReads().found, found + 1);
@@ -177,13 +190,12 @@ test('a change made on another instance is read on the primary while the replica
 });
 
 test('after invalidations were missed, no replica answer is taken until the replica has caught up past that moment', async (t) => {
-  const prefix = randomPrefix('replicas');
-  t.after(() => deleteKeys(SHARED_REDIS_URL, prefix).then(() => {}));
-  const warm = Array.from({ length: 40 }, (_, i) => `miss-warm${i}`);
-  await replicated(['miss1', 'miss2', 'miss3', ...warm]);
-  const b = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '20000', REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix });
-  await until('B hears the channel', redisInUse(b.app));
-  await untilReadsReplica(b, warm);
+  await replicated(['miss1', 'miss2', 'miss3']);
+  const shared = onRedis(t);
+  const prefix = shared.REDIS_KEY_PREFIX;
+  const b = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '20000', ...shared });
+  await untilHearing(b);
+  await untilReadsReplica(b, 'miss');
   assert.deepEqual(await getRedirect(b.app, 'miss1'), { status: 302, location: 'https://example.com/miss1' });
   const found = b.replicaReads().found;
   const primaryReads = b.lookups();
@@ -206,17 +218,9 @@ test('after invalidations were missed, no replica answer is taken until the repl
   assert.equal(b.lookups(), primaryReads + 1);
   assert.equal((await replicaStatus(b.app)).state, 'up', 'though the replica is within the lag bound');
 
+  // Caught up again, past the gap: its answers are taken once more.
   await replay();
-  const later = Array.from({ length: 60 }, (_, i) => `miss-after${i}`);
-  await replicated(later);
-  await until('the replica has caught up past the gap', async () => {
-    const code = later.shift();
-    assert.ok(code !== undefined, 'no replica answer taken after the gap');
-    await getRedirect(b.app, code);
-    if (b.replicaReads().found > found) return true;
-    await sleep(100);
-    return false;
-  }, 8000);
+  await untilReadsReplica(b, 'miss-after');
 });
 
 test('a replica that goes down, or hangs, costs a read at most DATABASE_REPLICA_TIMEOUT_MS; it takes reads again once it is back', async (t) => {
@@ -319,22 +323,16 @@ test('with two replicas, both take reads in turn, and one that goes down leaves 
 test('with two replicas, one of which has not replayed a change, the change is never answered from that one', async (t) => {
   const second = await PrivatePostgres.replicaOf(primary);
   t.after(() => second.stop());
-  const prefix = randomPrefix('replicas');
-  t.after(() => deleteKeys(SHARED_REDIS_URL, prefix).then(() => {}));
   const codes = Array.from({ length: 12 }, (_, i) => `pc${i}`);
-  const warm = Array.from({ length: 40 }, (_, i) => `pc-warm${i}`);
-  await replicated([...codes, ...warm]);
+  await replicated(codes);
   await second.caughtUpWith(primary);
-  const env = {
-    DATABASE_REPLICA_URLS: `${replicaUrl},${second.urlOf('shortener')}`,
-    DATABASE_REPLICA_MAX_LAG_MS: '20000',
-    REDIS_URL: SHARED_REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
-  };
+  const shared = onRedis(t);
+  const prefix = shared.REDIS_KEY_PREFIX;
+  const env = { DATABASE_REPLICA_URLS: `${replicaUrl},${second.urlOf('shortener')}`, DATABASE_REPLICA_MAX_LAG_MS: '20000', ...shared };
   const a = await instance(t, env);
   const b = await instance(t, env);
-  await until('A and B hear the channel', async () => (await redisInUse(a.app)()) && (await redisInUse(b.app)()));
-  await untilReadsReplica(b, warm);
+  await untilHearing(a, b);
+  await untilReadsReplica(b, 'pc');
 
   // The second replica stops replaying; A changes the links; Redis loses them, so B reads Postgres.
   await sql(second.url, 'SELECT pg_wal_replay_pause()'); // stopped with it at the end
@@ -367,13 +365,12 @@ test('a server that is not a standby is never read', async (t) => {
 
 // Last: it stops the primary.
 test('with the primary down, a standby stands in for the links it has; a code it lacks, or has in a state older than one known here, is a 503', async (t) => {
-  const prefix = randomPrefix('replicas');
-  t.after(() => deleteKeys(SHARED_REDIS_URL, prefix).then(() => {}));
-  const warm = Array.from({ length: 40 }, (_, i) => `pd-warm${i}`);
-  await replicated(['pd1', 'pd2', 'pd3', ...warm]);
-  const a = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '300', REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix });
-  await until('A hears the channel', redisInUse(a.app));
-  await untilReadsReplica(a, warm);
+  await replicated(['pd1', 'pd2', 'pd3']);
+  const shared = onRedis(t);
+  const prefix = shared.REDIS_KEY_PREFIX;
+  const a = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '300', ...shared });
+  await untilHearing(a);
+  await untilReadsReplica(a, 'pd');
 
   // Deleted through this instance while the standby's replay is paused: the standby still has it.
   await pauseReplay(t);
