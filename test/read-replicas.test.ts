@@ -354,13 +354,27 @@ test('with two replicas, one of which has not replayed a change, the change is n
   assert.equal(reads.found - readsBefore.found + reads.missed - readsBefore.missed, codes.length);
 });
 
-test('a server that is not a standby is never read', async (t) => {
-  await insertRawLinks(url, ['ns1']);
+test('a server that is not a standby of this primary is never read: the primary itself, or a standby of another cluster', async (t) => {
+  await insertRawLinks(url, ['ns1', 'ns2']);
   const a = await instance(t, { DATABASE_REPLICA_URLS: url });
   await until('the probe has found out', inState(a.app, 'not-standby'));
   assert.deepEqual(await getRedirect(a.app, 'ns1'), { status: 302, location: 'https://example.com/ns1' });
   assert.deepEqual(a.replicaReads(), { found: 0, missed: 0, failed: 0, stoodIn: 0 });
   assert.equal(a.lookups(), 1);
+
+  // Another cluster with the same schema and a link of the same code to elsewhere, and a standby of it.
+  const other = await PrivatePostgres.start();
+  t.after(() => other.stop());
+  const otherUrl = await other.createDatabase('shortener');
+  await migrate(otherUrl, pino({ level: 'silent' }));
+  await sql(otherUrl, "INSERT INTO links (code, url) VALUES ('ns2', 'https://example.com/ns2-elsewhere')");
+  const otherStandby = await PrivatePostgres.replicaOf(other);
+  t.after(() => otherStandby.stop());
+  await otherStandby.caughtUpWith(other);
+  const b = await instance(t, { DATABASE_REPLICA_URLS: otherStandby.urlOf('shortener') });
+  await until('the probe has found out', inState(b.app, 'not-standby'));
+  assert.deepEqual(await getRedirect(b.app, 'ns2'), { status: 302, location: 'https://example.com/ns2' });
+  assert.deepEqual(b.replicaReads(), { found: 0, missed: 0, failed: 0, stoodIn: 0 });
 });
 
 // Last: it stops the primary.

@@ -28,7 +28,7 @@ import { createPool } from './pool.ts';
  * - `starting`: not probed yet;
  * - `up`: caught up within the lag bound at its last probe: takes reads;
  * - `lagging`: further behind than the bound (or unmeasured: the primary did not answer);
- * - `not-standby`: answers, but is not in recovery (a promoted or misconfigured server): never read;
+ * - `not-standby`: answers, but is not a standby of this primary (promoted, or another cluster's): never read;
  * - `down`: failed its last probe or read.
  */
 export type ReplicaState = 'starting' | 'up' | 'lagging' | 'not-standby' | 'down';
@@ -55,8 +55,11 @@ const LOG_QUIET_MS = 10_000;
 
 const PRIMARY_POSITION = `SELECT current_setting('synchronous_commit') = 'off' AS async,
   pg_current_wal_insert_lsn()::text AS inserted, pg_current_wal_flush_lsn()::text AS flushed,
-  substr(pg_walfile_name(pg_current_wal_flush_lsn()), 1, 8) AS timeline`;
-const REPLICA_POSITION = 'SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS lsn';
+  substr(pg_walfile_name(pg_current_wal_flush_lsn()), 1, 8) AS timeline,
+  (SELECT system_identifier::text FROM pg_control_system()) AS system`;
+// The system identifier is set by initdb and copied by every base backup: a standby of another cluster has another.
+const REPLICA_POSITION = `SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS lsn,
+  (SELECT system_identifier::text FROM pg_control_system()) AS system`;
 /** WAL page size, and the headers an insert position may point just past (short and long page headers). */
 const WAL_PAGE = 8192n;
 const PAGE_HEADERS = [24n, 40n];
@@ -115,6 +118,8 @@ export class ReplicaSet {
   #sampling = false;
   /** The primary's timeline at the last sample (a failover changes it). */
   #timeline: string | undefined;
+  /** The primary's system identifier, once read. */
+  #system: string | undefined;
   /** The last sample failed: the replicas' lag is not being measured. */
   #unmeasured = false;
   #closed = false;
@@ -234,7 +239,9 @@ export class ReplicaSet {
     if (this.#closed) return;
     const at = performance.now();
     try {
-      const { rows } = await this.#primary.query<{ async: boolean; inserted: string; flushed: string; timeline: string }>(PRIMARY_POSITION);
+      const { rows } = await this.#primary.query<{ async: boolean; inserted: string; flushed: string; timeline: string; system: string }>(
+        PRIMARY_POSITION,
+      );
       const row = rows[0];
       if (row === undefined) throw new Error('no row');
       // An asynchronous commit is acknowledged before its WAL is flushed, but never before it is inserted.
@@ -247,6 +254,7 @@ export class ReplicaSet {
         for (const replica of this.#replicas) replica.caughtUpTo = -Infinity;
       }
       this.#timeline = row.timeline;
+      this.#system = row.system;
       this.#samples.push({ at, lsn });
       this.#unmeasured = false;
     } catch {
@@ -264,10 +272,10 @@ export class ReplicaSet {
     if (replica.probing || this.#closed) return;
     replica.probing = true;
     try {
-      const { rows } = await replica.probes.query<{ standby: boolean; lsn: string | null }>(REPLICA_POSITION);
+      const { rows } = await replica.probes.query<{ standby: boolean; lsn: string | null; system: string }>(REPLICA_POSITION);
       const row = rows[0];
       if (row === undefined) throw new Error('the probe returned no row');
-      if (!row.standby || row.lsn === null) {
+      if (!row.standby || row.lsn === null || (this.#system !== undefined && row.system !== this.#system)) {
         replica.caughtUpTo = -Infinity;
         this.#set(replica, 'not-standby');
         return;
@@ -308,7 +316,7 @@ export class ReplicaSet {
 const DESCRIBE: Record<Exclude<ReplicaState, 'up'>, string> = {
   starting: 'not probed yet',
   lagging: 'it has not replayed what the primary had DATABASE_REPLICA_MAX_LAG_MS ago',
-  'not-standby': 'it is not a standby (promoted, or not a replica)',
+  'not-standby': 'it is not a standby of this primary (promoted, not a replica, or a replica of another cluster)',
   down: 'it failed to answer',
 };
 
