@@ -147,18 +147,12 @@ export class ReplicaSet {
     });
   }
 
-  /** Probes now, then every quarter of the lag bound (at least every second, at most every 50 ms). */
+  /** Probes now, then every quarter of the lag bound (at least every second, at most every 25 ms). */
   start(): void {
     if (this.#timer !== null || this.#replicas.length === 0) return;
     void this.#probeAll();
     this.#timer = setInterval(() => void this.#probeAll(), this.#intervalMs);
     this.#timer.unref();
-  }
-
-  /** Some replica is within the lag bound now. */
-  get fresh(): boolean {
-    const now = performance.now();
-    return this.#replicas.some((replica) => replica.readable(now, this.#maxLagMs));
   }
 
   /** Some standby caught up within STAND_IN_MAX_MS answers now. */

@@ -40,11 +40,9 @@ export interface SharedCache {
 
 /** Postgres read replicas as the resolver uses them (db/replicas.ts). Instants are performance.now(). */
 export interface ReplicaReads {
-  /** Some replica within the lag bound can be read now. */
-  readonly fresh: boolean;
   /** Some standby that may stand in for the primary answers now. */
   readonly standing: boolean;
-  /** The latest instant up to which a replica within the lag bound has every change. */
+  /** The latest instant up to which a replica within the lag bound has every change (-Infinity: none is within it). */
   readonly newestFresh: number;
   /** From a replica within the lag bound, in one round trip; rejects on failure. */
   fetchFresh(codes: ShortCode[]): Promise<Map<ShortCode, Replicated>>;
@@ -62,7 +60,7 @@ export interface ResolverStats {
   postgresFound: number;
   postgresAbsent: number;
   postgresFailed: number;
-  /** Found on a replica; not there (read again on the primary); the replica failed. */
+  /** Found on a replica; not there, or older than a change known here (read again on the primary); the replica failed. */
   replicaFound: number;
   replicaMissed: number;
   replicaFailed: number;
@@ -153,8 +151,10 @@ export function createResolver({
             if (reason === 'evict') floor = Math.max(floor, at);
           },
         });
-  /** The instant a replica must have caught up past for its answer of `code` to count. */
-  // peek: reading a code must not keep its change from being the one evicted when room is needed.
+  /**
+   * The instant a replica must have caught up past for its answer of `code` to count. A peek: being
+   * read must not keep a code's change from being the one evicted when room is needed.
+   */
   const needed = (code: string): number => Math.max(floor, changed?.peek(code) ?? -Infinity);
   const redis =
     shared === null
@@ -219,8 +219,8 @@ export function createResolver({
 
   /** The link as a replica within the lag bound has it; undefined: read the primary. */
   const fromReplica = async (code: ShortCode): Promise<Link | undefined> => {
-    // No replica has caught up past the code's last change yet: it would be read twice.
-    if (freshReads === null || !replicas?.fresh || replicas.newestFresh <= needed(code)) return undefined;
+    // No replica within the lag bound, or none caught up past the code's last change: the primary at once.
+    if (freshReads === null || replicas === null || replicas.newestFresh <= needed(code)) return undefined;
     try {
       const replicated = await freshReads.load(code);
       // Not there: it may be newer than the replica's replay. There, but older than a change known here: likewise.
