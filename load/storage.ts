@@ -11,7 +11,7 @@ import type { ChainableCommander } from 'ioredis';
 import type pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { withClient } from '../test/helpers/db.ts';
-import { PrivateRedis, withRedis } from '../test/helpers/redis.ts';
+import { PrivateRedis, scanKeys, withRedis } from '../test/helpers/redis.ts';
 import type { PostgresStorage, RedisStorage } from './types.ts';
 
 /** Commands per pipeline: each one stays small on a Redis that others use. */
@@ -73,16 +73,12 @@ export async function redisStorage(redisUrl: string, prefix: string): Promise<Re
   let withTtl = 0;
   let keyBytes = 0;
   await withRedis(redisUrl, async (redis) => {
-    const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}link:*`;
-    let cursor = '0';
     const seen = new Set<string>();
-    do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', CHUNK);
-      cursor = next;
+    await scanKeys(redis, `${prefix}link:`, async (found) => {
       // SCAN may return a key twice.
       const keys = found.filter((key) => !seen.has(key));
       for (const key of keys) seen.add(key);
-      if (keys.length === 0) continue;
+      if (keys.length === 0) return;
       const pipeline = redis.pipeline();
       for (const key of keys) pipeline.call('MEMORY', 'USAGE', key, 'SAMPLES', '0').pttl(key).get(key);
       const replies = (await pipeline.exec()) ?? [];
@@ -95,7 +91,7 @@ export async function redisStorage(redisUrl: string, prefix: string): Promise<Re
         keyBytes += key.length;
         entries.push([key.slice(prefix.length), value]);
       });
-    } while (cursor !== '0');
+    });
   });
   const keys = entries.length;
   const mean = (total: number) => Math.round(total / Math.max(1, keys));

@@ -81,7 +81,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
     shared: redis?.store ?? null,
     sharedMaxBatch: config.redisBatchMax,
     lastKnownTtlMs: config.cacheTtlMs,
-    hearing: () => redis === null || redis.status().invalidations === 'live',
+    hearing: () => redis?.hearing() ?? true,
     stats: metrics?.lookups ?? null,
   });
   const propagate = createPropagate(cache, resolver, redis?.store ?? null);

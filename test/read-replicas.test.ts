@@ -50,6 +50,15 @@ async function replicated(codes: string[]): Promise<void> {
   await standby.caughtUpWith(primary);
 }
 
+/** A second standby of the primary for this test (stopped after it), with `codes` replayed on both. */
+async function secondStandby(t: Cleanup, codes: string[]): Promise<{ second: PrivatePostgres; secondUrl: string }> {
+  const second = await PrivatePostgres.replicaOf(primary);
+  t.after(() => second.stop());
+  await replicated(codes);
+  await second.caughtUpWith(primary);
+  return { second, secondUrl: second.urlOf('shortener') };
+}
+
 /** Sets a link's URL on the primary behind the service's back: no instance hears of it. */
 const changeBehindTheBack = (code: string, target: string) => sql(url, 'UPDATE links SET url = $2 WHERE code = $1', [code, target]);
 
@@ -62,16 +71,24 @@ async function replicaStatus(app: FastifyInstance): Promise<ReplicaStatus> {
 
 const inState = (app: FastifyInstance, state: ReplicaStatus['state']) => async () => (await replicaStatus(app)).state === state;
 
-/** Settings that put an instance on the shared Redis, under a key prefix of the test's own, deleted after it. */
-function onRedis(t: Cleanup): { REDIS_URL: string; REDIS_KEY_PREFIX: string } {
+type Instance = Awaited<ReturnType<typeof instance>>;
+
+/**
+ * `count` instances with `env`, on the shared Redis under a key prefix of the test's own (deleted
+ * after it), once each hears the invalidation channel and the last takes the replica's answers
+ * (untilReadsReplica, with links labelled `label`).
+ */
+async function onRedis(t: Cleanup, count: 1 | 2, env: Record<string, string>, label: string) {
   const prefix = randomPrefix('replicas');
   t.after(() => deleteKeys(SHARED_REDIS_URL, prefix).then(() => {}));
-  return { REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix };
-}
-
-/** Waits until every one of `apps` hears the invalidation channel. */
-async function untilHearing(...apps: { app: FastifyInstance }[]): Promise<void> {
-  await until('the instances hear the channel', async () => (await Promise.all(apps.map(({ app }) => redisInUse(app)()))).every(Boolean));
+  const instances: Instance[] = [];
+  for (let i = 0; i < count; i++) instances.push(await instance(t, { ...env, REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix }));
+  const first = instances[0];
+  const last = instances.at(-1);
+  assert.ok(first !== undefined && last !== undefined);
+  await until('the instances hear the channel', async () => (await Promise.all(instances.map(({ app }) => redisInUse(app)()))).every(Boolean));
+  await untilReadsReplica(last, label);
+  return { prefix, first, last };
 }
 
 /**
@@ -167,13 +184,7 @@ test('a replica whose replay lags more than DATABASE_REPLICA_MAX_LAG_MS takes no
 
 test('a change made on another instance is read on the primary while the replica lacks it, even when Redis lost the entry', async (t) => {
   await replicated(['chg1']);
-  const shared = onRedis(t);
-  const prefix = shared.REDIS_KEY_PREFIX;
-  const env = { DATABASE_REPLICA_MAX_LAG_MS: '20000', ...shared };
-  const a = await instance(t, env);
-  const b = await instance(t, env);
-  await untilHearing(a, b);
-  await untilReadsReplica(b, 'chg');
+  const { prefix, first: a, last: b } = await onRedis(t, 2, { DATABASE_REPLICA_MAX_LAG_MS: '20000' }, 'chg');
   const found = b.replicaReads().found;
   assert.deepEqual(await getRedirect(b.app, 'chg1'), { status: 302, location: 'https://example.com/chg1' });
   assert.equal(b.replicaReads().found, found + 1);
@@ -191,11 +202,7 @@ test('a change made on another instance is read on the primary while the replica
 
 test('after invalidations were missed, no replica answer is taken until the replica has caught up past that moment', async (t) => {
   await replicated(['miss1', 'miss2', 'miss3']);
-  const shared = onRedis(t);
-  const prefix = shared.REDIS_KEY_PREFIX;
-  const b = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '20000', ...shared });
-  await untilHearing(b);
-  await untilReadsReplica(b, 'miss');
+  const { prefix, last: b } = await onRedis(t, 1, { DATABASE_REPLICA_MAX_LAG_MS: '20000' }, 'miss');
   assert.deepEqual(await getRedirect(b.app, 'miss1'), { status: 302, location: 'https://example.com/miss1' });
   const found = b.replicaReads().found;
   const primaryReads = b.lookups();
@@ -285,12 +292,8 @@ test('a standby that is connected but receives nothing falls behind by the prima
 });
 
 test('with two replicas, both take reads in turn, and one that goes down leaves the reads to the other', async (t) => {
-  const second = await PrivatePostgres.replicaOf(primary);
-  t.after(() => second.stop());
   const codes = Array.from({ length: 40 }, (_, i) => `two${i}`);
-  await replicated(codes);
-  await second.caughtUpWith(primary);
-  const secondUrl = second.urlOf('shortener');
+  const { second, secondUrl } = await secondStandby(t, codes);
   const a = await instance(t, { DATABASE_REPLICA_URLS: `${replicaUrl},${secondUrl}` });
   await until('both take reads', async () => {
     const res = await a.app.inject({ url: '/readyz' });
@@ -321,18 +324,10 @@ test('with two replicas, both take reads in turn, and one that goes down leaves 
 });
 
 test('with two replicas, one of which has not replayed a change, the change is never answered from that one', async (t) => {
-  const second = await PrivatePostgres.replicaOf(primary);
-  t.after(() => second.stop());
   const codes = Array.from({ length: 12 }, (_, i) => `pc${i}`);
-  await replicated(codes);
-  await second.caughtUpWith(primary);
-  const shared = onRedis(t);
-  const prefix = shared.REDIS_KEY_PREFIX;
-  const env = { DATABASE_REPLICA_URLS: `${replicaUrl},${second.urlOf('shortener')}`, DATABASE_REPLICA_MAX_LAG_MS: '20000', ...shared };
-  const a = await instance(t, env);
-  const b = await instance(t, env);
-  await untilHearing(a, b);
-  await untilReadsReplica(b, 'pc');
+  const { second, secondUrl } = await secondStandby(t, codes);
+  const env = { DATABASE_REPLICA_URLS: `${replicaUrl},${secondUrl}`, DATABASE_REPLICA_MAX_LAG_MS: '20000' };
+  const { prefix, first: a, last: b } = await onRedis(t, 2, env, 'pc');
 
   // The second replica stops replaying; A changes the links; Redis loses them, so B reads Postgres.
   await sql(second.url, 'SELECT pg_wal_replay_pause()'); // stopped with it at the end
@@ -380,11 +375,7 @@ test('a server that is not a standby of this primary is never read: the primary 
 // Last: it stops the primary.
 test('with the primary down, a standby stands in for the links it has; a code it lacks, or has in a state older than one known here, is a 503', async (t) => {
   await replicated(['pd1', 'pd2', 'pd3']);
-  const shared = onRedis(t);
-  const prefix = shared.REDIS_KEY_PREFIX;
-  const a = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '300', ...shared });
-  await untilHearing(a);
-  await untilReadsReplica(a, 'pd');
+  const { prefix, last: a } = await onRedis(t, 1, { DATABASE_REPLICA_MAX_LAG_MS: '300' }, 'pd');
 
   // Deleted through this instance while the standby's replay is paused: the standby still has it.
   await pauseReplay(t);

@@ -35,10 +35,16 @@ async function keysPerMaster(): Promise<number[]> {
 
 const get = getRedirect;
 
-test('Redis Cluster: a batch whose keys span all three masters is answered right, from Redis alone', async (t) => {
+/** Two instances on the cluster, once both use it and hear its invalidation channel. */
+async function twoOnTheCluster(t: Cleanup) {
   const a = await instance(t);
   const b = await instance(t);
   await Promise.all([until('A on the cluster', live(a.app)), until('B on the cluster', live(b.app))]);
+  return [a, b] as const;
+}
+
+test('Redis Cluster: a batch whose keys span all three masters is answered right, from Redis alone', async (t) => {
+  const [a, b] = await twoOnTheCluster(t);
 
   const created = await Promise.all(
     Array.from({ length: 60 }, (_, i) =>
@@ -61,9 +67,7 @@ test('Redis Cluster: a batch whose keys span all three masters is answered right
 test('Redis Cluster: Postgres answers are written back across the masters, and a change reaches the other instance', async (t) => {
   const codes = Array.from({ length: 30 }, (_, i) => `clu${i}`);
   await insertRawLinks(database.url, codes);
-  const a = await instance(t);
-  const b = await instance(t);
-  await Promise.all([until('A on the cluster', live(a.app)), until('B on the cluster', live(b.app))]);
+  const [a, b] = await twoOnTheCluster(t);
 
   const total = async () => (await keysPerMaster()).reduce((x, y) => x + y, 0);
   const keysBefore = await total();
@@ -90,9 +94,7 @@ test('Redis Cluster: Postgres answers are written back across the masters, and a
 test('Redis Cluster: a master that hangs, then dies, costs no request: every answer is right, from Postgres, and the cluster is used again once the master is back', async (t) => {
   const codes = Array.from({ length: 60 }, (_, i) => `flt${i}`);
   await insertRawLinks(database.url, codes);
-  const a = await instance(t);
-  const b = await instance(t);
-  await Promise.all([until('A on the cluster', live(a.app)), until('B on the cluster', live(b.app))]);
+  const [a, b] = await twoOnTheCluster(t);
   await Promise.all(codes.slice(0, 20).map((code) => get(a.app, code)));
   const expect = (code: string) => ({ status: 302, location: `https://example.com/${code}` });
   const node = cluster.nodes[1];

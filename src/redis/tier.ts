@@ -38,6 +38,8 @@ export interface RedisTier {
   readonly client: RedisClient;
   /** For /readyz: informative only, Redis never makes an instance unready. */
   status(): { redis: RedisLinkStore['state']; invalidations: 'live' | 'deaf'; unsentInvalidations: number };
+  /** Whether invalidations reach this instance now. */
+  hearing(): boolean;
   close(): void;
 }
 
@@ -80,6 +82,7 @@ export function createRedisTier({ config, log, invalidate, reset }: RedisTierDep
       invalidations: subscription.live ? 'live' : 'deaf',
       unsentInvalidations: store.unsent,
     }),
+    hearing: () => subscription.live,
     close() {
       subscription.stop();
       store.shutdown();

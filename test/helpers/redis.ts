@@ -81,19 +81,28 @@ function globEscape(prefix: string): string {
   return prefix.replace(/[*?[\]\\]/g, '\\$&');
 }
 
+/**
+ * Every key under `prefix`, a SCAN page at a time (never KEYS), each page handed to `page` before
+ * the next is asked for. SCAN may return a key twice.
+ */
+export async function scanKeys(redis: Redis, prefix: string, page: (keys: string[]) => Promise<void>): Promise<void> {
+  const pattern = `${globEscape(prefix)}*`;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await page(keys);
+  } while (cursor !== '0');
+}
+
 /** Deletes every key under `prefix` (SCAN + UNLINK, never KEYS or FLUSH*); returns how many. */
 export async function deleteKeys(url: string, prefix: string): Promise<number> {
   return withRedis(url, async (redis) => {
-    const pattern = `${globEscape(prefix)}*`;
     let deleted = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      // One UNLINK per SCAN page keeps each command bounded; SCAN may return a key twice, UNLINK
-      // counts only the keys it actually removed.
-      if (keys.length > 0) deleted += await redis.unlink(...keys);
-    } while (cursor !== '0');
+    // One UNLINK per page keeps each command bounded; UNLINK counts only the keys it removed.
+    await scanKeys(redis, prefix, async (keys) => {
+      deleted += await redis.unlink(...keys);
+    });
     return deleted;
   });
 }
