@@ -177,7 +177,7 @@ export function createResolver({
         else stats.redisHits++;
       }
       if (link === undefined) {
-        // Without replicas, not even an await: the miss path stays as it was.
+        // Without replicas, no await is added to the miss path.
         const replicated = freshReads === null ? undefined : await fromReplica(code);
         if (replicated !== undefined) {
           link = replicated;
