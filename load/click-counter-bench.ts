@@ -48,5 +48,10 @@ const kept = rounds.slice(2);
 const median = (values: number[]) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 const cost = median(kept.map((r) => r.counted - r.bare));
 console.log(
-  JSON.stringify({ calls: CALLS, nsPerCallBare: median(kept.map((r) => r.bare)), nsPerCallCounted: median(kept.map((r) => r.counted)), nsPerClick: cost }),
+  JSON.stringify({
+    calls: CALLS,
+    nsPerCallBare: median(kept.map((r) => r.bare)),
+    nsPerCallCounted: median(kept.map((r) => r.counted)),
+    nsPerClick: cost,
+  }),
 );

@@ -126,7 +126,8 @@ async function runOnce(variant: Variant, seconds: number, warmupMs: number, roun
   if (!counting) return;
   into.seconds += counted;
   into.clientCpu += (client.user + client.system) / 1e6;
-  into.serverCpu = into.serverCpu === null || serverBefore === null || serverAfter === null ? null : into.serverCpu + serverAfter - serverBefore;
+  into.serverCpu =
+    into.serverCpu === null || serverBefore === null || serverAfter === null ? null : into.serverCpu + serverAfter - serverBefore;
 }
 
 function toRunResult(variant: Variant, totals: Totals): RunResult {

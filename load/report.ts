@@ -13,12 +13,7 @@ const PCT_COLOURS = { p50: '#16a34a', p99: '#f59e0b', p999: '#dc2626' } as const
 const MIN_MS = 0.01;
 
 function escapeHtml(s: string): string {
-  return s
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
+  return s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 }
 
 function fmtMs(v: number): string {
@@ -52,7 +47,10 @@ function fmtMemory(run: RunResult): string {
 export function describeStorage(storage: StorageFigures): [string, string] {
   const n = (v: number) => intFmt.format(v);
   const p = storage.postgres;
-  const clicks = p.clickBytesPerRow === null ? 'no rows written' : `${n(p.clickBytesPerRow)} B/row over ${n(p.clickRows)} rows, links heap then ${n(p.clickedHeapBytesPerLink)} B/link`;
+  const clicks =
+    p.clickBytesPerRow === null
+      ? 'no rows written'
+      : `${n(p.clickBytesPerRow)} B/row over ${n(p.clickRows)} rows, links heap then ${n(p.clickedHeapBytesPerLink)} B/link`;
   const postgres =
     `Postgres ${n(p.bytesPerLink)} B/link (heap ${n(p.heapBytesPerLink)}, index ${n(p.indexBytesPerLink)}, ` +
     `other ${n(p.bytesPerLink - p.heapBytesPerLink - p.indexBytesPerLink)}) over ${n(p.links)} links of ${p.urlBytes}-byte URLs · link_clicks_daily ${clicks}`;
@@ -131,7 +129,16 @@ function throughputChart(runs: readonly RunResult[]): string {
   const max = Math.max(...shown.map((r) => r.rps));
   const plotW = SVG_W - LABEL_W - 120;
   const { rows, svg, height } = layoutGroups(shown, 28, 24);
-  const parts = [legend([[SERVICE_COLOUR, 'service'], [OTHER_COLOUR, 'baseline / naive / other']], 16), ...svg];
+  const parts = [
+    legend(
+      [
+        [SERVICE_COLOUR, 'service'],
+        [OTHER_COLOUR, 'baseline / naive / other'],
+      ],
+      16,
+    ),
+    ...svg,
+  ];
   for (const { run, y } of rows) {
     const w = Math.max(1, (run.rps / max) * plotW);
     const fill = run.variant === 'service' ? SERVICE_COLOUR : OTHER_COLOUR;
@@ -156,7 +163,14 @@ function latencyChart(runs: readonly RunResult[]): string {
   const top = 46;
   const { rows, svg, height } = layoutGroups(shown, top, 22);
   const parts = [
-    legend([[PCT_COLOURS.p50, 'p50'], [PCT_COLOURS.p99, 'p99'], [PCT_COLOURS.p999, 'p99.9']], 16),
+    legend(
+      [
+        [PCT_COLOURS.p50, 'p50'],
+        [PCT_COLOURS.p99, 'p99'],
+        [PCT_COLOURS.p999, 'p99.9'],
+      ],
+      16,
+    ),
     `<text x="${SVG_W - 8}" y="16" text-anchor="end" fill="#475569">ms, log scale · right: p50 / p99 / p99.9</text>`,
     ...svg,
   ];
@@ -190,16 +204,36 @@ function td(text: string, cls = ''): string {
 
 function targetsTable(targets: readonly TargetResult[]): string {
   const cls: Record<Verdict, string> = { PASS: 'pass', MISS: 'miss', 'N/A': 'na' };
-  const rows = targets.map((t) => `<tr>${td(t.name)}${td(t.value, 'num')}${td(t.verdict, `verdict ${cls[t.verdict]}`)}${td(t.detail ?? '')}</tr>`);
+  const rows = targets.map(
+    (t) => `<tr>${td(t.name)}${td(t.value, 'num')}${td(t.verdict, `verdict ${cls[t.verdict]}`)}${td(t.detail ?? '')}</tr>`,
+  );
   return `<p class="summary">${escapeHtml(verdictSummary(targets))}</p>
 <table><thead><tr><th>target</th><th>value</th><th>verdict</th><th>detail</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-const RUN_HEADERS = ['label', 'scenario', 'variant', 'conn.', 'offered', 's', 'requests', 'req/s', 'p50', 'p99', 'p99.9', 'max (ms)', 'statuses', 'errors', 'CPU client', 'CPU server'];
+const RUN_HEADERS = [
+  'label',
+  'scenario',
+  'variant',
+  'conn.',
+  'offered',
+  's',
+  'requests',
+  'req/s',
+  'p50',
+  'p99',
+  'p99.9',
+  'max (ms)',
+  'statuses',
+  'errors',
+  'CPU client',
+  'CPU server',
+];
 
 function runRow(run: RunResult): string {
   const head = td(run.label) + td(run.scenario) + td(run.variant);
-  if (run.skipped !== undefined) return `<tr>${head}<td class="skip" colspan="${RUN_HEADERS.length - 3}">skipped: ${escapeHtml(run.skipped)}</td></tr>`;
+  if (run.skipped !== undefined)
+    return `<tr>${head}<td class="skip" colspan="${RUN_HEADERS.length - 3}">skipped: ${escapeHtml(run.skipped)}</td></tr>`;
   const lat = hasLatency(run);
   const ms = (v: number): string => (lat ? fmtMs(v) : '—');
   const cells = [
@@ -216,7 +250,8 @@ function runRow(run: RunResult): string {
     td(fmtCpu(run.cpu.server), 'num'),
   ];
   // Memory and storage fields get rows of their own under the run: as columns they would make the table too wide.
-  const sub = (text: string) => `<tr class="sub"><td colspan="3"></td><td colspan="${RUN_HEADERS.length - 3}">${escapeHtml(text)}</td></tr>`;
+  const sub = (text: string) =>
+    `<tr class="sub"><td colspan="3"></td><td colspan="${RUN_HEADERS.length - 3}">${escapeHtml(text)}</td></tr>`;
   const memory = run.memory === undefined ? '' : sub(`memory: ${fmtMemory(run)}`);
   const storage = run.storage === undefined ? '' : describeStorage(run.storage).map(sub).join('');
   return `<tr>${head}${cells.join('')}</tr>${memory}${storage}`;

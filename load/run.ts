@@ -48,7 +48,6 @@ const MAX_SCANNER_RPS = 40_000;
 /** A failure the suite explains in one line (a server that misbehaved, a probe that failed). */
 class LoadError extends Error {}
 
-
 // Servers run with the Node flags that `npm start` gives the service (package.json), nothing else.
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
 const SERVICE_NODE_OPTIONS = /^node((?: --\S+)*) src\/server\.ts$/.exec(packageJson.scripts.start)?.[1]?.trim() ?? '';
@@ -111,8 +110,12 @@ function log(line: string): void {
 
 function record(run: RunResult): RunResult {
   runs.push(run);
-  const statuses = Object.entries(run.statuses).map(([s, n]) => `${s}×${n}`).join(' ');
-  log(`${run.label}: ${run.rps.toLocaleString('en-US')} req/s, p99 ${run.latency.p99} ms, ${statuses}${run.errors > 0 ? `, ${run.errors} errors` : ''}`);
+  const statuses = Object.entries(run.statuses)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ');
+  log(
+    `${run.label}: ${run.rps.toLocaleString('en-US')} req/s, p99 ${run.latency.p99} ms, ${statuses}${run.errors > 0 ? `, ${run.errors} errors` : ''}`,
+  );
   return run;
 }
 
@@ -145,7 +148,8 @@ try {
   if (wants('storage')) {
     const databaseUrl = database?.env.DATABASE_URL;
     if (!local) skip('storage', 'storage', onlyLocal);
-    else if (databaseUrl === undefined) skip('storage', 'storage', 'needs DATABASE_URL (the embedded engine is one session, held by the service)');
+    else if (databaseUrl === undefined)
+      skip('storage', 'storage', 'needs DATABASE_URL (the embedded engine is one session, held by the service)');
     else runs.push(await storageRun(base, pathsOf(codes.slice(0, CLICK_SAMPLE)), databaseUrl, redis));
   }
 
@@ -158,7 +162,15 @@ try {
     else {
       const ceiling = await launch({}, 'ceiling-server.ts');
       helpers.push(ceiling);
-      group.push({ scenario: 'ceiling', variant: 'ceiling (no HTTP work)', label: 'ceiling', url: ceiling.url, connections, requests: fixed(hotPaths), serverPid: pidOf(ceiling) });
+      group.push({
+        scenario: 'ceiling',
+        variant: 'ceiling (no HTTP work)',
+        label: 'ceiling',
+        url: ceiling.url,
+        connections,
+        requests: fixed(hotPaths),
+        serverPid: pidOf(ceiling),
+      });
     }
   }
   if (wants('baseline')) {
@@ -169,7 +181,15 @@ try {
       const baseline = await launch({ LINKS_FILE: file }, 'baseline-server.ts');
       baselineServer = baseline;
       helpers.push(baseline);
-      group.push({ scenario: 'baseline', variant: 'baseline (node:http + Map)', label: 'baseline', url: baseline.url, connections, requests: fixed(hotPaths), serverPid: pidOf(baseline) });
+      group.push({
+        scenario: 'baseline',
+        variant: 'baseline (node:http + Map)',
+        label: 'baseline',
+        url: baseline.url,
+        connections,
+        requests: fixed(hotPaths),
+        serverPid: pidOf(baseline),
+      });
     }
   }
   // Every link once, so that all of them are in the LRU before a hot run.
@@ -177,12 +197,32 @@ try {
   const warmUp = async () => {
     if (warm) return;
     warm = true;
-    const run = await measure({ scenario: 'hot', variant: 'service', label: 'warm-up', url: base, connections, requests: fixed(pathsOf(codes)), amount: codes.length }, 600, 0);
+    const run = await measure(
+      {
+        scenario: 'hot',
+        variant: 'service',
+        label: 'warm-up',
+        url: base,
+        connections,
+        requests: fixed(pathsOf(codes)),
+        amount: codes.length,
+      },
+      600,
+      0,
+    );
     log(`warm-up: ${run.requests.toLocaleString('en-US')} requests, ${JSON.stringify(run.statuses)}`);
   };
   if (wants('hot')) {
     await warmUp();
-    group.push({ scenario: 'hot', variant: 'service', label: 'hot', url: base, connections, requests: fixed(hotPaths), serverPid: pidOf(main) });
+    group.push({
+      scenario: 'hot',
+      variant: 'service',
+      label: 'hot',
+      url: base,
+      connections,
+      requests: fixed(hotPaths),
+      serverPid: pidOf(main),
+    });
   }
   if (wants('not-found')) {
     // A scanner: distinct codes of the generated shape, none of them a link, never repeated
@@ -192,9 +232,27 @@ try {
     const perRound = Math.ceil(MAX_SCANNER_RPS * (seconds / rounds + WARMUP_MS / 1000));
     const random = randomCodes(perRound * rounds, codes[0]?.length ?? 7, seededRandom(2), new Set(codes));
     const scan = (round: number) => pathsOf(random.slice(round * perRound, (round + 1) * perRound));
-    group.push({ scenario: 'not-found', variant: 'service', label: 'not-found', url: base, connections, amount: perRound, serverPid: pidOf(main), requests: scan });
+    group.push({
+      scenario: 'not-found',
+      variant: 'service',
+      label: 'not-found',
+      url: base,
+      connections,
+      amount: perRound,
+      serverPid: pidOf(main),
+      requests: scan,
+    });
     if (baselineServer !== undefined) {
-      group.push({ scenario: 'not-found', variant: 'baseline (node:http + Map)', label: 'not-found · baseline', url: baselineServer.url, connections, amount: perRound, serverPid: pidOf(baselineServer), requests: scan });
+      group.push({
+        scenario: 'not-found',
+        variant: 'baseline (node:http + Map)',
+        label: 'not-found · baseline',
+        url: baselineServer.url,
+        connections,
+        amount: perRound,
+        serverPid: pidOf(baselineServer),
+        requests: scan,
+      });
     }
   }
   const measured = group.length === 0 ? [] : await compare(group, seconds, rounds);
@@ -209,7 +267,14 @@ try {
     const paced = { connections: LATENCY_CONNECTIONS, requests: fixed(hotPaths), overallRate: rate };
     const pair: Variant[] = [{ scenario: 'latency', variant: 'service', label: 'latency', url: base, serverPid: pidOf(main), ...paced }];
     if (baselineServer !== undefined) {
-      pair.push({ scenario: 'latency', variant: 'baseline (node:http + Map)', label: 'latency · baseline', url: baselineServer.url, serverPid: pidOf(baselineServer), ...paced });
+      pair.push({
+        scenario: 'latency',
+        variant: 'baseline (node:http + Map)',
+        label: 'latency · baseline',
+        url: baselineServer.url,
+        serverPid: pidOf(baselineServer),
+        ...paced,
+      });
     }
     (await compare(pair, seconds, rounds)).forEach(record);
   }
@@ -218,7 +283,12 @@ try {
   if (wants('mixed')) {
     // 19 redirects, then one create, over and over: 95 % / 5 %.
     const mixed = hotPaths.map((request, i) => (i % 20 === 19 ? post('/links', { url: targetUrl(linkCount + i) }) : request));
-    record(await measure({ scenario: 'mixed', variant: 'service', label: 'mixed', url: base, connections, requests: fixed(mixed), serverPid: pidOf(main) }, seconds));
+    record(
+      await measure(
+        { scenario: 'mixed', variant: 'service', label: 'mixed', url: base, connections, requests: fixed(mixed), serverPid: pidOf(main) },
+        seconds,
+      ),
+    );
   }
 
   if (wants('create')) {
@@ -228,9 +298,27 @@ try {
     const naive = local ? await launch(naiveEnv, 'naive-create-server.ts') : null;
     if (naive === null) skip('create', 'create · one INSERT per request', onlyLocal);
     for (const n of [100, 400]) {
-      const pair: Variant[] = [{ scenario: 'create', variant: 'service', label: `create ${n}`, url: base, connections: n, requests: creates, serverPid: pidOf(main) }];
+      const pair: Variant[] = [
+        {
+          scenario: 'create',
+          variant: 'service',
+          label: `create ${n}`,
+          url: base,
+          connections: n,
+          requests: creates,
+          serverPid: pidOf(main),
+        },
+      ];
       if (naive !== null) {
-        pair.push({ scenario: 'create', variant: 'one INSERT per request', label: `create ${n} · one INSERT per request`, url: naive.url, connections: n, requests: creates, serverPid: pidOf(naive) });
+        pair.push({
+          scenario: 'create',
+          variant: 'one INSERT per request',
+          label: `create ${n} · one INSERT per request`,
+          url: naive.url,
+          connections: n,
+          requests: creates,
+          serverPid: pidOf(naive),
+        });
       }
       (await compare(pair, seconds, rounds)).forEach(record);
     }
@@ -242,24 +330,53 @@ try {
   const noCache = { CACHE_MAX_ENTRIES: '1', NEGATIVE_MAX_ENTRIES: '1' };
 
   /** Variants of the service side by side (alternating rounds), or one after another on an embedded database. */
-  const variantsOf = async (scenario: Scenario, variants: { variant: string; label: string; env: Record<string, string> }[], also: Variant[] = []) => {
+  const variantsOf = async (
+    scenario: Scenario,
+    variants: { variant: string; label: string; env: Record<string, string> }[],
+    also: Variant[] = [],
+  ) => {
     if (shared) {
       const servers = await Promise.all(variants.map((v) => service(v.env)));
-      const side = variants.map((v, i): Variant => ({ scenario, variant: v.variant, label: v.label, url: servers[i]?.url ?? '', connections, requests: fixed(hotPaths), serverPid: pidOf(servers[i] ?? null) }));
+      const side = variants.map((v, i): Variant => ({
+        scenario,
+        variant: v.variant,
+        label: v.label,
+        url: servers[i]?.url ?? '',
+        connections,
+        requests: fixed(hotPaths),
+        serverPid: pidOf(servers[i] ?? null),
+      }));
       (await compare([...side, ...also], seconds, rounds)).forEach(record);
       for (const server of servers) await stop(server);
     } else {
       // One embedded data folder, one process at a time.
       for (const v of variants) {
         const server = await service(v.env);
-        record(await measure({ scenario, variant: v.variant, label: v.label, url: server.url, connections, requests: fixed(hotPaths), serverPid: pidOf(server) }, seconds));
+        record(
+          await measure(
+            {
+              scenario,
+              variant: v.variant,
+              label: v.label,
+              url: server.url,
+              connections,
+              requests: fixed(hotPaths),
+              serverPid: pidOf(server),
+            },
+            seconds,
+          ),
+        );
         await stop(server);
       }
     }
   };
 
   const redisScenario = async () => {
-    const why = !local ? 'needs services configured with a one-entry LRU (not with --url)' : redis === null ? 'needs a Redis: set REDIS_URL or --redis-url' : undefined;
+    const why = !local
+      ? 'needs services configured with a one-entry LRU (not with --url)'
+      : redis === null
+        ? 'needs a Redis: set REDIS_URL or --redis-url'
+        : undefined;
     if (why !== undefined || redis === null) {
       for (const label of ['redis', 'redis · one GET per request', 'redis · auto-pipelining']) skip('redis', label, why ?? '');
     } else {
@@ -272,13 +389,29 @@ try {
       const reference: Variant[] = [];
       if (shared && main !== null) {
         await warmUp();
-        reference.push({ scenario: 'redis', variant: 'service, every link in the LRU', label: 'redis · hot reference', url: base, connections, requests: fixed(hotPaths), serverPid: pidOf(main) });
+        reference.push({
+          scenario: 'redis',
+          variant: 'service, every link in the LRU',
+          label: 'redis · hot reference',
+          url: base,
+          connections,
+          requests: fixed(hotPaths),
+          serverPid: pidOf(main),
+        });
       }
-      await variantsOf('redis', [
-        { variant: 'service', label: 'redis', env: onRedis },
-        { variant: 'one GET per request', label: 'redis · one GET per request', env: { ...onRedis, REDIS_BATCH_MAX: '1' } },
-        { variant: 'ioredis auto-pipelining', label: 'redis · auto-pipelining', env: { ...onRedis, REDIS_BATCH_MAX: '1', REDIS_AUTO_PIPELINING: 'true' } },
-      ], reference);
+      await variantsOf(
+        'redis',
+        [
+          { variant: 'service', label: 'redis', env: onRedis },
+          { variant: 'one GET per request', label: 'redis · one GET per request', env: { ...onRedis, REDIS_BATCH_MAX: '1' } },
+          {
+            variant: 'ioredis auto-pipelining',
+            label: 'redis · auto-pipelining',
+            env: { ...onRedis, REDIS_BATCH_MAX: '1', REDIS_AUTO_PIPELINING: 'true' },
+          },
+        ],
+        reference,
+      );
     }
   };
   // Beside the main service (its hot reference) on a shared database; after it on an embedded one.
@@ -299,7 +432,8 @@ try {
 
   if (wants('metrics')) {
     if (!local) {
-      for (const label of ['metrics', 'metrics · off']) skip('metrics', label, 'needs services started with and without METRICS_ENABLED (not with --url)');
+      for (const label of ['metrics', 'metrics · off'])
+        skip('metrics', label, 'needs services started with and without METRICS_ENABLED (not with --url)');
     } else {
       // The hot path with metrics on and off: two services, each with every link in its LRU,
       // side by side in alternating rounds (one after the other on an embedded database). Both
@@ -312,13 +446,39 @@ try {
       ];
       const warmed = async (env: Record<string, string>) => {
         const server = await service(env);
-        await measure({ scenario: 'metrics', variant: 'warm-up', label: 'warm-up', url: server.url, connections, requests: fixed(pathsOf(codes)), amount: codes.length }, 600, 0);
+        await measure(
+          {
+            scenario: 'metrics',
+            variant: 'warm-up',
+            label: 'warm-up',
+            url: server.url,
+            connections,
+            requests: fixed(pathsOf(codes)),
+            amount: codes.length,
+          },
+          600,
+          0,
+        );
         return server;
       };
-      const variantOf = (v: (typeof pair)[number], server: ServerProcess): Variant => ({ scenario: 'metrics', variant: v.variant, label: v.label, url: server.url, connections, requests: clicks, serverPid: pidOf(server) });
+      const variantOf = (v: (typeof pair)[number], server: ServerProcess): Variant => ({
+        scenario: 'metrics',
+        variant: v.variant,
+        label: v.label,
+        url: server.url,
+        connections,
+        requests: clicks,
+        serverPid: pidOf(server),
+      });
       if (shared) {
         const servers = await Promise.all(pair.map((v) => warmed(v.env)));
-        (await compare(pair.map((v, i) => variantOf(v, servers[i] as ServerProcess)), seconds, rounds)).forEach(record);
+        (
+          await compare(
+            pair.map((v, i) => variantOf(v, servers[i] as ServerProcess)),
+            seconds,
+            rounds,
+          )
+        ).forEach(record);
         for (const server of servers) await stop(server);
       } else {
         for (const v of pair) {
@@ -404,8 +564,13 @@ async function seed(url: string, count: number): Promise<[string, string][]> {
   };
   const requests = Array.from({ length: count }, (_, i): Request => ({ ...post('/links', { url: targetUrl(i) }), onResponse }));
   // Many connections: creates are group-committed, so more of them in flight seed faster.
-  const run = await measure({ scenario: 'seed', variant: 'service', label: 'seed', url, connections: SEED_CONNECTIONS, requests: () => requests, amount: count }, 600, 0);
-  if (links.length !== count) fail(`seeding created ${links.length} of ${count} links: ${JSON.stringify(run.statuses)}, ${run.errors} connection errors or timeouts`);
+  const run = await measure(
+    { scenario: 'seed', variant: 'service', label: 'seed', url, connections: SEED_CONNECTIONS, requests: () => requests, amount: count },
+    600,
+    0,
+  );
+  if (links.length !== count)
+    fail(`seeding created ${links.length} of ${count} links: ${JSON.stringify(run.statuses)}, ${run.errors} connection errors or timeouts`);
   log(`seeded at ${run.rps.toLocaleString('en-US')} links/s`);
   return links;
 }
@@ -426,7 +591,12 @@ function prepareRedis(): { env: Record<string, string>; url: string; prefix: str
   if (redisUrl === undefined) return null;
   const prefix = randomPrefix('load');
   cleanups.push(() => deleteKeys(redisUrl, prefix));
-  return { env: { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix }, url: redisUrl, prefix, label: `Redis at ${new URL(redisUrl).host} (key prefix ${prefix}, deleted afterwards)` };
+  return {
+    env: { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix },
+    url: redisUrl,
+    prefix,
+    label: `Redis at ${new URL(redisUrl).host} (key prefix ${prefix}, deleted afterwards)`,
+  };
 }
 
 /**
@@ -434,10 +604,19 @@ function prepareRedis(): { env: Record<string, string>; url: string; prefix: str
  * click on each link of `clicks` (the click flusher writes their rows of link_clicks_daily and
  * their counts in `links`), and the size of that.
  */
-async function storageRun(base: string, clicks: readonly Request[], databaseUrl: string, redis: { url: string; prefix: string } | null): Promise<RunResult> {
+async function storageRun(
+  base: string,
+  clicks: readonly Request[],
+  databaseUrl: string,
+  redis: { url: string; prefix: string } | null,
+): Promise<RunResult> {
   const links = await linksStorage(databaseUrl);
   const keys = redis === null ? null : await redisStorage(redis.url, redis.prefix);
-  await measure({ scenario: 'storage', variant: 'service', label: 'clicks', url: base, connections, requests: () => clicks, amount: clicks.length }, 600, 0);
+  await measure(
+    { scenario: 'storage', variant: 'service', label: 'clicks', url: base, connections, requests: () => clicks, amount: clicks.length },
+    600,
+    0,
+  );
   await clickRowsWritten(databaseUrl, clicks.length);
   const storage = { postgres: { ...links, ...(await clicksStorage(databaseUrl)) }, redis: keys };
   log(`storage: ${describeStorage(storage).join('; ')}`);
@@ -446,7 +625,10 @@ async function storageRun(base: string, clicks: readonly Request[], databaseUrl:
 
 /** Waits (up to two default click-flush intervals) until link_clicks_daily holds `rows` rows. */
 async function clickRowsWritten(databaseUrl: string, rows: number): Promise<void> {
-  const count = () => withClient(databaseUrl, async (client) => Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM link_clicks_daily')).rows[0]?.n));
+  const count = () =>
+    withClient(databaseUrl, async (client) =>
+      Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM link_clicks_daily')).rows[0]?.n),
+    );
   for (let waited = 0; waited < 10_000; waited += 250) {
     if ((await count()) >= rows) return;
     await sleep(250);
@@ -465,7 +647,9 @@ async function memoryRun(): Promise<RunResult> {
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) fail(`memory probe exited with ${code}`);
   const memory = JSON.parse(out) as { links: number; rssMb: number; rssBeforeMb: number; heapUsedMb: number; bytesPerLink: number };
-  log(`memory: ${memory.rssMb} MB resident with ${memory.links.toLocaleString('en-US')} links in the LRU (${memory.rssBeforeMb} MB before the first)`);
+  log(
+    `memory: ${memory.rssMb} MB resident with ${memory.links.toLocaleString('en-US')} links in the LRU (${memory.rssBeforeMb} MB before the first)`,
+  );
   const { links, rssMb, rssBeforeMb, heapUsedMb, bytesPerLink } = memory;
   return quietRun('memory', 'memory', { memory: { links, rssMb, rssBeforeMb, heapUsedMb, bytesPerLink } });
 }

@@ -21,7 +21,9 @@ const CHUNK = 1000;
  * The `links` table as the seeding left it: run before any click, whose counts UPDATE the rows.
  * Dead tuples and stale statistics would make the figures drift from run to run, hence VACUUM.
  */
-export async function linksStorage(databaseUrl: string): Promise<Omit<PostgresStorage, 'clickRows' | 'clickBytesPerRow' | 'clickedHeapBytesPerLink'>> {
+export async function linksStorage(
+  databaseUrl: string,
+): Promise<Omit<PostgresStorage, 'clickRows' | 'clickBytesPerRow' | 'clickedHeapBytesPerLink'>> {
   return withClient(databaseUrl, async (client) => {
     await client.query('VACUUM ANALYZE links');
     const row = await one<{ links: string; url: string | null; total: string; heap: string; indexes: string }>(
@@ -44,7 +46,9 @@ export async function linksStorage(databaseUrl: string): Promise<Omit<PostgresSt
 }
 
 /** After clicks: link_clicks_daily (table and key) per row, and the heap of `links` per link once the click counts were written to it. */
-export async function clicksStorage(databaseUrl: string): Promise<Pick<PostgresStorage, 'clickRows' | 'clickBytesPerRow' | 'clickedHeapBytesPerLink'>> {
+export async function clicksStorage(
+  databaseUrl: string,
+): Promise<Pick<PostgresStorage, 'clickRows' | 'clickBytesPerRow' | 'clickedHeapBytesPerLink'>> {
   return withClient(databaseUrl, async (client) => {
     await client.query('VACUUM ANALYZE links');
     await client.query('VACUUM ANALYZE link_clicks_daily');
@@ -54,7 +58,11 @@ export async function clicksStorage(databaseUrl: string): Promise<Pick<PostgresS
               (SELECT count(*) FROM link_clicks_daily) AS clicks, pg_total_relation_size('link_clicks_daily') AS total`,
     );
     const clickRows = Number(row.clicks);
-    return { clickRows, clickBytesPerRow: clickRows === 0 ? null : per(row.total, clickRows), clickedHeapBytesPerLink: per(row.heap, Number(row.links)) };
+    return {
+      clickRows,
+      clickBytesPerRow: clickRows === 0 ? null : per(row.total, clickRows),
+      clickedHeapBytesPerLink: per(row.heap, Number(row.links)),
+    };
   });
 }
 
@@ -138,7 +146,12 @@ async function privateServerFigures(entries: readonly [string, string][]): Promi
     await write(1, (p, key) => p.set(key, '', 'PX', config.redisTtlMs));
     const negative = await settledMemory(server);
     const perKey = (bytes: number) => Math.round(bytes / entries.length);
-    return { keyPrefix, bytesPerKey: perKey(plain - before), ttlBytesPerKey: perKey(expiring - plain), negativeBytesPerKey: perKey(negative - expiring) };
+    return {
+      keyPrefix,
+      bytesPerKey: perKey(plain - before),
+      ttlBytesPerKey: perKey(expiring - plain),
+      negativeBytesPerKey: perKey(negative - expiring),
+    };
   } finally {
     await server.stop();
   }

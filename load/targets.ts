@@ -3,14 +3,37 @@
 
 import type { RunResult, TargetResult } from './types.ts';
 
-export const SCENARIOS = ['ceiling', 'baseline', 'hot', 'redis', 'postgres', 'not-found', 'create', 'mixed', 'latency', 'metrics', 'memory', 'storage'] as const;
+export const SCENARIOS = [
+  'ceiling',
+  'baseline',
+  'hot',
+  'redis',
+  'postgres',
+  'not-found',
+  'create',
+  'mixed',
+  'latency',
+  'metrics',
+  'memory',
+  'storage',
+] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** A run that sent no traffic (skipped, or the memory and storage probes): no requests, no latency. */
 export function quietRun(scenario: Scenario, label: string, extra: Pick<RunResult, 'skipped' | 'memory' | 'storage'>): RunResult {
   return {
-    scenario, variant: 'service', label, connections: 0, offeredRate: null, seconds: 0, requests: 0, rps: 0,
-    latency: { mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 }, statuses: {}, errors: 0, cpu: { client: 0, server: null },
+    scenario,
+    variant: 'service',
+    label,
+    connections: 0,
+    offeredRate: null,
+    seconds: 0,
+    requests: 0,
+    rps: 0,
+    latency: { mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 },
+    statuses: {},
+    errors: 0,
+    cpu: { client: 0, server: null },
     ...extra,
   };
 }

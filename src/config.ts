@@ -161,7 +161,11 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = read<LogLevel>('LOG_LEVEL', 'info', (raw) =>
     (LOG_LEVELS as readonly string[]).includes(raw) ? (raw as LogLevel) : new Expects(`one of ${LOG_LEVELS.join(', ')}`),
   );
-  const codeSecret = read('CODE_SECRET', DEV_CODE_SECRET, text((v) => v.length >= 16, 'at least 16 characters'));
+  const codeSecret = read(
+    'CODE_SECRET',
+    DEV_CODE_SECRET,
+    text((v) => v.length >= 16, 'at least 16 characters'),
+  );
   const redirectCacheControl = read(
     'REDIRECT_CACHE_CONTROL',
     'private, max-age=90',
@@ -202,16 +206,28 @@ export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     port,
     workers,
-    host: read('HOST', '127.0.0.1', text((v) => /^[\w.:-]+$/.test(v), 'a host name or IP address')),
+    host: read(
+      'HOST',
+      '127.0.0.1',
+      text((v) => /^[\w.:-]+$/.test(v), 'a host name or IP address'),
+    ),
     databaseUrl,
-    embeddedDataDir: read('EMBEDDED_DATA_DIR', './data/pglite', text(() => true, 'a folder path')),
+    embeddedDataDir: read(
+      'EMBEDDED_DATA_DIR',
+      './data/pglite',
+      text(() => true, 'a folder path'),
+    ),
     databaseReplicaUrls,
     databaseReplicaMaxLagMs: read('DATABASE_REPLICA_MAX_LAG_MS', 1000, int(100, 600_000)),
     databaseReplicaTimeoutMs: read('DATABASE_REPLICA_TIMEOUT_MS', 1000, int(10, 60_000)),
     redisUrl,
     redisClusterUrls,
     // Braces would make a hash tag of the prefix and put every key of a cluster in one slot.
-    redisKeyPrefix: read('REDIS_KEY_PREFIX', 'shortener:', text((v) => /^[\x21-\x7a|~]{1,64}$/.test(v), 'up to 64 printable ASCII characters, no spaces or braces')),
+    redisKeyPrefix: read(
+      'REDIS_KEY_PREFIX',
+      'shortener:',
+      text((v) => /^[\x21-\x7a|~]{1,64}$/.test(v), 'up to 64 printable ASCII characters, no spaces or braces'),
+    ),
     redisCommandTimeoutMs: read('REDIS_COMMAND_TIMEOUT_MS', 100, int(5, 10_000)),
     redisConnectTimeoutMs: read('REDIS_CONNECT_TIMEOUT_MS', 1000, int(100, 60_000)),
     redisTtlMs: read('REDIS_TTL_SECONDS', 3600, int(1, 30 * 24 * 3600)) * seconds,

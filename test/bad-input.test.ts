@@ -9,7 +9,6 @@ import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { ERROR_LEVEL, startLoggedApp, type LogLine } from './helpers/logs.ts';
 import { parseResponse, rawExchange } from './helpers/raw-http.ts';
 
-
 interface Case {
   name: string;
   payload: string | Buffer;
@@ -27,13 +26,35 @@ const cases: Case[] = [
   { name: 'trailing garbage after JSON', payload: '{"url": "https://example.com/"} x', status: 400, code: 'BODY_INVALID_JSON' },
   { name: 'empty body', payload: '', status: 400, code: 'BODY_EMPTY' },
   { name: '__proto__ key', payload: '{"url":"https://example.com/","__proto__":{"x":1}}', status: 400, code: 'BODY_INVALID_JSON' },
-  { name: 'constructor.prototype key', payload: '{"url":"https://example.com/","constructor":{"prototype":{"x":1}}}', status: 400, code: 'BODY_INVALID_JSON' },
+  {
+    name: 'constructor.prototype key',
+    payload: '{"url":"https://example.com/","constructor":{"prototype":{"x":1}}}',
+    status: 400,
+    code: 'BODY_INVALID_JSON',
+  },
   { name: 'text/plain content type', payload: json({ url }), contentType: 'text/plain', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
-  { name: 'form content type', payload: 'url=https://example.com/', contentType: 'application/x-www-form-urlencoded', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+  {
+    name: 'form content type',
+    payload: 'url=https://example.com/',
+    contentType: 'application/x-www-form-urlencoded',
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+  },
   { name: 'body over 8 KiB', payload: json({ url: `https://example.com/${'a'.repeat(9000)}` }), status: 413, code: 'BODY_TOO_LARGE' },
   { name: 'body of 1 MiB', payload: Buffer.alloc(1024 * 1024, 0x20), status: 413, code: 'BODY_TOO_LARGE' },
-  { name: 'multipart content type', payload: '--x\r\n\r\nurl\r\n--x--', contentType: 'multipart/form-data; boundary=x', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
-  { name: 'nested __proto__ key', payload: '{"url":"https://example.com/","alias":{"__proto__":{"admin":true}}}', status: 400, code: 'BODY_INVALID_JSON' },
+  {
+    name: 'multipart content type',
+    payload: '--x\r\n\r\nurl\r\n--x--',
+    contentType: 'multipart/form-data; boundary=x',
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+  },
+  {
+    name: 'nested __proto__ key',
+    payload: '{"url":"https://example.com/","alias":{"__proto__":{"admin":true}}}',
+    status: 400,
+    code: 'BODY_INVALID_JSON',
+  },
   { name: 'NUL byte in the JSON text', payload: '{"url":"https://example.com/"}\u0000', status: 400, code: 'BODY_INVALID_JSON' },
   // shape
   { name: 'an array body', payload: json([url]), status: 400, code: 'BODY_INVALID' },
@@ -51,7 +72,12 @@ const cases: Case[] = [
   { name: 'deep nesting', payload: `{"url":"${url}","alias":${'['.repeat(2000)}${']'.repeat(2000)}}`, status: 400, code: 'BODY_INVALID' },
   // url rules
   { name: 'javascript: URL', payload: json({ url: 'javascript:alert(1)' }), status: 400, code: 'URL_SCHEME_NOT_ALLOWED' },
-  { name: 'javascript: URL with a tab inside', payload: json({ url: 'java\tscript:alert(1)' }), status: 400, code: 'URL_CONTROL_CHARACTERS' },
+  {
+    name: 'javascript: URL with a tab inside',
+    payload: json({ url: 'java\tscript:alert(1)' }),
+    status: 400,
+    code: 'URL_CONTROL_CHARACTERS',
+  },
   { name: 'data: URL', payload: json({ url: 'data:text/html,hi' }), status: 400, code: 'URL_SCHEME_NOT_ALLOWED' },
   { name: 'file: URL', payload: json({ url: 'file:///etc/passwd' }), status: 400, code: 'URL_SCHEME_NOT_ALLOWED' },
   { name: 'vbscript: URL', payload: json({ url: 'VBScript:msgbox' }), status: 400, code: 'URL_SCHEME_NOT_ALLOWED' },
@@ -60,42 +86,107 @@ const cases: Case[] = [
   { name: 'credentials in URL', payload: json({ url: 'https://admin:pw@example.com/' }), status: 400, code: 'URL_CREDENTIALS_NOT_ALLOWED' },
   { name: 'NUL in URL', payload: json({ url: 'https://example.com/\u0000' }), status: 400, code: 'URL_CONTROL_CHARACTERS' },
   { name: 'CR/LF in URL', payload: json({ url: 'https://example.com/\r\nSet-Cookie: x=1' }), status: 400, code: 'URL_CONTROL_CHARACTERS' },
-  { name: 'right-to-left override in URL', payload: json({ url: 'https://example.com/\u202egpj.exe' }), status: 400, code: 'URL_CONTROL_CHARACTERS' },
-  { name: 'URL over 2048 characters', payload: json({ url: `https://example.com/${'a'.repeat(2040)}` }), status: 400, code: 'URL_TOO_LONG' },
+  {
+    name: 'right-to-left override in URL',
+    payload: json({ url: 'https://example.com/\u202egpj.exe' }),
+    status: 400,
+    code: 'URL_CONTROL_CHARACTERS',
+  },
+  {
+    name: 'URL over 2048 characters',
+    payload: json({ url: `https://example.com/${'a'.repeat(2040)}` }),
+    status: 400,
+    code: 'URL_TOO_LONG',
+  },
   { name: 'URL pointing at this service', payload: json({ url: 'https://sho.rt/abc' }), status: 400, code: 'URL_SELF_REFERENCE' },
   { name: 'URL that does not parse', payload: json({ url: 'https://exa mple.com/' }), status: 400, code: 'URL_INVALID' },
   { name: 'line separator in URL', payload: json({ url: 'https://example.com/\u2028x' }), status: 400, code: 'URL_CONTROL_CHARACTERS' },
-  { name: 'zero-width space in the host', payload: json({ url: 'https://exa\u200bmple.com/' }), status: 400, code: 'URL_CONTROL_CHARACTERS' },
+  {
+    name: 'zero-width space in the host',
+    payload: json({ url: 'https://exa\u200bmple.com/' }),
+    status: 400,
+    code: 'URL_CONTROL_CHARACTERS',
+  },
   // javascript: in disguise
   { name: 'javascript: in mixed case', payload: json({ url: 'JaVaScRiPt:alert(1)' }), status: 400, code: 'URL_SCHEME_NOT_ALLOWED' },
   { name: 'javascript: after a space', payload: json({ url: ' javascript:alert(1)' }), status: 400, code: 'URL_SCHEME_NOT_ALLOWED' },
-  { name: 'javascript: after a control character', payload: json({ url: '\u0001javascript:alert(1)' }), status: 400, code: 'URL_CONTROL_CHARACTERS' },
-  { name: 'javascript: with slashes and an encoded newline', payload: json({ url: 'javascript://example.com/%0aalert(1)' }), status: 400, code: 'URL_SCHEME_NOT_ALLOWED' },
+  {
+    name: 'javascript: after a control character',
+    payload: json({ url: '\u0001javascript:alert(1)' }),
+    status: 400,
+    code: 'URL_CONTROL_CHARACTERS',
+  },
+  {
+    name: 'javascript: with slashes and an encoded newline',
+    payload: json({ url: 'javascript://example.com/%0aalert(1)' }),
+    status: 400,
+    code: 'URL_SCHEME_NOT_ALLOWED',
+  },
   { name: 'javascript: percent-encoded', payload: json({ url: '%6Aavascript:alert(1)' }), status: 400, code: 'URL_NOT_ABSOLUTE' },
   { name: 'javascript: with an HTML entity', payload: json({ url: 'javascript&colon;alert(1)' }), status: 400, code: 'URL_NOT_ABSOLUTE' },
   // other parsers' disagreements
   { name: 'https:\\\\host', payload: json({ url: 'https:\\\\evil.example/' }), status: 400, code: 'URL_NOT_ABSOLUTE' },
   { name: 'https:/host with one slash', payload: json({ url: 'https:/evil.example/' }), status: 400, code: 'URL_NOT_ABSOLUTE' },
-  { name: 'a user name that looks like the host', payload: json({ url: 'https://example.com@evil.example/' }), status: 400, code: 'URL_CREDENTIALS_NOT_ALLOWED' },
-  { name: 'an empty user with a password', payload: json({ url: 'https://:pw@example.com/' }), status: 400, code: 'URL_CREDENTIALS_NOT_ALLOWED' },
+  {
+    name: 'a user name that looks like the host',
+    payload: json({ url: 'https://example.com@evil.example/' }),
+    status: 400,
+    code: 'URL_CREDENTIALS_NOT_ALLOWED',
+  },
+  {
+    name: 'an empty user with a password',
+    payload: json({ url: 'https://:pw@example.com/' }),
+    status: 400,
+    code: 'URL_CREDENTIALS_NOT_ALLOWED',
+  },
   // this service's own host, however written
-  { name: 'own host in capitals with a trailing dot', payload: json({ url: 'https://SHO.RT./abc' }), status: 400, code: 'URL_SELF_REFERENCE' },
-  { name: 'own host with a port and another scheme', payload: json({ url: 'http://sho.rt:8443/abc' }), status: 400, code: 'URL_SELF_REFERENCE' },
+  {
+    name: 'own host in capitals with a trailing dot',
+    payload: json({ url: 'https://SHO.RT./abc' }),
+    status: 400,
+    code: 'URL_SELF_REFERENCE',
+  },
+  {
+    name: 'own host with a port and another scheme',
+    payload: json({ url: 'http://sho.rt:8443/abc' }),
+    status: 400,
+    code: 'URL_SELF_REFERENCE',
+  },
   { name: 'own host percent-encoded', payload: json({ url: 'https://sh%6F.rt/abc' }), status: 400, code: 'URL_SELF_REFERENCE' },
   // private and non-public targets, in every notation
   { name: 'loopback as a decimal number', payload: json({ url: 'http://2130706433/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
   { name: 'loopback in hex', payload: json({ url: 'http://0x7f.0.0.1/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
   { name: 'loopback in octal', payload: json({ url: 'http://0177.0.0.1/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
   { name: 'IPv6 loopback', payload: json({ url: 'http://[::1]:8080/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
-  { name: 'IPv4-mapped IPv6 private address', payload: json({ url: 'http://[::ffff:10.0.0.1]/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
-  { name: 'cloud metadata address', payload: json({ url: 'http://169.254.169.254/latest/meta-data/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
+  {
+    name: 'IPv4-mapped IPv6 private address',
+    payload: json({ url: 'http://[::ffff:10.0.0.1]/' }),
+    status: 400,
+    code: 'URL_PRIVATE_ADDRESS',
+  },
+  {
+    name: 'cloud metadata address',
+    payload: json({ url: 'http://169.254.169.254/latest/meta-data/' }),
+    status: 400,
+    code: 'URL_PRIVATE_ADDRESS',
+  },
   { name: 'unique-local IPv6', payload: json({ url: 'http://[fd00::1]/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
   { name: 'localhost', payload: json({ url: 'http://localhost:3000/admin' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
   { name: 'a single-label host', payload: json({ url: 'http://router/' }), status: 400, code: 'URL_PRIVATE_ADDRESS' },
   // abuse controls
   { name: 'another URL shortener', payload: json({ url: 'https://bit.ly/3xYz' }), status: 400, code: 'URL_SHORTENER_NOT_ALLOWED' },
-  { name: 'a subdomain of a blocked domain', payload: json({ url: 'https://www.blocked.example/' }), status: 400, code: 'URL_DOMAIN_BLOCKED' },
-  { name: 'a blocked IDN domain written in Unicode', payload: json({ url: 'https://пример.рф/' }), status: 400, code: 'URL_DOMAIN_BLOCKED' },
+  {
+    name: 'a subdomain of a blocked domain',
+    payload: json({ url: 'https://www.blocked.example/' }),
+    status: 400,
+    code: 'URL_DOMAIN_BLOCKED',
+  },
+  {
+    name: 'a blocked IDN domain written in Unicode',
+    payload: json({ url: 'https://пример.рф/' }),
+    status: 400,
+    code: 'URL_DOMAIN_BLOCKED',
+  },
   // alias rules
   { name: 'alias too short', payload: json({ url, alias: 'ab' }), status: 400, code: 'ALIAS_INVALID' },
   { name: 'alias too long', payload: json({ url, alias: 'a'.repeat(65) }), status: 400, code: 'ALIAS_INVALID' },
@@ -199,5 +290,8 @@ for (const c of pathCases) {
 test('nothing from the tables was stored, and nothing was logged as an error', async () => {
   const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM links');
   assert.equal(rows[0]?.n, 0);
-  assert.deepEqual(lines.filter((line) => line.level >= ERROR_LEVEL), []);
+  assert.deepEqual(
+    lines.filter((line) => line.level >= ERROR_LEVEL),
+    [],
+  );
 });

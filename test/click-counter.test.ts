@@ -12,7 +12,13 @@ test('counts per code, bots apart; a take hands the counts over and starts again
   counter.count('abc', 'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)');
   counter.count('abc', 'curl/8.5.0');
   counter.count('xyz', undefined);
-  assert.deepEqual([...counter.take()], [['abc', { clicks: 3, bots: 2 }], ['xyz', { clicks: 1, bots: 0 }]]);
+  assert.deepEqual(
+    [...counter.take()],
+    [
+      ['abc', { clicks: 3, bots: 2 }],
+      ['xyz', { clicks: 1, bots: 0 }],
+    ],
+  );
   assert.equal(counter.take().size, 0);
 });
 
@@ -27,13 +33,20 @@ test('a full counter drops clicks on new codes, counts them, and asks to be take
   assert.ok(asked >= 1);
   assert.equal(counter.takeDropped(), 2);
   assert.equal(counter.takeDropped(), 0);
-  assert.deepEqual([...counter.take()], [['a', { clicks: 2, bots: 0 }], ['b', { clicks: 1, bots: 0 }]]);
+  assert.deepEqual(
+    [...counter.take()],
+    [
+      ['a', { clicks: 2, bots: 0 }],
+      ['b', { clicks: 1, bots: 0 }],
+    ],
+  );
   counter.count('c', BROWSER);
   assert.equal(counter.takeDropped(), 0, 'room again after a take');
 });
 
 test('many distinct User-Agents: verdicts stay right after the memo of them starts over', () => {
   const counter = new ClickCounter(10, () => {});
-  for (let i = 0; i < 25_000; i++) counter.count('ua', i % 2 === 0 ? `${BROWSER} build/${i}` : `Googlebot/2.1 (+http://www.google.com/bot.html) v${i}`);
+  for (let i = 0; i < 25_000; i++)
+    counter.count('ua', i % 2 === 0 ? `${BROWSER} build/${i}` : `Googlebot/2.1 (+http://www.google.com/bot.html) v${i}`);
   assert.deepEqual(counter.take().get('ua'), { clicks: 12_500, bots: 12_500 });
 });

@@ -97,7 +97,15 @@ test('a click on a code with no row does not break the flush: the other links ge
   const { app, pool } = await startApp(t, database.url, NO_TIMER);
   await insertRawLinks(database.url, ['real-one', 'real-two']);
   const day = utcDay(Date.now());
-  const counts = new Map([[day, new Map([['real-one', { clicks: 3, bots: 1 }], ['ghost-link', { clicks: 5, bots: 0 }]])]]);
+  const counts = new Map([
+    [
+      day,
+      new Map([
+        ['real-one', { clicks: 3, bots: 1 }],
+        ['ghost-link', { clicks: 5, bots: 0 }],
+      ]),
+    ],
+  ]);
   assert.equal(await addClicks(pool, counts), 1, 'one daily row: the ghost is left out');
   assert.deepEqual(await totals('real-one'), { clicks: 3, botClicks: 1, daily: { [day]: [3, 1] } });
 
@@ -130,7 +138,11 @@ test('a flush that fails (Postgres unreachable) keeps its counts, and the next o
   const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
   await proxy.up();
   t.after(() => proxy.down());
-  const { app } = await startApp(t, throughProxy(database.url, proxy), { ...NO_TIMER, DB_CONNECT_TIMEOUT_MS: '500', BREAKER_RESET_MS: '300' });
+  const { app } = await startApp(t, throughProxy(database.url, proxy), {
+    ...NO_TIMER,
+    DB_CONNECT_TIMEOUT_MS: '500',
+    BREAKER_RESET_MS: '300',
+  });
   await insertRawLinks(database.url, ['kept-one']);
   for (let i = 0; i < 4; i++) assert.equal(await redirectInjected(app, 'kept-one', BROWSER), 302);
 
@@ -144,7 +156,7 @@ test('a flush that fails (Postgres unreachable) keeps its counts, and the next o
   assert.equal((await totals('kept-one')).clicks, 0);
 
   await proxy.up();
-  for (const deadline = Date.now() + 10_000; app.clicks.waiting > 0 && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 10_000; app.clicks.waiting > 0 && Date.now() < deadline;) {
     await app.clicks.flush();
     if (app.clicks.waiting > 0) await sleep(100);
   }
@@ -173,5 +185,8 @@ test('counts are exact across a graceful restart: SIGTERM writes the clicks not 
   const written = await totals(code);
   assert.equal(written.clicks, 35);
   assert.equal(written.botClicks, 5);
-  assert.equal(Object.values(written.daily).reduce((sum, [clicks]) => sum + clicks, 0), 35);
+  assert.equal(
+    Object.values(written.daily).reduce((sum, [clicks]) => sum + clicks, 0),
+    35,
+  );
 });

@@ -24,7 +24,8 @@ const env = (extra: Record<string, string> = {}) => ({
 });
 
 const isListening = (l: Record<string, unknown>) => String(l.msg).startsWith('Server listening at');
-const workerPids = (server: ServerProcess) => new Set(server.logs.filter((l) => l.role === 'worker' && isListening(l)).map((l) => Number(l.pid)));
+const workerPids = (server: ServerProcess) =>
+  new Set(server.logs.filter((l) => l.role === 'worker' && isListening(l)).map((l) => Number(l.pid)));
 
 function alive(pid: number): boolean {
   try {
@@ -52,8 +53,14 @@ async function startCluster(t: { after: (fn: () => void) => void }, extra: Recor
 }
 
 test('WORKERS=2 without DATABASE_URL is refused at start-up: the embedded engine is a single session', () => {
-  assert.throws(() => loadConfig({ WORKERS: '2' }), (err: unknown) => err instanceof ConfigError && /WORKERS.*DATABASE_URL/s.test(err.message));
-  assert.throws(() => loadConfig({ WORKERS: 'many', DATABASE_URL: 'postgres://x/y' }), /WORKERS="many": expected an integer from 1 to 256, or auto/);
+  assert.throws(
+    () => loadConfig({ WORKERS: '2' }),
+    (err: unknown) => err instanceof ConfigError && /WORKERS.*DATABASE_URL/s.test(err.message),
+  );
+  assert.throws(
+    () => loadConfig({ WORKERS: 'many', DATABASE_URL: 'postgres://x/y' }),
+    /WORKERS="many": expected an integer from 1 to 256, or auto/,
+  );
   assert.equal(loadConfig({}).workers, 1);
   assert.equal(loadConfig({ WORKERS: '3', DATABASE_URL: 'postgres://x/y' }).workers, 3);
   assert.ok(loadConfig({ WORKERS: 'auto', DATABASE_URL: 'postgres://x/y' }).workers >= 1);

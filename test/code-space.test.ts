@@ -51,7 +51,9 @@ test('links created on another instance redirect there at once, past any block i
   // More than a block of ids (1000): the writer reserves blocks the reader has never read about.
   const codes: string[] = [];
   for (let batch = 0; batch < 6; batch++) {
-    const created = await Promise.all(Array.from({ length: 250 }, (_, i) => createLink(writer.app, { url: `https://example.com/${batch}/${i}` })));
+    const created = await Promise.all(
+      Array.from({ length: 250 }, (_, i) => createLink(writer.app, { url: `https://example.com/${batch}/${i}` })),
+    );
     for (const c of created) {
       assert.equal(c.status, 201);
       codes.push(c.body.code as string);

@@ -31,7 +31,9 @@ describe('create, then redirect', () => {
       const res = await app.inject({ method: 'GET', url: `/${code}` });
       assert.equal(res.statusCode, 302);
       assert.equal(res.body, '');
-      const names = Object.keys(res.headers).filter((h) => h !== 'connection' && h !== 'keep-alive').sort();
+      const names = Object.keys(res.headers)
+        .filter((h) => h !== 'connection' && h !== 'keep-alive')
+        .sort();
       assert.deepEqual(names, ['cache-control', 'content-length', 'location']);
       assert.equal(res.headers.location, 'https://example.com/a%20b?q=1#top');
       assert.equal(res.headers['content-length'], '0');
@@ -89,7 +91,18 @@ describe('create, then redirect', () => {
 describe('codes that do not redirect', () => {
   test('an unknown code answers 404 LINK_NOT_FOUND; so does an impossible one, and HEAD like GET', async (t) => {
     const { app } = await startApp(t, database.url);
-    for (const path of ['/Zz9Zz9Z', '/no', `/${'a'.repeat(65)}`, `/${'a'.repeat(300)}`, '/a.b', '/%2e%2e%2fetc', '/links', '/Docs', '/a%00b', '/%E0%A4%A']) {
+    for (const path of [
+      '/Zz9Zz9Z',
+      '/no',
+      `/${'a'.repeat(65)}`,
+      `/${'a'.repeat(300)}`,
+      '/a.b',
+      '/%2e%2e%2fetc',
+      '/links',
+      '/Docs',
+      '/a%00b',
+      '/%E0%A4%A',
+    ]) {
       for (const method of ['GET', 'HEAD'] as const) {
         const res = await app.inject({ method, url: path });
         assert.equal(res.statusCode, 404, `${method} ${path}`);
@@ -110,7 +123,10 @@ describe('codes that do not redirect', () => {
           ('switched-off', 'https://example.com/off', NULL, true)`,
       ),
     );
-    for (const [path, code] of [['/was-valid', 'LINK_EXPIRED'], ['/switched-off', 'LINK_DISABLED']] as const) {
+    for (const [path, code] of [
+      ['/was-valid', 'LINK_EXPIRED'],
+      ['/switched-off', 'LINK_DISABLED'],
+    ] as const) {
       for (let round = 0; round < 2; round++) {
         const res = await app.inject({ method: 'GET', url: path });
         assert.equal(res.statusCode, 410);

@@ -155,11 +155,13 @@ function securityProblems(where: string, pod: IPodSpec | undefined, container: I
   const c = container.securityContext;
   const p = pod?.securityContext;
   if ((c?.runAsNonRoot ?? p?.runAsNonRoot) !== true) problems.push(`${where}: runAsNonRoot is not true`);
-  if ((c?.runAsUser ?? p?.runAsUser ?? 0) === 0) problems.push(`${where}: no numeric non-root runAsUser (the kubelet cannot check a user name)`);
+  if ((c?.runAsUser ?? p?.runAsUser ?? 0) === 0)
+    problems.push(`${where}: no numeric non-root runAsUser (the kubelet cannot check a user name)`);
   if (c?.readOnlyRootFilesystem !== true) problems.push(`${where}: readOnlyRootFilesystem is not true`);
   if (c?.allowPrivilegeEscalation !== false) problems.push(`${where}: allowPrivilegeEscalation is not false`);
   if (!(c?.capabilities?.drop ?? []).includes('ALL')) problems.push(`${where}: capabilities do not drop ALL`);
-  if ((c?.seccompProfile?.type ?? p?.seccompProfile?.type) !== 'RuntimeDefault') problems.push(`${where}: seccompProfile is not RuntimeDefault`);
+  if ((c?.seccompProfile?.type ?? p?.seccompProfile?.type) !== 'RuntimeDefault')
+    problems.push(`${where}: seccompProfile is not RuntimeDefault`);
   if (container.resources?.requests === undefined || container.resources.limits?.memory === undefined) {
     problems.push(`${where}: resource requests or memory limit missing`);
   }
@@ -172,7 +174,8 @@ function deploymentProblems(m: Manifests): string[] {
   const container = onlyContainer(pod, 'the Deployment');
   const env = podEnvironment(container, m);
   const command = [...(container.command ?? []), ...(container.args ?? [])];
-  if (command.join(' ') !== SERVER_COMMAND.join(' ')) problems.push(`the Deployment runs ${command.join(' ')}, not ${SERVER_COMMAND.join(' ')}`);
+  if (command.join(' ') !== SERVER_COMMAND.join(' '))
+    problems.push(`the Deployment runs ${command.join(' ')}, not ${SERVER_COMMAND.join(' ')}`);
 
   const port = container.ports?.find((p) => p.name === 'http');
   if (port === undefined || String(port.containerPort) !== (env.PORT ?? '3000')) problems.push('container port http is not PORT');
@@ -201,10 +204,12 @@ function deploymentProblems(m: Manifests): string[] {
   if (!(drainMs > 0)) problems.push('READINESS_DRAIN_MS is 0: /readyz would not fail before the server stops accepting');
   const readiness = container.readinessProbe;
   const noticeMs = (readiness?.periodSeconds ?? 10) * (readiness?.failureThreshold ?? 3) * 1000;
-  if (drainMs < noticeMs) problems.push(`READINESS_DRAIN_MS ${drainMs} is shorter than the readiness probe takes to notice (${noticeMs} ms)`);
+  if (drainMs < noticeMs)
+    problems.push(`READINESS_DRAIN_MS ${drainMs} is shorter than the readiness probe takes to notice (${noticeMs} ms)`);
   const graceMs = (pod?.terminationGracePeriodSeconds ?? 30) * 1000;
   const neededMs = (preStopMs ?? 0) + drainMs + shutdownGraceMs;
-  if (graceMs <= neededMs) problems.push(`terminationGracePeriodSeconds ${graceMs / 1000} s is not above preStop + drain + shutdown grace (${neededMs / 1000} s)`);
+  if (graceMs <= neededMs)
+    problems.push(`terminationGracePeriodSeconds ${graceMs / 1000} s is not above preStop + drain + shutdown grace (${neededMs / 1000} s)`);
 
   const labels = m.deployment.spec?.template.metadata?.labels ?? {};
   const selects = (selector: Readonly<Record<string, string>> | undefined) =>
@@ -292,7 +297,8 @@ function dockerfileProblems(text: string): string[] {
   const last = (keyword: string) => final.findLast((i) => i.keyword === keyword);
 
   const user = last('USER')?.args;
-  if (user === undefined || user === 'root' || user === '0' || user.startsWith('0:')) problems.push(`the final stage runs as ${user ?? 'root'}`);
+  if (user === undefined || user === 'root' || user === '0' || user.startsWith('0:'))
+    problems.push(`the final stage runs as ${user ?? 'root'}`);
   const entrypoint = execForm(last('ENTRYPOINT'));
   const cmd = execForm(last('CMD'));
   if ((last('ENTRYPOINT') !== undefined && entrypoint === undefined) || cmd === undefined) problems.push('ENTRYPOINT/CMD not in exec form');
@@ -302,7 +308,10 @@ function dockerfileProblems(text: string): string[] {
   if (!/\/(healthz|readyz)/.test(healthcheck)) problems.push('no HEALTHCHECK on /healthz or /readyz');
   if (/\b(curl|wget)\b/.test(healthcheck)) problems.push('the HEALTHCHECK needs a tool the slim image lacks');
   if (!final.some((i) => i.keyword === 'EXPOSE' && i.args.split(/\s+/).includes('3000'))) problems.push('no EXPOSE 3000');
-  const env = final.filter((i) => i.keyword === 'ENV').map((i) => i.args).join(' ');
+  const env = final
+    .filter((i) => i.keyword === 'ENV')
+    .map((i) => i.args)
+    .join(' ');
   if (!/\bHOST=0\.0\.0\.0\b/.test(env) || !/\bPORT=3000\b/.test(env)) problems.push('ENV HOST=0.0.0.0 PORT=3000 missing');
 
   // Production dependencies only, installed from the lock file before the sources are copied.
@@ -310,9 +319,13 @@ function dockerfileProblems(text: string): string[] {
   const manifests = copies.findIndex((i) => /package-lock\.json|package\*\.json/.test(i.args));
   const sources = copies.findIndex((i) => /\bsrc\b/.test(i.args));
   if (manifests === -1 || sources === -1 || manifests > sources) problems.push('package*.json is not copied before src/');
-  const install = all.filter((i) => i.keyword === 'RUN' && /\bnpm (ci|prune)\b/.test(i.args)).map((i) => i.args).join(' ');
+  const install = all
+    .filter((i) => i.keyword === 'RUN' && /\bnpm (ci|prune)\b/.test(i.args))
+    .map((i) => i.args)
+    .join(' ');
   if (!/npm ci\b/.test(install) || !/--omit=dev/.test(install)) problems.push('no npm ci with --omit=dev');
-  if (!final.some((i) => i.keyword === 'COPY' && /--from=\S+.*node_modules/.test(i.args))) problems.push('node_modules is not copied from the install stage');
+  if (!final.some((i) => i.keyword === 'COPY' && /--from=\S+.*node_modules/.test(i.args)))
+    problems.push('node_modules is not copied from the install stage');
   for (const path of ['src', 'migrations', 'package.json']) {
     if (!final.some((i) => i.keyword === 'COPY' && i.args.split(/\s+/).includes(path))) problems.push(`${path} is not copied`);
   }
@@ -380,26 +393,31 @@ function composeProblems(compose: Compose, known: ReadonlySet<string>, haproxy: 
   const lbNetworks = lb?.networks;
   const lbAddress =
     lbNetworks !== undefined && !Array.isArray(lbNetworks)
-      ? Object.values(lbNetworks as Readonly<Record<string, { readonly ipv4_address?: string } | null>>).find((n) => n?.ipv4_address !== undefined)?.ipv4_address
+      ? Object.values(lbNetworks as Readonly<Record<string, { readonly ipv4_address?: string } | null>>).find(
+          (n) => n?.ipv4_address !== undefined,
+        )?.ipv4_address
       : undefined;
   if (lb === undefined || lbAddress === undefined) problems.push('the scale profile has no load balancer with a fixed address');
   if (!(lb?.volumes ?? []).some((v) => v.startsWith('./deploy/'))) problems.push('the load balancer config is not under deploy/');
   if (!/\/readyz\b/.test(haproxy)) problems.push('the load balancer does not check /readyz');
   if (!/X-Forwarded-For/i.test(haproxy)) problems.push('the load balancer does not pass X-Forwarded-For');
   for (const [name] of apps) {
-    if (!new RegExp(`^\\s*server\\s+\\S+\\s+${name}:3000\\b`, 'm').test(haproxy)) problems.push(`the load balancer does not send to ${name}:3000`);
+    if (!new RegExp(`^\\s*server\\s+\\S+\\s+${name}:3000\\b`, 'm').test(haproxy))
+      problems.push(`the load balancer does not send to ${name}:3000`);
     if (lb?.depends_on?.[name]?.condition !== 'service_healthy') problems.push(`the load balancer does not wait for ${name} to be healthy`);
   }
 
   for (const [name, service] of apps) {
     for (const dependency of ['postgres', 'redis']) {
-      if (service.depends_on?.[dependency]?.condition !== 'service_healthy') problems.push(`${name} does not wait for ${dependency} to be healthy`);
+      if (service.depends_on?.[dependency]?.condition !== 'service_healthy')
+        problems.push(`${name} does not wait for ${dependency} to be healthy`);
     }
     const env = Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(String(v))]));
     for (const variable of ['DATABASE_URL', 'REDIS_URL', 'BASE_URL', 'CODE_SECRET']) {
       if (env[variable] === undefined) problems.push(`${name}: ${variable} is not set`);
     }
-    if (env.TRUST_PROXY !== lbAddress) problems.push(`${name}: TRUST_PROXY is ${env.TRUST_PROXY ?? 'unset'}, not the balancer's ${lbAddress ?? '?'}`);
+    if (env.TRUST_PROXY !== lbAddress)
+      problems.push(`${name}: TRUST_PROXY is ${env.TRUST_PROXY ?? 'unset'}, not the balancer's ${lbAddress ?? '?'}`);
     problems.push(...environmentProblems(`compose ${name}`, env, known));
     const stopMs = Number(/^(\d+)s$/.exec(service.stop_grace_period ?? '10s')?.[1]) * 1000;
     if (!(stopMs > Number(env.SHUTDOWN_GRACE_MS ?? 10_000))) problems.push(`${name}: stop_grace_period is not above SHUTDOWN_GRACE_MS`);
@@ -413,7 +431,18 @@ function composeProblems(compose: Compose, known: ReadonlySet<string>, haproxy: 
 const known = configVariables();
 
 test('the variable names are read from src/config.ts', () => {
-  for (const name of ['PORT', 'HOST', 'DATABASE_URL', 'REDIS_URL', 'BASE_URL', 'CODE_SECRET', 'TRUST_PROXY', 'READINESS_DRAIN_MS', 'SHUTDOWN_GRACE_MS', 'BLOCKED_DOMAINS']) {
+  for (const name of [
+    'PORT',
+    'HOST',
+    'DATABASE_URL',
+    'REDIS_URL',
+    'BASE_URL',
+    'CODE_SECRET',
+    'TRUST_PROXY',
+    'READINESS_DRAIN_MS',
+    'SHUTDOWN_GRACE_MS',
+    'BLOCKED_DOMAINS',
+  ]) {
     assert.ok(known.has(name), name);
   }
   assert.ok(known.size > 40, `${known.size} variables found`);
@@ -531,7 +560,9 @@ test("the image's HEALTHCHECK command passes on a 200 from /healthz and fails ot
 });
 
 test('.dockerignore keeps dependencies, data, results, tests and git out of the build context', () => {
-  const ignored = readText('.dockerignore').split(/\r?\n/).map((line) => line.trim());
+  const ignored = readText('.dockerignore')
+    .split(/\r?\n/)
+    .map((line) => line.trim());
   for (const entry of ['node_modules', 'data', '.git', 'test']) assert.ok(ignored.includes(entry), entry);
   assert.ok(ignored.includes('load') || ignored.includes('load/results'), 'load/results');
 });

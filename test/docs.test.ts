@@ -17,11 +17,25 @@ test('the OpenAPI document is valid and describes every route, its body and its 
   const { app } = await startApp(t, database.url);
   const res = await app.inject({ url: '/docs/json' });
   assert.equal(res.statusCode, 200);
-  const document = res.json<{ openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>> }>();
+  const document = res.json<{
+    openapi: string;
+    paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>>;
+  }>();
   assert.equal(document.openapi, '3.1.0');
   await SwaggerParser.validate(structuredClone(document) as never);
-  const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
-  for (const expected of ['POST /links', 'POST /links/bulk', 'GET /links/{code}', 'PATCH /links/{code}', 'DELETE /links/{code}', 'GET /{code}', 'GET /healthz', 'GET /readyz']) {
+  const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+  );
+  for (const expected of [
+    'POST /links',
+    'POST /links/bulk',
+    'GET /links/{code}',
+    'PATCH /links/{code}',
+    'DELETE /links/{code}',
+    'GET /{code}',
+    'GET /healthz',
+    'GET /readyz',
+  ]) {
     assert.ok(operations.includes(expected), `${expected} in ${operations.join(', ')}`);
   }
   const create = document.paths['/links']?.post;

@@ -28,7 +28,10 @@ test('no DATABASE_URL: creates and redirects on the embedded engine, and a resta
 
   const second = await startServer(env, 60_000);
   t.after(() => second.child.kill('SIGKILL'));
-  for (const [code, url] of [[created.code, 'https://example.com/embedded'], ['embedded', 'https://example.com/embedded-alias']]) {
+  for (const [code, url] of [
+    [created.code, 'https://example.com/embedded'],
+    ['embedded', 'https://example.com/embedded-alias'],
+  ]) {
     const res = await fetch(`${second.url}/${code}`, { redirect: 'manual' });
     assert.equal(res.status, 302);
     assert.equal(res.headers.get('location'), url);

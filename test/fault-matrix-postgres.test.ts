@@ -59,7 +59,15 @@ async function startRow(t: { after(fn: () => Promise<unknown>): void }, database
 }
 
 function startLoad(row: Row, label: string): Load {
-  return new Load(row.server.url, { readers: 6, creators: 3, cached: row.cached, uncached: row.warmUp, label, phase: 'healthy', maxMs: 30_000 });
+  return new Load(row.server.url, {
+    readers: 6,
+    creators: 3,
+    cached: row.cached,
+    uncached: row.warmUp,
+    label,
+    phase: 'healthy',
+    maxMs: 30_000,
+  });
 }
 
 const unavailable = (a: Answer) =>
@@ -124,7 +132,11 @@ test('Postgres down: cached codes 302; uncached 503 with Retry-After, fast once 
   const outage = ['down', 'open'];
   const uncachedReads = load.of('read', ...outage).filter((a) => !a.cached);
   assert.ok(uncachedReads.length > 20, 'uncached reads during the outage');
-  assert.deepEqual(offenders(uncachedReads, (a) => unavailable(a) || answeredAfter(upAt)(a)).slice(0, 10), [], 'uncached codes: 503 + Retry-After, never 404');
+  assert.deepEqual(
+    offenders(uncachedReads, (a) => unavailable(a) || answeredAfter(upAt)(a)).slice(0, 10),
+    [],
+    'uncached codes: 503 + Retry-After, never 404',
+  );
   const whileOpen = load.of('read', 'open').filter((a) => !a.cached);
   const slowest = Math.max(...whileOpen.map((a) => a.ms));
   t.diagnostic(`uncached 503s while the breaker was open: ${whileOpen.length}, slowest ${slowest.toFixed(0)} ms`);
@@ -134,7 +146,11 @@ test('Postgres down: cached codes 302; uncached 503 with Retry-After, fast once 
   assert.ok(slowest < 400, `an open breaker answers at once: slowest ${slowest.toFixed(0)} ms`);
   const creates = load.of('create', ...outage);
   assert.ok(creates.length > 5, 'creates during the outage');
-  assert.deepEqual(offenders(creates, (a) => unavailable(a) || answeredAfter(upAt)(a)).slice(0, 10), [], 'creates: 503 + Retry-After, never 201');
+  assert.deepEqual(
+    offenders(creates, (a) => unavailable(a) || answeredAfter(upAt)(a)).slice(0, 10),
+    [],
+    'creates: 503 + Retry-After, never 201',
+  );
   assertRecovered(load);
   assert.deepEqual(await lostWrites(row.databaseUrl, load.acknowledged), []);
 });
@@ -172,10 +188,23 @@ test('Postgres slow (a lock holds every statement on links): statements cancelle
   t.diagnostic(`breaker open ${opened.toFixed(0)} ms after the lock`);
   assert.ok(opened < 3000, `the breaker opened ${opened.toFixed(0)} ms after the lock`);
   assertNeverWrong(load);
-  assert.deepEqual(offenders(load.of('read').filter((a) => a.cached), (a) => a.status === 302).slice(0, 10), []);
+  assert.deepEqual(
+    offenders(
+      load.of('read').filter((a) => a.cached),
+      (a) => a.status === 302,
+    ).slice(0, 10),
+    [],
+  );
   const stuck = load.of('read', 'locked', 'open').filter((a) => !a.cached);
-  assert.deepEqual(offenders(stuck, (a) => unavailable(a) || answeredAfter(unlockedAt)(a)).slice(0, 10), [], 'uncached codes: 503 + Retry-After behind the lock');
-  assert.ok(stuck.some((a) => a.error === 'DATABASE_TIMEOUT'), 'the statement timeout answered 503 DATABASE_TIMEOUT');
+  assert.deepEqual(
+    offenders(stuck, (a) => unavailable(a) || answeredAfter(unlockedAt)(a)).slice(0, 10),
+    [],
+    'uncached codes: 503 + Retry-After behind the lock',
+  );
+  assert.ok(
+    stuck.some((a) => a.error === 'DATABASE_TIMEOUT'),
+    'the statement timeout answered 503 DATABASE_TIMEOUT',
+  );
   const slowest = Math.max(...stuck.map((a) => a.ms));
   assert.ok(slowest < BREAKER_TIMEOUT_MS + 1500, `bounded: slowest read behind the lock ${slowest.toFixed(0)} ms`);
   assertRecovered(load);
@@ -204,11 +233,21 @@ test('Postgres hung (SIGSTOP of every Postgres process): answers in bounded time
   t.diagnostic(load.summary());
 
   assertNeverWrong(load);
-  assert.deepEqual(offenders(load.of('read').filter((a) => a.cached), (a) => a.status === 302).slice(0, 10), []);
+  assert.deepEqual(
+    offenders(
+      load.of('read').filter((a) => a.cached),
+      (a) => a.status === 302,
+    ).slice(0, 10),
+    [],
+  );
   const stuck = load.of('read', 'hung', 'open').filter((a) => !a.cached);
   assert.ok(stuck.length > 5, 'uncached reads while Postgres hung');
   // A batch sent just before the resume may be answered after it, rightly.
-  assert.deepEqual(offenders(stuck, (a) => unavailable(a) || answeredAfter(resumedAt)(a)).slice(0, 10), [], 'uncached codes: 503 + Retry-After while Postgres hangs');
+  assert.deepEqual(
+    offenders(stuck, (a) => unavailable(a) || answeredAfter(resumedAt)(a)).slice(0, 10),
+    [],
+    'uncached codes: 503 + Retry-After while Postgres hangs',
+  );
   t.diagnostic(`breaker open ${opened.toFixed(0)} ms after Postgres froze`);
   assert.ok(opened < 3000, `the breaker opened ${opened.toFixed(0)} ms after Postgres froze`);
   const slowest = Math.max(...stuck.map((a) => a.ms));

@@ -13,7 +13,6 @@ import { startServer, type ServerProcess } from './helpers/server-process.ts';
 import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
 import { until } from './helpers/wait.ts';
 
-
 let postgres: PrivatePostgres;
 before(async () => {
   postgres = await PrivatePostgres.start();
@@ -66,7 +65,15 @@ test('Redis and Postgres both down: cached links still 302, everything else 503 
   // Becoming live clears the LRU once: warm it after that.
   await until('the Redis tier in use', redisInUse(server.url));
   const { cached, warmUp, fresh } = await seed(databaseUrl, server.url, 'both');
-  const load = new Load(server.url, { readers: 6, creators: 3, cached, uncached: warmUp, label: 'both-down', phase: 'healthy', maxMs: 30_000 });
+  const load = new Load(server.url, {
+    readers: 6,
+    creators: 3,
+    cached,
+    uncached: warmUp,
+    label: 'both-down',
+    phase: 'healthy',
+    maxMs: 30_000,
+  });
   t.after(() => load.stop());
 
   await sleep(500);
@@ -91,7 +98,11 @@ test('Redis and Postgres both down: cached links still 302, everything else 503 
   const outage = load.answers.filter((a) => a.phase === 'down' || a.phase === 'open');
   const cachedReads = outage.filter((a) => a.kind === 'read' && a.cached);
   assert.ok(cachedReads.length > 20, 'cached reads during the outage');
-  assert.deepEqual(offenders(cachedReads, (a) => a.status === 302 && a.right).slice(0, 10), [], 'cached links redirect with both stores down');
+  assert.deepEqual(
+    offenders(cachedReads, (a) => a.status === 302 && a.right).slice(0, 10),
+    [],
+    'cached links redirect with both stores down',
+  );
   const others = outage.filter((a) => !(a.kind === 'read' && a.cached));
   assert.deepEqual(offenders(others, (a) => unavailable(a) || answeredAfterBack(a)).slice(0, 10), [], 'the rest: 503 + Retry-After');
   const whileOpen = load.of('read', 'open').filter((a) => !a.cached);
@@ -118,7 +129,15 @@ test('SIGTERM under load: readiness fails first, requests in flight finish, the 
     SHUTDOWN_GRACE_MS: String(graceMs),
   });
   const { cached, warmUp } = await seed(databaseUrl, server.url, 'term');
-  const load = new Load(server.url, { readers: 4, creators: 8, cached, uncached: warmUp, label: 'sigterm', phase: 'before', maxMs: 30_000 });
+  const load = new Load(server.url, {
+    readers: 4,
+    creators: 8,
+    cached,
+    uncached: warmUp,
+    label: 'sigterm',
+    phase: 'before',
+    maxMs: 30_000,
+  });
   t.after(() => load.stop());
   proxy.delayMs = 20;
 
@@ -138,14 +157,19 @@ test('SIGTERM under load: readiness fails first, requests in flight finish, the 
   const exit = await server.exited;
   const exitedAt = performance.now();
   await load.stop();
-  t.diagnostic(`${load.summary()}; unready after ${(unreadyAt - signalledAt).toFixed(0)} ms, exit after ${(exitedAt - signalledAt).toFixed(0)} ms`);
+  t.diagnostic(
+    `${load.summary()}; unready after ${(unreadyAt - signalledAt).toFixed(0)} ms, exit after ${(exitedAt - signalledAt).toFixed(0)} ms`,
+  );
 
   assert.deepEqual(exit, { code: 0, signal: null });
   assert.ok(server.logs.some((line) => line.msg === 'shut down cleanly'));
   assert.ok(exitedAt - signalledAt < graceMs, `exited ${(exitedAt - signalledAt).toFixed(0)} ms after SIGTERM`);
   assert.equal(accepting, false, '/readyz failed, naming the drain');
   const refused = load.answers.filter((a) => a.status === 0).map((a) => a.sentAt + a.ms);
-  assert.ok(refused.every((at) => at > unreadyAt), 'readiness failed before any request was turned away');
+  assert.ok(
+    refused.every((at) => at > unreadyAt),
+    'readiness failed before any request was turned away',
+  );
   const sentBefore = load.answers.filter((a) => a.phase === 'before');
   assert.deepEqual(
     offenders(sentBefore, (a) => (a.status === 302 || a.status === 201) && a.right).slice(0, 10),
@@ -154,7 +178,10 @@ test('SIGTERM under load: readiness fails first, requests in flight finish, the 
   );
   const drained = load.of('create', 'draining');
   assert.deepEqual(
-    offenders(drained, (a) => (a.status === 201 && a.right) || (a.status === 503 && a.error === 'SHUTTING_DOWN') || a.status === 0).slice(0, 10),
+    offenders(drained, (a) => (a.status === 201 && a.right) || (a.status === 503 && a.error === 'SHUTTING_DOWN') || a.status === 0).slice(
+      0,
+      10,
+    ),
     [],
     'creates after the signal: committed, or refused as the instance closes',
   );
@@ -170,7 +197,15 @@ test('SIGKILL in the middle of batches: every create that got a 201 is in Postgr
   const server = await start(t, { DATABASE_URL: throughProxy(databaseUrl, proxy) });
   const { cached, warmUp } = await seed(databaseUrl, server.url, 'kill');
   proxy.delayMs = 15;
-  const load = new Load(server.url, { readers: 2, creators: 16, cached, uncached: warmUp, label: 'sigkill', phase: 'before', maxMs: 30_000 });
+  const load = new Load(server.url, {
+    readers: 2,
+    creators: 16,
+    cached,
+    uncached: warmUp,
+    label: 'sigkill',
+    phase: 'before',
+    maxMs: 30_000,
+  });
   t.after(() => load.stop());
 
   await sleep(1200);
@@ -186,6 +221,10 @@ test('SIGKILL in the middle of batches: every create that got a 201 is in Postgr
 
   const again = await start(t, { DATABASE_URL: databaseUrl });
   const sample = [...load.acknowledged].slice(-50);
-  const wrong = await warm(again.url, sample.map(([code]) => code), (code) => load.acknowledged.get(code) ?? '');
+  const wrong = await warm(
+    again.url,
+    sample.map(([code]) => code),
+    (code) => load.acknowledged.get(code) ?? '',
+  );
   assert.deepEqual(wrong, [], 'acknowledged links redirect after the restart');
 });

@@ -32,7 +32,12 @@ interface Row {
  * The service on a fresh database of the private Postgres, with 300 links of which 30 are in its
  * LRU. The LRU holds 50 links, so most reads of the other codes go below it, to Redis or Postgres.
  */
-async function startRow(t: { after(fn: () => Promise<unknown>): void }, name: string, redisUrl: string, waitForRedis: boolean): Promise<Row> {
+async function startRow(
+  t: { after(fn: () => Promise<unknown>): void },
+  name: string,
+  redisUrl: string,
+  waitForRedis: boolean,
+): Promise<Row> {
   const databaseUrl = await postgres.createDatabase(name);
   const server = await startServer({
     DATABASE_URL: databaseUrl,
@@ -58,7 +63,15 @@ async function startRow(t: { after(fn: () => Promise<unknown>): void }, name: st
 }
 
 function startLoad(row: Row, label: string): Load {
-  return new Load(row.server.url, { readers: 6, creators: 3, cached: row.cached, uncached: row.uncached, label, phase: 'healthy', maxMs: 30_000 });
+  return new Load(row.server.url, {
+    readers: 6,
+    creators: 3,
+    cached: row.cached,
+    uncached: row.uncached,
+    label,
+    phase: 'healthy',
+    maxMs: 30_000,
+  });
 }
 
 /** Every read a 302 to its link, every create a 201 that echoes its URL: no 5xx, nothing else either. */

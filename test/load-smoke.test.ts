@@ -46,11 +46,13 @@ test('npm run load: every scenario runs, answers as it should, and leaves a JSON
       assert.equal(postgres.links, 300);
       assert.equal(postgres.urlBytes, 80);
       assert.equal(postgres.clickRows, 300);
-      for (const bytes of [postgres.bytesPerLink, postgres.heapBytesPerLink, postgres.indexBytesPerLink, postgres.clickBytesPerRow ?? 0]) assert.ok(bytes > 0, JSON.stringify(postgres));
+      for (const bytes of [postgres.bytesPerLink, postgres.heapBytesPerLink, postgres.indexBytesPerLink, postgres.clickBytesPerRow ?? 0])
+        assert.ok(bytes > 0, JSON.stringify(postgres));
       assert.equal(redis?.keys, 300);
       assert.equal(redis.keysWithTtl, 300);
       const own = redis.private ?? assert.fail('no private redis-server figures');
-      for (const bytes of [redis.memoryUsagePerKey, own.bytesPerKey, own.ttlBytesPerKey, own.negativeBytesPerKey]) assert.ok(bytes > 0, JSON.stringify(redis));
+      for (const bytes of [redis.memoryUsagePerKey, own.bytesPerKey, own.ttlBytesPerKey, own.negativeBytesPerKey])
+        assert.ok(bytes > 0, JSON.stringify(redis));
     } else {
       assert.equal(invalidRun(run), undefined, `${run.label}: ${JSON.stringify(run.statuses)}, ${run.errors} errors`);
       assert.ok(run.rps > 0 && run.latency.p99 > 0, run.label);

@@ -75,7 +75,16 @@ describe('API keys', () => {
     assert.equal(details.statusCode, 200);
     assert.deepEqual(
       { ...details.json<Record<string, unknown>>(), createdAt: 'x' },
-      { code, shortUrl: `https://sho.rt/${code}`, url: 'https://example.com/owned', expiresAt: null, disabled: false, createdAt: 'x', clicks: 0, botClicks: 0 },
+      {
+        code,
+        shortUrl: `https://sho.rt/${code}`,
+        url: 'https://example.com/owned',
+        expiresAt: null,
+        disabled: false,
+        createdAt: 'x',
+        clicks: 0,
+        botClicks: 0,
+      },
     );
     // Redirects never look at keys: a wrong one does not get in their way.
     assert.equal((await app.inject({ url: `/${code}`, headers: bearer('wrong') })).statusCode, 302);
@@ -119,10 +128,19 @@ describe('management', () => {
     assert.equal(made.status, 201);
     assert.equal((await b.inject({ url: '/managed-1' })).headers.location, 'https://example.com/v1');
 
-    const patched = await a.inject({ method: 'PATCH', url: '/links/managed-1', headers: bearer(alice), payload: { url: 'https://example.com/v2' } });
+    const patched = await a.inject({
+      method: 'PATCH',
+      url: '/links/managed-1',
+      headers: bearer(alice),
+      payload: { url: 'https://example.com/v2' },
+    });
     assert.equal(patched.statusCode, 200);
     assert.equal(patched.json<{ url: string }>().url, 'https://example.com/v2');
-    await until('B follows the change', async () => (await b.inject({ url: '/managed-1' })).headers.location === 'https://example.com/v2', 2000);
+    await until(
+      'B follows the change',
+      async () => (await b.inject({ url: '/managed-1' })).headers.location === 'https://example.com/v2',
+      2000,
+    );
 
     const disabled = await a.inject({ method: 'PATCH', url: '/links/managed-1', headers: bearer(alice), payload: { disabled: true } });
     assert.equal(disabled.json<{ disabled: boolean }>().disabled, true);
@@ -143,7 +161,8 @@ describe('management', () => {
   test('PATCH checks what it changes as a create does', async (t) => {
     const app = await instance(t);
     const code = (await create(app, { url: 'https://example.com/p' }, bearer(alice))).body.code as string;
-    const patch = (payload: unknown) => app.inject({ method: 'PATCH', url: `/links/${code}`, headers: bearer(alice), payload: payload as object });
+    const patch = (payload: unknown) =>
+      app.inject({ method: 'PATCH', url: `/links/${code}`, headers: bearer(alice), payload: payload as object });
     const cases: [unknown, number, string][] = [
       [{}, 400, 'BODY_INVALID'],
       [{ url: 'javascript:alert(1)' }, 400, 'URL_SCHEME_NOT_ALLOWED'],
@@ -171,12 +190,14 @@ describe('stats', () => {
     const app = await instance(t);
     const code = (await create(app, { url: 'https://example.com/counted' }, bearer(alice))).body.code as string;
     await withClient(database.url, (client) =>
-      client.query(
-        'UPDATE links SET clicks = 7, bot_clicks = 2 WHERE code = $1',
-        [code],
-      ).then(() =>
-        client.query(`INSERT INTO link_clicks_daily (code, day, clicks, bot_clicks) VALUES ($1, '2026-03-01', 5, 2), ($1, '2026-03-03', 2, 0)`, [code]),
-      ),
+      client
+        .query('UPDATE links SET clicks = 7, bot_clicks = 2 WHERE code = $1', [code])
+        .then(() =>
+          client.query(
+            `INSERT INTO link_clicks_daily (code, day, clicks, bot_clicks) VALUES ($1, '2026-03-01', 5, 2), ($1, '2026-03-03', 2, 0)`,
+            [code],
+          ),
+        ),
     );
     const res = await app.inject({ url: `/links/${code}/stats?from=2026-03-01&to=2026-03-04`, headers: bearer(alice) });
     assert.equal(res.statusCode, 200);
@@ -220,7 +241,11 @@ describe('bulk creates', () => {
     ];
     const res = await app.inject({ method: 'POST', url: '/links/bulk', headers: bearer(alice), payload: { links: items } });
     assert.equal(res.statusCode, 200);
-    const body = res.json<{ created: number; failed: number; results: { index: number; status: number; link?: { code: string; url: string }; error?: { code: string } }[] }>();
+    const body = res.json<{
+      created: number;
+      failed: number;
+      results: { index: number; status: number; link?: { code: string; url: string }; error?: { code: string } }[];
+    }>();
     assert.deepEqual(
       body.results.map((r) => [r.index, r.status, r.error?.code ?? r.link?.url]),
       [
@@ -315,8 +340,20 @@ describe('Idempotency-Key', () => {
   test('anonymous keys are scoped to the client address; bulk refuses a key', async (t) => {
     const app = await instance(t);
     const body = { url: 'https://example.com/per-address' };
-    const first = await app.inject({ method: 'POST', url: '/links', payload: body, headers: { 'idempotency-key': 'shared' }, remoteAddress: '198.51.100.1' });
-    const other = await app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/mine' }, headers: { 'idempotency-key': 'shared' }, remoteAddress: '198.51.100.2' });
+    const first = await app.inject({
+      method: 'POST',
+      url: '/links',
+      payload: body,
+      headers: { 'idempotency-key': 'shared' },
+      remoteAddress: '198.51.100.1',
+    });
+    const other = await app.inject({
+      method: 'POST',
+      url: '/links',
+      payload: { url: 'https://example.com/mine' },
+      headers: { 'idempotency-key': 'shared' },
+      remoteAddress: '198.51.100.2',
+    });
     assert.equal(first.statusCode, 201);
     assert.equal(other.statusCode, 201, 'another address may use the same key for its own create');
     assert.notEqual(first.json<{ code: string }>().code, other.json<{ code: string }>().code);

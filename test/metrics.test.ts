@@ -174,16 +174,31 @@ test('METRICS_ENABLED=false: no /metrics route, and nothing to count into', asyn
   assert.equal(((await overHttp.json()) as { error: { code: string } }).error.code, 'LINK_NOT_FOUND');
   // Clicks are analytics, not metrics: still counted.
   await insertRawLinks(database.url, ['still-counted']);
-  assert.equal((await fetch(`${base}/still-counted`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0' } })).status, 302);
+  assert.equal(
+    (
+      await fetch(`${base}/still-counted`, {
+        redirect: 'manual',
+        headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0' },
+      })
+    ).status,
+    302,
+  );
   await app.clicks.flush();
-  const { rows } = await withClient(database.url, (client) => client.query<{ clicks: string }>(`SELECT clicks FROM links WHERE code = 'still-counted'`));
+  const { rows } = await withClient(database.url, (client) =>
+    client.query<{ clicks: string }>(`SELECT clicks FROM links WHERE code = 'still-counted'`),
+  );
   assert.equal(rows[0]?.clicks, '1');
 });
 
 test('the fixed-bucket histogram: cumulative buckets, +Inf, sum and count', () => {
   const histogram = new FixedHistogram([0.001, 0.01, 0.1]);
   for (const value of [0.0005, 0.001, 0.005, 0.05, 0.5, 7]) histogram.observe(value);
-  assert.deepEqual(histogram.cumulative(), [[0.001, 2], [0.01, 3], [0.1, 4], [Infinity, 6]]);
+  assert.deepEqual(histogram.cumulative(), [
+    [0.001, 2],
+    [0.01, 3],
+    [0.1, 4],
+    [Infinity, 6],
+  ]);
   assert.equal(histogram.count, 6);
   assert.ok(Math.abs(histogram.sum - 7.5565) < 1e-9);
 });

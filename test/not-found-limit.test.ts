@@ -87,9 +87,7 @@ describe('on the service', () => {
         return db.query(text, values);
       },
     }));
-    const scan = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => app.inject({ url: `/scan-${i}`, remoteAddress: '198.51.100.20' })),
-    );
+    const scan = await Promise.all(Array.from({ length: 50 }, (_, i) => app.inject({ url: `/scan-${i}`, remoteAddress: '198.51.100.20' })));
     const statuses = scan.map((res) => res.statusCode);
     assert.equal(statuses.filter((s) => s === 404).length, 5);
     assert.equal(statuses.filter((s) => s === 429).length, 45);

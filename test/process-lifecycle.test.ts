@@ -98,7 +98,10 @@ test('SIGTERM under load: readiness fails, in-flight creates finish, the queue d
   // Every create already sent when the signal went out was answered 201: none was cut off.
   const outcomes = await Promise.all(burst.sentBeforeMark);
   assert.ok(outcomes.length >= 50, `${outcomes.length} creates in flight at the signal`);
-  assert.deepEqual(outcomes.filter((o) => o !== '201'), []);
+  assert.deepEqual(
+    outcomes.filter((o) => o !== '201'),
+    [],
+  );
 
   const restarted = await startServer(env());
   try {

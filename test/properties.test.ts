@@ -60,8 +60,7 @@ const pick = <T>(...values: T[]) => fc.constantFrom(...values);
 
 // Each generator below is mostly plausible and sometimes hostile, so that both verdicts are common:
 // a property whose inputs are all refused would say nothing about what gets stored.
-const often = <T>(usual: fc.Arbitrary<T>, odd: fc.Arbitrary<T>) =>
-  fc.oneof({ arbitrary: usual, weight: 4 }, { arbitrary: odd, weight: 1 });
+const often = <T>(usual: fc.Arbitrary<T>, odd: fc.Arbitrary<T>) => fc.oneof({ arbitrary: usual, weight: 4 }, { arbitrary: odd, weight: 1 });
 
 // Schemes in odd case, look-alikes (Cyrillic "ѕ", fullwidth letters) and near misses.
 const scheme = often(
@@ -75,19 +74,72 @@ const host = fc.oneof(
   fc.ipV4(),
   fc.ipV6().map((ip) => `[${ip}]`),
   pick(
-    'example.com', 'localhost', SELF_HOST, SELF_HOST.toUpperCase(), `${SELF_HOST}.`, `a.${SELF_HOST}`, 'example.com.',
-    'exаmple.com' /* Cyrillic a */, 'ｅｘａｍｐｌｅ.com', 'ex%61mple.com', 'xn--80ak6aa92e.com', 'xn--', 'bücher.example',
-    '0x7f.1', '2130706433', '127.1', '0177.0.0.1', '８.８.８.８', '[::1]', '[::ffff:127.0.0.1]', '[::ffff:8.8.8.8]',
-    '[fe80::1%25eth0]', '169.254.169.254', '8.8.8.8', '1.1.1.1.', 'bit.ly', 'BIT.LY.', 'a..b', '.', '', ' ', '%00',
-    'exa mple.com', 'example。com', 'example．com', '㊙.example', 'ß.example', 'ＳＨＯ.ＲＴ',
+    'example.com',
+    'localhost',
+    SELF_HOST,
+    SELF_HOST.toUpperCase(),
+    `${SELF_HOST}.`,
+    `a.${SELF_HOST}`,
+    'example.com.',
+    'exаmple.com' /* Cyrillic a */,
+    'ｅｘａｍｐｌｅ.com',
+    'ex%61mple.com',
+    'xn--80ak6aa92e.com',
+    'xn--',
+    'bücher.example',
+    '0x7f.1',
+    '2130706433',
+    '127.1',
+    '0177.0.0.1',
+    '８.８.８.８',
+    '[::1]',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:8.8.8.8]',
+    '[fe80::1%25eth0]',
+    '169.254.169.254',
+    '8.8.8.8',
+    '1.1.1.1.',
+    'bit.ly',
+    'BIT.LY.',
+    'a..b',
+    '.',
+    '',
+    ' ',
+    '%00',
+    'exa mple.com',
+    'example。com',
+    'example．com',
+    '㊙.example',
+    'ß.example',
+    'ＳＨＯ.ＲＴ',
   ),
 );
 const portPart = often(pick(''), pick(':80', ':443', ':0', ':65535', ':65536', ':', ':-1', ':8080', ':0x50', ':８０'));
 // The characters that disguise, split or re-route a URL, and parts long enough to pass the limit.
 const hostilePiece = fc.oneof(
   pick(
-    ' ', '\t', '\n', '\r\n', '\u0000', '\u001b', '\u007f', '\u0085', '\u00a0', '\u00ad', '\u200b', '\u200e', '\u202e',
-    '\u2066', '\u2028', '\u3000', '\ufeff', '\ud800', '\udc00', '%00', '%0a', '%0D%0A',
+    ' ',
+    '\t',
+    '\n',
+    '\r\n',
+    '\u0000',
+    '\u001b',
+    '\u007f',
+    '\u0085',
+    '\u00a0',
+    '\u00ad',
+    '\u200b',
+    '\u200e',
+    '\u202e',
+    '\u2066',
+    '\u2028',
+    '\u3000',
+    '\ufeff',
+    '\ud800',
+    '\udc00',
+    '%00',
+    '%0a',
+    '%0D%0A',
   ),
   fc.string({ unit: 'binary', maxLength: 8 }),
   fc.tuple(pick('a', 'é', '%41', '/'), fc.integer({ min: 1, max: 2100 })).map(([c, n]) => c.repeat(n)),
@@ -96,8 +148,48 @@ const plainPiece = fc.oneof(
   fc.webSegment(),
   fc.string({ unit: 'grapheme-ascii', maxLength: 8 }),
   pick(
-    '/', '//', '\\', '@', ':', '%', '%2', '%zz', '%2F', '%5C', '%25', '..', '.', '/../', '/./', '?', '#', '&', '=', '??', '##',
-    '\ufffd', '😀', 'é', 'e\u0301', 'ﬁ', 'Ⓐ', '．', '。', '／', '＼', '⁄', '∕', '"', '<', '>', '`', '{', '|', '}', '^', "'",
+    '/',
+    '//',
+    '\\',
+    '@',
+    ':',
+    '%',
+    '%2',
+    '%zz',
+    '%2F',
+    '%5C',
+    '%25',
+    '..',
+    '.',
+    '/../',
+    '/./',
+    '?',
+    '#',
+    '&',
+    '=',
+    '??',
+    '##',
+    '\ufffd',
+    '😀',
+    'é',
+    'e\u0301',
+    'ﬁ',
+    'Ⓐ',
+    '．',
+    '。',
+    '／',
+    '＼',
+    '⁄',
+    '∕',
+    '"',
+    '<',
+    '>',
+    '`',
+    '{',
+    '|',
+    '}',
+    '^',
+    "'",
   ),
 );
 // Mostly after a path, query or fragment delimiter; sometimes glued to the host or port.
@@ -224,7 +316,11 @@ describe('through the app', () => {
   });
 
   const assertNoErrorLogged = () =>
-    assert.deepEqual(lines.filter((line) => line.level >= ERROR_LEVEL), [], 'no line at level error or above');
+    assert.deepEqual(
+      lines.filter((line) => line.level >= ERROR_LEVEL),
+      [],
+      'no line at level error or above',
+    );
 
   test('POST /links with any url: 201 with a storable URL that its code redirects to, or a coded 4xx', async () => {
     let accepted = 0;
@@ -289,7 +385,11 @@ describe('through the app', () => {
   /** The answers the model predicted and the app gave, so that a run can show it met each kind. */
   const seen = new Set<number>();
   const assertEveryAnswerSeen = () =>
-    assert.deepEqual([302, 404, 410].filter((status) => !seen.has(status)), [], 'each of 302, 404 and 410 was answered');
+    assert.deepEqual(
+      [302, 404, 410].filter((status) => !seen.has(status)),
+      [],
+      'each of 302, 404 and 410 was answered',
+    );
 
   function assertAnswer(method: string, target: string, answer: Answer): void {
     const expected = expectedAnswer(target);
@@ -329,26 +429,44 @@ describe('through the app', () => {
     const hex = (c: string) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
     const encodeAt = (c: string, at: number) => c.slice(0, at % c.length) + hex(c.charAt(at % c.length)) + c.slice((at % c.length) + 1);
     // Small edits of a real code: most make another (absent) code, some spell the same one.
-    const mutated = fc
-      .tuple(code, fc.nat(), codeChar, fc.nat(9))
-      .map(([c, at, other, how]) => {
-        const i = at % c.length;
-        const ch = c.charAt(i);
-        const edits = [
-          c,
-          c.slice(0, i) + (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase()) + c.slice(i + 1),
-          c.slice(0, i) + other + c.slice(i + 1),
-          c.slice(0, i) + c.slice(i + 1),
-          c.slice(0, i) + other + c.slice(i),
-          c.slice(0, i) + hex(ch) + c.slice(i + 1),
-          c.slice(0, i) + hex(ch).toUpperCase() + c.slice(i + 1),
-          c.slice(0, i) + `%25${hex(ch).slice(1)}` + c.slice(i + 1),
-          c.slice(0, i) + encodeURIComponent(String.fromCodePoint(0xff21 + (ch.charCodeAt(0) & 31))) + c.slice(i + 1),
-          c.repeat(2),
-        ];
-        return edits[how] ?? c;
-      });
-    const suffix = fc.constantFrom('', '', '', '?', '?x=1', '?a=/b/../c', '#f', '/', '//', ';x', '.', '%20', '%2F', '/x', '%3F', '%23', '%', '%2', '&');
+    const mutated = fc.tuple(code, fc.nat(), codeChar, fc.nat(9)).map(([c, at, other, how]) => {
+      const i = at % c.length;
+      const ch = c.charAt(i);
+      const edits = [
+        c,
+        c.slice(0, i) + (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase()) + c.slice(i + 1),
+        c.slice(0, i) + other + c.slice(i + 1),
+        c.slice(0, i) + c.slice(i + 1),
+        c.slice(0, i) + other + c.slice(i),
+        c.slice(0, i) + hex(ch) + c.slice(i + 1),
+        c.slice(0, i) + hex(ch).toUpperCase() + c.slice(i + 1),
+        c.slice(0, i) + `%25${hex(ch).slice(1)}` + c.slice(i + 1),
+        c.slice(0, i) + encodeURIComponent(String.fromCodePoint(0xff21 + (ch.charCodeAt(0) & 31))) + c.slice(i + 1),
+        c.repeat(2),
+      ];
+      return edits[how] ?? c;
+    });
+    const suffix = fc.constantFrom(
+      '',
+      '',
+      '',
+      '?',
+      '?x=1',
+      '?a=/b/../c',
+      '#f',
+      '/',
+      '//',
+      ';x',
+      '.',
+      '%20',
+      '%2F',
+      '/x',
+      '%3F',
+      '%23',
+      '%',
+      '%2',
+      '&',
+    );
     const prefix = fc.constantFrom('', '', '', '', '/', '.', './', '../', '%2F', '%2E');
     const segment = fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ unit: codeChar, maxLength: 12 }));
     // The exact code, as clients send it: plain, percent-encoded, with a query or a fragment.
@@ -371,7 +489,7 @@ describe('through the app', () => {
     );
   }
 
-  test('GET and HEAD of any path through app.inject(): the model\'s 302, 410 or 404, or a 4xx for other shapes; never a 5xx', async () => {
+  test("GET and HEAD of any path through app.inject(): the model's 302, 410 or 404, or a 4xx for other shapes; never a 5xx", async () => {
     seen.clear();
     await fc.assert(
       fc.asyncProperty(fc.constantFrom<'GET' | 'HEAD'>('GET', 'HEAD'), anyPath(20_000), async (method, path) => {

@@ -45,7 +45,7 @@ function readPng(png: Buffer): { width: number; height: number; pixel: (x: numbe
   const height = png.readUInt32BE(20);
   assert.deepEqual([png[24], png[25], png[28]], [1, 0, 0], '1-bit greyscale, not interlaced');
   const idat: Buffer[] = [];
-  for (let at = 8; at < png.length; ) {
+  for (let at = 8; at < png.length;) {
     const length = png.readUInt32BE(at);
     if (png.toString('latin1', at + 4, at + 8) === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + length));
     at += 12 + length;
@@ -84,7 +84,10 @@ describe('the route', () => {
     assert.equal(res.headers['content-type'], 'image/svg+xml');
     assert.equal(res.headers['cache-control'], 'public, max-age=86400, immutable');
     assert.equal(res.headers.vary, 'accept');
-    assert.match(res.body, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="256" height="256" viewBox="0 0 \d+ \d+"[^>]*>.*<\/svg>$/s);
+    assert.match(
+      res.body,
+      /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="256" height="256" viewBox="0 0 \d+ \d+"[^>]*>.*<\/svg>$/s,
+    );
     assert.deepEqual(svgModules(res.body, 4), expected(`${TEST_BASE_URL}/${code}`));
   });
 
@@ -121,7 +124,7 @@ describe('the route', () => {
     assert.equal((await app.inject({ url: `/links/${code}/qr?size=2048&margin=0` })).statusCode, 200);
   });
 
-  test('no QR code for an unknown code (404) or a disabled link (410); 404s spend the client\'s 404 budget', async () => {
+  test("no QR code for an unknown code (404) or a disabled link (410); 404s spend the client's 404 budget", async () => {
     const from = { remoteAddress: '203.0.113.50' };
     const disabled = await app.inject({ url: '/links/qr-off/qr', ...from });
     assert.equal(disabled.statusCode, 410);

@@ -260,7 +260,10 @@ describe('in Redis', () => {
     const hanging: Answer[] = [];
     for (let i = 0; i < 4; i++) hanging.push(await create(app, from));
     // Counted here from 0: the Redis count is out of reach.
-    assert.deepEqual(hanging.map((a) => a.status), [201, 201, 201, 429]);
+    assert.deepEqual(
+      hanging.map((a) => a.status),
+      [201, 201, 201, 429],
+    );
     // At most one command timeout for the count, one for the link's own write-through to Redis.
     // (Bounds with room for a busy machine: what matters is that nothing waits for Redis to come back.)
     for (const answer of hanging) assert.ok(answer.ms < 1500, `create with Redis hanging: ${answer.ms} ms`);
@@ -270,7 +273,10 @@ describe('in Redis', () => {
     const other = '203.0.113.6';
     const dead: Answer[] = [];
     for (let i = 0; i < 4; i++) dead.push(await create(app, other));
-    assert.deepEqual(dead.map((a) => a.status), [201, 201, 201, 429]);
+    assert.deepEqual(
+      dead.map((a) => a.status),
+      [201, 201, 201, 429],
+    );
     for (const answer of dead) assert.ok(answer.ms < 1000, `create with Redis dead: ${answer.ms} ms`);
   });
 });

@@ -11,9 +11,7 @@ let database: TestDatabase;
 before(async () => {
   database = await createTestDatabase('read_path');
   await withClient(database.url, (client) =>
-    client.query(
-      `INSERT INTO links (code, url) SELECT 'seed' || i, 'https://example.com/seed/' || i FROM generate_series(1, 200) AS i`,
-    ),
+    client.query(`INSERT INTO links (code, url) SELECT 'seed' || i, 'https://example.com/seed/' || i FROM generate_series(1, 200) AS i`),
   );
 });
 after(() => database.drop());
@@ -69,7 +67,11 @@ test('a lookup that saw no row must not overwrite the link created while it was 
   }));
   const lookup = app.inject({ url: '/in-flight-alias' });
   await new Promise((resolve) => setTimeout(resolve, 100));
-  const created = await app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/fresh', alias: 'in-flight-alias' } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/links',
+    payload: { url: 'https://example.com/fresh', alias: 'in-flight-alias' },
+  });
   assert.equal(created.statusCode, 201);
   holding = false;
   held.resolve();

@@ -86,7 +86,9 @@ async function onRedis(t: Cleanup, count: 1 | 2, env: Record<string, string>, la
   const first = instances[0];
   const last = instances.at(-1);
   assert.ok(first !== undefined && last !== undefined);
-  await until('the instances hear the channel', async () => (await Promise.all(instances.map(({ app }) => redisInUse(app)()))).every(Boolean));
+  await until('the instances hear the channel', async () =>
+    (await Promise.all(instances.map(({ app }) => redisInUse(app)()))).every(Boolean),
+  );
   await untilReadsReplica(last, label);
   return { prefix, first, last };
 }
@@ -101,7 +103,7 @@ async function untilReadsReplica(app: { app: FastifyInstance; replicaReads(): { 
   await replicated(codes);
   await until('the replica takes reads', inState(app.app, 'up'));
   const found = app.replicaReads().found;
-  await until('the instance takes the replica\'s answers', async () => {
+  await until("the instance takes the replica's answers", async () => {
     const code = codes.shift();
     assert.ok(code !== undefined, 'still no answer taken from the replica');
     await getRedirect(app.app, code);
@@ -195,7 +197,7 @@ test('a change made on another instance is read on the primary while the replica
   // As if Redis had evicted it: B must go to Postgres, where the replica still has the old state.
   await withRedis(SHARED_REDIS_URL, (redis) => redis.del(linkKey(prefix, 'chg1')));
   await until('B follows the change', async () => (await getRedirect(b.app, 'chg1')).location === 'https://example.com/chg1-v2', 3000);
-  assert.equal(b.replicaReads().found, found + 1, 'the replica\'s old state was not taken');
+  assert.equal(b.replicaReads().found, found + 1, "the replica's old state was not taken");
   assert.equal((await replicaStatus(b.app)).state, 'up', 'though the replica is within the lag bound');
   assert.equal(b.lookups(), primaryReads + 1);
 });
@@ -217,10 +219,14 @@ test('after invalidations were missed, no replica answer is taken until the repl
     await redis.publish(channel, encodeInvalidation('someone-else', 2, []));
   });
   // B notices the gap (after a second's grace) and clears its LRU: miss1 is looked up again.
-  await until('B has noticed', async () => {
-    await getRedirect(b.app, 'miss1');
-    return b.lookups() > primaryReads || b.replicaReads().found > found;
-  }, 5000);
+  await until(
+    'B has noticed',
+    async () => {
+      await getRedirect(b.app, 'miss1');
+      return b.lookups() > primaryReads || b.replicaReads().found > found;
+    },
+    5000,
+  );
   assert.equal(b.replicaReads().found, found, 'no replica answer taken');
   assert.equal(b.lookups(), primaryReads + 1);
   assert.equal((await replicaStatus(b.app)).state, 'up', 'though the replica is within the lag bound');
@@ -266,7 +272,7 @@ test('a replica that goes down, or hangs, costs a read at most DATABASE_REPLICA_
   assert.equal(a.replicaReads().found - foundBefore, 10);
 });
 
-test('a standby that is connected but receives nothing falls behind by the primary\'s measure, and takes no reads', async (t) => {
+test("a standby that is connected but receives nothing falls behind by the primary's measure, and takes no reads", async (t) => {
   await replicated(['ws1', 'ws2']);
   const a = await instance(t, { DATABASE_REPLICA_MAX_LAG_MS: '600' });
   await until('the replica takes reads', inState(a.app, 'up'));
@@ -300,13 +306,17 @@ test('with two replicas, both take reads in turn, and one that goes down leaves 
     return res.json<{ replicas: ReplicaStatus[] }>().replicas.every((replica) => replica.state === 'up');
   });
 
-  for (const code of codes.slice(0, 20)) assert.deepEqual(await getRedirect(a.app, code), { status: 302, location: `https://example.com/${code}` });
+  for (const code of codes.slice(0, 20))
+    assert.deepEqual(await getRedirect(a.app, code), { status: 302, location: `https://example.com/${code}` });
   assert.equal(a.replicaReads().found, 20);
   assert.equal(a.lookups(), 0);
   // Each standby has a connection of the service whose last statement was a lookup of links.
   const looked = async (target: string) =>
     (
-      await sql(target, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'shortener' AND query LIKE '%FROM links WHERE code = ANY%'")
+      await sql(
+        target,
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'shortener' AND query LIKE '%FROM links WHERE code = ANY%'",
+      )
     ).rows[0] as { n: number };
   assert.ok((await looked(replicaUrl)).n > 0, 'the first replica was read');
   assert.ok((await looked(secondUrl)).n > 0, 'the second replica was read');
@@ -335,7 +345,7 @@ test('with two replicas, one of which has not replayed a change, the change is n
   for (const code of codes) await a.app.links.change(code as ShortCode, { url: `https://example.com/${code}-v2` });
   await withRedis(SHARED_REDIS_URL, (redis) => redis.del(...codes.map((code) => linkKey(prefix, code))));
   const firstName = `127.0.0.1:${standby.port}/shortener`;
-  await until('the first replica has caught up past the changes, by B\'s measure', async () => {
+  await until("the first replica has caught up past the changes, by B's measure", async () => {
     const res = await b.app.inject({ url: '/readyz' });
     const first = res.json<{ replicas: ReplicaStatus[] }>().replicas.find((replica) => replica.name === firstName);
     return first?.lagMs !== null && first?.lagMs !== undefined && first.lagMs < Date.now() - since;
@@ -345,7 +355,7 @@ test('with two replicas, one of which has not replayed a change, the change is n
   for (const code of codes) assert.deepEqual(await getRedirect(b.app, code), { status: 302, location: `https://example.com/${code}-v2` });
   const reads = b.replicaReads();
   assert.ok(reads.found - readsBefore.found >= 1, 'the first replica answered some');
-  assert.ok(reads.missed - readsBefore.missed >= 1, 'the second replica\'s answers were refused');
+  assert.ok(reads.missed - readsBefore.missed >= 1, "the second replica's answers were refused");
   assert.equal(reads.found - readsBefore.found + reads.missed - readsBefore.missed, codes.length);
 });
 
@@ -388,7 +398,7 @@ test('with the primary down, a standby stands in for the links it has; a code it
   await until('the standby is behind the bound', inState(a.app, 'lagging'));
   assert.deepEqual(await getRedirect(a.app, 'pd1'), { status: 302, location: 'https://example.com/pd1' });
   assert.equal(a.replicaReads().stoodIn, 1);
-  assert.equal((await getRedirect(a.app, 'pd3')).status, 503, 'the standby\'s state of pd3 predates its deletion');
+  assert.equal((await getRedirect(a.app, 'pd3')).status, 503, "the standby's state of pd3 predates its deletion");
   assert.equal((await getRedirect(a.app, 'pd-unknown1')).status, 503);
   assert.equal(a.replicaReads().stoodIn, 1);
 

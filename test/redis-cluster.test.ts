@@ -21,16 +21,13 @@ after(async () => {
   await database.drop();
 });
 
-const instance = (t: Cleanup) =>
-  startCountedApp(t, database.url, { REDIS_CLUSTER_URLS: cluster.urls.join(','), REDIS_KEY_PREFIX: prefix });
+const instance = (t: Cleanup) => startCountedApp(t, database.url, { REDIS_CLUSTER_URLS: cluster.urls.join(','), REDIS_KEY_PREFIX: prefix });
 
 const live = redisInUse;
 
 /** How many of this file's link keys each master holds. */
 async function keysPerMaster(): Promise<number[]> {
-  return Promise.all(
-    cluster.urls.map((url) => withRedis(url, async (redis) => (await redis.keys(`${prefix}link:*`)).length)),
-  );
+  return Promise.all(cluster.urls.map((url) => withRedis(url, async (redis) => (await redis.keys(`${prefix}link:*`)).length)));
 }
 
 const get = getRedirect;
@@ -56,8 +53,14 @@ test('Redis Cluster: a batch whose keys span all three masters is answered right
     return res.json<{ code: string }>().code;
   });
   const spread = await keysPerMaster();
-  assert.ok(spread.every((n) => n > 0), `written through to every master: ${spread.join(', ')}`);
-  assert.equal(spread.reduce((x, y) => x + y, 0), 60);
+  assert.ok(
+    spread.every((n) => n > 0),
+    `written through to every master: ${spread.join(', ')}`,
+  );
+  assert.equal(
+    spread.reduce((x, y) => x + y, 0),
+    60,
+  );
 
   const answers = await Promise.all(codes.map((code) => get(b.app, code)));
   for (const [i, res] of answers.entries()) assert.deepEqual(res, { status: 302, location: `https://example.com/made/${i}` });
@@ -108,7 +111,9 @@ test('Redis Cluster: a master that hangs, then dies, costs no request: every ans
   for (const { code, res } of hung) assert.deepEqual(res, expect(code));
   assert.ok(b.lookups() >= 1, 'the keys of the hung master were read from Postgres');
   const created = await Promise.all(
-    Array.from({ length: 10 }, () => a.app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/made-while-hung' } })),
+    Array.from({ length: 10 }, () =>
+      a.app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/made-while-hung' } }),
+    ),
   );
   for (const res of created) assert.equal(res.statusCode, 201, res.body);
   node.resume();
@@ -118,13 +123,18 @@ test('Redis Cluster: a master that hangs, then dies, costs no request: every ans
   await node.kill();
   const dead = await Promise.all(codes.slice(20, 40).map(async (code) => ({ code, res: await get(b.app, code) })));
   for (const { code, res } of dead) assert.deepEqual(res, expect(code));
-  await until('the cluster has noticed', async () => {
-    const alive = cluster.nodes[0];
-    return alive !== undefined && (await withRedis(alive.url, (redis) => redis.cluster('INFO'))).includes('cluster_state:fail');
-  }, 20_000); // the node timeout (2 s), then failure reports gossiped between the masters: slower on a busy machine
+  await until(
+    'the cluster has noticed',
+    async () => {
+      const alive = cluster.nodes[0];
+      return alive !== undefined && (await withRedis(alive.url, (redis) => redis.cluster('INFO'))).includes('cluster_state:fail');
+    },
+    20_000,
+  ); // the node timeout (2 s), then failure reports gossiped between the masters: slower on a busy machine
   const down = await Promise.all(codes.slice(40, 50).map(async (code) => ({ code, res: await get(a.app, code) })));
   for (const { code, res } of down) assert.deepEqual(res, expect(code));
-  for (const res of created) assert.deepEqual(await get(b.app, res.json<{ code: string }>().code), { status: 302, location: 'https://example.com/made-while-hung' });
+  for (const res of created)
+    assert.deepEqual(await get(b.app, res.json<{ code: string }>().code), { status: 302, location: 'https://example.com/made-while-hung' });
 
   // Back (empty: a cache keeps nothing on disk), with its slots: used again, without a restart of
   // the service. Changes made now are written through, or sent again each second until they are.
@@ -132,10 +142,16 @@ test('Redis Cluster: a master that hangs, then dies, costs no request: every ans
   await Promise.all([until('A on the cluster again', live(a.app), 20_000), until('B on the cluster again', live(b.app), 20_000)]);
   const changed = codes.slice(50);
   for (const code of changed) await a.app.links.change(code as ShortCode, { url: `https://example.com/${code}-v2` });
-  await until('written to the cluster', async () => {
-    const stored = new Set((await Promise.all(cluster.urls.map((url) => withRedis(url, (redis) => redis.keys(`${prefix}link:flt5*`))))).flat());
-    return changed.every((code) => stored.has(`${prefix}link:${code}`));
-  }, 20_000);
+  await until(
+    'written to the cluster',
+    async () => {
+      const stored = new Set(
+        (await Promise.all(cluster.urls.map((url) => withRedis(url, (redis) => redis.keys(`${prefix}link:flt5*`))))).flat(),
+      );
+      return changed.every((code) => stored.has(`${prefix}link:${code}`));
+    },
+    20_000,
+  );
   const c = await instance(t);
   await until('C on the cluster', live(c.app), 20_000);
   const answers = await Promise.all(changed.map(async (code) => ({ code, res: await get(c.app, code) })));

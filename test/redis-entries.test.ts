@@ -36,7 +36,18 @@ test('every link state survives encoding: active, expiring, disabled, deleted, a
 });
 
 test('a missing key, or a value in a format this version does not read, is a miss', () => {
-  const unreadable = [null, 'a https://e.com', 'z0. https://e.com', 'a', 'a0.', 'a0. ', 'a1.2x https://e.com', 'a0.https://e.com', 'a0.1e400 https://e.com', 'a0. two words'];
+  const unreadable = [
+    null,
+    'a https://e.com',
+    'z0. https://e.com',
+    'a',
+    'a0.',
+    'a0. ',
+    'a1.2x https://e.com',
+    'a0.https://e.com',
+    'a0.1e400 https://e.com',
+    'a0. two words',
+  ];
   for (const value of unreadable) {
     assert.equal(decodeKnown(code, value), undefined, JSON.stringify(value));
   }
@@ -49,7 +60,10 @@ test('keys and invalidation messages', () => {
   assert.deepEqual(decodeInvalidation(encodeInvalidation('i1', 8, ['a-b', 'C_d'])), { instance: 'i1', seq: 8, codes: ['a-b', 'C_d'] });
   assert.ok(Number.isNaN(decodeInvalidation('i1 a-b').seq), 'a message of another format has no number');
   const outbox = new Outbox('me');
-  assert.deepEqual([outbox.message([]), outbox.message(['x']), outbox.message([]), outbox.message(['y', 'z'])], ['me 0', 'me 1 x', 'me 1', 'me 2 y z']);
+  assert.deepEqual(
+    [outbox.message([]), outbox.message(['x']), outbox.message([]), outbox.message(['y', 'z'])],
+    ['me 0', 'me 1 x', 'me 1', 'me 2 y z'],
+  );
 });
 
 test('a ledger gives an invalidation up as missed only when it is overdue, whatever the order messages come in', () => {

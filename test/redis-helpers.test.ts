@@ -6,16 +6,7 @@ import net from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, Redis } from 'ioredis';
-import {
-  deleteKeys,
-  PrivateRedis,
-  PrivateRedisCluster,
-  randomPrefix,
-  SHARED_REDIS_URL,
-  startMonitor,
-  withRedis,
-} from './helpers/redis.ts';
-
+import { deleteKeys, PrivateRedis, PrivateRedisCluster, randomPrefix, SHARED_REDIS_URL, startMonitor, withRedis } from './helpers/redis.ts';
 
 /** Waits (up to 5 s) for an ioredis client to be connected again. */
 async function ready(client: Redis): Promise<void> {
@@ -153,9 +144,7 @@ test('PrivateRedisCluster: a Cluster client spreads keys over all three masters'
   assert.equal(cluster.nodes.length, 3);
   assert.equal(new Set(cluster.urls).size, 3);
 
-  const client = new Cluster(
-    cluster.urls.map((url) => ({ host: new URL(url).hostname, port: Number(new URL(url).port) })),
-  );
+  const client = new Cluster(cluster.urls.map((url) => ({ host: new URL(url).hostname, port: Number(new URL(url).port) })));
   t.after(() => client.disconnect());
 
   // Keys until every master owns at least two, found by the slot each key hashes to (as the
@@ -178,7 +167,10 @@ test('PrivateRedisCluster: a Cluster client spreads keys over all three masters'
     // answered MOVED; one GET per key as MGET over different slots is CROSSSLOT even on one
     // node), and each SET went there exactly once.
     const direct = await withRedis(url, (redis) => Promise.all(keys.map((key) => redis.get(key))));
-    assert.deepEqual(direct, keys.map((key) => `value of ${key}`));
+    assert.deepEqual(
+      direct,
+      keys.map((key) => `value of ${key}`),
+    );
     const node = cluster.nodes.find((candidate) => candidate.url === url);
     assert.equal(await node?.commandCalls('set'), keys.length);
   }

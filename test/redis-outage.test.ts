@@ -83,7 +83,10 @@ class Traffic {
   }
 
   p99(phase: string): number {
-    const times = this.answers.filter((a) => a.phase === phase).map((a) => a.ms).sort((x, y) => x - y);
+    const times = this.answers
+      .filter((a) => a.phase === phase)
+      .map((a) => a.ms)
+      .sort((x, y) => x - y);
     assert.ok(times.length > 0, `answers during ${phase}`);
     return times[Math.floor(times.length * 0.99)] ?? Infinity;
   }
@@ -93,7 +96,6 @@ class Traffic {
 async function reads(redis: PrivateRedis): Promise<number> {
   return (await redis.commandCalls('get')) + (await redis.commandCalls('mget'));
 }
-
 
 test('Redis down at start-up: the service starts, is ready, serves and creates; once Redis is up, the tier is used', async (t) => {
   const redis = await startRedis(t);
@@ -158,16 +160,27 @@ test('Redis killed, restarted, paused and resumed during a run of redirects: no 
   assert.ok((await reads(redis)) > calls, 'misses go to Redis again');
   // While Redis hangs, a miss waits at most one command timeout before Postgres answers it.
   const p99 = traffic.p99('paused');
-  t.diagnostic(`p99 while Redis was paused: ${p99.toFixed(1)} ms (command timeout ${COMMAND_TIMEOUT_MS} ms); answers: ${traffic.answers.length}`);
+  t.diagnostic(
+    `p99 while Redis was paused: ${p99.toFixed(1)} ms (command timeout ${COMMAND_TIMEOUT_MS} ms); answers: ${traffic.answers.length}`,
+  );
   assert.ok(p99 < COMMAND_TIMEOUT_MS + 400, `p99 ${p99.toFixed(1)} ms while Redis was paused`);
 
   // Two outages, thousands of requests: a few lines saying what happened, none per request.
   const lines = server.logs.filter((line) => Number(line.level) >= 40).map((line) => String(line.msg));
   t.diagnostic(lines.join(' | '));
-  assert.ok(lines.some((msg) => /Redis unavailable/.test(msg)), 'the kill is reported');
-  assert.ok(lines.some((msg) => /invalidations no longer heard/.test(msg)), 'the pause is reported');
+  assert.ok(
+    lines.some((msg) => /Redis unavailable/.test(msg)),
+    'the kill is reported',
+  );
+  assert.ok(
+    lines.some((msg) => /invalidations no longer heard/.test(msg)),
+    'the pause is reported',
+  );
   assert.ok(lines.length <= 6, `${lines.length} warnings or errors`);
-  assert.ok(server.logs.some((line) => /back in use/.test(String(line.msg))), 'the recovery is reported');
+  assert.ok(
+    server.logs.some((line) => /back in use/.test(String(line.msg))),
+    'the recovery is reported',
+  );
 });
 
 /** Two instances on a private Redis, both hearing invalidations, B with `code` in its LRU. */

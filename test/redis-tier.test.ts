@@ -77,9 +77,7 @@ test('a batch of 50 distinct misses is one MGET', async (t) => {
   const a = await instance(t);
   await Promise.all(codes.map((code) => get(a.app, code)));
   // Now in Redis; a fresh instance asks for all of them in one turn.
-  await until('written back to Redis', async () =>
-    (await redis.exists(codes.map((code) => `${prefix}link:${code}`))) === codes.length,
-  );
+  await until('written back to Redis', async () => (await redis.exists(codes.map((code) => `${prefix}link:${code}`))) === codes.length);
   const b = await instance(t);
   const monitor = await startMonitor(SHARED_REDIS_URL, prefix);
   t.after(() => monitor.stop());
@@ -100,7 +98,11 @@ test('"not found" is shared too, and a create over it is seen at once by every i
   assert.equal((await get(b.app, 'spring-sale')).status, 404);
   assert.equal(b.lookups(), 0, 'the 404 came from Redis');
 
-  const created = await a.app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/spring', alias: 'spring-sale' } });
+  const created = await a.app.inject({
+    method: 'POST',
+    url: '/links',
+    payload: { url: 'https://example.com/spring', alias: 'spring-sale' },
+  });
   assert.equal(created.statusCode, 201);
   // The 201 is sent after Redis took the link and published the invalidation; B drops its 404
   // when the message arrives (one pub/sub delivery), and A knew before it answered.
@@ -134,7 +136,7 @@ test('an update or a disable on instance A: instance B stops serving the old tar
   assert.equal(c.lookups(), 0);
 });
 
-test('a jump in a sender\'s invalidation count clears the LRU: the invalidation missed may have been of any code', async (t) => {
+test("a jump in a sender's invalidation count clears the LRU: the invalidation missed may have been of any code", async (t) => {
   const [code = ''] = await insertLinks('gap', 1);
   const { app, lookups } = await instance(t);
   const key = `${prefix}link:${code}`;
@@ -202,7 +204,11 @@ test('changes of the same links on two instances at once, with reads throughout:
   const fresh = await instance(t);
   for (const { code, url } of rows) {
     assert.equal((await redis.get(`${prefix}link:${code}`))?.split(' ')[1], url, `Redis, ${code}`);
-    for (const [name, app] of [['A', a.app], ['B', b.app], ['a new instance', fresh.app]] as const) {
+    for (const [name, app] of [
+      ['A', a.app],
+      ['B', b.app],
+      ['a new instance', fresh.app],
+    ] as const) {
       assert.equal((await get(app, code)).location, url, `${name}, ${code}`);
     }
   }

@@ -72,7 +72,9 @@ test('an invalidation of the code, or forgetting after a missed invalidation, le
 
 test('never past the link expiry', async () => {
   await withClient(database.url, (client) =>
-    client.query(`INSERT INTO links (code, url, expires_at) VALUES ('soon1', 'https://example.com/soon1', now() + interval '500 milliseconds')`),
+    client.query(
+      `INSERT INTO links (code, url, expires_at) VALUES ('soon1', 'https://example.com/soon1', now() + interval '500 milliseconds')`,
+    ),
   );
   const { cache, postgres, target } = setUp();
   assert.equal(await target('soon1'), 'https://example.com/soon1');

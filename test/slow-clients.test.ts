@@ -268,7 +268,10 @@ test('other clients are served while drip connections are open, and the drips ar
   );
   // The body drips stay open 3.5 s: the answers came while they (at least) were all holding on.
   assert.equal(bodyDripsClosed, 0, 'the other clients were served while the drip connections were open');
-  assert.deepEqual(answers, Array.from({ length: 20 }, (_, i) => (i % 4 === 0 ? 201 : 302)));
+  assert.deepEqual(
+    answers,
+    Array.from({ length: 20 }, (_, i) => (i % 4 === 0 ? 201 : 302)),
+  );
 
   for (const { client, limit } of drips) {
     const closedAt = await client.closedWithin(limit + LATE_MS);
@@ -284,6 +287,7 @@ test('the headers timeout stays within the request timeout: by default, and refu
   assert.equal(loadConfig({ REQUEST_TIMEOUT_MS: '3000' }).headersTimeoutMs, 3000);
   assert.throws(
     () => loadConfig({ REQUEST_TIMEOUT_MS: '3000', HEADERS_TIMEOUT_MS: '4000' }),
-    (err: unknown) => err instanceof ConfigError && /HEADERS_TIMEOUT_MS=4000: expected at most REQUEST_TIMEOUT_MS \(3000\)/.test(err.message),
+    (err: unknown) =>
+      err instanceof ConfigError && /HEADERS_TIMEOUT_MS=4000: expected at most REQUEST_TIMEOUT_MS \(3000\)/.test(err.message),
   );
 });

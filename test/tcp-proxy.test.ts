@@ -45,7 +45,6 @@ async function connect(port: number) {
   return { socket, heard: () => heard, ended };
 }
 
-
 async function heardWithin(client: { heard(): string }, text: string, ms: number): Promise<boolean> {
   for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(5)) if (client.heard() === text) return true;
   return client.heard() === text;

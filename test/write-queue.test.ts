@@ -76,7 +76,10 @@ test('the same alias asked for by five requests at once: one 201, four 409', asy
   const results = await Promise.all(
     Array.from({ length: 5 }, (_, i) => createLink(app, { url: `https://example.com/race/${i}`, alias: 'race-alias' })),
   );
-  assert.deepEqual(results.map((r) => r.status).sort((a, b) => a - b), [201, 409, 409, 409, 409]);
+  assert.deepEqual(
+    results.map((r) => r.status).sort((a, b) => a - b),
+    [201, 409, 409, 409, 409],
+  );
   const winner = results.find((r) => r.status === 201);
   const { rows } = await check.query('SELECT url FROM links WHERE code = $1', ['race-alias']);
   assert.equal(rows[0]?.url, winner?.body.url);
@@ -131,5 +134,8 @@ test('a full queue answers 503 WRITE_QUEUE_FULL at once, with Retry-After; the q
   }
   gate.resolve();
   await Promise.all(pending);
-  assert.deepEqual(settled.slice(refused).map((r) => r.status), Array(12 - refused).fill(201));
+  assert.deepEqual(
+    settled.slice(refused).map((r) => r.status),
+    Array(12 - refused).fill(201),
+  );
 });

@@ -36,10 +36,7 @@ export function isRedirect(entry: CacheEntry): entry is RedirectTarget {
 /** Rough bytes per entry besides the code and the URL: LRU bookkeeping. */
 const ENTRY_OVERHEAD_BYTES = 120;
 
-export type CacheOptions = Pick<
-  Config,
-  'cacheMaxEntries' | 'cacheMaxBytes' | 'cacheTtlMs' | 'negativeMaxEntries' | 'negativeTtlMs'
->;
+export type CacheOptions = Pick<Config, 'cacheMaxEntries' | 'cacheMaxBytes' | 'cacheTtlMs' | 'negativeMaxEntries' | 'negativeTtlMs'>;
 
 export interface LinkCache {
   /** Any string may be asked for: only codes that passed the shape check are ever stored. */

@@ -16,9 +16,34 @@ const CODE_SHAPE = /^[A-Za-z0-9_-]{3,64}$/;
 
 /** Path words that belong to the service, now or soon; never a link. Compared case-insensitively. */
 export const RESERVED_WORDS: ReadonlySet<string> = new Set([
-  'links', 'healthz', 'readyz', 'livez', 'metrics', 'docs', 'documentation', 'openapi', 'swagger',
-  'api', 'admin', 'login', 'logout', 'auth', 'static', 'assets', 'public', 'stats', 'status',
-  'health', 'favicon', 'robots', 'well-known', 'sitemap', 'app', 'dashboard', 'settings', 'keys',
+  'links',
+  'healthz',
+  'readyz',
+  'livez',
+  'metrics',
+  'docs',
+  'documentation',
+  'openapi',
+  'swagger',
+  'api',
+  'admin',
+  'login',
+  'logout',
+  'auth',
+  'static',
+  'assets',
+  'public',
+  'stats',
+  'status',
+  'health',
+  'favicon',
+  'robots',
+  'well-known',
+  'sitemap',
+  'app',
+  'dashboard',
+  'settings',
+  'keys',
 ]);
 
 /** The code if it has the shape of a link code (generated or alias), else undefined. */

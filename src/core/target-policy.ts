@@ -37,7 +37,19 @@ export function targetPolicyOf(config: {
 }
 
 /** Names that never lead to the public internet (RFC 6761, RFC 8375, and common private suffixes). */
-const PRIVATE_SUFFIXES = new Set(['localhost', 'local', 'internal', 'intranet', 'lan', 'home', 'corp', 'home.arpa', 'localdomain', 'test', 'invalid']);
+const PRIVATE_SUFFIXES = new Set([
+  'localhost',
+  'local',
+  'internal',
+  'intranet',
+  'lan',
+  'home',
+  'corp',
+  'home.arpa',
+  'localdomain',
+  'test',
+  'invalid',
+]);
 
 /** Why a link may not point at `hostname` (as `URL#hostname` gives it), or undefined if it may. */
 export function targetHostProblem(hostname: string, policy: TargetPolicy): ErrorCode | undefined {

@@ -78,7 +78,8 @@ interface StatsRow {
  */
 export async function readStats(db: Queryable, code: string, range: DayRange): Promise<ClickStats | undefined> {
   const span = (Date.parse(range.to) - Date.parse(range.from)) / 86_400_000;
-  if (!(span >= 0 && span < STATS_MAX_DAYS)) throw new RangeError(`stats range ${range.from}..${range.to} is not within ${STATS_MAX_DAYS} days`);
+  if (!(span >= 0 && span < STATS_MAX_DAYS))
+    throw new RangeError(`stats range ${range.from}..${range.to} is not within ${STATS_MAX_DAYS} days`);
   const { rows } = await db.query<StatsRow>(
     `SELECT l.clicks::text AS total_clicks, l.bot_clicks::text AS total_bot_clicks, to_char(g.day, 'YYYY-MM-DD') AS day,
             coalesce(d.clicks, 0)::text AS clicks, coalesce(d.bot_clicks, 0)::text AS bot_clicks

@@ -9,13 +9,8 @@ export interface CodeSpaceRow {
 
 /** Records a code length and key fingerprint if none is yet, and returns those recorded. */
 export async function claimCodeSpace(db: Queryable, codeLength: number, keyFingerprint: string): Promise<CodeSpaceRow> {
-  await db.query('UPDATE code_space SET code_length = $1, key_fingerprint = $2 WHERE code_length IS NULL', [
-    codeLength,
-    keyFingerprint,
-  ]);
-  const { rows } = await db.query<{ code_length: number; key_fingerprint: string }>(
-    'SELECT code_length, key_fingerprint FROM code_space',
-  );
+  await db.query('UPDATE code_space SET code_length = $1, key_fingerprint = $2 WHERE code_length IS NULL', [codeLength, keyFingerprint]);
+  const { rows } = await db.query<{ code_length: number; key_fingerprint: string }>('SELECT code_length, key_fingerprint FROM code_space');
   const row = rows[0];
   if (row === undefined) throw new Error('table code_space is empty; run the migrations');
   return { codeLength: row.code_length, keyFingerprint: row.key_fingerprint };

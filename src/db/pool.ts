@@ -6,10 +6,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 
-export type PoolOptions = Pick<
-  Config,
-  'dbPoolMax' | 'dbConnectTimeoutMs' | 'dbStatementTimeoutMs' | 'breakerTimeoutMs'
->;
+export type PoolOptions = Pick<Config, 'dbPoolMax' | 'dbConnectTimeoutMs' | 'dbStatementTimeoutMs' | 'breakerTimeoutMs'>;
 
 export function createPool(databaseUrl: string, options: PoolOptions, log: Logger): pg.Pool {
   const pool = new pg.Pool({

@@ -137,7 +137,12 @@ export class ReplicaSet {
     const replicaPool = (url: string, max: number, replicaLog: Logger) =>
       createPool(
         url,
-        { dbPoolMax: max, dbConnectTimeoutMs: Math.min(options.dbConnectTimeoutMs, timeoutMs), dbStatementTimeoutMs: timeoutMs, breakerTimeoutMs: timeoutMs },
+        {
+          dbPoolMax: max,
+          dbConnectTimeoutMs: Math.min(options.dbConnectTimeoutMs, timeoutMs),
+          dbStatementTimeoutMs: timeoutMs,
+          breakerTimeoutMs: timeoutMs,
+        },
         replicaLog,
       );
     this.#replicas = options.databaseReplicaUrls.map((url) => {
@@ -243,7 +248,10 @@ export class ReplicaSet {
       const last = this.#samples.at(-1);
       if ((this.#timeline !== undefined && row.timeline !== this.#timeline) || (last !== undefined && lsn < last.lsn)) {
         // A failover: positions on the old timeline say nothing of what the new primary has.
-        this.#log.warn({ from: this.#timeline, to: row.timeline }, 'the Postgres primary is on another timeline: replica lag is measured again from now');
+        this.#log.warn(
+          { from: this.#timeline, to: row.timeline },
+          'the Postgres primary is on another timeline: replica lag is measured again from now',
+        );
         this.#samples.length = 0;
         for (const replica of this.#replicas) replica.caughtUpTo = -Infinity;
       }

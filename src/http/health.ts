@@ -56,7 +56,13 @@ async function ping(db: Queryable, timeoutMs: number): Promise<boolean> {
     timer = setTimeout(resolve, timeoutMs, false);
   });
   try {
-    return await Promise.race([db.query('SELECT 1').then(() => true, () => false), timedOut]);
+    return await Promise.race([
+      db.query('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
+      timedOut,
+    ]);
   } finally {
     clearTimeout(timer);
   }

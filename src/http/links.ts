@@ -115,7 +115,10 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
         description:
           'Answered 201 only once the link is committed. Send an Idempotency-Key header to retry safely: the same key and body give the original answer (with Idempotent-Replayed: true), another body a 422.',
         tags: ['links'],
-        headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', description: '1–255 printable ASCII characters.' } } },
+        headers: {
+          type: 'object',
+          properties: { 'idempotency-key': { type: 'string', description: '1–255 printable ASCII characters.' } },
+        },
         body: CreateLinkBody,
         response: { 201: CreatedLink, ...errors(400, 401, 409, 413, 415, 422, 429, 503) },
       },
@@ -145,7 +148,10 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
     },
     async function createLinks(request) {
       if (request.headers['idempotency-key'] !== undefined) {
-        throw new AppError('IDEMPOTENCY_KEY_INVALID', 'Idempotency-Key is not supported on /links/bulk: retry the items that failed, or create them one by one with a key each.');
+        throw new AppError(
+          'IDEMPOTENCY_KEY_INVALID',
+          'Idempotency-Key is not supported on /links/bulk: retry the items that failed, or create them one by one with a key each.',
+        );
       }
       const ownerKeyId = owner(request);
       const results = await Promise.all(
@@ -180,7 +186,9 @@ function idempotencyKey(request: FastifyRequest<{ Body: CreateLinkBody }>, owner
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) throw new AppError('IDEMPOTENCY_KEY_INVALID');
   const { url, alias, expiresAt } = request.body;
-  const requestHash = createHash('sha256').update(JSON.stringify([url, alias ?? null, expiresAt ?? null])).digest();
+  const requestHash = createHash('sha256')
+    .update(JSON.stringify([url, alias ?? null, expiresAt ?? null]))
+    .digest();
   // A key has no spaces: the first one ends the address.
   return ownerKeyId === null ? { scope: 0, key: `${request.ip} ${header}`, requestHash } : { scope: ownerKeyId, key: header, requestHash };
 }

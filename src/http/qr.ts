@@ -163,17 +163,22 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
         // Fewer than two pixels per module cannot be scanned reliably (a PNG would drop modules).
         const side = matrix.size + 2 * options.margin;
         if (options.format === 'png' && options.size < 2 * side) {
-          throw new AppError('QR_OPTIONS_INVALID', `size must be at least ${2 * side} pixels for this code at this level and margin (2 pixels per module).`);
+          throw new AppError(
+            'QR_OPTIONS_INVALID',
+            `size must be at least ${2 * side} pixels for this code at this level and margin (2 pixels per module).`,
+          );
         }
         image = options.format === 'svg' ? qrSvg(matrix, options.size, options.margin) : await qrPng(matrix, options.size, options.margin);
         rendered.set(key, image);
       }
-      return reply
-        .header('content-type', options.format === 'svg' ? 'image/svg+xml' : 'image/png')
-        .header('cache-control', CACHE_CONTROL)
-        // Without ?format the Accept header chose the format.
-        .header('vary', 'accept')
-        .send(image);
+      return (
+        reply
+          .header('content-type', options.format === 'svg' ? 'image/svg+xml' : 'image/png')
+          .header('cache-control', CACHE_CONTROL)
+          // Without ?format the Accept header chose the format.
+          .header('vary', 'accept')
+          .send(image)
+      );
     },
   );
 }

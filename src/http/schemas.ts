@@ -6,7 +6,10 @@ import { Type, type Static } from 'typebox';
 export const BULK_MAX_ITEMS = 1000;
 
 const Code = Type.String({ description: 'The short code.', examples: ['XArj78D'] });
-const Url = Type.String({ description: 'Absolute http(s) URL, at most 2048 characters once normalised.', examples: ['https://example.com/spring-sale'] });
+const Url = Type.String({
+  description: 'Absolute http(s) URL, at most 2048 characters once normalised.',
+  examples: ['https://example.com/spring-sale'],
+});
 const ExpiresAt = Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
   description: 'RFC 3339 date-time with a time zone, in the future; null: never.',
 });
@@ -50,7 +53,11 @@ export const BulkResult = Type.Object({
   results: Type.Array(
     Type.Union([
       Type.Object({ index: Type.Integer(), status: Type.Literal(201), link: CreatedLink }),
-      Type.Object({ index: Type.Integer(), status: Type.Integer({ description: 'The status a single create would have had.' }), error: ErrorBody.properties.error }),
+      Type.Object({
+        index: Type.Integer(),
+        status: Type.Integer({ description: 'The status a single create would have had.' }),
+        error: ErrorBody.properties.error,
+      }),
     ]),
     { description: 'One per item, in the order sent.' },
   ),

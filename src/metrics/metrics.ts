@@ -144,42 +144,91 @@ export function createMetrics(): Metrics {
     registers,
   });
 
-  scraped(registry, 'shortener_http_requests_total', 'Requests answered, by route and status; redirects (GET and HEAD /:code) from either entrance.', 'counter', () => {
-    const values: Value[] = REDIRECT_STATUSES.map((status, i) => ({ labels: { route: REDIRECT_ROUTE, status }, value: redirects.answers[i] ?? 0 }));
-    for (const [route, { statuses }] of routes.entries()) {
-      for (const [status, value] of statuses) values.push({ labels: { route, status }, value });
-    }
-    return values;
-  });
-  scraped(registry, 'shortener_http_request_duration_seconds', 'Time from a request reaching its handler to its answer, by route.', 'histogram', () => {
-    const values = histogramValues('shortener_http_request_duration_seconds', { route: REDIRECT_ROUTE }, redirects.latency);
-    for (const [route, { latency }] of routes.entries()) values.push(...histogramValues('shortener_http_request_duration_seconds', { route }, latency));
-    return values;
-  });
-  scraped(registry, 'shortener_lru_lookups_total', 'Redirects answered from the in-process LRU (hit) or needing a lookup (miss).', 'counter', () => [
-    { labels: { result: 'hit' }, value: redirects.lru[0] ?? 0 },
-    { labels: { result: 'miss' }, value: redirects.lru[1] ?? 0 },
-  ]);
-  scraped(registry, 'shortener_redis_lookups_total', 'Codes looked up in Redis: known there (hit, a negative entry included) or not (miss, a failure included).', 'counter', () => [
-    { labels: { result: 'hit' }, value: lookups.redisHits },
-    { labels: { result: 'miss' }, value: lookups.redisMisses },
-  ]);
-  scraped(registry, 'shortener_postgres_lookups_total', 'Codes looked up on the Postgres primary: found, absent, or failed (503 unless a last known answer or a standby stood in).', 'counter', () => [
-    { labels: { result: 'found' }, value: lookups.postgresFound },
-    { labels: { result: 'absent' }, value: lookups.postgresAbsent },
-    { labels: { result: 'failed' }, value: lookups.postgresFailed },
-  ]);
-  scraped(registry, 'shortener_postgres_replica_lookups_total', 'Codes looked up on a read replica: found, miss (not there, or only older than a change known here: read again on the primary), failed (the primary answered instead), stood_in (the primary failed and a standby answered).', 'counter', () => [
-    { labels: { result: 'found' }, value: lookups.replicaFound },
-    { labels: { result: 'miss' }, value: lookups.replicaMissed },
-    { labels: { result: 'failed' }, value: lookups.replicaFailed },
-    { labels: { result: 'stood_in' }, value: lookups.replicaStoodIn },
-  ]);
-  scraped(registry, 'shortener_clicks_dropped_total', 'Clicks not counted: more than CLICK_MAX_CODES links waiting, or lost at shutdown.', 'counter', () => [
-    { labels: {}, value: watched?.clicks.dropped ?? 0 },
-  ]);
+  scraped(
+    registry,
+    'shortener_http_requests_total',
+    'Requests answered, by route and status; redirects (GET and HEAD /:code) from either entrance.',
+    'counter',
+    () => {
+      const values: Value[] = REDIRECT_STATUSES.map((status, i) => ({
+        labels: { route: REDIRECT_ROUTE, status },
+        value: redirects.answers[i] ?? 0,
+      }));
+      for (const [route, { statuses }] of routes.entries()) {
+        for (const [status, value] of statuses) values.push({ labels: { route, status }, value });
+      }
+      return values;
+    },
+  );
+  scraped(
+    registry,
+    'shortener_http_request_duration_seconds',
+    'Time from a request reaching its handler to its answer, by route.',
+    'histogram',
+    () => {
+      const values = histogramValues('shortener_http_request_duration_seconds', { route: REDIRECT_ROUTE }, redirects.latency);
+      for (const [route, { latency }] of routes.entries())
+        values.push(...histogramValues('shortener_http_request_duration_seconds', { route }, latency));
+      return values;
+    },
+  );
+  scraped(
+    registry,
+    'shortener_lru_lookups_total',
+    'Redirects answered from the in-process LRU (hit) or needing a lookup (miss).',
+    'counter',
+    () => [
+      { labels: { result: 'hit' }, value: redirects.lru[0] ?? 0 },
+      { labels: { result: 'miss' }, value: redirects.lru[1] ?? 0 },
+    ],
+  );
+  scraped(
+    registry,
+    'shortener_redis_lookups_total',
+    'Codes looked up in Redis: known there (hit, a negative entry included) or not (miss, a failure included).',
+    'counter',
+    () => [
+      { labels: { result: 'hit' }, value: lookups.redisHits },
+      { labels: { result: 'miss' }, value: lookups.redisMisses },
+    ],
+  );
+  scraped(
+    registry,
+    'shortener_postgres_lookups_total',
+    'Codes looked up on the Postgres primary: found, absent, or failed (503 unless a last known answer or a standby stood in).',
+    'counter',
+    () => [
+      { labels: { result: 'found' }, value: lookups.postgresFound },
+      { labels: { result: 'absent' }, value: lookups.postgresAbsent },
+      { labels: { result: 'failed' }, value: lookups.postgresFailed },
+    ],
+  );
+  scraped(
+    registry,
+    'shortener_postgres_replica_lookups_total',
+    'Codes looked up on a read replica: found, miss (not there, or only older than a change known here: read again on the primary), failed (the primary answered instead), stood_in (the primary failed and a standby answered).',
+    'counter',
+    () => [
+      { labels: { result: 'found' }, value: lookups.replicaFound },
+      { labels: { result: 'miss' }, value: lookups.replicaMissed },
+      { labels: { result: 'failed' }, value: lookups.replicaFailed },
+      { labels: { result: 'stood_in' }, value: lookups.replicaStoodIn },
+    ],
+  );
+  scraped(
+    registry,
+    'shortener_clicks_dropped_total',
+    'Clicks not counted: more than CLICK_MAX_CODES links waiting, or lost at shutdown.',
+    'counter',
+    () => [{ labels: {}, value: watched?.clicks.dropped ?? 0 }],
+  );
   // Read at each scrape from the parts themselves.
-  const gauge = (name: string, help: string, read: (set: (value: number, labels?: Record<string, string>) => void) => void, labelNames: string[] = []) =>
+  const gauge = (
+    name: string,
+    help: string,
+    read: (set: (value: number, labels?: Record<string, string>) => void) => void,
+    labelNames: string[] = [],
+  ) =>
     new Gauge({
       name,
       help,

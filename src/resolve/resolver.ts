@@ -136,8 +136,10 @@ export function createResolver({
 }: ResolverDeps): Resolver {
   const postgres = new KeyBatcher<ShortCode, Link>(source, maxBatch, stats === null ? undefined : (size) => stats.postgresBatch(size));
   const replicaSent = stats === null ? undefined : (size: number) => stats.replicaBatch(size);
-  const freshReads = replicas === null ? null : new KeyBatcher<ShortCode, Replicated>((codes) => replicas.fetchFresh(codes), maxBatch, replicaSent);
-  const standbyReads = replicas === null ? null : new KeyBatcher<ShortCode, Replicated>((codes) => replicas.fetchStanding(codes), maxBatch, replicaSent);
+  const freshReads =
+    replicas === null ? null : new KeyBatcher<ShortCode, Replicated>((codes) => replicas.fetchFresh(codes), maxBatch, replicaSent);
+  const standbyReads =
+    replicas === null ? null : new KeyBatcher<ShortCode, Replicated>((codes) => replicas.fetchStanding(codes), maxBatch, replicaSent);
   /** A replica's answer counts only if it caught up after this: invalidations may have been missed before. */
   let floor = -Infinity;
   /** When each code last changed, as this instance made or heard it; a code forgotten for room raises the floor. */
@@ -159,7 +161,11 @@ export function createResolver({
   const redis =
     shared === null
       ? null
-      : new KeyBatcher<ShortCode, Known>((codes) => shared.fetch(codes), sharedMaxBatch, stats === null ? undefined : (size) => stats.redisBatch(size));
+      : new KeyBatcher<ShortCode, Known>(
+          (codes) => shared.fetch(codes),
+          sharedMaxBatch,
+          stats === null ? undefined : (size) => stats.redisBatch(size),
+        );
   const inFlight = new Map<string, Lookup>();
   // Mostly the same strings the LRU holds; bounded in bytes too, for the URLs it outlives the LRU with.
   const lastKnown = new LRUCache<string, CacheEntry>({

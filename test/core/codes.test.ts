@@ -6,7 +6,12 @@ import { createPermutation } from '../../src/core/permutation.ts';
 
 describe('base62', () => {
   test('encodes to a fixed width and decodes back', () => {
-    for (const [value, text] of [[0, '0000000'], [61, '000000z'], [62, '0000010'], [62 ** 7 - 1, 'zzzzzzz']] as const) {
+    for (const [value, text] of [
+      [0, '0000000'],
+      [61, '000000z'],
+      [62, '0000010'],
+      [62 ** 7 - 1, 'zzzzzzz'],
+    ] as const) {
       assert.equal(encodeBase62(value, 7), text);
       assert.equal(decodeBase62(text), value);
     }

@@ -96,14 +96,23 @@ test('abuse controls: blocked domains from the list and a file, normalised; bad 
   try {
     const file = join(dir, 'blocked.txt');
     writeFileSync(file, '# phishing\nbad.example\n\n*.Worse.Example.\r\n');
-    const config = loadConfig({ BLOCKED_DOMAINS: 'evil.example, пример.рф', BLOCKED_DOMAINS_FILE: file, TRUST_PROXY: 'loopback, 10.0.0.0/8' });
+    const config = loadConfig({
+      BLOCKED_DOMAINS: 'evil.example, пример.рф',
+      BLOCKED_DOMAINS_FILE: file,
+      TRUST_PROXY: 'loopback, 10.0.0.0/8',
+    });
     assert.deepEqual([...config.blockedDomains].sort(), ['bad.example', 'evil.example', 'worse.example', 'xn--e1afmkfd.xn--p1ai']);
     assert.equal(config.trustProxy, 'loopback, 10.0.0.0/8');
     assert.equal(config.allowPrivateTargets, false);
     assert.equal(config.allowShortenerTargets, false);
     assert.equal(config.notFoundLimitPerMinute, 120);
     assert.throws(
-      () => loadConfig({ BLOCKED_DOMAINS: 'ok.example, https://x.example/', BLOCKED_DOMAINS_FILE: join(dir, 'missing.txt'), TRUST_PROXY: 'my-lb' }),
+      () =>
+        loadConfig({
+          BLOCKED_DOMAINS: 'ok.example, https://x.example/',
+          BLOCKED_DOMAINS_FILE: join(dir, 'missing.txt'),
+          TRUST_PROXY: 'my-lb',
+        }),
       (err: unknown) => {
         assert.ok(err instanceof ConfigError);
         assert.match(err.message, /BLOCKED_DOMAINS: "https:\/\/x.example\/" is not a domain name/);

@@ -69,7 +69,14 @@ describe('private targets are refused in every notation', () => {
   });
 
   test('public addresses and names pass', () => {
-    for (const url of ['http://8.8.8.8/', 'http://[::8.8.8.8]/', 'http://[2606:4700:4700::1111]/', 'https://example.com/', 'https://localhost.example.com/', 'https://local.example/']) {
+    for (const url of [
+      'http://8.8.8.8/',
+      'http://[::8.8.8.8]/',
+      'http://[2606:4700:4700::1111]/',
+      'https://example.com/',
+      'https://localhost.example.com/',
+      'https://local.example/',
+    ]) {
       assert.equal(verdict(url), 'ok', url);
     }
   });
@@ -90,7 +97,13 @@ describe('this service, blocked domains and other shorteners', () => {
 
   test('a blocked domain and its subdomains, however written', () => {
     const blocked = policy({ blockedDomains: new Set(['evil.example', 'xn--e1afmkfd.xn--p1ai']) });
-    for (const url of ['https://evil.example/', 'https://EVIL.example./x', 'https://a.b.evil.example/', 'https://пример.рф/', 'https://www.xn--e1afmkfd.xn--p1ai/']) {
+    for (const url of [
+      'https://evil.example/',
+      'https://EVIL.example./x',
+      'https://a.b.evil.example/',
+      'https://пример.рф/',
+      'https://www.xn--e1afmkfd.xn--p1ai/',
+    ]) {
       assert.equal(verdict(url, blocked), 'URL_DOMAIN_BLOCKED', url);
     }
     for (const url of ['https://notevil.example/', 'https://evil.example.com/', 'https://example/']) {

@@ -4,7 +4,12 @@ import { checkLinkRequest, parseDateTime } from '../../src/core/link.ts';
 import { targetPolicyOf } from '../../src/core/target-policy.ts';
 import { checkTargetUrl } from '../../src/core/url-rules.ts';
 
-const SELF = targetPolicyOf({ baseUrl: 'https://sho.rt', allowPrivateTargets: false, allowShortenerTargets: false, blockedDomains: new Set() });
+const SELF = targetPolicyOf({
+  baseUrl: 'https://sho.rt',
+  allowPrivateTargets: false,
+  allowShortenerTargets: false,
+  blockedDomains: new Set(),
+});
 
 describe('target URL rules', () => {
   const accepted: [string, string][] = [
@@ -71,7 +76,15 @@ describe('link requests', () => {
     assert.equal(check('2026-06-02T02:00:00.123+02:00').ok, true);
     assert.deepEqual(check(null), { ok: true, request: { url: 'https://example.com/', alias: undefined, expiresAt: null } });
     assert.deepEqual(check('2026-05-31T23:59:59Z'), { ok: false, code: 'EXPIRES_AT_IN_PAST' });
-    for (const bad of ['2026-06-02', '2026-06-02T00:00:00', 'tomorrow', '2026-02-30T00:00:00Z', '2026-13-01T00:00:00Z', '1780000000', '2999-01-01T00:00:00Z']) {
+    for (const bad of [
+      '2026-06-02',
+      '2026-06-02T00:00:00',
+      'tomorrow',
+      '2026-02-30T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '1780000000',
+      '2999-01-01T00:00:00Z',
+    ]) {
       assert.deepEqual(check(bad), { ok: false, code: 'EXPIRES_AT_INVALID' }, bad);
     }
   });

@@ -59,10 +59,7 @@ export async function adminQuery(sql: string): Promise<void> {
 export async function dropDatabase(name: string): Promise<void> {
   await withClient(ADMIN_URL, async (client) => {
     for (let waited = 0; waited < 5000; waited += 20) {
-      const { rows } = await client.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
-        [name],
-      );
+      const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
       if (rows[0]?.n === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

@@ -48,7 +48,6 @@ export interface LoadOptions {
   readonly requestTimeoutMs?: number;
 }
 
-
 function networkError(err: unknown): string {
   const error = err as Error & { cause?: { code?: string } };
   return error.cause?.code ?? error.name;
@@ -139,7 +138,17 @@ export class Load {
         });
         const right = res.status === 302 && res.headers.get('location') === this.#target(code);
         const error = res.status >= 400 ? await errorCode(res) : (await res.arrayBuffer(), undefined);
-        answer = { kind: 'read', phase, sentAt, status: res.status, error, retryAfter: res.headers.get('retry-after'), code, cached, right };
+        answer = {
+          kind: 'read',
+          phase,
+          sentAt,
+          status: res.status,
+          error,
+          retryAfter: res.headers.get('retry-after'),
+          code,
+          cached,
+          right,
+        };
       } catch (err) {
         answer = { kind: 'read', phase, sentAt, status: 0, error: networkError(err), retryAfter: null, code, cached, right: false };
       }
@@ -166,13 +175,43 @@ export class Load {
         if (res.status === 201) {
           const body = (await res.json()) as { code: string; url: string };
           this.acknowledged.set(body.code, url);
-          answer = { kind: 'create', phase, sentAt, status: 201, error: undefined, retryAfter, code: body.code, cached: false, right: body.url === url };
+          answer = {
+            kind: 'create',
+            phase,
+            sentAt,
+            status: 201,
+            error: undefined,
+            retryAfter,
+            code: body.code,
+            cached: false,
+            right: body.url === url,
+          };
         } else {
-          answer = { kind: 'create', phase, sentAt, status: res.status, error: await errorCode(res), retryAfter, code: undefined, cached: false, right: false };
+          answer = {
+            kind: 'create',
+            phase,
+            sentAt,
+            status: res.status,
+            error: await errorCode(res),
+            retryAfter,
+            code: undefined,
+            cached: false,
+            right: false,
+          };
         }
       } catch (err) {
         this.indeterminate++;
-        answer = { kind: 'create', phase, sentAt, status: 0, error: networkError(err), retryAfter: null, code: undefined, cached: false, right: false };
+        answer = {
+          kind: 'create',
+          phase,
+          sentAt,
+          status: 0,
+          error: networkError(err),
+          retryAfter: null,
+          code: undefined,
+          cached: false,
+          right: false,
+        };
       }
       this.answers.push({ ...answer, ms: performance.now() - sentAt });
       if (answer.status !== 201) await sleep(5);
@@ -221,7 +260,11 @@ export async function readyz(base: string): Promise<Readiness> {
 }
 
 /** Asks for each code once (so that it is in the LRU); returns the codes not answered with their 302. */
-export async function warm(base: string, codes: readonly string[], target = (code: string) => `https://example.com/${code}`): Promise<string[]> {
+export async function warm(
+  base: string,
+  codes: readonly string[],
+  target = (code: string) => `https://example.com/${code}`,
+): Promise<string[]> {
   const wrong: string[] = [];
   for (const code of codes) {
     const res = await fetch(`${base}/${code}`, { redirect: 'manual', signal: AbortSignal.timeout(5000) });
@@ -240,5 +283,7 @@ export async function lostWrites(databaseUrl: string, acknowledged: ReadonlyMap<
     client.query<{ code: string; url: string }>('SELECT code, url FROM links WHERE code = ANY($1::text[])', [[...acknowledged.keys()]]),
   );
   const stored = new Map(rows.map((row) => [row.code, row.url]));
-  return [...acknowledged].filter(([code, url]) => stored.get(code) !== url).map(([code, url]) => `${code} -> ${url}: ${stored.get(code) ?? 'missing'}`);
+  return [...acknowledged]
+    .filter(([code, url]) => stored.get(code) !== url)
+    .map(([code, url]) => `${code} -> ${url}: ${stored.get(code) ?? 'missing'}`);
 }

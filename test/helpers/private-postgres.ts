@@ -13,7 +13,6 @@ import { withClient, withDatabase } from './db.ts';
 import { freePort } from './redis.ts';
 import { watchChild } from './server-child.ts';
 
-
 /** A program of the same PostgreSQL installation as the `postgres` on the PATH (pg_basebackup, ...). */
 function serverProgram(name: string): string {
   const postgres = execFileSync('sh', ['-c', 'command -v postgres'], { encoding: 'utf8' }).trim();
@@ -130,8 +129,18 @@ export class PrivatePostgres {
     try {
       if (user !== null) chownSync(dir, user.uid, user.gid);
       await server.#run(serverProgram('pg_basebackup'), [
-        '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres',
-        '-D', server.#data, '--write-recovery-conf', '--wal-method=stream', '--checkpoint=fast', '--no-sync',
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(primary.port),
+        '-U',
+        'postgres',
+        '-D',
+        server.#data,
+        '--write-recovery-conf',
+        '--wal-method=stream',
+        '--checkpoint=fast',
+        '--no-sync',
       ]);
       await server.up();
     } catch (error) {
@@ -200,17 +209,26 @@ export class PrivatePostgres {
     const child = spawn(
       'postgres',
       [
-        '-D', this.#data,
-        '-p', String(this.port),
-        '-k', this.#dir,
-        '-c', 'listen_addresses=127.0.0.1',
+        '-D',
+        this.#data,
+        '-p',
+        String(this.port),
+        '-k',
+        this.#dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
         // Losing data on a crash of the machine is fine for a test; a crash of postgres alone
         // loses nothing committed (the WAL is still written before each commit returns).
-        '-c', 'fsync=off',
-        '-c', 'full_page_writes=off',
-        '-c', 'max_connections=60',
-        '-c', 'shared_buffers=16MB',
-        '-c', 'log_min_messages=fatal',
+        '-c',
+        'fsync=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=60',
+        '-c',
+        'shared_buffers=16MB',
+        '-c',
+        'log_min_messages=fatal',
       ],
       { ...this.#spawnOptions(), stdio: ['ignore', 'pipe', 'pipe'] },
     );

@@ -42,7 +42,6 @@ export function redisInUse(target: FastifyInstance | string): () => Promise<bool
   };
 }
 
-
 /** `test:<label>:<8 hex>:` — every key a test file touches on the shared Redis lives under one. */
 export function randomPrefix(label: string): string {
   return `test:${label}:${randomBytes(4).toString('hex')}:`;
@@ -320,14 +319,22 @@ export class PrivateRedis {
     this.url = `redis://127.0.0.1:${port}`;
     this.#dir = dir;
     this.#args = [
-      '--port', String(port),
-      '--bind', '127.0.0.1',
-      '--protected-mode', 'no',
-      '--daemonize', 'no',
-      '--save', '',
-      '--appendonly', 'no',
-      '--dir', dir,
-      '--loglevel', 'warning',
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--protected-mode',
+      'no',
+      '--daemonize',
+      'no',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--loglevel',
+      'warning',
       ...extraArgs,
     ];
   }
@@ -439,10 +446,14 @@ export class PrivateRedisCluster {
         cluster.nodes.push(
           await PrivateRedis.start({
             extraArgs: [
-              '--cluster-enabled', 'yes',
-              '--cluster-config-file', 'nodes.conf',
-              '--cluster-node-timeout', '2000',
-              '--cluster-port', String(busPort),
+              '--cluster-enabled',
+              'yes',
+              '--cluster-config-file',
+              'nodes.conf',
+              '--cluster-node-timeout',
+              '2000',
+              '--cluster-port',
+              String(busPort),
             ],
           }),
         );
@@ -466,9 +477,7 @@ export class PrivateRedisCluster {
     let states: string[] = [];
     while (Date.now() < deadline) {
       states = await Promise.all(
-        this.nodes.map((node) =>
-          withRedis(node.url, async (redis) => parseInfo(await redis.cluster('INFO')).cluster_state ?? 'unknown'),
-        ),
+        this.nodes.map((node) => withRedis(node.url, async (redis) => parseInfo(await redis.cluster('INFO')).cluster_state ?? 'unknown')),
       );
       if (states.every((state) => state === 'ok')) return;
       await sleep(100);

@@ -20,11 +20,7 @@ process.on('exit', () => {
 });
 
 /** Starts `script` (the service by default) on a free port and waits for its "listening" log line. */
-export async function startServer(
-  env: Record<string, string>,
-  timeoutMs = 30_000,
-  script: string = SERVER,
-): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, timeoutMs = 30_000, script: string = SERVER): Promise<ServerProcess> {
   const child = spawn(process.execPath, [script], {
     // Every create of a test comes from one address: no create limits unless the test sets them.
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false', ...env },
