@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { CODE_LENGTH_MAX, CODE_LENGTH_MIN } from './core/codes.ts';
 import { normaliseDomain } from './core/target-policy.ts';
-import { trustProxyRule } from './http/client-address.ts';
+import { trustProxyRule } from './core/trust-proxy.ts';
 
 export const DEV_CODE_SECRET = 'dev-only-secret-change-me-in-production';
 

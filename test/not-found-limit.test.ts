@@ -3,7 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { clientKey, trustProxyRule } from '../src/http/client-address.ts';
+import { trustProxyRule } from '../src/core/trust-proxy.ts';
+import { clientKey } from '../src/http/client-address.ts';
 import { NotFoundLimit } from '../src/http/not-found-limit.ts';
 import { startApp, startCountedApp } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, type TestDatabase } from './helpers/db.ts';

@@ -7,15 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
 import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
-
-export type TrustProxy = (address: string, hop: number) => boolean;
-
-/** TRUST_PROXY's value as a rule: "false", "true", or addresses, CIDR ranges and loopback/linklocal/uniquelocal. */
-export function trustProxyRule(value: string): TrustProxy | undefined {
-  if (value === 'false') return undefined;
-  if (value === 'true') return () => true;
-  return proxyAddr.compile(value.split(',').map((part) => part.trim()));
-}
+import type { TrustProxy } from '../core/trust-proxy.ts';
 
 /**
  * Reads each request's client. A forwarded address that is no IP address is not believed (it
