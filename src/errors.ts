@@ -9,7 +9,7 @@ export const ERRORS = {
   URL_INVALID: { status: 400, message: 'url is not a valid absolute http(s) URL.' },
   URL_NOT_ABSOLUTE: { status: 400, message: 'url must be absolute and start with http:// or https://.' },
   URL_SCHEME_NOT_ALLOWED: { status: 400, message: 'url must use http or https.' },
-  URL_TOO_LONG: { status: 400, message: 'url is longer than 2048 characters.' },
+  URL_TOO_LONG: { status: 400, message: 'url is longer than 2048 characters once normalised.' },
   URL_CREDENTIALS_NOT_ALLOWED: { status: 400, message: 'url must not contain a user name or password.' },
   URL_CONTROL_CHARACTERS: { status: 400, message: 'url contains control or invisible formatting characters.' },
   URL_SELF_REFERENCE: { status: 400, message: 'url points at this shortener itself.' },

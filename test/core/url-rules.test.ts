@@ -21,9 +21,12 @@ describe('target URL rules', () => {
     ['https://bücher.example/ä?q=ü', 'https://xn--bcher-kva.example/%C3%A4?q=%C3%BC'],
     ['https://example.com:8443/', 'https://example.com:8443/'],
     ['https://other.sho.rt/', 'https://other.sho.rt/'],
+    // Over 2048 characters as sent, 21 once normalised: the limit is on the stored form.
+    [`https://example.com/${'a/../'.repeat(500)}x`, 'https://example.com/x'],
+    [`HTTPS://EXAMPLE.COM:443/${'./'.repeat(1100)}x`, 'https://example.com/x'],
   ];
   for (const [input, stored] of accepted) {
-    test(`accepts ${JSON.stringify(input)} and stores it normalised`, () => {
+    test(`accepts ${JSON.stringify(input.slice(0, 60))} (${input.length} characters) and stores it normalised`, () => {
       assert.deepEqual(checkTargetUrl(input, SELF), { ok: true, url: stored });
     });
   }
@@ -54,6 +57,14 @@ describe('target URL rules', () => {
     ['https://example.com/\u2028', 'URL_CONTROL_CHARACTERS'],
     ['https://example.com/\u0085', 'URL_CONTROL_CHARACTERS'],
     ['https://example.com/\u007f', 'URL_CONTROL_CHARACTERS'],
+    // By Unicode category, not a list of ranges: Cf (soft hyphen, isolates, Arabic letter mark,
+    // Mongolian vowel separator, tags), Zp.
+    ['https://exam\u00adple.com/', 'URL_CONTROL_CHARACTERS'],
+    ['https://example.com/\u2066x\u2069', 'URL_CONTROL_CHARACTERS'],
+    ['https://example.com/\u061c', 'URL_CONTROL_CHARACTERS'],
+    ['https://example.com/\u180e', 'URL_CONTROL_CHARACTERS'],
+    ['https://example.com/\u{e0041}', 'URL_CONTROL_CHARACTERS'],
+    ['https://example.com/\u2029', 'URL_CONTROL_CHARACTERS'],
     ['https://sho.rt/abc', 'URL_SELF_REFERENCE'],
     ['https://SHO.RT./abc', 'URL_SELF_REFERENCE'],
     ['http://sho.rt:8080/abc', 'URL_SELF_REFERENCE'],
