@@ -1,281 +1,422 @@
 // Configuration: environment variables -> a frozen, typed object, validated once at start-up.
-// Each variable is declared once below; the README's configuration table mirrors this list.
+// SETTINGS declares each variable once; its check, Config's type, the error messages and the README's
+// table (npm run config:table) all come from there. Helpers live in src/config-schema.ts.
 
-import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { Type } from 'typebox';
+import {
+  commaList,
+  countOrAuto,
+  decodeSettings,
+  domainFile,
+  domainList,
+  isTrustProxy,
+  optional,
+  origin,
+  secondsAsMs,
+  urlOf,
+} from './config-schema.ts';
+import type { Decoded, Env, Settings } from './config-schema.ts';
 import { CODE_LENGTH_MAX, CODE_LENGTH_MIN } from './core/codes.ts';
-import { normaliseDomain } from './core/target-policy.ts';
-import { trustProxyRule } from './core/trust-proxy.ts';
 
 export const DEV_CODE_SECRET = 'dev-only-secret-change-me-in-production';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export interface Config {
-  readonly port: number;
-  readonly host: string;
-  /** Processes serving on the port; 1: this process alone, more: a node:cluster primary forks them. */
-  readonly workers: number;
-  /** undefined: run the embedded Postgres engine (PGlite) */
-  readonly databaseUrl: string | undefined;
-  readonly embeddedDataDir: string;
-  /** Streaming standbys of DATABASE_URL that take the resolver's reads; empty: the primary takes them all. */
-  readonly databaseReplicaUrls: readonly string[];
-  /** A replica further behind than this takes no reads. */
-  readonly databaseReplicaMaxLagMs: number;
-  /** Most time a read or probe waits for a replica before the primary answers instead. */
-  readonly databaseReplicaTimeoutMs: number;
-  /** undefined (and no cluster nodes): the Redis tier is off */
-  readonly redisUrl: string | undefined;
-  /** Redis Cluster nodes to start from; empty: not a cluster */
-  readonly redisClusterUrls: readonly string[];
-  readonly redisKeyPrefix: string;
-  readonly redisCommandTimeoutMs: number;
-  readonly redisConnectTimeoutMs: number;
-  readonly redisTtlMs: number;
-  readonly redisBatchMax: number;
-  readonly redisAutoPipelining: boolean;
-  /** origin of the short links, without a trailing slash */
-  readonly baseUrl: string;
-  readonly logLevel: LogLevel;
-  readonly cacheMaxEntries: number;
-  readonly cacheMaxBytes: number;
-  readonly cacheTtlMs: number;
-  readonly negativeMaxEntries: number;
-  readonly negativeTtlMs: number;
-  readonly redirectCacheControl: string;
-  /** Links may point at loopback, private and other non-public addresses and names. */
-  readonly allowPrivateTargets: boolean;
-  /** Links may point at other URL shorteners. */
-  readonly allowShortenerTargets: boolean;
-  /** Domains no link may point at (with their subdomains), normalised. */
-  readonly blockedDomains: ReadonlySet<string>;
-  /** 404s a client may get per minute before its misses are answered 429; 0: no limit. */
-  readonly notFoundLimitPerMinute: number;
-  readonly notFoundLimitClients: number;
-  /** Limits on creates (off for load tests and trusted setups). */
-  readonly rateLimitEnabled: boolean;
-  /** Links a client address may create per window without an API key; 0: no limit. */
-  readonly rateLimitCreatesPerIp: number;
-  /** Links one API key may create per window; 0: no limit. */
-  readonly rateLimitCreatesPerKey: number;
-  readonly rateLimitWindowMs: number;
-  /** "false", "true", or the addresses and ranges of trusted proxies (X-Forwarded-For). */
-  readonly trustProxy: string;
-  /** Creating links needs an API key (false: anyone may create; their links have no owner). */
-  readonly createRequiresApiKey: boolean;
-  readonly codeLength: number;
-  readonly codeSecret: string;
-  readonly readBatchMax: number;
-  readonly writeBatchMax: number;
-  readonly writeQueueMax: number;
-  readonly writeTimeoutMs: number;
-  readonly dbPoolMax: number;
-  readonly dbConnectTimeoutMs: number;
-  readonly dbStatementTimeoutMs: number;
-  readonly breakerTimeoutMs: number;
-  readonly breakerResetMs: number;
-  readonly requestTimeoutMs: number;
-  readonly keepAliveTimeoutMs: number;
-  /** most time to receive a request's headers, counted from its first byte (or from the connection) */
-  readonly headersTimeoutMs: number;
-  readonly slowRequestMs: number;
-  readonly shutdownGraceMs: number;
-  readonly readinessDrainMs: number;
-  /** GET /metrics and the counting behind it. */
-  readonly metricsEnabled: boolean;
-  /** How often click counts are written to Postgres. */
-  readonly clickFlushIntervalMs: number;
-  /** Most distinct links counted between flushes, and most (link, day) counts waiting for Postgres. */
-  readonly clickMaxCodes: number;
-}
+const isPostgresUrl = urlOf(['postgres:', 'postgresql:']);
+const isRedisUrl = urlOf(['redis:', 'rediss:']);
+
+/** Every variable, in the README's order; a fallback reads only settings declared above it. */
+export const SETTINGS = {
+  port: {
+    env: 'PORT',
+    schema: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+    doc: 'HTTP port (`0`: any free port)',
+  },
+  host: {
+    env: 'HOST',
+    schema: Type.String({ pattern: '^[\\w.:-]+$', default: '127.0.0.1' }),
+    expected: 'a host name or IP address',
+    doc: 'interface to listen on; `0.0.0.0` in a container',
+  },
+  workers: {
+    env: 'WORKERS',
+    schema: countOrAuto({ minimum: 1, maximum: 256, default: 1 }),
+    expected: 'an integer from 1 to 256, or auto (one per CPU)',
+    doc:
+      'serving processes on this machine (`node:cluster`, one shared port), from `1` to `256`, or `auto` (one per CPU); ' +
+      'above 1 `DATABASE_URL` is required (the embedded engine is a single session). See [Cluster mode](#architecture)',
+  },
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    schema: optional(Type.Refine(Type.String(), isPostgresUrl)),
+    expected: 'a postgres:// URL',
+    doc: '`postgres://…`; unset runs the embedded engine',
+  },
+  embeddedDataDir: {
+    env: 'EMBEDDED_DATA_DIR',
+    schema: Type.String({ default: './data/pglite' }),
+    expected: 'a folder path',
+    doc: 'data folder of the embedded engine',
+  },
+  databaseReplicaUrls: {
+    env: 'DATABASE_REPLICA_URLS',
+    schema: commaList(isPostgresUrl, 16),
+    expected: 'a comma-separated list of up to 16 postgres:// URLs',
+    doc:
+      'comma-separated `postgres://…` of up to 16 streaming standbys of `DATABASE_URL`, each URL one server (not a balancer), ' +
+      "that take the redirects' reads; a miss there is read again on the primary. Needs `DATABASE_URL`. " +
+      'See [Read replicas](#architecture)',
+  },
+  databaseReplicaMaxLagMs: {
+    env: 'DATABASE_REPLICA_MAX_LAG_MS',
+    schema: Type.Integer({ minimum: 100, maximum: 600_000, default: 1000 }),
+    doc:
+      'a replica that has not replayed what the primary had this long ago takes no reads until it catches up (100 to 600000); ' +
+      'probes run every quarter of it, between 25 ms and 1 s',
+  },
+  databaseReplicaTimeoutMs: {
+    env: 'DATABASE_REPLICA_TIMEOUT_MS',
+    schema: Type.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
+    doc:
+      'the most a read or probe waits for a replica (connect and statement); ' +
+      'then the primary answers and the replica takes no reads until a probe finds it well',
+  },
+  redisUrl: {
+    env: 'REDIS_URL',
+    schema: optional(Type.Refine(Type.String(), isRedisUrl)),
+    expected: 'a redis:// or rediss:// URL',
+    doc: '`redis://…` or `rediss://…` of one Redis server; unset (and no cluster): the Redis tier is off',
+  },
+  redisClusterUrls: {
+    env: 'REDIS_CLUSTER_URLS',
+    schema: commaList(isRedisUrl),
+    expected: 'a comma-separated list of redis:// or rediss:// URLs',
+    doc:
+      'Redis Cluster instead: comma-separated `redis://host:port` of some of its nodes (the others are discovered); ' +
+      'credentials and `rediss:` are taken from the first',
+  },
+  // Braces would make a hash tag of the prefix and put every key of a cluster in one slot.
+  redisKeyPrefix: {
+    env: 'REDIS_KEY_PREFIX',
+    schema: Type.String({ pattern: '^[\\x21-\\x7a|~]{1,64}$', default: 'shortener:' }),
+    expected: 'up to 64 printable ASCII characters, no spaces or braces',
+    doc:
+      'prefix of every key and of the invalidation channel; up to 64 printable characters, ' +
+      'no spaces or braces (a `{…}` would put every key of a cluster in one slot)',
+  },
+  redisCommandTimeoutMs: {
+    env: 'REDIS_COMMAND_TIMEOUT_MS',
+    schema: Type.Integer({ minimum: 5, maximum: 10_000, default: 100 }),
+    doc: 'a Redis command not answered by then is a miss, and Postgres is asked; the most a hanging Redis adds to a miss',
+  },
+  redisConnectTimeoutMs: {
+    env: 'REDIS_CONNECT_TIMEOUT_MS',
+    schema: Type.Integer({ minimum: 100, maximum: 60_000, default: 1000 }),
+    doc: 'wait for a connection; reconnects go on in the background (50 ms doubling to 2 s, jittered)',
+  },
+  redisTtlMs: {
+    env: 'REDIS_TTL_SECONDS',
+    schema: secondsAsMs(Type.Integer({ minimum: 1, maximum: 30 * 24 * 3600, default: 3600 })),
+    doc: 'how long a link stays in Redis (unknown codes stay `NEGATIVE_TTL_SECONDS`)',
+  },
+  redisBatchMax: {
+    env: 'REDIS_BATCH_MAX',
+    schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
+    doc: 'most codes in one Redis round trip (`1`: one `GET` per request, for comparison)',
+  },
+  redisAutoPipelining: {
+    env: 'REDIS_AUTO_PIPELINING',
+    schema: Type.Boolean({ default: false }),
+    doc:
+      'ioredis `enableAutoPipelining` on a single server; ' +
+      'only for comparing with the batch fetcher (a cluster always uses it, to send its per-node `GET`s together)',
+  },
+  baseUrl: {
+    env: 'BASE_URL',
+    schema: origin(),
+    fallback: ({ port }: { readonly port: number }) => `http://localhost:${port}`,
+    expected: 'an http(s) origin such as https://sho.rt (no path, query or credentials)',
+    shownDefault: '`http://localhost:$PORT`',
+    doc: 'origin of the short links (`https://sho.rt`); targets on its host are refused',
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    schema: Type.Enum(LOG_LEVELS, { default: 'info' }),
+    doc: LOG_LEVELS.map((level) => `\`${level}\``).join(', '),
+  },
+  // lru-cache allocates its index arrays for `max` entries up front (~44 bytes each).
+  cacheMaxEntries: {
+    env: 'CACHE_MAX_ENTRIES',
+    schema: Type.Integer({ minimum: 1, maximum: 20_000_000, default: 1_000_000 }),
+    doc: 'LRU size in links (at most 20 million; the LRU reserves ~44 bytes of index per entry up front)',
+  },
+  cacheMaxBytes: {
+    env: 'CACHE_MAX_BYTES',
+    schema: Type.Integer({ minimum: 1024, maximum: 64 * 1024 ** 3, default: 512 * 1024 * 1024 }),
+    doc: 'LRU size in approximate bytes',
+  },
+  cacheTtlMs: {
+    env: 'CACHE_TTL_SECONDS',
+    schema: secondsAsMs(Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600, default: 600 })),
+    doc: 'how long a link stays in the LRU',
+  },
+  negativeMaxEntries: {
+    env: 'NEGATIVE_MAX_ENTRIES',
+    schema: Type.Integer({ minimum: 1, maximum: 20_000_000, default: 100_000 }),
+    doc: 'unknown codes remembered, in an LRU of their own so that scanners cannot push links out',
+  },
+  negativeTtlMs: {
+    env: 'NEGATIVE_TTL_SECONDS',
+    schema: secondsAsMs(Type.Integer({ minimum: 1, maximum: 3600, default: 10 })),
+    doc: 'how long an unknown code is remembered as unknown',
+  },
+  redirectCacheControl: {
+    env: 'REDIRECT_CACHE_CONTROL',
+    schema: Type.String({ pattern: '^[\\x20-\\x7e]+$', default: 'private, max-age=90' }),
+    expected: 'printable ASCII',
+    doc: '`cache-control` of every redirect',
+  },
+  allowPrivateTargets: {
+    env: 'ALLOW_PRIVATE_TARGETS',
+    schema: Type.Boolean({ default: false }),
+    doc:
+      '`true` lets links point at loopback, private, link-local, unique-local, carrier-grade NAT, ' +
+      'multicast and reserved addresses (in any notation: `2130706433`, `0x7f.1`, `[::ffff:127.0.0.1]`) ' +
+      'and at names that cannot be public (`localhost`, `*.local`, `*.internal`, `*.home.arpa`, single labels such as `router`); ' +
+      'for an intranet shortener',
+  },
+  blockedDomains: {
+    env: 'BLOCKED_DOMAINS',
+    schema: domainList('BLOCKED_DOMAINS'),
+    expected: 'a comma-separated list of domain names',
+    doc:
+      'comma-separated domains no link may point at, ' +
+      'with all their subdomains (`evil.example, пример.рф`; IDN and `*.` prefixes accepted)',
+  },
+  blockedDomainsFile: {
+    env: 'BLOCKED_DOMAINS_FILE',
+    schema: domainFile('BLOCKED_DOMAINS_FILE'),
+    expected: 'a file path',
+    doc: 'a file of more such domains, one per line, `#` for comments; read at start-up',
+  },
+  allowShortenerTargets: {
+    env: 'ALLOW_SHORTENER_TARGETS',
+    schema: Type.Boolean({ default: false }),
+    doc:
+      '`true` lets links point at other URL shorteners (`bit.ly`, `tinyurl.com`, `t.co`, … in `src/core/shorteners.ts`), ' +
+      'which are refused by default: a chain of redirects hides its real target from every check',
+  },
+  notFoundLimitPerMinute: {
+    env: 'NOT_FOUND_LIMIT_PER_MINUTE',
+    schema: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 120 }),
+    doc:
+      '`404`s a client (an IPv4 address, an IPv6 `/64`) may get per minute, refilled continuously; past it, ' +
+      'codes not in the LRU answer `429 NOT_FOUND_RATE_LIMITED` before any lookup. Only `404`s count, ' +
+      'so clicks on real links from one NAT cost nothing. Each instance counts on its own. Behind a load balancer set `TRUST_PROXY`, ' +
+      'or every client shares one budget (a warning is logged once when requests carry `X-Forwarded-For` and no proxy is trusted). ' +
+      '`0`: no limit',
+  },
+  notFoundLimitClients: {
+    env: 'NOT_FOUND_LIMIT_CLIENTS',
+    schema: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 100_000 }),
+    doc: 'clients whose 404 budget is remembered (an LRU; measured 135 bytes of heap per IPv4 client, 213 per IPv6 /64)',
+  },
+  rateLimitEnabled: {
+    env: 'RATE_LIMIT_ENABLED',
+    schema: Type.Boolean({ default: true }),
+    doc:
+      'limits on creates (see [Rate limits on creates](#rate-limits-on-creates)); `false` for load tests, ' +
+      'or behind a gateway that limits already',
+  },
+  rateLimitCreatesPerIp: {
+    env: 'RATE_LIMIT_CREATES_PER_IP',
+    schema: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 60 }),
+    doc:
+      'links a client address (an IPv4 address, an IPv6 `/64`, per `TRUST_PROXY`) may create per window without an API key; `0`: ' +
+      'no limit',
+  },
+  rateLimitCreatesPerKey: {
+    env: 'RATE_LIMIT_CREATES_PER_KEY',
+    schema: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 6000 }),
+    doc:
+      'links one API key may create per window, from any address (the default lets a key send a few full bulks: `POST /links/bulk` ' +
+      'takes up to 1000); `0`: no limit (trusted internal callers)',
+  },
+  rateLimitWindowMs: {
+    env: 'RATE_LIMIT_WINDOW_SECONDS',
+    schema: secondsAsMs(Type.Integer({ minimum: 1, maximum: 24 * 3600, default: 60 })),
+    doc: 'length of the fixed window the two limits count in',
+  },
+  createRequiresApiKey: {
+    env: 'CREATE_REQUIRES_API_KEY',
+    schema: Type.Boolean({ default: false }),
+    doc: '`true`: `POST /links` and `/links/bulk` need an API key (`401 API_KEY_REQUIRED` otherwise)',
+  },
+  trustProxy: {
+    env: 'TRUST_PROXY',
+    schema: Type.Refine(Type.String({ default: 'false' }), isTrustProxy),
+    expected: 'false, true, or a comma-separated list of IP addresses, CIDR ranges, loopback, linklocal, uniquelocal',
+    doc:
+      "which proxies' `X-Forwarded-For` names the client: `true` (any: only behind a proxy that overwrites it), " +
+      'or a comma-separated list of addresses, CIDR ranges and `loopback`, `linklocal`, `uniquelocal`. Without it, ' +
+      "the client is the socket's peer",
+  },
+  codeLength: {
+    env: 'CODE_LENGTH',
+    schema: Type.Integer({ minimum: CODE_LENGTH_MIN, maximum: CODE_LENGTH_MAX, default: 7 }),
+    doc:
+      'length of generated codes, 5–8 (62^7 ≈ 3.5 × 10^12 codes). With 5 (62^5 ≈ 9 × 10^8) every unknown code is looked up: ' +
+      'the space is too small to rule any out',
+  },
+  codeSecret: {
+    env: 'CODE_SECRET',
+    schema: Type.String({ minLength: 16, default: DEV_CODE_SECRET }),
+    expected: 'at least 16 characters',
+    shownDefault: 'a development default',
+    doc:
+      'key of the permutation that makes codes unguessable in order; at least 16 characters. ' +
+      '**Set your own in production** (a warning is logged otherwise). Changing it later is safe: stored codes keep working, ' +
+      'a new code that meets an old one takes the next id, ' +
+      'and unknown codes are then always looked up in Postgres ' +
+      '(the in-memory "impossible code" check needs the key that generated the database\'s codes)',
+  },
+  readBatchMax: {
+    env: 'READ_BATCH_MAX',
+    schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
+    doc: 'most codes in one Postgres lookup',
+  },
+  writeBatchMax: {
+    env: 'WRITE_BATCH_MAX',
+    schema: Type.Integer({ minimum: 1, maximum: 5_000, default: 500 }),
+    doc: 'most links in one group-commit `INSERT`',
+  },
+  writeQueueMax: {
+    env: 'WRITE_QUEUE_MAX',
+    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
+    doc: 'most links waiting to be written; beyond it `503 WRITE_QUEUE_FULL`',
+  },
+  writeTimeoutMs: {
+    env: 'WRITE_TIMEOUT_MS',
+    schema: Type.Integer({ minimum: 100, maximum: 120_000, default: 5000 }),
+    doc:
+      'a link still queued after this is answered `503 DATABASE_TIMEOUT`; with the batch being written, ' +
+      'a create waits at most about `WRITE_TIMEOUT_MS + BREAKER_TIMEOUT_MS`',
+  },
+  dbPoolMax: {
+    env: 'DB_POOL_MAX',
+    schema: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+    doc: 'Postgres connections',
+  },
+  dbConnectTimeoutMs: {
+    env: 'DB_CONNECT_TIMEOUT_MS',
+    schema: Type.Integer({ minimum: 100, maximum: 60_000, default: 2000 }),
+    doc: 'wait for a connection',
+  },
+  dbStatementTimeoutMs: {
+    env: 'DB_STATEMENT_TIMEOUT_MS',
+    schema: Type.Integer({ minimum: 10, maximum: 600_000, default: 2000 }),
+    doc: 'Postgres cancels a statement after this (server side)',
+  },
+  breakerTimeoutMs: {
+    env: 'BREAKER_TIMEOUT_MS',
+    schema: Type.Integer({ minimum: 10, maximum: 600_000, default: 3000 }),
+    doc: 'the breaker gives up on a batch after this; must exceed the statement timeout',
+  },
+  breakerResetMs: {
+    env: 'BREAKER_RESET_MS',
+    schema: Type.Integer({ minimum: 100, maximum: 600_000, default: 5000 }),
+    doc: 'how long an open breaker fails fast before trying again',
+  },
+  requestTimeoutMs: {
+    env: 'REQUEST_TIMEOUT_MS',
+    schema: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+    doc: 'most time to receive a whole request, headers and body, from its first byte; then `408` and the connection is closed',
+  },
+  // Never past the request timeout by default, as Node does (min(60 s, requestTimeout)).
+  headersTimeoutMs: {
+    env: 'HEADERS_TIMEOUT_MS',
+    schema: Type.Integer({ minimum: 100, maximum: 600_000 }),
+    fallback: ({ requestTimeoutMs }: { readonly requestTimeoutMs: number }) => Math.min(5000, requestTimeoutMs),
+    shownDefault: '`5000` (or `REQUEST_TIMEOUT_MS` if lower)',
+    doc:
+      "most time to receive a request's headers, from their first byte (on a new connection: from its opening); " +
+      'then `408` and the connection is closed. Must not exceed `REQUEST_TIMEOUT_MS`',
+  },
+  keepAliveTimeoutMs: {
+    env: 'KEEP_ALIVE_TIMEOUT_MS',
+    schema: Type.Integer({ minimum: 1000, maximum: 600_000, default: 72_000 }),
+    doc:
+      "idle keep-alive connections are closed this long (plus Node's 1 s buffer) " +
+      'after their last response (above common load-balancer idle timeouts)',
+  },
+  slowRequestMs: {
+    env: 'SLOW_REQUEST_MS',
+    schema: Type.Integer({ minimum: 1, maximum: 600_000, default: 1000 }),
+    doc: 'requests slower than this are logged at `warn` with their code',
+  },
+  shutdownGraceMs: {
+    env: 'SHUTDOWN_GRACE_MS',
+    schema: Type.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+    doc: 'hard limit of a graceful shutdown',
+  },
+  readinessDrainMs: {
+    env: 'READINESS_DRAIN_MS',
+    schema: Type.Integer({ minimum: 0, maximum: 600_000, default: 0 }),
+    doc:
+      'after SIGTERM, ' +
+      'how long `/readyz` fails before the server stops accepting (give your load balancer time to notice, e.g. `5000` on Kubernetes)',
+  },
+  metricsEnabled: {
+    env: 'METRICS_ENABLED',
+    schema: Type.Boolean({ default: true }),
+    doc:
+      '`GET /metrics` (Prometheus) and the counting behind it; `false`: no route, ' +
+      'nothing counted (click counts go on: they are data, not metrics)',
+  },
+  clickFlushIntervalMs: {
+    env: 'CLICK_FLUSH_INTERVAL_MS',
+    schema: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 5000 }),
+    doc:
+      "how often click counts are written to Postgres (and at each UTC midnight); a crash loses at most this long's clicks, " +
+      'see [Click counts](#click-counts)',
+  },
+  clickMaxCodes: {
+    env: 'CLICK_MAX_CODES',
+    schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 20_000 }),
+    doc:
+      'most distinct links counted between two flushes, and most (link, day) counts waiting for Postgres; ' +
+      'clicks beyond it are dropped, counted in `shortener_clicks_dropped_total` and logged',
+  },
+} satisfies Settings;
+
+/** BLOCKED_DOMAINS_FILE's domains join blockedDomains: one set of domains no link may point at. */
+export type Config = Omit<Decoded<typeof SETTINGS>, 'blockedDomainsFile'>;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-class Expects {
-  readonly what: string;
-  constructor(what: string) {
-    this.what = what;
-  }
-}
-
 /** Reads and checks every variable; throws one ConfigError listing every bad one. */
 export function loadConfig(env: Env = process.env): Config {
-  const problems: string[] = [];
-  // A parser returns the value, or an Expects naming what the variable must hold.
-  const read = <T>(name: string, fallback: T, parse: (raw: string) => T | Expects): T => {
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === '') return fallback;
-    const value = parse(raw.trim());
-    if (value instanceof Expects) {
-      problems.push(`${name}=${JSON.stringify(raw)}: expected ${value.what}`);
-      return fallback;
-    }
-    return value;
-  };
+  const { config: decoded, problems } = decodeSettings(SETTINGS, env);
+  const { blockedDomainsFile, ...settings } = decoded;
+  const config: Config = { ...settings, blockedDomains: new Set([...settings.blockedDomains, ...blockedDomainsFile]) };
+  problems.push(...crossFieldProblems(config, env));
+  if (problems.length > 0) {
+    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return Object.freeze(config);
+}
 
-  const port = read('PORT', 3000, int(0, 65535));
-  const workers = read('WORKERS', 1, (raw) => {
-    if (raw === 'auto') return availableParallelism();
-    const n = int(1, 256)(raw);
-    return n instanceof Expects ? new Expects('an integer from 1 to 256, or auto (one per CPU)') : n;
-  });
-  const databaseUrl = read<string | undefined>(
-    'DATABASE_URL',
-    undefined,
-    text((v) => hasProtocol(v, ['postgres:', 'postgresql:']), 'a postgres:// URL'),
-  );
-  const databaseReplicaUrls = read<string[]>('DATABASE_REPLICA_URLS', [], (raw) => {
-    const urls = raw.split(',').map((url) => url.trim());
-    return urls.length <= 16 && urls.every((url) => hasProtocol(url, ['postgres:', 'postgresql:']))
-      ? urls
-      : new Expects('a comma-separated list of up to 16 postgres:// URLs');
-  });
-  if (databaseReplicaUrls.length > 0 && databaseUrl === undefined) {
+function crossFieldProblems(config: Config, env: Env): string[] {
+  const problems: string[] = [];
+  if (config.databaseReplicaUrls.length > 0 && config.databaseUrl === undefined) {
     problems.push('DATABASE_REPLICA_URLS is set without DATABASE_URL: expected the primary as well (the embedded engine has no replicas)');
   }
-  const redisUrl = read<string | undefined>(
-    'REDIS_URL',
-    undefined,
-    text((v) => hasProtocol(v, ['redis:', 'rediss:']), 'a redis:// or rediss:// URL'),
-  );
-  const redisClusterUrls = read<string[]>('REDIS_CLUSTER_URLS', [], (raw) => {
-    const urls = raw.split(',').map((url) => url.trim());
-    return urls.every((url) => hasProtocol(url, ['redis:', 'rediss:']))
-      ? urls
-      : new Expects('a comma-separated list of redis:// or rediss:// URLs');
-  });
-  if (redisUrl !== undefined && redisClusterUrls.length > 0) {
+  if (config.redisUrl !== undefined && config.redisClusterUrls.length > 0) {
     problems.push('REDIS_URL and REDIS_CLUSTER_URLS are both set: expected one of them (a single server, or a cluster)');
   }
-  const baseUrl = read(
-    'BASE_URL',
-    `http://localhost:${port}`,
-    text(isOrigin, 'an http(s) origin such as https://sho.rt (no path, query or credentials)'),
-  ).replace(/\/+$/, '');
-  const logLevel = read<LogLevel>('LOG_LEVEL', 'info', (raw) =>
-    (LOG_LEVELS as readonly string[]).includes(raw) ? (raw as LogLevel) : new Expects(`one of ${LOG_LEVELS.join(', ')}`),
-  );
-  const codeSecret = read(
-    'CODE_SECRET',
-    DEV_CODE_SECRET,
-    text((v) => v.length >= 16, 'at least 16 characters'),
-  );
-  const redirectCacheControl = read(
-    'REDIRECT_CACHE_CONTROL',
-    'private, max-age=90',
-    text((v) => /^[\x20-\x7e]+$/.test(v), 'printable ASCII'),
-  );
-
-  const blockedDomains = new Set<string>();
-  const addDomains = (name: string, entries: string[]) => {
-    for (const entry of entries) {
-      if (entry.trim() === '' || entry.trim().startsWith('#')) continue;
-      const domain = normaliseDomain(entry);
-      if (domain === undefined) problems.push(`${name}: ${JSON.stringify(entry.trim())} is not a domain name`);
-      else blockedDomains.add(domain);
-    }
-  };
-  addDomains('BLOCKED_DOMAINS', (env.BLOCKED_DOMAINS ?? '').split(','));
-  const blockedFile = env.BLOCKED_DOMAINS_FILE?.trim();
-  if (blockedFile !== undefined && blockedFile !== '') {
-    try {
-      addDomains(`BLOCKED_DOMAINS_FILE (${blockedFile})`, readFileSync(blockedFile, 'utf8').split(/\r?\n/));
-    } catch (err) {
-      problems.push(`BLOCKED_DOMAINS_FILE=${JSON.stringify(blockedFile)}: cannot be read (${(err as Error).message})`);
-    }
-  }
-  const trustProxy = read('TRUST_PROXY', 'false', (raw) => {
-    try {
-      trustProxyRule(raw);
-      return raw;
-    } catch {
-      return new Expects('false, true, or a comma-separated list of IP addresses, CIDR ranges, loopback, linklocal, uniquelocal');
-    }
-  });
-
-  // Read first: the headers timeout's default depends on it.
-  const requestTimeoutMs = read('REQUEST_TIMEOUT_MS', 10_000, int(100, 600_000));
-
-  const seconds = 1000;
-  const config: Config = {
-    port,
-    workers,
-    host: read(
-      'HOST',
-      '127.0.0.1',
-      text((v) => /^[\w.:-]+$/.test(v), 'a host name or IP address'),
-    ),
-    databaseUrl,
-    embeddedDataDir: read(
-      'EMBEDDED_DATA_DIR',
-      './data/pglite',
-      text(() => true, 'a folder path'),
-    ),
-    databaseReplicaUrls,
-    databaseReplicaMaxLagMs: read('DATABASE_REPLICA_MAX_LAG_MS', 1000, int(100, 600_000)),
-    databaseReplicaTimeoutMs: read('DATABASE_REPLICA_TIMEOUT_MS', 1000, int(10, 60_000)),
-    redisUrl,
-    redisClusterUrls,
-    // Braces would make a hash tag of the prefix and put every key of a cluster in one slot.
-    redisKeyPrefix: read(
-      'REDIS_KEY_PREFIX',
-      'shortener:',
-      text((v) => /^[\x21-\x7a|~]{1,64}$/.test(v), 'up to 64 printable ASCII characters, no spaces or braces'),
-    ),
-    redisCommandTimeoutMs: read('REDIS_COMMAND_TIMEOUT_MS', 100, int(5, 10_000)),
-    redisConnectTimeoutMs: read('REDIS_CONNECT_TIMEOUT_MS', 1000, int(100, 60_000)),
-    redisTtlMs: read('REDIS_TTL_SECONDS', 3600, int(1, 30 * 24 * 3600)) * seconds,
-    redisBatchMax: read('REDIS_BATCH_MAX', 500, int(1, 10_000)),
-    redisAutoPipelining: read('REDIS_AUTO_PIPELINING', false, bool),
-    baseUrl,
-    logLevel,
-    // lru-cache allocates its index arrays for `max` entries up front (~44 bytes each).
-    cacheMaxEntries: read('CACHE_MAX_ENTRIES', 1_000_000, int(1, 20_000_000)),
-    cacheMaxBytes: read('CACHE_MAX_BYTES', 512 * 1024 * 1024, int(1024, 64 * 1024 ** 3)),
-    cacheTtlMs: read('CACHE_TTL_SECONDS', 600, int(1, 7 * 24 * 3600)) * seconds,
-    negativeMaxEntries: read('NEGATIVE_MAX_ENTRIES', 100_000, int(1, 20_000_000)),
-    negativeTtlMs: read('NEGATIVE_TTL_SECONDS', 10, int(1, 3600)) * seconds,
-    redirectCacheControl,
-    allowPrivateTargets: read('ALLOW_PRIVATE_TARGETS', false, bool),
-    allowShortenerTargets: read('ALLOW_SHORTENER_TARGETS', false, bool),
-    blockedDomains,
-    notFoundLimitPerMinute: read('NOT_FOUND_LIMIT_PER_MINUTE', 120, int(0, 1_000_000)),
-    notFoundLimitClients: read('NOT_FOUND_LIMIT_CLIENTS', 100_000, int(1, 10_000_000)),
-    rateLimitEnabled: read('RATE_LIMIT_ENABLED', true, bool),
-    rateLimitCreatesPerIp: read('RATE_LIMIT_CREATES_PER_IP', 60, int(0, 1_000_000)),
-    rateLimitCreatesPerKey: read('RATE_LIMIT_CREATES_PER_KEY', 600, int(0, 10_000_000)),
-    rateLimitWindowMs: read('RATE_LIMIT_WINDOW_SECONDS', 60, int(1, 24 * 3600)) * seconds,
-    trustProxy,
-    createRequiresApiKey: read('CREATE_REQUIRES_API_KEY', false, bool),
-    codeLength: read('CODE_LENGTH', 7, int(CODE_LENGTH_MIN, CODE_LENGTH_MAX)),
-    codeSecret,
-    readBatchMax: read('READ_BATCH_MAX', 500, int(1, 10_000)),
-    writeBatchMax: read('WRITE_BATCH_MAX', 500, int(1, 5_000)),
-    writeQueueMax: read('WRITE_QUEUE_MAX', 10_000, int(1, 1_000_000)),
-    writeTimeoutMs: read('WRITE_TIMEOUT_MS', 5000, int(100, 120_000)),
-    dbPoolMax: read('DB_POOL_MAX', 10, int(1, 1000)),
-    dbConnectTimeoutMs: read('DB_CONNECT_TIMEOUT_MS', 2000, int(100, 60_000)),
-    dbStatementTimeoutMs: read('DB_STATEMENT_TIMEOUT_MS', 2000, int(10, 600_000)),
-    breakerTimeoutMs: read('BREAKER_TIMEOUT_MS', 3000, int(10, 600_000)),
-    breakerResetMs: read('BREAKER_RESET_MS', 5000, int(100, 600_000)),
-    requestTimeoutMs,
-    keepAliveTimeoutMs: read('KEEP_ALIVE_TIMEOUT_MS', 72_000, int(1000, 600_000)),
-    // Never past the request timeout by default, as Node does (min(60 s, requestTimeout)).
-    headersTimeoutMs: read('HEADERS_TIMEOUT_MS', Math.min(5000, requestTimeoutMs), int(100, 600_000)),
-    slowRequestMs: read('SLOW_REQUEST_MS', 1000, int(1, 600_000)),
-    shutdownGraceMs: read('SHUTDOWN_GRACE_MS', 10_000, int(100, 600_000)),
-    readinessDrainMs: read('READINESS_DRAIN_MS', 0, int(0, 600_000)),
-    metricsEnabled: read('METRICS_ENABLED', true, bool),
-    clickFlushIntervalMs: read('CLICK_FLUSH_INTERVAL_MS', 5000, int(100, 3_600_000)),
-    clickMaxCodes: read('CLICK_MAX_CODES', 20_000, int(1, 1_000_000)),
-  };
-
   if (config.breakerTimeoutMs <= config.dbStatementTimeoutMs) {
     problems.push(
       `BREAKER_TIMEOUT_MS=${config.breakerTimeoutMs}: expected more than DB_STATEMENT_TIMEOUT_MS ` +
@@ -288,56 +429,14 @@ export function loadConfig(env: Env = process.env): Config {
         'the headers are part of the request, and Node refuses a longer headers timeout',
     );
   }
-  if (workers > 1 && databaseUrl === undefined) {
+  if (config.workers > 1 && config.databaseUrl === undefined) {
     problems.push(
-      `WORKERS=${JSON.stringify(env.WORKERS)} (${workers} processes): expected DATABASE_URL as well: ` +
+      `WORKERS=${JSON.stringify(env.WORKERS)} (${config.workers} processes): expected DATABASE_URL as well: ` +
         'the embedded Postgres engine (PGlite) is a single session and cannot serve several processes',
     );
   }
   if (config.readinessDrainMs >= config.shutdownGraceMs) {
     problems.push(`READINESS_DRAIN_MS=${config.readinessDrainMs}: expected less than SHUTDOWN_GRACE_MS (${config.shutdownGraceMs})`);
   }
-  if (problems.length > 0) {
-    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
-  }
-  return Object.freeze(config);
-}
-
-function int(min: number, max: number) {
-  return (raw: string): number | Expects => {
-    const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    return Number.isSafeInteger(n) && n >= min && n <= max ? n : new Expects(`an integer from ${min} to ${max}`);
-  };
-}
-
-function bool(raw: string): boolean | Expects {
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  return new Expects('true or false');
-}
-
-function text(check: (raw: string) => boolean, what: string) {
-  return (raw: string): string | Expects => (check(raw) ? raw : new Expects(what));
-}
-
-function parseUrl(raw: string): URL | undefined {
-  return URL.canParse(raw) ? new URL(raw) : undefined;
-}
-
-function hasProtocol(raw: string, protocols: readonly string[]): boolean {
-  const url = parseUrl(raw);
-  return url !== undefined && protocols.includes(url.protocol);
-}
-
-function isOrigin(raw: string): boolean {
-  const url = parseUrl(raw);
-  return (
-    url !== undefined &&
-    (url.protocol === 'http:' || url.protocol === 'https:') &&
-    url.username === '' &&
-    url.password === '' &&
-    (url.pathname === '/' || url.pathname === '') &&
-    url.search === '' &&
-    url.hash === ''
-  );
+  return problems;
 }
