@@ -25,7 +25,8 @@ export interface WriteQueueDeps {
   available(): boolean;
   /**
    * Called once per batch with its committed links, before their requests are answered (to fill
-   * the caches and tell other instances); must not reject, and must not take long.
+   * the caches and tell other instances); must not take long. A rejection is logged, and the links
+   * are acknowledged all the same: they are committed.
    */
   committed(links: NewLink[]): Promise<void>;
   /**
@@ -121,40 +122,60 @@ export class WriteQueue {
   }
 
   async #commit(batch: Pending[]): Promise<void> {
+    let links: NewLink[];
+    let inserted: Inserted;
     try {
       await this.#assignCodes(batch);
       this.#deps.batched?.(batch.length);
-      const links = batch.map(linkOf);
-      const { written, keyTaken } = await this.#deps.insert(links);
-      this.#backoffMs = 0;
-      const retry: Pending[] = [];
-      await this.#deps.committed(links.filter((link) => written.has(link.code)));
-      for (const [i, item] of batch.entries()) {
-        const link = links[i] as NewLink;
-        const alias = item.request.alias;
-        const delayMs = alias === undefined ? 0 : this.#deps.ackDelayMs(alias);
-        if (keyTaken.has(link.code)) {
-          item.settle.reject(new IdempotencyKeyTaken(link.code));
-        } else if (written.has(link.code)) {
-          settleAfter(delayMs, () => item.settle.resolve(link));
-        } else if (alias !== undefined) {
-          settleAfter(delayMs, () => item.settle.reject(new AppError('ALIAS_TAKEN')));
-        } else {
-          // The generated code met an alias someone chose: this link takes the next id.
-          item.code = undefined;
-          retry.push(item);
-        }
-      }
-      if (retry.length > 0) this.#queue = retry.concat(this.#queue);
+      links = batch.map(linkOf);
+      inserted = await this.#deps.insert(links);
     } catch (err) {
-      const failure = err instanceof AppError ? err : new AppError('DATABASE_UNAVAILABLE', undefined, { cause: err });
-      // The breaker reports database trouble once; anything else (a bug, codes exhausted) is
-      // worth a line per batch.
-      const databaseTrouble = err instanceof AppError && (err.code === 'DATABASE_UNAVAILABLE' || err.code === 'DATABASE_TIMEOUT');
-      if (!databaseTrouble) this.#deps.log.error({ err }, 'write batch failed');
-      for (const item of batch) item.settle.reject(failure);
-      this.#backoffMs = Math.min(BACKOFF_MAX_MS, Math.max(BACKOFF_MIN_MS, this.#backoffMs * 2));
+      this.#fail(batch, err);
+      return;
     }
+    this.#backoffMs = 0;
+    // Committed: from here on nothing may answer these links as a failure (a retry would create a second link).
+    await this.#announce(links.filter((link) => inserted.written.has(link.code)));
+    this.#settle(batch, links, inserted);
+  }
+
+  async #announce(links: NewLink[]): Promise<void> {
+    try {
+      await this.#deps.committed(links);
+    } catch (err) {
+      this.#deps.log.error({ err, links: links.length }, 'committed links could not be announced to the caches; acknowledged all the same');
+    }
+  }
+
+  #settle(batch: Pending[], links: NewLink[], { written, keyTaken }: Inserted): void {
+    const retry: Pending[] = [];
+    for (const [i, item] of batch.entries()) {
+      const link = links[i] as NewLink;
+      const alias = item.request.alias;
+      const delayMs = alias === undefined ? 0 : this.#deps.ackDelayMs(alias);
+      if (keyTaken.has(link.code)) {
+        item.settle.reject(new IdempotencyKeyTaken(link.code));
+      } else if (written.has(link.code)) {
+        settleAfter(delayMs, () => item.settle.resolve(link));
+      } else if (alias !== undefined) {
+        settleAfter(delayMs, () => item.settle.reject(new AppError('ALIAS_TAKEN')));
+      } else {
+        // The generated code met an alias someone chose: this link takes the next id.
+        item.code = undefined;
+        retry.push(item);
+      }
+    }
+    if (retry.length > 0) this.#queue = retry.concat(this.#queue);
+  }
+
+  /** Nothing of the batch was committed: every link of it is refused. */
+  #fail(batch: Pending[], err: unknown): void {
+    const failure = err instanceof AppError ? err : new AppError('DATABASE_UNAVAILABLE', undefined, { cause: err });
+    // The breaker reports database trouble once; anything else (a bug, codes exhausted) is worth a line per batch.
+    const databaseTrouble = err instanceof AppError && (err.code === 'DATABASE_UNAVAILABLE' || err.code === 'DATABASE_TIMEOUT');
+    if (!databaseTrouble) this.#deps.log.error({ err }, 'write batch failed');
+    for (const item of batch) item.settle.reject(failure);
+    this.#backoffMs = Math.min(BACKOFF_MAX_MS, Math.max(BACKOFF_MIN_MS, this.#backoffMs * 2));
   }
 
   /** Up to maxBatch links, each code at most once (a repeated alias waits for the next batch). */
