@@ -35,21 +35,34 @@ export class KeyBatcher<K, V> {
     return settle.promise;
   }
 
-  /** Sends the pending batch now. */
+  /** Sends the pending batch now. Never throws: whatever goes wrong rejects the batch's promises. */
   flush(): void {
     const batch = this.#pending;
     if (batch === null) return;
     this.#pending = null;
-    this.#sent?.(batch.size);
-    this.#fetch([...batch.keys()]).then(
-      (values) => {
-        for (const [key, settle] of batch) settle.resolve(values.get(key));
-      },
-      (err: unknown) => {
-        for (const settle of batch.values()) settle.reject(err);
-      },
+    let fetched: Promise<Map<K, V>>;
+    try {
+      this.#sent?.(batch.size);
+      fetched = this.#fetch([...batch.keys()]);
+    } catch (err) {
+      rejectAll(batch, err);
+      return;
+    }
+    fetched.then(
+      (values) => resolveAll(batch, values),
+      (err: unknown) => rejectAll(batch, err),
     );
   }
+}
+
+/** Settles every key of `batch` with its value; a `values` that is no Map rejects them instead. */
+function resolveAll<K, V>(batch: Map<K, PromiseWithResolvers<V | undefined>>, values: Map<K, V>): void {
+  if (!(values instanceof Map)) return rejectAll(batch, new TypeError('a batch fetch resolved with something other than a Map'));
+  for (const [key, settle] of batch) settle.resolve(values.get(key));
+}
+
+function rejectAll<K, V>(batch: Map<K, PromiseWithResolvers<V | undefined>>, err: unknown): void {
+  for (const settle of batch.values()) settle.reject(err);
 }
 
 function flushBatcher<K, V>(batcher: KeyBatcher<K, V>): void {
