@@ -24,9 +24,9 @@ import { errors } from './schemas.ts';
 import { createEntryWriter, isPrebuilt, prebuilt, writeAnswer, writePrebuilt } from './respond.ts';
 
 export interface RedirectDeps {
-  cache: LinkCache;
-  codeSpace: CodeSpace;
-  resolver: Resolver;
+  cache: Pick<LinkCache, 'get'>;
+  codeSpace: Pick<CodeSpace, 'impossible'>;
+  resolver: Pick<Resolver, 'resolve' | 'inFlight'>;
   log: Logger;
   slowRequestMs: number;
   redirectCacheControl: string;
@@ -86,27 +86,57 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     }
   };
 
+  /** Something threw after a lookup: the response still ends, and nothing becomes an unhandled rejection. */
+  const crashed = (res: ServerResponse, code: string, err: unknown): void => {
+    log.error({ err, code }, 'redirect failed');
+    if (res.writableEnded) return;
+    if (res.headersSent) res.destroy();
+    else writeAnswer(res, 'INTERNAL');
+  };
+
+  const found = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    code: ShortCode,
+    client: string | undefined,
+    started: number,
+    entry: CacheEntry,
+  ) => {
+    try {
+      if (client !== undefined && entry !== ABSENT) limit?.refund(client);
+      write(res, code, entry);
+      observer.answered(req, res, code, started);
+      const ms = performance.now() - started;
+      if (ms > slowRequestMs) log.warn({ code, ms: Math.round(ms) }, 'slow redirect');
+    } catch (err) {
+      crashed(res, code, err);
+    }
+  };
+
+  const failed = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    code: ShortCode,
+    client: string | undefined,
+    started: number,
+    err: unknown,
+  ) => {
+    try {
+      if (client !== undefined) limit?.refund(client);
+      if (isAppError(err) && isPrebuilt(err.code)) writeAnswer(res, err.code);
+      else crashed(res, code, err);
+      observer.answered(req, res, code, started);
+    } catch (thrown) {
+      crashed(res, code, thrown);
+    }
+  };
+
   /** `client` reserved a 404 for this lookup: it gets it back if the code turns out to exist. */
   const resolveAndWrite = (req: IncomingMessage, res: ServerResponse, code: ShortCode, client: string | undefined): void => {
     const started = performance.now();
     resolver.resolve(code).then(
-      (entry) => {
-        if (client !== undefined && entry !== ABSENT) limit?.refund(client);
-        write(res, code, entry);
-        observer.answered(req, res, code, started);
-        const ms = performance.now() - started;
-        if (ms > slowRequestMs) log.warn({ code, ms: Math.round(ms) }, 'slow redirect');
-      },
-      (err: unknown) => {
-        if (client !== undefined) limit?.refund(client);
-        if (isAppError(err) && isPrebuilt(err.code)) {
-          writeAnswer(res, err.code);
-        } else {
-          log.error({ err, code }, 'redirect failed');
-          writeAnswer(res, 'INTERNAL');
-        }
-        observer.answered(req, res, code, started);
-      },
+      (entry) => found(req, res, code, client, started, entry),
+      (err: unknown) => failed(req, res, code, client, started, err),
     );
   };
 
@@ -141,34 +171,58 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     reportIfAnswered(req, res, code, started);
   };
 
+  const notFound = (req: IncomingMessage, res: ServerResponse): void => {
+    const started = observer.now();
+    answer(req, res, '', ABSENT);
+    observer.answered(req, res, '', started);
+  };
+
+  const tryServe = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const method = req.method;
+    const url = req.url;
+    if ((method !== 'GET' && method !== 'HEAD') || url === undefined || url.charCodeAt(0) !== 0x2f /* / */) return false;
+    const query = url.indexOf('?', 1);
+    const path = query === -1 ? url.slice(1) : url.slice(1, query);
+    // A hit needs no shape check: only codes that passed it are ever cached.
+    const started = observer.now();
+    const entry = cache.get(path);
+    if (entry !== undefined) {
+      observer.cached(true);
+      answer(req, res, path, entry);
+      observer.answered(req, res, path, started);
+      return true;
+    }
+    const code = asShortCode(path);
+    if (code === undefined) return false;
+    observer.cached(false);
+    lookUp(req, res, code);
+    reportIfAnswered(req, res, code, started);
+    return true;
+  };
+
+  // A throw (an observer, a log call) must not end the process from the request listener: it ends the response instead.
   return {
-    serve,
+    serve(req, res, code) {
+      try {
+        serve(req, res, code);
+      } catch (err) {
+        crashed(res, code, err);
+      }
+    },
     notFound(req, res) {
-      const started = observer.now();
-      answer(req, res, '', ABSENT);
-      observer.answered(req, res, '', started);
+      try {
+        notFound(req, res);
+      } catch (err) {
+        crashed(res, '', err);
+      }
     },
     tryServe(req, res) {
-      const method = req.method;
-      const url = req.url;
-      if ((method !== 'GET' && method !== 'HEAD') || url === undefined || url.charCodeAt(0) !== 0x2f /* / */) return false;
-      const query = url.indexOf('?', 1);
-      const path = query === -1 ? url.slice(1) : url.slice(1, query);
-      // A hit needs no shape check: only codes that passed it are ever cached.
-      const started = observer.now();
-      const entry = cache.get(path);
-      if (entry !== undefined) {
-        observer.cached(true);
-        answer(req, res, path, entry);
-        observer.answered(req, res, path, started);
+      try {
+        return tryServe(req, res);
+      } catch (err) {
+        crashed(res, req.url ?? '', err);
         return true;
       }
-      const code = asShortCode(path);
-      if (code === undefined) return false;
-      observer.cached(false);
-      lookUp(req, res, code);
-      reportIfAnswered(req, res, code, started);
-      return true;
     },
   };
 }
