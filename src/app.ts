@@ -9,7 +9,7 @@ import type { Config } from './config.ts';
 import { createCodeCodec, type ShortCode } from './core/codes.ts';
 import { createPermutation } from './core/permutation.ts';
 import { targetPolicyOf } from './core/target-policy.ts';
-import { createDbBreaker } from './db/breaker.ts';
+import { createDbBreaker, type DbBreaker } from './db/breaker.ts';
 import { findLinks, insertLinks, reserveIdBlock } from './db/links.ts';
 import type { Queryable } from './db/pool.ts';
 import { ReplicaSet } from './db/replicas.ts';
@@ -46,6 +46,8 @@ declare module 'fastify' {
     clicks: ClickFlusher;
     /** Null with METRICS_ENABLED=false: nothing is counted. */
     metrics: Metrics | null;
+    /** The Postgres breaker: its state and the failures it counted. */
+    breaker: DbBreaker;
   }
 }
 
@@ -213,6 +215,7 @@ export async function buildApp({ config, db, log, lifecycle = { draining: false 
   app.decorate('links', linkChanges);
   app.decorate('clicks', clicks);
   app.decorate('metrics', metrics);
+  app.decorate('breaker', breaker);
   metrics?.watch({ queue, breaker, clicks, replicas });
   replicas?.start();
 

@@ -39,6 +39,7 @@ export const ERRORS = {
   ROUTE_NOT_FOUND: { status: 404, message: 'No such route.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this route.' },
   ALIAS_TAKEN: { status: 409, message: 'This alias is already taken.' },
+  CONFLICT: { status: 409, message: 'The request conflicts with data that exists already.' },
   LINK_EXPIRED: { status: 410, message: 'This link has expired.' },
   LINK_DISABLED: { status: 410, message: 'This link has been disabled.' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used with a different request.' },

@@ -2,6 +2,8 @@
 
 const DAY_MS = 86_400_000;
 const DAY_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
+/** 0001-01-01: Postgres has no year 0 (ISO's 1 BC), which Date.parse accepts. */
+const FIRST_DAY_MS = Date.parse('0001-01-01T00:00:00Z');
 
 /** Most days one stats read may span (a year, leap day included). */
 export const STATS_MAX_DAYS = 366;
@@ -23,7 +25,7 @@ function parseDay(day: string): number | undefined {
   if (!DAY_SHAPE.test(day)) return undefined;
   const ms = Date.parse(`${day}T00:00:00Z`);
   // Date.parse rolls 2025-02-30 over to March; a day that does not print back is not real.
-  return Number.isFinite(ms) && utcDay(ms) === day ? ms : undefined;
+  return Number.isFinite(ms) && ms >= FIRST_DAY_MS && utcDay(ms) === day ? ms : undefined;
 }
 
 export interface DayRange {
@@ -40,6 +42,6 @@ export function statsRange(from: string | undefined, to: string | undefined, now
   const toMs = to === undefined ? parseDay(utcDay(nowMs)) : parseDay(to);
   if (toMs === undefined) return undefined;
   const fromMs = from === undefined ? toMs - (STATS_DEFAULT_DAYS - 1) * DAY_MS : parseDay(from);
-  if (fromMs === undefined || fromMs > toMs || (toMs - fromMs) / DAY_MS >= STATS_MAX_DAYS) return undefined;
+  if (fromMs === undefined || fromMs < FIRST_DAY_MS || fromMs > toMs || (toMs - fromMs) / DAY_MS >= STATS_MAX_DAYS) return undefined;
   return { from: utcDay(fromMs), to: utcDay(toMs) };
 }
