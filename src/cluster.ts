@@ -18,7 +18,8 @@ export function restartDelayMs(recentDeaths: number): number {
   return Math.min(RESTART_MAX_MS, RESTART_BASE_MS * 2 ** Math.max(0, recentDeaths - 1));
 }
 
-export async function runPrimary(config: Config, log: Logger): Promise<void> {
+/** Runs the workers until a signal has drained them all; resolves with the exit code. */
+export async function runPrimary(config: Config, log: Logger): Promise<number> {
   // config.ts refuses cluster mode without DATABASE_URL: PGlite is a single session.
   const databaseUrl = config.databaseUrl ?? '';
   try {
@@ -26,8 +27,9 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
     await migrate(databaseUrl, log);
   } catch (err) {
     log.fatal({ err }, 'cannot start');
-    process.exit(1);
+    return 1;
   }
+  const exited = Promise.withResolvers<number>();
 
   if (config.redisUrl === undefined && config.redisClusterUrls.length === 0) {
     log.warn(
@@ -94,19 +96,17 @@ export async function runPrimary(config: Config, log: Logger): Promise<void> {
       const pids = [...live].map((w) => w.process.pid);
       log.error({ pids }, 'grace period over with workers still draining: killing them');
       for (const worker of live) worker.process.kill('SIGKILL');
-      process.exit(1);
+      exited.resolve(1);
     }, config.shutdownGraceMs + EXIT_MARGIN_MS);
   }
 
   function finish(): void {
-    if (failed) {
-      log.error('shut down, but not every worker drained cleanly');
-      process.exit(1);
-    }
-    log.info('shut down cleanly');
-    process.exit(0);
+    if (failed) log.error('shut down, but not every worker drained cleanly');
+    else log.info('shut down cleanly');
+    exited.resolve(failed ? 1 : 0);
   }
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop(signal));
   for (let i = 0; i < config.workers; i++) fork();
+  return exited.promise;
 }

@@ -1,6 +1,6 @@
 // The process: config, then either serve here (WORKERS=1) or, as a node:cluster primary, run
 // WORKERS processes that each serve (src/cluster.ts). Run `node src/server.ts` directly (not
-// through npm or a shell) so that the signal reaches it.
+// through npm or a shell) so that the signal reaches it. The one place the process exits.
 
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
@@ -9,28 +9,29 @@ import { ConfigError, DEV_CODE_SECRET, loadConfig, type Config } from './config.
 import { createLogger } from './logger.ts';
 import { serve } from './serve.ts';
 
-function readConfig(): Config {
+const EX_CONFIG = 78;
+
+async function main(): Promise<number> {
+  let config: Config;
   try {
-    return loadConfig();
+    config = loadConfig();
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     console.error(err.message);
-    return process.exit(78); // EX_CONFIG
+    return EX_CONFIG;
   }
-}
-
-const config = readConfig();
-if (config.workers === 1) {
-  const log = createLogger(config.logLevel);
-  warnOnDevSecret(config, log);
-  await serve(config, log, { migrate: true });
-} else if (cluster.isPrimary) {
-  const log = createLogger(config.logLevel, { pid: process.pid, role: 'primary' });
-  warnOnDevSecret(config, log);
-  await runPrimary(config, log);
-} else {
+  if (config.workers === 1) {
+    const log = createLogger(config.logLevel);
+    warnOnDevSecret(config, log);
+    return serve(config, log, { migrate: true });
+  }
+  if (cluster.isPrimary) {
+    const log = createLogger(config.logLevel, { pid: process.pid, role: 'primary' });
+    warnOnDevSecret(config, log);
+    return runPrimary(config, log);
+  }
   const log = createLogger(config.logLevel, { pid: process.pid, role: 'worker', worker: cluster.worker?.id });
-  await serve(config, log, { migrate: false });
+  return serve(config, log, { migrate: false });
 }
 
 function warnOnDevSecret({ codeSecret }: Config, log: Logger): void {
@@ -38,3 +39,5 @@ function warnOnDevSecret({ codeSecret }: Config, log: Logger): void {
     log.warn('CODE_SECRET is the development default: set your own so that codes cannot be predicted');
   }
 }
+
+process.exit(await main());

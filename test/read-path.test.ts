@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { startApp, startCountedApp, type Cleanup } from './helpers/app.ts';
+import type { Queryable } from '../src/db/pool.ts';
+import { startApp, startCountedApp, type Cleanup, type StartOptions } from './helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 
 let database: TestDatabase;
@@ -16,7 +17,8 @@ before(async () => {
 });
 after(() => database.drop());
 
-const countedApp = (t: Cleanup, env: Record<string, string> = {}) => startCountedApp(t, database.url, env);
+const countedApp = (t: Cleanup, env: Record<string, string> = {}, options: StartOptions = {}) =>
+  startCountedApp(t, database.url, env, options);
 
 test('200 concurrent misses for distinct codes cost one query per batch, not one per request', async (t) => {
   const { app, lookups } = await countedApp(t, { READ_BATCH_MAX: '100' });
@@ -28,10 +30,43 @@ test('200 concurrent misses for distinct codes cost one query per batch, not one
   assert.ok(lookups() >= 2 && lookups() <= 4, `${lookups()} queries for 200 misses in batches of at most 100`);
 });
 
-test('a stampede on one code costs one lookup', async (t) => {
-  const { app, lookups } = await countedApp(t);
-  const responses = await Promise.all(Array.from({ length: 100 }, () => app.inject({ url: '/seed7' })));
-  assert.ok(responses.every((res) => res.statusCode === 302));
+/** A window that holds lookups of links by code after Postgres answered them, until released. */
+function holdLookups() {
+  const reached = Promise.withResolvers<number>();
+  const release = Promise.withResolvers<void>();
+  let holding = true;
+  const wrapDb = (db: Queryable): Queryable => ({
+    async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
+      const result = await db.query<R>(text, values);
+      if (holding && text.includes('code = ANY')) {
+        reached.resolve(result.rowCount ?? 0);
+        await release.promise;
+      }
+      return result;
+    },
+  });
+  return {
+    wrapDb,
+    /** Resolves with the held lookup's row count once one is held. */
+    reached: reached.promise,
+    release() {
+      holding = false;
+      release.resolve();
+    },
+  };
+}
+
+test('a stampede on one code costs one lookup, also for requests that come while it is in flight', async (t) => {
+  const hold = holdLookups();
+  const { app, lookups } = await countedApp(t, {}, { wrapDb: hold.wrapDb });
+  const first = Array.from({ length: 50 }, () => app.inject({ url: '/seed7' }));
+  await hold.reached;
+  // A later turn of the event loop: only the lookup in flight can merge these, not the batcher.
+  const second = Array.from({ length: 50 }, () => app.inject({ url: '/seed7' }));
+  await new Promise(setImmediate);
+  hold.release();
+  const responses = await Promise.all([...first, ...second]);
+  assert.deepEqual(new Set(responses.map((res) => res.statusCode)), new Set([302]));
   assert.equal(lookups(), 1);
 });
 
@@ -55,26 +90,17 @@ test('creating a link replaces the negative entry of its code at once', async (t
 });
 
 test('a lookup that saw no row must not overwrite the link created while it was in flight', async (t) => {
-  const held = Promise.withResolvers<void>();
-  let holding = true;
-  const { app } = await startApp(t, database.url, {}, (db) => ({
-    async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
-      const result = await db.query<R>(text, values);
-      // The SELECT has run (and found nothing); its answer arrives only after the create.
-      if (holding && text.includes('code = ANY')) await held.promise;
-      return result;
-    },
-  }));
+  const hold = holdLookups();
+  const { app } = await startApp(t, database.url, {}, { wrapDb: hold.wrapDb });
   const lookup = app.inject({ url: '/in-flight-alias' });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(await hold.reached, 0, 'the held lookup found no row: the race is on');
   const created = await app.inject({
     method: 'POST',
     url: '/links',
     payload: { url: 'https://example.com/fresh', alias: 'in-flight-alias' },
   });
   assert.equal(created.statusCode, 201);
-  holding = false;
-  held.resolve();
+  hold.release();
   // The request that asked before the create may see either answer...
   assert.ok([302, 404].includes((await lookup).statusCode));
   const later = await app.inject({ url: '/in-flight-alias' });
@@ -98,4 +124,6 @@ test('a code that cannot exist is answered without any I/O', async (t) => {
     assert.equal((await app.inject({ url: path })).statusCode, 404);
   }
   assert.equal(lookups(), 0);
+  assert.equal((await app.inject({ url: '/seed3' })).statusCode, 302);
+  assert.equal(lookups(), 1, 'a code that may exist is looked up, and counted');
 });

@@ -5,6 +5,9 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { PARTS } from '../src/app.ts';
 import { createLink, startApp } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 
@@ -85,11 +88,14 @@ test('the listener and the Fastify route answer every path alike', async (t) => 
 });
 
 test('code-shaped paths are answered by the listener: Fastify never sees them; other paths reach Fastify', async (t) => {
-  const { app } = await startApp(t, database.url);
   const routed: string[] = [];
-  app.addHook('onRequest', async (incoming) => {
-    routed.push(incoming.url);
+  // A part of the test's own, after the app's: it sees every request Fastify routes.
+  const spy = fp(async (app: FastifyInstance) => {
+    app.addHook('onRequest', async (incoming) => {
+      routed.push(incoming.url);
+    });
   });
+  const { app } = await startApp(t, database.url, {}, { parts: [...PARTS, spy] });
   const code = (await createLink(app, { url: 'https://example.com/listener' })).body.code as string;
   routed.length = 0;
   const address = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -2,12 +2,14 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { createCodeCodec } from '../src/core/codes.ts';
 import { createPermutation } from '../src/core/permutation.ts';
 import type { Queryable } from '../src/db/pool.ts';
 import { createLink, startApp } from './helpers/app.ts';
-import { countingDb, createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { until } from './helpers/wait.ts';
 
 let database: TestDatabase;
 let check: pg.Pool;
@@ -20,37 +22,47 @@ after(async () => {
   await database.drop();
 });
 
-test('1000 concurrent creates: distinct codes, each committed before its 201, in a few INSERTs', async (t) => {
-  let counted: string[] = [];
-  const { app } = await startApp(t, database.url, {}, (db) => {
-    const c = countingDb(db);
-    counted = c.statements;
-    return c.db;
-  });
-  const presentAtResponse: Promise<boolean>[] = [];
-  const codes = await Promise.all(
-    Array.from({ length: 1000 }, async (_, i) => {
-      const res = await createLink(app, { url: `https://example.com/item/${i}` });
-      assert.equal(res.status, 201);
-      const code = res.body.code as string;
-      // Asked the moment the 201 arrives, on a connection of its own.
-      presentAtResponse.push(
-        check.query('SELECT url FROM links WHERE code = $1', [code]).then((r) => r.rows[0]?.url === `https://example.com/item/${i}`),
-      );
-      return code;
-    }),
-  );
+/** The count and sum of one of the app's histograms, as /metrics exports them. */
+async function histogram(app: FastifyInstance, name: string): Promise<{ count: number; sum: number }> {
+  const metric = app.metrics?.registry.getSingleMetric(name);
+  assert.ok(metric !== undefined, `${name} is not exported`);
+  const values = (await metric.get()).values as { metricName?: string; value: number }[];
+  const value = (suffix: string) => values.find((v) => v.metricName === `${name}${suffix}`)?.value ?? Number.NaN;
+  return { count: value('_count'), sum: value('_sum') };
+}
+
+/** Ids reserved so far: the sequence's position (its blocks are 1000 ids). */
+async function reservedIds(): Promise<number> {
+  const { rows } = await check.query<{ last_value: string; is_called: boolean }>('SELECT last_value, is_called FROM link_id_blocks');
+  const seq = rows[0];
+  assert.ok(seq !== undefined);
+  return seq.is_called ? Number(seq.last_value) + 1000 : Number(seq.last_value);
+}
+
+test('1000 concurrent creates: distinct codes, every one committed, in a few batches and id blocks', async (t) => {
+  const { app } = await startApp(t, database.url);
+  const idsBefore = await reservedIds();
+  const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => createLink(app, { url: `https://example.com/item/${i}` })));
+  assert.deepEqual(new Set(results.map((res) => res.status)), new Set([201]));
+  const codes = results.map((res) => res.body.code as string);
   assert.equal(new Set(codes).size, 1000);
-  const present = await Promise.all(presentAtResponse);
-  assert.equal(present.filter(Boolean).length, 1000);
-  const inserts = counted.filter((sql) => sql.trimStart().startsWith('INSERT')).length;
-  const reservations = counted.filter((sql) => sql.includes('nextval')).length;
-  t.diagnostic(`1000 links in ${inserts} INSERT statements and ${reservations} id-block reservations`);
-  assert.ok(inserts <= 20, `${inserts} INSERTs for 1000 links`);
-  assert.ok(reservations <= 3, `${reservations} id-block reservations for 1000 links`);
+  const { rows } = await check.query<{ code: string; url: string }>('SELECT code, url FROM links WHERE code = ANY($1)', [codes]);
+  const stored = new Map(rows.map((row) => [row.code, row.url]));
+  assert.deepEqual(
+    codes.filter((code, i) => stored.get(code) !== `https://example.com/item/${i}`),
+    [],
+    'a 201 whose link is not in Postgres with its URL',
+  );
+  const batches = await histogram(app, 'shortener_write_batch_size');
+  const blocks = ((await reservedIds()) - idsBefore) / 1000;
+  t.diagnostic(`1000 links in ${batches.count} group-commit batches and ${blocks} id blocks`);
+  assert.equal(batches.sum, 1000, 'every link went through a batch once');
+  // At most WRITE_BATCH_MAX (500) a batch: at least two; one per create would be 1000.
+  assert.ok(batches.count >= 2 && batches.count <= 20, `${batches.count} batches for 1000 links`);
+  assert.ok(blocks >= 1 && blocks <= 3, `${blocks} id blocks for 1000 links`);
 });
 
-test('a 201 waits for the commit: while the INSERT is blocked by a lock, no create is answered', async (t) => {
+test('a 201 waits for the commit: while the INSERT waits on a lock, no create is answered', async (t) => {
   const { app } = await startApp(t, database.url);
   const locker = new pg.Client({ connectionString: database.url });
   await locker.connect();
@@ -62,7 +74,16 @@ test('a 201 waits for the commit: while the INSERT is blocked by a lock, no crea
     answered = true;
     return res;
   });
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // The batch's statement reached Postgres and waits for the lock: the race is on.
+  await until('the INSERT waits on the lock', async () => {
+    const { rows } = await check.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = $1 AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO links%'`,
+      [database.name],
+    );
+    return rows[0]?.n === 1;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 100));
   assert.equal(answered, false, 'a create was answered while its INSERT could not commit');
   assert.equal((await check.query("SELECT 1 FROM links WHERE code = 'blocked-by-lock'")).rowCount, 0);
   await locker.query('COMMIT');
@@ -104,38 +125,44 @@ test('a generated code that meets an existing alias takes the next id; the alias
 
 test('a full queue answers 503 WRITE_QUEUE_FULL at once, with Retry-After; the queued links still commit', async (t) => {
   const gate = Promise.withResolvers<void>();
+  const reached = Promise.withResolvers<void>();
   const gated = (db: Queryable): Queryable => ({
     async query(text, values) {
-      if (text.includes('INSERT INTO links')) await gate.promise;
+      if (text.includes('INSERT INTO links')) {
+        reached.resolve();
+        await gate.promise;
+      }
       return db.query(text, values);
     },
   });
   // One link per batch: the first is held at the gate, five wait in the queue, the rest are refused.
-  const { app } = await startApp(t, database.url, { WRITE_QUEUE_MAX: '5', WRITE_BATCH_MAX: '1' }, gated);
-  const started = Date.now();
+  const { app } = await startApp(t, database.url, { WRITE_QUEUE_MAX: '5', WRITE_BATCH_MAX: '1' }, { wrapDb: gated });
   const settled: { status: number; code: string; retryAfter: unknown; ms: number }[] = [];
-  const pending = Array.from({ length: 12 }, (_, i) =>
-    app.inject({ method: 'POST', url: '/links', payload: { url: `https://example.com/full/${i}` } }).then((res) => {
+  const post = (i: number) => {
+    const sent = Date.now();
+    return app.inject({ method: 'POST', url: '/links', payload: { url: `https://example.com/full/${i}` } }).then((res) => {
       settled.push({
         status: res.statusCode,
         code: res.json<{ error?: { code: string } }>().error?.code ?? '',
         retryAfter: res.headers['retry-after'],
-        ms: Date.now() - started,
+        ms: Date.now() - sent,
       });
-    }),
-  );
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  // At most five queued and one held at the gate; everything else was refused at once.
-  const refused = settled.length;
-  assert.ok(refused >= 6, `${refused} refused`);
+    });
+  };
+  const first = post(0);
+  await reached.promise;
+  const rest = Array.from({ length: 11 }, (_, i) => post(i + 1));
+  await until('the creates past the queue are refused', async () => settled.length === 6);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(settled.length, 6, 'five queued and one held; the other six refused, no more');
   for (const refusal of settled) {
     assert.deepEqual({ ...refusal, ms: 0 }, { status: 503, code: 'WRITE_QUEUE_FULL', retryAfter: '1', ms: 0 });
-    assert.ok(refusal.ms < 500);
+    assert.ok(refusal.ms < 500, `refused after ${refusal.ms} ms`);
   }
   gate.resolve();
-  await Promise.all(pending);
+  await Promise.all([first, ...rest]);
   assert.deepEqual(
-    settled.slice(refused).map((r) => r.status),
-    Array(12 - refused).fill(201),
+    settled.slice(6).map((r) => r.status),
+    Array(6).fill(201),
   );
 });

@@ -49,8 +49,8 @@ export interface LinkCache {
   fill(code: ShortCode, link: Link | undefined, now: number): CacheEntry;
   /** Drops what is cached for `code`, a link or a negative entry (it changed on another instance). */
   invalidate(code: string): void;
-  /** Drops everything, and from now on keeps entries at most `maxTtlMs` (undefined: as configured). */
-  reset(maxTtlMs: number | undefined): void;
+  /** Drops everything, and from now on keeps entries at most `maxTtlMs` (by default: as configured). */
+  reset(maxTtlMs?: number): void;
   /** Changes at each reset: a lookup begun before one must not fill the cache after it. */
   readonly generation: number;
 }

@@ -59,6 +59,8 @@ export function aliasProblem(alias: string): 'ALIAS_INVALID' | 'ALIAS_RESERVED' 
 }
 
 export interface CodeCodec {
+  /** How many generated codes there are: ids from 0 to size - 1. */
+  readonly size: number;
   /** The generated code of an id: permuted, base62, fixed length. */
   fromId(id: number): ShortCode;
   /** The id a generated-looking code stands for, or -1 if it cannot be a generated code. */
@@ -67,6 +69,7 @@ export interface CodeCodec {
 
 export function createCodeCodec(permutation: Permutation, length: number): CodeCodec {
   return {
+    size: permutation.size,
     fromId: (id) => encodeBase62(permutation.forward(id), length) as ShortCode,
     toId(code) {
       if (code.length !== length) return -1;

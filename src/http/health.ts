@@ -8,11 +8,8 @@ import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { ReplicaSet } from '../db/replicas.ts';
 import type { RedisTier } from '../redis/tier.ts';
+import type { Lifecycle } from '../lifecycle.ts';
 import type { WriteQueue } from '../write/write-queue.ts';
-
-export interface Lifecycle {
-  draining: boolean;
-}
 
 export interface HealthDeps {
   db: Queryable;

@@ -67,7 +67,8 @@ class RouteCounts {
   }
 }
 
-class LookupCounts implements ResolverStats {
+/** What the resolver counts, and the round trips it sent to each tier (each a batch of codes). */
+export class LookupCounts implements ResolverStats {
   redisHits = 0;
   redisMisses = 0;
   postgresFound = 0;
@@ -77,6 +78,10 @@ class LookupCounts implements ResolverStats {
   replicaMissed = 0;
   replicaFailed = 0;
   replicaStoodIn = 0;
+  /** The counts of the batch-size histograms, read without a scrape. */
+  redisBatches = 0;
+  postgresBatches = 0;
+  replicaBatches = 0;
   readonly #redisBatches: Histogram;
   readonly #postgresBatches: Histogram;
   readonly #replicaBatches: Histogram;
@@ -88,14 +93,17 @@ class LookupCounts implements ResolverStats {
   }
 
   redisBatch(size: number): void {
+    this.redisBatches++;
     this.#redisBatches.observe(size);
   }
 
   postgresBatch(size: number): void {
+    this.postgresBatches++;
     this.#postgresBatches.observe(size);
   }
 
   replicaBatch(size: number): void {
+    this.replicaBatches++;
     this.#replicaBatches.observe(size);
   }
 }
@@ -112,7 +120,7 @@ export interface Watched {
 export interface Metrics {
   readonly registry: Registry;
   readonly redirects: RedirectCounts;
-  readonly lookups: ResolverStats;
+  readonly lookups: LookupCounts;
   /** A request Fastify answered (not a redirect: those count themselves). */
   route: (route: string, status: number, seconds: number) => void;
   writeBatch: (size: number) => void;

@@ -31,6 +31,16 @@ const FORGET_SENDER_MS = 10_000;
 /** How late an invalidation may arrive after a message that counts it, before it is given up as missed. */
 const LATE_MS = 1000;
 
+/** What this instance does with what it hears, or fails to hear, of other instances' changes. */
+export interface Invalidations {
+  /** Another instance changed this code: drop it. */
+  changed(code: string): void;
+  /** Changes no longer reach this instance: drop what is cached, and keep entries at most `maxTtlMs` until they do. */
+  deaf(maxTtlMs: number): void;
+  /** A change may have been missed (a gap in a sender's count, or hearing again after a silence): drop whatever may be stale. */
+  missed(): void;
+}
+
 export interface SubscriptionDeps {
   /** The shared client, for the heartbeat. */
   client: RedisClient;
@@ -39,10 +49,7 @@ export interface SubscriptionDeps {
   prefix: string;
   /** This instance's messages: its heartbeats, numbered with its invalidations. */
   outbox: Outbox;
-  /** Drop these codes from the LRU (other instances changed them). */
-  invalidate(code: string): void;
-  /** Clear the LRU and keep entries at most `maxTtlMs` (undefined: as configured). */
-  reset(maxTtlMs: number | undefined): void;
+  invalidations: Invalidations;
   /** Every heartbeat: a chance to send what could not be sent before. */
   tick(): void;
   log: Logger;
@@ -72,7 +79,7 @@ export class Subscription {
   /** Subscribes in the background (Redis may be down at start-up) and starts the heartbeat. */
   start(): void {
     const { subscriber } = this.#deps;
-    this.#deps.reset(DEAF_TTL_MS);
+    this.#deps.invalidations.deaf(DEAF_TTL_MS);
     subscriber.on('message', (channel: string, message: string) => {
       if (channel === this.#channel) this.#heard(message);
     });
@@ -115,13 +122,13 @@ export class Subscription {
     if (this.#deaf || this.#stopped) return;
     this.#deaf = true;
     this.#senders.clear();
-    this.#deps.reset(DEAF_TTL_MS);
+    this.#deps.invalidations.deaf(DEAF_TTL_MS);
     this.#reported = true;
     this.#deps.log.warn(`${why}: LRU cleared, entries kept at most ${DEAF_TTL_MS} ms until they are heard again`);
   }
 
   #missed(sender: string): void {
-    this.#deps.reset(undefined);
+    this.#deps.invalidations.missed();
     this.#deps.log.warn({ sender }, 'an invalidation was missed: LRU cleared');
   }
 
@@ -131,7 +138,7 @@ export class Subscription {
     const { instance, seq, codes } = decodeInvalidation(message);
     if (this.#deaf) {
       this.#deaf = false;
-      this.#deps.reset(undefined);
+      this.#deps.invalidations.missed();
       if (this.#reported) this.#deps.log.info('invalidations heard again: LRU cleared once more, entries kept as configured');
     }
     if (Number.isNaN(seq)) {
@@ -144,7 +151,7 @@ export class Subscription {
     }
     // This instance has already updated its own LRU.
     if (instance === this.#deps.outbox.instance) return;
-    for (const code of codes) this.#deps.invalidate(code);
+    for (const code of codes) this.#deps.invalidations.changed(code);
   }
 }
 

@@ -9,7 +9,7 @@ import { Cluster } from 'ioredis';
 import { createRedisClient, type RedisClient } from './client.ts';
 import { Outbox } from './entries.ts';
 import { RedisLinkStore } from './link-store.ts';
-import { Subscription } from './subscription.ts';
+import { Subscription, type Invalidations } from './subscription.ts';
 
 export type RedisTierConfig = Pick<
   Config,
@@ -23,15 +23,6 @@ export type RedisTierConfig = Pick<
   | 'negativeTtlMs'
 >;
 
-export interface RedisTierDeps {
-  config: RedisTierConfig;
-  log: Logger;
-  /** Another instance changed this code. */
-  invalidate: (code: string) => void;
-  /** Clear the LRU; keep entries at most `maxTtlMs` from now on (undefined: as configured). */
-  reset: (maxTtlMs: number | undefined) => void;
-}
-
 export interface RedisTier {
   readonly store: RedisLinkStore;
   /** The connection, for other users of the shared Redis (the create rate limits). */
@@ -40,10 +31,12 @@ export interface RedisTier {
   status(): { redis: RedisLinkStore['state']; invalidations: 'live' | 'deaf'; unsentInvalidations: number };
   /** Whether invalidations reach this instance now. */
   hearing(): boolean;
+  /** Subscribes to other instances' changes, in the background; until then this instance is deaf. */
+  listen(invalidations: Invalidations): void;
   close(): void;
 }
 
-export function createRedisTier({ config, log, invalidate, reset }: RedisTierDeps): RedisTier | null {
+export function createRedisTier(config: RedisTierConfig, log: Logger): RedisTier | null {
   const client = createRedisClient(config);
   if (client === null) return null;
   const outbox = new Outbox(randomBytes(6).toString('base64url'));
@@ -55,6 +48,38 @@ export function createRedisTier({ config, log, invalidate, reset }: RedisTierDep
     outbox,
     log,
   });
+  let subscription: Subscription | null = null;
+  log.info({ cluster: client.isCluster, prefix: config.redisKeyPrefix }, 'Redis tier on: connecting in the background');
+
+  return {
+    store,
+    client,
+    status: () => ({
+      redis: store.state,
+      invalidations: subscription?.live === true ? 'live' : 'deaf',
+      unsentInvalidations: store.unsent,
+    }),
+    hearing: () => subscription?.live ?? false,
+    listen(invalidations) {
+      subscription ??= subscribe(client, store, outbox, config.redisKeyPrefix, invalidations, log);
+    },
+    close() {
+      subscription?.stop();
+      store.shutdown();
+      // Not quit(): a hanging Redis would hold the shutdown up.
+      client.disconnect();
+    },
+  };
+}
+
+function subscribe(
+  client: RedisClient,
+  store: RedisLinkStore,
+  outbox: Outbox,
+  prefix: string,
+  invalidations: Invalidations,
+  log: Logger,
+): Subscription {
   // The Subscription subscribes at each connect, and handles a failure. ioredis's own re-subscribe
   // after a reconnect is a promise nobody awaits: a command timeout there would be an unhandled
   // rejection, which ends the process. (A cluster's subscriber catches its own.)
@@ -64,30 +89,12 @@ export function createRedisTier({ config, log, invalidate, reset }: RedisTierDep
   const subscription = new Subscription({
     client,
     subscriber,
-    prefix: config.redisKeyPrefix,
+    prefix,
     outbox,
-    invalidate,
-    reset,
+    invalidations,
     tick: () => void store.retryUnsent(),
     log,
   });
   subscription.start();
-  log.info({ cluster: client.isCluster, prefix: config.redisKeyPrefix }, 'Redis tier on: connecting in the background');
-
-  return {
-    store,
-    client,
-    status: () => ({
-      redis: store.state,
-      invalidations: subscription.live ? 'live' : 'deaf',
-      unsentInvalidations: store.unsent,
-    }),
-    hearing: () => subscription.live,
-    close() {
-      subscription.stop();
-      store.shutdown();
-      // Not quit(): a hanging Redis would hold the shutdown up.
-      client.disconnect();
-    },
-  };
+  return subscription;
 }

@@ -5,10 +5,9 @@ import pg from 'pg';
 import { pino, type Logger } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createPool } from '../../src/db/pool.ts';
 import type { Queryable } from '../../src/db/pool.ts';
-import type { Lifecycle } from '../../src/http/health.ts';
-import { countingDb } from './db.ts';
+import type { Lifecycle } from '../../src/lifecycle.ts';
+import type { Part } from '../../src/plugins/options.ts';
 
 export const TEST_BASE_URL = 'https://sho.rt';
 
@@ -29,6 +28,7 @@ export function testConfig(databaseUrl: string, env: Record<string, string> = {}
 
 export interface TestApp {
   app: FastifyInstance;
+  /** A pool of the test's own on the app's database, for what the test reads or writes itself. */
   pool: pg.Pool;
   config: Config;
   lifecycle: Lifecycle;
@@ -39,21 +39,32 @@ export interface Cleanup {
   after(fn: () => Promise<void>): void;
 }
 
-/**
- * The app on `databaseUrl`, closed after the test. `wrap` may put a window (a query counter, a
- * gate) between the app and the real pool; `log` may keep what is logged (see logs.ts).
- */
+export interface StartOptions {
+  /** A window between the app and its pool (a gate that holds a statement, a recorder). */
+  wrapDb?: (db: Queryable) => Queryable;
+  /** Where the app logs (see logs.ts); silent unless TEST_LOG_LEVEL says otherwise. */
+  log?: Logger;
+  /** Instead of the app's parts (a test may add one of its own after them). */
+  parts?: readonly Part[];
+}
+
+/** The app on `databaseUrl` (migrated already), closed after the test. */
 export async function startApp(
   t: Cleanup,
   databaseUrl: string,
   env: Record<string, string> = {},
-  wrap: (db: Queryable) => Queryable = (db) => db,
-  log: Logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+  { wrapDb, parts, log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) }: StartOptions = {},
 ): Promise<TestApp> {
   const config = testConfig(databaseUrl, env);
-  const pool = createPool(databaseUrl, config, log);
   const lifecycle: Lifecycle = { draining: false };
-  const app = await buildApp({ config, db: wrap(pool), log, lifecycle });
+  const app = await buildApp({
+    config,
+    log,
+    lifecycle,
+    ...(wrapDb === undefined ? {} : { wrapDb }),
+    ...(parts === undefined ? {} : { parts }),
+  });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   t.after(async () => {
     await app.close();
     await pool.end();
@@ -61,16 +72,15 @@ export async function startApp(
   return { app, pool, config, lifecycle };
 }
 
-/** The app on `databaseUrl`, with its lookups of links by code (not its other statements) counted. */
-export async function startCountedApp(t: Cleanup, databaseUrl: string, env: Record<string, string> = {}) {
-  let statements: string[] = [];
-  const started = await startApp(t, databaseUrl, env, (db) => {
-    const counted = countingDb(db);
-    statements = counted.statements;
-    return counted.db;
-  });
-  const lookups = () => statements.filter((sql) => sql.includes('FROM links WHERE code = ANY')).length;
-  return { ...started, lookups };
+/**
+ * The app on `databaseUrl`, and the lookups its resolver sent to the Postgres primary: its own
+ * count, the one `/metrics` exports (shortener_postgres_batch_size_count), whatever the SQL says.
+ */
+export async function startCountedApp(t: Cleanup, databaseUrl: string, env: Record<string, string> = {}, options: StartOptions = {}) {
+  const started = await startApp(t, databaseUrl, env, options);
+  const counts = started.app.metrics?.lookups;
+  if (counts === undefined) throw new Error('startCountedApp needs METRICS_ENABLED: the lookups are counted by the metrics');
+  return { ...started, lookups: () => counts.postgresBatches };
 }
 
 /** What the app answers for a code: status and location. */

@@ -28,5 +28,5 @@ export async function startLoggedApp(
   level: Level = 'warn',
 ): Promise<TestApp & { lines: LogLine[] }> {
   const { log, lines } = memoryLogger(level);
-  return { ...(await startApp(t, databaseUrl, env, (db) => db, log)), lines };
+  return { ...(await startApp(t, databaseUrl, env, { log })), lines };
 }

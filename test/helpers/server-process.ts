@@ -56,7 +56,7 @@ export async function startServer(env: Record<string, string>, timeoutMs = 30_00
     });
     void exited.then(({ code }) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening: ${stderr}`));
+      reject(new Error(`server exited with ${code} before listening: ${stderr}${logs.map((entry) => JSON.stringify(entry)).join('\n')}`));
     });
   });
   return { child, url, logs, exited };

@@ -1,0 +1,34 @@
+// Click counts: counted in memory on the redirect path, written to Postgres in batches. Closed
+// after the write queue and before Postgres: the last counts go through the breaker.
+
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { addClicks } from '../db/clicks.ts';
+import { ClickFlusher } from '../write/click-flusher.ts';
+import type { PartOptions } from './options.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Click counts on their way to Postgres (flush() writes them now). */
+    clicks: ClickFlusher;
+  }
+}
+
+export default fp(
+  async function clicksPart(app: FastifyInstance, { config, log }: PartOptions) {
+    const { db, breaker, metrics } = app;
+    const clicks = new ClickFlusher({
+      write: (counts) => breaker.run(() => addClicks(db, counts)),
+      intervalMs: config.clickFlushIntervalMs,
+      maxCodes: config.clickMaxCodes,
+      log,
+      flushed: metrics?.clickFlush,
+    });
+    app.addHook('onClose', async () => {
+      await clicks.close();
+    });
+    clicks.start();
+    app.decorate('clicks', clicks);
+  },
+  { name: 'clicks', dependencies: ['postgres'] },
+);

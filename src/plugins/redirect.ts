@@ -1,0 +1,50 @@
+// The edge: GET and HEAD /:code, answered by the server's request listener before Fastify routes
+// anything, with the client's budget of 404s; the same handler as a route for app.inject().
+
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { trustProxyRule } from '../core/trust-proxy.ts';
+import { clientAddressReader } from '../http/client-address.ts';
+import { NotFoundLimit } from '../http/not-found-limit.ts';
+import { createRedirectHandler, registerRedirect } from '../http/redirect.ts';
+import { createRedirectObserver } from '../http/redirect-observer.ts';
+import type { PartOptions } from './options.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The 404 budget per client, shared by every route that answers 404s for codes; null: no limit. */
+    notFoundLimit: NotFoundLimit | null;
+    /** The client a request comes from, by TRUST_PROXY's rule (as request.ip). */
+    clientAddress: (req: IncomingMessage) => string;
+  }
+}
+
+export default fp(
+  async function redirectPart(app: FastifyInstance, { config, log, edge }: PartOptions) {
+    const { cache, codeSpace, resolver, clicks, metrics } = app;
+    const notFoundLimit =
+      config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients);
+    const clientAddress = clientAddressReader(trustProxyRule(config.trustProxy), log);
+    const handler = createRedirectHandler({
+      cache,
+      codeSpace,
+      resolver,
+      log,
+      slowRequestMs: config.slowRequestMs,
+      redirectCacheControl: config.redirectCacheControl,
+      notFoundLimit,
+      clientAddress,
+      observer: createRedirectObserver(clicks.counter, metrics?.redirects ?? null),
+    });
+    registerRedirect(app, handler);
+    edge.handler = handler;
+    // Fastify marks its routes closing before this hook: from here on it answers redirects too, with Connection: close.
+    app.addHook('preClose', async () => {
+      edge.handler = null;
+    });
+    app.decorate('notFoundLimit', notFoundLimit);
+    app.decorate('clientAddress', clientAddress);
+  },
+  { name: 'redirect', dependencies: ['read-path', 'clicks'] },
+);
