@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Queryable } from '../src/db/pool.ts';
 import { startApp, startCountedApp, type Cleanup, type StartOptions } from './helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { within } from './helpers/wait.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -60,7 +61,7 @@ test('a stampede on one code costs one lookup, also for requests that come while
   const hold = holdLookups();
   const { app, lookups } = await countedApp(t, {}, { wrapDb: hold.wrapDb });
   const first = Array.from({ length: 50 }, () => app.inject({ url: '/seed7' }));
-  await hold.reached;
+  await within('the lookup is held', hold.reached);
   // A later turn of the event loop: only the lookup in flight can merge these, not the batcher.
   const second = Array.from({ length: 50 }, () => app.inject({ url: '/seed7' }));
   await new Promise(setImmediate);
@@ -93,7 +94,7 @@ test('a lookup that saw no row must not overwrite the link created while it was 
   const hold = holdLookups();
   const { app } = await startApp(t, database.url, {}, { wrapDb: hold.wrapDb });
   const lookup = app.inject({ url: '/in-flight-alias' });
-  assert.equal(await hold.reached, 0, 'the held lookup found no row: the race is on');
+  assert.equal(await within('the lookup is held', hold.reached), 0, 'the held lookup found no row: the race is on');
   const created = await app.inject({
     method: 'POST',
     url: '/links',

@@ -9,7 +9,7 @@ import { createPermutation } from '../src/core/permutation.ts';
 import type { Queryable } from '../src/db/pool.ts';
 import { createLink, startApp } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
-import { until } from './helpers/wait.ts';
+import { until, within } from './helpers/wait.ts';
 
 let database: TestDatabase;
 let check: pg.Pool;
@@ -150,7 +150,7 @@ test('a full queue answers 503 WRITE_QUEUE_FULL at once, with Retry-After; the q
     });
   };
   const first = post(0);
-  await reached.promise;
+  await within('the first create reaches Postgres', reached.promise);
   const rest = Array.from({ length: 11 }, (_, i) => post(i + 1));
   await until('the creates past the queue are refused', async () => settled.length === 6);
   await new Promise((resolve) => setTimeout(resolve, 50));
