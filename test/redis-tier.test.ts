@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { getRedirect, startCountedApp, type Cleanup } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
 import { deleteKeys, randomPrefix, redisInUse, redisReadiness, SHARED_REDIS_URL, startMonitor } from './helpers/redis.ts';
-import { until } from './helpers/wait.ts';
+import { until, within } from './helpers/wait.ts';
 import { TcpProxy } from './helpers/tcp-proxy.ts';
 import type { FastifyInstance } from 'fastify';
 import type { ShortCode } from '../src/core/codes.ts';
@@ -212,6 +212,34 @@ test('changes of the same links on two instances at once, with reads throughout:
       assert.equal((await get(app, code)).location, url, `${name}, ${code}`);
     }
   }
+});
+
+test('a change Redis did not take is cached by its instance; a newer change heard meanwhile wins within a heartbeat', async (t) => {
+  const [code] = (await insertLinks('overtaken', 1)) as [string];
+  // A's commands about this code are held past its command timeout; its subscription is not.
+  const proxy = new TcpProxy('127.0.0.1', Number(new URL(SHARED_REDIS_URL).port || 6379));
+  let holding = true;
+  const held = Promise.withResolvers<void>();
+  proxy.delayRequest = (chunk) => {
+    const text = chunk.toString('latin1');
+    if (!holding || !text.includes(`link:${code}`) || !/\beval\b/i.test(text)) return 0;
+    held.resolve();
+    return 700;
+  };
+  await proxy.up();
+  t.after(() => proxy.down());
+  const a = await instance(t, { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_COMMAND_TIMEOUT_MS: '400' });
+  const b = await instance(t);
+  const aChange = a.app.links.change(code as ShortCode, { url: 'https://example.com/overtaken/a' });
+  await within("A's write to Redis is held", held.promise, 5000);
+  // B's change commits after A's, and A hears of it while its own write to Redis still waits.
+  await b.app.links.change(code as ShortCode, { url: 'https://example.com/overtaken/b' });
+  await aChange;
+  holding = false;
+  assert.equal((await get(a.app, code)).location, 'https://example.com/overtaken/a', 'the race happened: A cached its own change');
+  assert.equal((await get(b.app, code)).location, 'https://example.com/overtaken/b');
+  // A sends its change again at a heartbeat (Redis keeps B's newer one), and drops it from its LRU.
+  await until('A serves the newest change', async () => (await get(a.app, code)).location === 'https://example.com/overtaken/b', 3000);
 });
 
 test('a change to a code that no link has is a 404 error, and nothing is written to Redis', async (t) => {

@@ -149,14 +149,21 @@ export class RedisLinkStore {
     return done !== undefined;
   }
 
-  /** Sends again what `propagate` could not; called every second by the subscription's heartbeat. */
-  async retryUnsent(): Promise<void> {
-    if (this.#unsent.size === 0 || this.state !== 'ready') return;
+  /**
+   * Sends again what `propagate` could not; called every second by the subscription's heartbeat.
+   * Resolves with the links Redis took (none when it failed again); never rejects.
+   */
+  async retryUnsent(): Promise<readonly Link[]> {
+    if (this.#unsent.size === 0 || this.state !== 'ready') return [];
     const links = [...this.#unsent.values()].slice(0, RETRY_CHUNK);
     for (const link of links) this.#unsent.delete(link.code);
     const done = await this.#run(() => this.#write(links));
-    if (done === undefined) this.#remember(links);
-    else this.#deps.log.info({ links: links.length, left: this.#unsent.size }, 'changes sent to Redis after it came back');
+    if (done === undefined) {
+      this.#remember(links);
+      return [];
+    }
+    this.#deps.log.info({ links: links.length, left: this.#unsent.size }, 'changes sent to Redis after it came back');
+    return links;
   }
 
   get unsent(): number {

@@ -15,7 +15,8 @@
 //     the grace for late messages ends (about 2 s), or DEAF_AFTER_MS + DEAF_TTL_MS = 8 s if it
 //     hears nothing at all;
 //   - the changing instance could not reach Redis: its codes are sent again every second (1000
-//     at a time) once it can, so the bounds above apply from then on;
+//     at a time) once it can, and dropped from its own LRU then (a newer change it heard in the
+//     meantime found nothing there to drop), so the bounds above apply from then on;
 //   - the changing instance crashed between its commit and its publish: the LRU TTL
 //     (CACHE_TTL_SECONDS) and the Redis TTL (REDIS_TTL_SECONDS).
 

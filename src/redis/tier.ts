@@ -4,6 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { Link } from '../core/link.ts';
 import type { Config } from '../config.ts';
 import { Cluster } from 'ioredis';
 import { createRedisClient, type RedisClient } from './client.ts';
@@ -92,9 +93,21 @@ function subscribe(
     prefix,
     outbox,
     invalidations,
-    tick: () => void store.retryUnsent(),
+    tick: () => void store.retryUnsent().then((sent) => dropSent(sent, invalidations, log)),
     log,
   });
   subscription.start();
   return subscription;
+}
+
+/**
+ * This instance cached its own changes that Redis did not take; another instance's newer change,
+ * heard before that, found nothing to drop here. Once Redis has them, they are read from it again.
+ */
+function dropSent(sent: readonly Link[], invalidations: Invalidations, log: Logger): void {
+  try {
+    for (const link of sent) invalidations.changed(link.code);
+  } catch (err) {
+    log.error({ err }, 'changes sent again could not be dropped from the LRU');
+  }
 }
