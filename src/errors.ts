@@ -3,6 +3,7 @@
 export const ERRORS = {
   // 400: the request is malformed
   BAD_REQUEST: { status: 400, message: 'The request is malformed.' },
+  HOST_INVALID: { status: 400, message: 'Send one Host header with a valid host name (RFC 9112, section 3.2).' },
   BODY_INVALID_JSON: { status: 400, message: 'The request body is not valid JSON (or uses __proto__ or constructor.prototype keys).' },
   BODY_EMPTY: { status: 400, message: 'The request body is empty; send a JSON object.' },
   BODY_INVALID: { status: 400, message: 'The request body does not match the expected shape.' },
@@ -38,6 +39,7 @@ export const ERRORS = {
   LINK_NOT_FOUND: { status: 404, message: 'No link has this code.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such route.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this route.' },
+  EXPECTATION_FAILED: { status: 417, message: 'The only expectation this service meets is Expect: 100-continue.' },
   ALIAS_TAKEN: { status: 409, message: 'This alias is already taken.' },
   CONFLICT: { status: 409, message: 'The request conflicts with data that exists already.' },
   LINK_EXPIRED: { status: 410, message: 'This link has expired.' },

@@ -3,8 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
+import { createApiKey } from '../src/auth/api-keys.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { ERROR_LEVEL, startLoggedApp, type LogLine } from './helpers/logs.ts';
 import { parseResponse, rawExchange } from './helpers/raw-http.ts';
@@ -239,11 +241,114 @@ const pathCases: PathCase[] = [
   { name: 'unknown HTTP version', requestLine: 'GET /abcdef HTTP/7.0', status: 400, code: 'BAD_REQUEST' },
 ];
 
+/**
+ * A whole request as bytes, for what Node itself would have answered (or dropped) before any
+ * route: Host (RFC 9112, 3.2), Expect, CONNECT, and bodies the service does not decode.
+ */
+interface RawCase {
+  name: string;
+  request: string;
+  status: number;
+  code: string;
+}
+
+const gzipped = (body: string) => gzipSync(body).toString('latin1');
+const linkBody = '{"url":"https://example.com/raw"}';
+const post = (headers: string, body: string) =>
+  `POST /links HTTP/1.1\r\nHost: sho.rt\r\n${headers}Content-Length: ${Buffer.byteLength(body, 'latin1')}\r\nConnection: close\r\n\r\n${body}`;
+
+const rawCases: RawCase[] = [
+  { name: 'HTTP/1.1 without Host', request: 'GET /abcdef HTTP/1.1\r\nConnection: close\r\n\r\n', status: 400, code: 'HOST_INVALID' },
+  {
+    name: 'two Host headers',
+    request: 'GET /abcdef HTTP/1.1\r\nHost: sho.rt\r\nHost: evil.example\r\nConnection: close\r\n\r\n',
+    status: 400,
+    code: 'HOST_INVALID',
+  },
+  {
+    name: 'two Host headers, differently cased',
+    request: 'GET /links HTTP/1.1\r\nhost: sho.rt\r\nHOST: sho.rt\r\nConnection: close\r\n\r\n',
+    status: 400,
+    code: 'HOST_INVALID',
+  },
+  {
+    name: 'a Host with a space',
+    request: 'GET /abcdef HTTP/1.1\r\nHost: exa mple.com\r\nConnection: close\r\n\r\n',
+    status: 400,
+    code: 'HOST_INVALID',
+  },
+  {
+    name: 'a Host with user info',
+    request: 'GET /abcdef HTTP/1.1\r\nHost: user@sho.rt\r\nConnection: close\r\n\r\n',
+    status: 400,
+    code: 'HOST_INVALID',
+  },
+  {
+    name: 'a Host with a path',
+    request: 'GET /abcdef HTTP/1.1\r\nHost: sho.rt/x\r\nConnection: close\r\n\r\n',
+    status: 400,
+    code: 'HOST_INVALID',
+  },
+  // Allowed: HTTP/1.0 has no Host requirement, and an empty Host names no authority (RFC 9112, 3.2).
+  { name: 'HTTP/1.0 without Host (allowed)', request: 'GET /abcdef HTTP/1.0\r\n\r\n', status: 404, code: 'LINK_NOT_FOUND' },
+  {
+    name: 'an empty Host (allowed)',
+    request: 'GET /abcdef HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n',
+    status: 404,
+    code: 'LINK_NOT_FOUND',
+  },
+  {
+    name: 'an IPv6 Host with a port (allowed)',
+    request: 'GET /abcdef HTTP/1.1\r\nHost: [::1]:3000\r\nConnection: close\r\n\r\n',
+    status: 404,
+    code: 'LINK_NOT_FOUND',
+  },
+  {
+    name: 'an unknown expectation',
+    request: 'GET /abcdef HTTP/1.1\r\nHost: sho.rt\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n',
+    status: 417,
+    code: 'EXPECTATION_FAILED',
+  },
+  { name: 'CONNECT', request: 'CONNECT sho.rt:443 HTTP/1.1\r\nHost: sho.rt:443\r\n\r\n', status: 405, code: 'METHOD_NOT_ALLOWED' },
+  {
+    name: 'a gzip-encoded body',
+    request: post('Content-Type: application/json\r\nContent-Encoding: gzip\r\n', gzipped(linkBody)),
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+  },
+  {
+    name: 'a body said to be gzip that is not',
+    request: post('Content-Type: application/json\r\nContent-Encoding: gzip\r\n', linkBody),
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+  },
+  {
+    name: 'JSON in latin1',
+    request: post('Content-Type: application/json; charset=latin1\r\n', '{"url":"https://example.com/caf\u00e9"}'),
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+  },
+  {
+    name: 'JSON in UTF-16, quoted',
+    request: post('Content-Type: application/json; charset="UTF-16"\r\n', linkBody),
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+  },
+  {
+    name: 'a QR code option given twice',
+    request: 'GET /links/abcdef/qr?size=100&size=200 HTTP/1.1\r\nHost: sho.rt\r\nConnection: close\r\n\r\n',
+    status: 400,
+    code: 'QR_OPTIONS_INVALID',
+  },
+];
+
 let database: TestDatabase;
 let app: FastifyInstance;
 let pool: pg.Pool;
 let lines: LogLine[];
 let port: number;
+/** Links the tests meant to create. */
+let created = 0;
 const cleanups: (() => Promise<void>)[] = [];
 before(async () => {
   database = await createTestDatabase('bad_input');
@@ -287,9 +392,49 @@ for (const c of pathCases) {
   });
 }
 
-test('nothing from the tables was stored, and nothing was logged as an error', async () => {
+for (const c of rawCases) {
+  test(`raw request: ${c.name} → ${c.status} ${c.code}`, async () => {
+    const res = parseResponse(await rawExchange(port, Buffer.from(c.request, 'latin1')));
+    assert.ok(res !== undefined, 'no answer');
+    assert.equal(res.status, c.status, res.body);
+    const body = JSON.parse(res.body) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, c.code);
+    assert.ok(body.error.message.length > 0);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+  });
+}
+
+test('raw request: two Authorization headers, the first a valid key → 401 API_KEY_INVALID (Node would keep the first)', async () => {
+  const { secret } = await createApiKey(pool, 'raw requests');
+  const request = post(
+    `Authorization: Bearer ${secret}\r\nAuthorization: Bearer sk_${'B'.repeat(43)}\r\nContent-Type: application/json\r\n`,
+    linkBody,
+  );
+  const res = parseResponse(await rawExchange(port, Buffer.from(request, 'latin1')));
+  assert.equal(res?.status, 401, res?.body);
+  assert.equal((JSON.parse(res?.body ?? '{}') as { error?: { code: string } }).error?.code, 'API_KEY_INVALID');
+});
+
+test('raw request: UTF-8 said explicitly, in any case, and Expect: 100-continue are served', async () => {
+  for (const request of [
+    post('Content-Type: application/json; charset=UTF-8\r\n', '{"url":"https://example.com/utf8"}'),
+    post('Content-Type: application/json; charset="utf-8"\r\nContent-Encoding: identity\r\n', '{"url":"https://example.com/identity"}'),
+  ]) {
+    const res = parseResponse(await rawExchange(port, Buffer.from(request, 'latin1')));
+    assert.equal(res?.status, 201, res?.body);
+  }
+  const continued = await rawExchange(
+    port,
+    Buffer.from(post('Content-Type: application/json\r\nExpect: 100-continue\r\n', '{"url":"https://example.com/continued"}'), 'latin1'),
+  );
+  assert.match(continued, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
+  // Three links were stored by this test: the table check below expects them.
+  created += 3;
+});
+
+test('nothing else from the tables was stored, and nothing was logged as an error', async () => {
   const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM links');
-  assert.equal(rows[0]?.n, 0);
+  assert.equal(rows[0]?.n, created);
   assert.deepEqual(
     lines.filter((line) => line.level >= ERROR_LEVEL),
     [],

@@ -59,6 +59,16 @@ test('stats ranges in a year Postgres has not (year 0) are a 400 STATS_RANGE_INV
   assert.equal(valid.statusCode, 200, 'the first day Postgres has is a day');
 });
 
+test("a stats parameter given twice, or one the route does not know, is the route's own 400 STATS_RANGE_INVALID", async () => {
+  for (const query of ['from=2026-01-01&from=2026-01-02', 'to=2026-01-02&to=2026-01-03', 'since=2026-01-01']) {
+    const res = await app.inject({ url: `/links/${code}/stats?${query}`, headers: owner() });
+    assert.equal(res.statusCode, 400, query);
+    assert.equal(errorCode(res.body), 'STATS_RANGE_INVALID', query);
+  }
+  const twice = await app.inject({ url: `/links/${code}/stats?from=2026-01-01&from=2026-01-02`, headers: owner() });
+  assert.match((JSON.parse(twice.body) as { error: { message: string } }).error.message, /"from" is given more than once/);
+});
+
 describe('any value a client sends, wherever it goes: a coded 4xx or a success, and nothing counted against the breaker', () => {
   const digits = (n: number, min: number, max: number) => fc.integer({ min, max }).map((v) => String(v).padStart(n, '0'));
   // Years where calendars and databases end (0, 1, 9999) often, and any other year sometimes.

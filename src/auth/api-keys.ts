@@ -70,6 +70,10 @@ function presentedSecret(request: FastifyRequest): string | undefined {
   const authorization = request.headers.authorization;
   const header = request.headers['x-api-key'];
   let secret: string | undefined;
+  // Node keeps the first of several Authorization headers and drops the rest: which key was meant?
+  if (authorization !== undefined && headerCount(request.raw.rawHeaders, 'authorization') > 1) {
+    throw new AppError('API_KEY_INVALID', 'Send one Authorization header.');
+  }
   if (authorization !== undefined) {
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     if (match === null) throw new AppError('API_KEY_INVALID', 'Authorization must be "Bearer <API key>".');
@@ -80,6 +84,12 @@ function presentedSecret(request: FastifyRequest): string | undefined {
     throw new AppError('API_KEY_INVALID', 'Send one X-API-Key header.');
   }
   return secret;
+}
+
+function headerCount(raw: readonly string[], name: string): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === name) count++;
+  return count;
 }
 
 /**

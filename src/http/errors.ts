@@ -37,17 +37,18 @@ const CLIENT_ERRORS: Readonly<Record<string, ErrorCode>> = {
   HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
 };
 
-const rawAnswers = new Map<ErrorCode, string>();
+const rawAnswers = new Map<string, string>();
 
-/** An error answer as bytes on the socket, for requests Node could not parse into a request. */
-function rawAnswer(code: ErrorCode): string {
-  let answer = rawAnswers.get(code);
+/** An error answer as bytes on the socket, then the connection closes: for requests that never became requests. */
+export function rawAnswer(code: ErrorCode, message: string = ERRORS[code].message): string {
+  const key = `${code} ${message}`;
+  let answer = rawAnswers.get(key);
   if (answer === undefined) {
     const { status } = ERRORS[code];
-    const body = errorBody(code);
+    const body = errorBody(code, message);
     const headers = Object.entries({ ...errorHeaders(code), 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
     answer = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`;
-    rawAnswers.set(code, answer);
+    rawAnswers.set(key, answer);
   }
   return answer;
 }
@@ -63,11 +64,24 @@ export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void 
   socket.destroy();
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's own code for a query string that does not validate (a parameter repeated, unknown or of the wrong shape). */
+    queryError?: ErrorCode;
+  }
+}
+
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler(function onError(err: FastifyError | AppError, request, reply) {
     if (err instanceof AppError) return sendError(reply, err.code, err.message);
     if (err.validation !== undefined) {
-      return sendError(reply, err.validationContext === 'body' ? 'BODY_INVALID' : 'BAD_REQUEST', validationMessage(err));
+      const code =
+        err.validationContext === 'body'
+          ? 'BODY_INVALID'
+          : err.validationContext === 'querystring'
+            ? (request.routeOptions.config.queryError ?? 'BAD_REQUEST')
+            : 'BAD_REQUEST';
+      return sendError(reply, code, validationMessage(err, request.query));
     }
     const mapped = err.code === undefined ? undefined : FASTIFY_CODES[err.code];
     if (mapped !== undefined) return sendError(reply, mapped);
@@ -86,12 +100,17 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message: string 
   return reply.code(ERRORS[code].status).headers(errorHeaders(code)).send(errorBody(code, message));
 }
 
-function validationMessage(err: FastifyError): string {
+function validationMessage(err: FastifyError, query: unknown): string {
   const first = err.validation?.[0];
   if (first === undefined) return ERRORS.BODY_INVALID.message;
   const context = err.validationContext ?? 'body';
   const at = first.instancePath === '' ? context : `${context}${first.instancePath.replaceAll('/', '.')}`;
   const params = first.params;
+  // The query parser makes an array of a parameter given twice.
+  const parameter = first.instancePath.slice(1);
+  if (context === 'querystring' && Array.isArray((query as Record<string, unknown> | null)?.[parameter])) {
+    return `The query parameter "${parameter}" is given more than once.`;
+  }
   if (first.keyword === 'additionalProperties') return `${at} has an unknown field "${String(params.additionalProperty)}".`;
   if (first.keyword === 'required') return `${at} is missing the field "${String(params.missingProperty)}".`;
   return `${at} ${first.message ?? 'is invalid'}.`;

@@ -82,6 +82,7 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
         querystring: StatsQuery,
         response: { 200: Stats, ...errors(400, 401, 403, 404, 503) },
       },
+      config: { queryError: 'STATS_RANGE_INVALID' },
     },
     async (request) => {
       const link = await ownedLink(request, deps, request.params.code);

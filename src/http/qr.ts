@@ -134,7 +134,7 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
           'SVG by default; PNG with format=png or an Accept header that prefers image/png. No API key needed. 404 for an unknown code, 410 for an expired or disabled link.',
         tags: ['links'],
         params: CodeParams,
-        // Documentation only (plain strings): qrOptionsOf checks them, for a 400 QR_OPTIONS_INVALID.
+        // Plain strings: qrOptionsOf checks their values, for a 400 QR_OPTIONS_INVALID.
         querystring: {
           type: 'object',
           properties: {
@@ -152,6 +152,8 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
           ...errors(400, 401, 404, 410, 429, 503),
         },
       },
+      // A parameter given twice is an array, which the schema refuses: the route's own code says so.
+      config: { queryError: 'QR_OPTIONS_INVALID' },
     },
     async function qr(request, reply) {
       const options = qrOptionsOf(request.query, request.headers.accept);

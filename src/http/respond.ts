@@ -11,8 +11,8 @@ export interface Prebuilt {
 }
 
 /** The answer for `code`, with `headers` besides the usual ones (see errorHeaders). */
-export function prebuilt(code: ErrorCode, headers: Record<string, string> = {}): Prebuilt {
-  const body = errorBody(code);
+export function prebuilt(code: ErrorCode, headers: Record<string, string> = {}, message: string = ERRORS[code].message): Prebuilt {
+  const body = errorBody(code, message);
   const head = Object.entries({ ...errorHeaders(code), ...headers }).flat();
   head.push('content-length', String(Buffer.byteLength(body)));
   return { status: ERRORS[code].status, head, body };

@@ -1,5 +1,6 @@
 // The API's routes: creates (with their rate limits), management, QR codes, health.
 
+import { refuseUndecodedBodies } from '../http/body-encoding.ts';
 import { registerHealth } from '../http/health.ts';
 import { linksRoutes } from '../http/links.ts';
 import { manageRoutes } from '../http/manage.ts';
@@ -11,6 +12,7 @@ import type { Part } from './options.ts';
 /** Encapsulated: the rate limiter and the creates' slow-request hook stay with their routes. */
 const api: Part = async function apiPart(app, { config, log, lifecycle }) {
   const { db, breaker, writeQueue, links, redis, replicas, cache, codeSpace, resolver, notFoundLimit, clientAddress } = app;
+  refuseUndecodedBodies(app);
   const policy = targetPolicyOf(config);
   const createRouteConfig = await registerCreateLimits(app, { config, redis: redis?.client ?? null, log });
   await app.register(linksRoutes, {
@@ -21,6 +23,7 @@ const api: Part = async function apiPart(app, { config, log, lifecycle }) {
     policy,
     keyRequired: config.createRequiresApiKey,
     slowRequestMs: config.slowRequestMs,
+    ackDelayMs: (alias) => codeSpace.ackDelayMs(alias),
     ...(createRouteConfig === undefined ? {} : { createRouteConfig }),
   });
   await app.register(manageRoutes, { db, breaker, links, baseUrl: config.baseUrl, policy });
