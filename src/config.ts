@@ -22,6 +22,8 @@ export const DEV_CODE_SECRET = 'dev-only-secret-change-me-in-production';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 const isPostgresUrl = urlOf(['postgres:', 'postgresql:']);
 const isRedisUrl = urlOf(['redis:', 'rediss:']);
@@ -144,6 +146,11 @@ export const SETTINGS = {
     env: 'LOG_LEVEL',
     schema: Type.Enum(LOG_LEVELS, { default: 'info' }),
     doc: LOG_LEVELS.map((level) => `\`${level}\``).join(', '),
+  },
+  logFormat: {
+    env: 'LOG_FORMAT',
+    schema: Type.Enum(LOG_FORMATS, { default: 'auto' }),
+    doc: '`json`: one JSON object a line, for a log shipper; `pretty`: coloured lines for people (pino-pretty); `auto`: pretty when standard output is a terminal, JSON otherwise',
   },
   // lru-cache allocates its index arrays for `max` entries up front (~44 bytes each).
   cacheMaxEntries: {

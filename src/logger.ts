@@ -1,7 +1,20 @@
 import { pino, type Logger } from 'pino';
-import type { LogLevel } from './config.ts';
+import type { LogFormat, LogLevel } from './config.ts';
+
+export interface LogOptions {
+  readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
+}
 
 /** `bindings` go on every line: in cluster mode they say which process wrote it. */
-export function createLogger(level: LogLevel, bindings: Record<string, unknown> = {}): Logger {
-  return pino({ level, base: { service: 'shortener', ...bindings } });
+export function createLogger({ logLevel, logFormat }: LogOptions, bindings: Record<string, unknown> = {}): Logger {
+  const base = { service: 'shortener', ...bindings };
+  const pretty = logFormat === 'pretty' || (logFormat === 'auto' && process.stdout.isTTY === true);
+  if (!pretty) return pino({ level: logLevel, base });
+  // A worker thread formats the lines; pino flushes it when the process exits.
+  const transport = pino.transport({
+    target: 'pino-pretty',
+    options: { colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'hostname,service', singleLine: false },
+  });
+  return pino({ level: logLevel, base }, transport);
 }

@@ -21,16 +21,16 @@ async function main(): Promise<number> {
     return EX_CONFIG;
   }
   if (config.workers === 1) {
-    const log = createLogger(config.logLevel);
+    const log = createLogger(config);
     warnOnDevSecret(config, log);
     return serve(config, log, { migrate: true });
   }
   if (cluster.isPrimary) {
-    const log = createLogger(config.logLevel, { pid: process.pid, role: 'primary' });
+    const log = createLogger(config, { pid: process.pid, role: 'primary' });
     warnOnDevSecret(config, log);
     return runPrimary(config, log);
   }
-  const log = createLogger(config.logLevel, { pid: process.pid, role: 'worker', worker: cluster.worker?.id });
+  const log = createLogger(config, { pid: process.pid, role: 'worker', worker: cluster.worker?.id });
   return serve(config, log, { migrate: false });
 }
 

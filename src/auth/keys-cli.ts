@@ -38,7 +38,7 @@ try {
   const { positionals } = parseArgs({ allowPositionals: true });
   const [command, ...args] = positionals;
   const config = loadConfig();
-  const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+  const log = createLogger({ ...config, logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel });
   const database = await openDatabase(config, log);
   try {
     await migrate(database.url, log);

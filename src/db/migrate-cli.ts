@@ -7,7 +7,7 @@ import { migrate } from './migrate.ts';
 
 try {
   const config = loadConfig();
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config);
   const database = await openDatabase(config, log);
   try {
     const applied = await migrate(database.url, log);

@@ -206,6 +206,7 @@ const CASES: Readonly<Record<string, Case>> = {
     invalid: 'https://sho.rt/path',
   },
   LOG_LEVEL: { key: 'logLevel', unset: 'info', valid: ['debug', 'debug'], invalid: 'loud' },
+  LOG_FORMAT: { key: 'logFormat', unset: 'auto', valid: ['pretty', 'pretty'], invalid: 'fancy' },
   CACHE_MAX_ENTRIES: { key: 'cacheMaxEntries', unset: 1_000_000, valid: ['1000', 1000], invalid: '20000001' },
   CACHE_MAX_BYTES: { key: 'cacheMaxBytes', unset: 512 * 1024 * 1024, valid: ['1048576', 1_048_576], invalid: '1023' },
   CACHE_TTL_SECONDS: { key: 'cacheTtlMs', unset: 10 * MINUTE, valid: ['30', 30_000], invalid: '604801' },
