@@ -11,7 +11,7 @@ import { trustProxyRule } from './core/trust-proxy.ts';
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** One environment variable. */
-export interface Setting {
+interface Setting {
   readonly env: string;
   /**
    * What the trimmed value must be, with TypeBox's `default` as the environment would hold it (none:
@@ -34,7 +34,7 @@ export type Settings = Readonly<Record<string, Setting>>;
 export type Decoded<S extends Settings> = { readonly [K in keyof S]: StaticDecode<S[K]['schema']> };
 
 /** Thrown by a codec whose value passed the schema but not a closer look; its lines are the messages. */
-export class SettingProblems extends Error {
+class SettingProblems extends Error {
   readonly lines: readonly string[];
   constructor(lines: readonly string[]) {
     super(lines.join('; '));

@@ -65,7 +65,7 @@ export const ERRORS = {
 export type ErrorCode = keyof typeof ERRORS;
 
 /** Seconds a client should wait before retrying a 503. */
-export const RETRY_AFTER_SECONDS = 1;
+const RETRY_AFTER_SECONDS = 1;
 
 export class AppError extends Error {
   override name = 'AppError';

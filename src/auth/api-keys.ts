@@ -30,12 +30,12 @@ const KEY_SHAPE = /^sk_[A-Za-z0-9_-]{43}$/;
 const KEY_CACHE_MS = 10_000;
 
 /** A new secret and the hash that is stored for it. */
-export function newKeySecret(): { secret: string; hash: Buffer } {
+function newKeySecret(): { secret: string; hash: Buffer } {
   const secret = PREFIX + randomBytes(32).toString('base64url');
   return { secret, hash: hashKey(secret) };
 }
 
-export function hashKey(secret: string): Buffer {
+function hashKey(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
 }
 

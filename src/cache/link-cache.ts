@@ -26,8 +26,8 @@ export interface NoRedirect {
 export type CacheEntry = RedirectTarget | NoRedirect;
 
 export const ABSENT: NoRedirect = Object.freeze({ answer: 'LINK_NOT_FOUND' });
-export const EXPIRED: NoRedirect = Object.freeze({ answer: 'LINK_EXPIRED' });
-export const DISABLED: NoRedirect = Object.freeze({ answer: 'LINK_DISABLED' });
+const EXPIRED: NoRedirect = Object.freeze({ answer: 'LINK_EXPIRED' });
+const DISABLED: NoRedirect = Object.freeze({ answer: 'LINK_DISABLED' });
 
 export function isRedirect(entry: CacheEntry): entry is RedirectTarget {
   return typeof entry === 'string';

@@ -10,8 +10,6 @@ export type ShortCode = string & { readonly __brand: 'ShortCode' };
 export const CODE_LENGTH_MIN = 5;
 export const CODE_LENGTH_MAX = 8;
 
-export const ALIAS_MIN = 3;
-export const ALIAS_MAX = 64;
 const CODE_SHAPE = /^[A-Za-z0-9_-]{3,64}$/;
 
 /** Path words that belong to the service, now or soon; never a link. Compared case-insensitively. */

@@ -8,7 +8,7 @@ const FIRST_DAY_MS = Date.parse('0001-01-01T00:00:00Z');
 /** Most days one stats read may span (a year, leap day included). */
 export const STATS_MAX_DAYS = 366;
 /** Days shown when the caller does not say (`from` defaults to `to` minus 29 days). */
-export const STATS_DEFAULT_DAYS = 30;
+const STATS_DEFAULT_DAYS = 30;
 
 /** The UTC day of `ms` (epoch milliseconds). */
 export function utcDay(ms: number): string {

@@ -64,7 +64,7 @@ export function targetHostProblem(hostname: string, policy: TargetPolicy): Error
 }
 
 /** An IP literal outside public unicast space, or a name that cannot be public. */
-export function isPrivateHost(host: string): boolean {
+function isPrivateHost(host: string): boolean {
   const literal = host.startsWith('[') ? host.slice(1, -1) : host;
   if (ipaddr.isValid(literal)) return !isPublicAddress(ipaddr.parse(literal));
   // A single label ("intranet", "router") is resolved through the visitor's search domains.
@@ -88,7 +88,7 @@ function isPublicAddress(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
 }
 
 /** Whether `host` is one of `domains` or a subdomain of one: one set lookup per label. */
-export function inDomains(host: string, domains: ReadonlySet<string>): boolean {
+function inDomains(host: string, domains: ReadonlySet<string>): boolean {
   let rest = host;
   for (;;) {
     if (domains.has(rest)) return true;

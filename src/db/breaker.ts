@@ -93,7 +93,7 @@ const CLIENT_CLASSES = new Set(['22', '23']);
 const CONFLICTS = new Set(['23505', '23P01']);
 
 /** An error of the request, not of the database: a coded client error, or a value Postgres refused. */
-export function isClientError(err: unknown): boolean {
+function isClientError(err: unknown): boolean {
   if (err instanceof AppError) return err.statusCode < 500;
   const sqlState = sqlStateOf(err);
   return sqlState !== undefined && CLIENT_CLASSES.has(sqlState.slice(0, 2));

@@ -49,7 +49,7 @@ export interface Replicated {
 }
 
 /** How old a standby's state may be to stand in for a primary that fails. */
-export const STAND_IN_MAX_MS = 10 * 60_000;
+const STAND_IN_MAX_MS = 10 * 60_000;
 /** Transitions of one replica logged closer together than this are logged at debug level (a replica near the bound flaps). */
 const LOG_QUIET_MS = 10_000;
 
@@ -333,13 +333,13 @@ function pastHeader(lsn: bigint): bigint {
 }
 
 /** A pg_lsn as text ("16/B374D848") as a number that compares like it. */
-export function parseLsn(text: string): bigint {
+function parseLsn(text: string): bigint {
   const [high = '0', low = '0'] = text.split('/');
   return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
 }
 
 /** host:port/database of a postgres:// URL: what logs and /readyz show, never its credentials. */
-export function replicaName(url: string): string {
+function replicaName(url: string): string {
   const u = new URL(url);
   return `${u.hostname}:${u.port === '' ? '5432' : u.port}${u.pathname}`;
 }

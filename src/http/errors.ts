@@ -96,7 +96,7 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   });
 }
 
-export function sendError(reply: FastifyReply, code: ErrorCode, message: string = ERRORS[code].message): FastifyReply {
+function sendError(reply: FastifyReply, code: ErrorCode, message: string = ERRORS[code].message): FastifyReply {
   return reply.code(ERRORS[code].status).headers(errorHeaders(code)).send(errorBody(code, message));
 }
 

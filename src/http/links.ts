@@ -16,7 +16,7 @@ import { BulkBody, BulkResult, CreatedLink, CreateLinkBody, errors } from './sch
 
 export const BODY_LIMIT_BYTES = 8 * 1024;
 /** 1000 links of the longest URL, with room for the JSON around them. */
-export const BULK_BODY_LIMIT_BYTES = 2560 * 1024;
+const BULK_BODY_LIMIT_BYTES = 2560 * 1024;
 
 export interface LinksDeps {
   queue: WriteQueue;

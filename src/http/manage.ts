@@ -30,7 +30,7 @@ export interface ManageDeps {
  * The link with `code`, if the request's key created it: 401 without a key, 404 if there is no
  * such link (or it was deleted), 403 if another key (or none) created it.
  */
-export async function ownedLink(request: FastifyRequest, deps: Pick<ManageDeps, 'db' | 'breaker'>, raw: string): Promise<LinkDetails> {
+async function ownedLink(request: FastifyRequest, deps: Pick<ManageDeps, 'db' | 'breaker'>, raw: string): Promise<LinkDetails> {
   const key = requireKey(request);
   const code = asShortCode(raw);
   if (code === undefined) throw new AppError('LINK_NOT_FOUND');

@@ -39,8 +39,8 @@ export interface QrOptions {
   level: QrLevel;
 }
 
-export const QR_SIZE_MIN = 64;
-export const QR_SIZE_MAX = 2048;
+const QR_SIZE_MIN = 64;
+const QR_SIZE_MAX = 2048;
 const QR_MARGIN_MAX = 16;
 const LEVELS: ReadonlySet<string> = new Set(['L', 'M', 'Q', 'H']);
 const CACHE_CONTROL = 'public, max-age=86400, immutable';

@@ -22,7 +22,7 @@ import { AppError } from '../errors.ts';
 import type { RedisClient } from '../redis/client.ts';
 import { clientKey } from './client-address.ts';
 
-export type CreateLimitsConfig = Pick<
+type CreateLimitsConfig = Pick<
   Config,
   'rateLimitEnabled' | 'rateLimitCreatesPerIp' | 'rateLimitCreatesPerKey' | 'rateLimitWindowMs' | 'redisKeyPrefix'
 >;

@@ -3,7 +3,7 @@
 
 import { Type, type Static } from 'typebox';
 
-export const BULK_MAX_ITEMS = 1000;
+const BULK_MAX_ITEMS = 1000;
 
 const Code = Type.String({ description: 'The short code.', examples: ['XArj78D'] });
 const Url = Type.String({

@@ -16,7 +16,7 @@ const LATENCY_BOUNDS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.0
 const BATCH_BOUNDS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000];
 
 /** The route label of redirects (HEAD included), from either entrance. */
-export const REDIRECT_ROUTE = 'GET /:code';
+const REDIRECT_ROUTE = 'GET /:code';
 /** The statuses a redirect is counted under, in the order of RedirectCounts.answers. */
 const REDIRECT_STATUSES = ['302', '404', '410', '429', '503', 'other'] as const;
 
@@ -68,7 +68,7 @@ class RouteCounts {
 }
 
 /** What the resolver counts, and the round trips it sent to each tier (each a batch of codes). */
-export class LookupCounts implements ResolverStats {
+class LookupCounts implements ResolverStats {
   redisHits = 0;
   redisMisses = 0;
   postgresFound = 0;
@@ -109,7 +109,7 @@ export class LookupCounts implements ResolverStats {
 }
 
 /** The parts whose state is read at each scrape; they are built after the metrics. */
-export interface Watched {
+interface Watched {
   queue: Pick<WriteQueue, 'depth'>;
   breaker: Pick<DbBreaker, 'state'>;
   clicks: Pick<ClickFlusher, 'lagSeconds' | 'dropped' | 'waiting'>;

@@ -28,10 +28,10 @@ import type { Known } from '../redis/entries.ts';
 import { KeyBatcher } from './batcher.ts';
 
 /** A tier below the LRU: fetches many codes in one round trip; absent codes are simply missing. */
-export type LinkSource = (codes: ShortCode[]) => Promise<Map<ShortCode, Link>>;
+type LinkSource = (codes: ShortCode[]) => Promise<Map<ShortCode, Link>>;
 
 /** The Redis tier as the resolver uses it (redis/link-store.ts). */
-export interface SharedCache {
+interface SharedCache {
   /** What the cache knows of `codes`, in one round trip; never rejects (a failure knows nothing). */
   fetch(codes: ShortCode[]): Promise<Map<ShortCode, Known>>;
   /** Stores what Postgres answered for `code`, unless the cache has learnt something since. */
@@ -39,7 +39,7 @@ export interface SharedCache {
 }
 
 /** Postgres read replicas as the resolver uses them (db/replicas.ts). Instants are performance.now(). */
-export interface ReplicaReads {
+interface ReplicaReads {
   /** Some standby that may stand in for the primary answers now. */
   readonly standing: boolean;
   /** The latest instant up to which a replica within the lag bound has every change (-Infinity: none is within it). */
