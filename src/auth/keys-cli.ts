@@ -25,7 +25,8 @@ async function run(db: pg.Pool, command: string | undefined, args: string[]): Pr
     }
     return 0;
   }
-  if (command === 'revoke' && args.length === 1 && /^\d+$/.test(args[0] ?? '')) {
+  // An id is a bigint in Postgres; more digits than a safe integer has would be refused there.
+  if (command === 'revoke' && args.length === 1 && /^\d{1,15}$/.test(args[0] ?? '')) {
     const revoked = await revokeApiKey(db, Number(args[0]));
     print(revoked ? `key ${args[0]} revoked (every instance refuses it within 10 s)` : `no active key ${args[0]}`);
     return revoked ? 0 : 1;
