@@ -1,5 +1,8 @@
-// One serving process: the app (its database, migrations and parts), listen, and a graceful close
-// on SIGTERM/SIGINT. It is the whole service when WORKERS=1, and each worker's body in cluster mode.
+// One serving process: build the app (app.ts), listen, and drain on SIGTERM/SIGINT. It is the
+// whole service when WORKERS=1, and each worker's body in cluster mode. Draining: /readyz fails
+// for READINESS_DRAIN_MS, then app.close() stops accepting, serves what is in flight or arrives on
+// open connections, closes each connection once idle, and closes the parts; past
+// SHUTDOWN_GRACE_MS the process exits 1.
 
 import type { FastifyInstance } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,8 +1,8 @@
 // A keyed permutation of [0, 62^length): consecutive ids become codes that are neither
 // consecutive nor guessable without the secret. It is a balanced Feistel network over the
-// smallest even number of bits that covers the domain, with cycle-walking to stay inside
-// it (at most ~1.3 walks on average for 5..8 characters), so it is a true bijection and
-// uniqueness still comes from the id alone. Not encryption: it hides order, nothing more.
+// smallest even number of bits that covers the domain, with cycle-walking to stay inside it (on
+// average 2^bits / 62^length passes, below 1.3 for 5..8 characters), so it is a true bijection
+// and uniqueness still comes from the id alone. Not encryption: it hides order, nothing more.
 
 import { createHmac } from 'node:crypto';
 

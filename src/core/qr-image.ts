@@ -2,10 +2,10 @@
 // `create`), so the two formats always show the same symbol.
 //
 // The PNG is written here rather than by qrcode's own renderer: that one draws 32-bit pixels with
-// pngjs synchronously, 250 ms of blocked event loop (every redirect of the instance waiting) for
-// 2048 px, measured on this machine. A QR code is black and white: one bit per pixel, a row of
-// modules built once and repeated for each pixel row, and the compression done by zlib on its
-// thread pool, off the event loop.
+// pngjs synchronously, so a large image blocks the event loop (and every redirect of the instance
+// waits). A QR code is black and white: one bit per pixel, a row of modules built once and
+// repeated for each pixel row, and the compression done by zlib on its thread pool, off the event
+// loop.
 
 import { promisify } from 'node:util';
 import { crc32, deflate } from 'node:zlib';

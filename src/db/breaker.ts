@@ -1,7 +1,11 @@
 // One opossum breaker for Postgres, fired once per batch (a read batch or a write batch), never
-// per request. What goes wrong behind it becomes a 503 with a stable code; callers never hang.
-// Only the database's own trouble counts against it: a value Postgres refuses (SQLSTATE classes 22
-// and 23) is the client's error, answered 400 or 409, and proves that Postgres answers.
+// per request; "not found" is a result, not a failure. It opens when more than half of at least 3
+// batches in the rolling 10 s failed, or after FAILURES_IN_A_ROW_TO_OPEN failures in a row; open,
+// it fails at once for BREAKER_RESET_MS, then lets one batch through to decide. A failure, or no
+// answer within BREAKER_TIMEOUT_MS (above the pool's own bounds: db/pool.ts), becomes a 503
+// AppError with a stable code; callers never hang. Only the database's own trouble counts against
+// it: a value Postgres refuses (SQLSTATE classes 22 and 23) is the client's error, answered 400
+// (409 CONFLICT for 23505 and 23P01), and proves that Postgres answers.
 
 import CircuitBreaker from 'opossum';
 import type { Logger } from 'pino';

@@ -1,16 +1,11 @@
-// Limits on creates (POST /links and POST /links/bulk), through @fastify/rate-limit. A request
-// that carries an API key is counted against its key (RATE_LIMIT_CREATES_PER_KEY), any other
-// against its client address (RATE_LIMIT_CREATES_PER_IP; an IPv6 client is its /64, as for the
-// 404 budget). Both routes share one count, and it counts links, not requests: a bulk of 100 costs
-// 100, so the bulk route is no way around the limit. A request that does not fit in what is left
-// is refused whole and costs nothing, so a client may retry with a smaller bulk.
-//
-// Fixed windows of RATE_LIMIT_WINDOW_SECONDS, counted in Redis when the tier is on (every instance
-// shares the count) and in this process otherwise. If Redis fails, the count goes on in this
-// process (for a second at a time, then Redis is tried again): the limit gets looser (each
-// instance allows the full limit) but stays on, and a create waits for Redis at most
-// REDIS_COMMAND_TIMEOUT_MS, never fails because of it. The redirect path never pays: the plugin
-// is registered with `global: false` and hooks only the routes given the config it returns.
+// Limits on creates (POST /links and POST /links/bulk), through @fastify/rate-limit; what they
+// promise: README.md, "Rate limits on creates". The plugin's key carries the request's weight
+// ("<links> <client>": the API key, or else the address), and both routes get the same store, so
+// they share one count of links. It runs at preHandler, after the API-key hook and validation: a
+// bulk's size is known, and a malformed body costs nothing. Counts are kept in Redis (ADD_SCRIPT,
+// one key per client) when the tier is on, in a LocalCounter otherwise, and in it for
+// REDIS_BYPASS_MS after each Redis failure. With `global: false` only the routes given the
+// returned config are hooked: the redirect path never pays.
 
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor, type RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';

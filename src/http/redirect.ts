@@ -3,13 +3,13 @@
 // observer (redirect-observer.ts): a 302 adds a click to a Map, and with metrics on the status,
 // LRU hit and latency go into typed arrays.
 //
-// Redirects are answered straight from the server's request listener, before Fastify sees the
-// request: Fastify's routing, its Request and Reply objects and its per-request child logger cost
-// more than the redirect itself. Hot run against the bare node:http baseline, in alternating
-// rounds of one run (`npm run load -- --scenario baseline,hot`): 0.74x through the Fastify route
-// (15,375 vs 20,732 req/s), 0.95x from the listener (17,645 vs 18,640). Everything else, and every request while the server is closing
-// (Fastify then adds Connection: close), goes to Fastify; so does app.inject(), which reaches the
-// same handler through the GET /:code route.
+// Redirects are answered straight from the server's request listener (http/server.ts), before
+// Fastify sees the request: Fastify's routing, its Request and Reply objects and its per-request
+// child logger cost more than the redirect itself. Hot run against the bare node:http baseline,
+// in alternating rounds of one run (`npm run load -- --scenario baseline,hot`): 0.74x through the
+// Fastify route (15,375 vs 20,732 req/s), 0.95x from the listener (17,645 vs 18,640). Everything
+// else, and every request once the app is closing (Fastify then adds Connection: close), goes to
+// Fastify; so does app.inject(), which reaches the same handler through the GET /:code route.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';

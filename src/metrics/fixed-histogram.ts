@@ -1,6 +1,6 @@
 // A histogram for the hot path: fixed buckets in a typed array, one comparison loop per
 // observation, no labels, no objects. prom-client's Histogram hashes its labels and walks an
-// object per observe(); this one is read only when /metrics is scraped (metrics/registry.ts).
+// object per observe(); this one is read only when /metrics is scraped (metrics/metrics.ts).
 
 export class FixedHistogram {
   /** Upper bounds, ascending; an observation above the last one lands in +Inf. */

@@ -6,6 +6,8 @@
 //   request that sent them has long been answered from Postgres.
 // - Reconnects forever in the background, with a capped, jittered back-off, so that many
 //   instances do not all knock at once when Redis returns.
+// - On a cluster, ioredis keeps an offline queue on each node's connection, but the cluster
+//   client fails a command for a node that is not connected, and the timeout bounds every command.
 
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../config.ts';

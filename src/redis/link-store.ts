@@ -3,7 +3,8 @@
 //
 // - fetch: the misses of one event-loop turn in one round trip: one MGET on a single server; on a
 //   cluster one GET per key, which ioredis auto-pipelining sends as one pipeline per node (MGET
-//   cannot span hash slots, and a batch of distinct codes spans hundreds).
+//   cannot span hash slots, and a batch of distinct codes spans hundreds). A batch with a key on
+//   a node that fails or hangs is a miss as a whole.
 // - backFill: what Postgres answered, written back once per turn: a link only over an older
 //   version of it (SET_NEWER), so that a value read before a change can never overwrite the
 //   change; "no such link" only where Redis holds nothing (SET … NX).

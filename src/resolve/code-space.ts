@@ -1,22 +1,23 @@
-// Knows, without any I/O per request, that most codes cannot exist, so that a scanner asking for
-// random codes gets its 404s from memory instead of from Postgres.
+// Rules out, with no I/O per request, codes that cannot exist, so that a scanner asking for random
+// codes gets its 404s from memory instead of from Postgres. A false "impossible" would be a false
+// 404: every doubt resolves to "look it up".
 //
 // A generated code is the keyed permutation of an id, and ids come from a sequence in blocks: a
-// code whose id lies far above the sequence's high-water mark was never handed out. Every instance
-// reads the mark (and the aliases logged since its last look) every REFRESH_MS, and trusts what it
-// read for MAX_AGE_MS after that read began. The holes, and how they are closed:
+// code whose id is at least SLACK above the sequence's high-water mark was never handed out.
+// Every REFRESH_MS each instance reads the mark and the aliases logged since its last read, and
+// trusts the read for MAX_AGE_MS after it began. The holes, and how they are closed:
 //
-//   - Ids reserved by other instances since the read: a code is impossible only if its id is at
-//     least SLACK above the mark. Reaching past it in MAX_AGE_MS would take millions of block
-//     reservations a second; creating links goes nowhere near (it reserves one block per 1000).
-//   - Aliases made of letters and digits decode to some id too. A trigger logs every such alias
-//     in commit order (migrations/0002), rows inserted by hand included, and each instance keeps
-//     those of the generated shape in memory. The 201 for a new one waits ACK_DELAY_MS after its
+//   - Ids reserved by other instances since the read: passing SLACK within MAX_AGE_MS would take
+//     millions of block reservations a second (a block holds 1000 ids).
+//   - Aliases made of letters and digits decode to some id too. A trigger logs every such alias,
+//     rows inserted by hand included, with a version in commit order (migrations/0002), so that
+//     each read asks only for what came after the last; those at or above mark + SLACK are kept
+//     in memory. The 201 (or 409) that says such an alias exists waits ACK_DELAY_MS after its
 //     commit: by then every instance that still trusts its last read began it after the commit.
 //
-// Everything else (other shapes, ids near or below the mark, a stale read, a database whose
-// codes were generated with another CODE_SECRET or CODE_LENGTH) goes to the resolver as before.
-// A false "impossible" would be a false 404; every doubt resolves to "look it up".
+// Every code is looked up while the last read is older than MAX_AGE_MS, and, until restart, once
+// the code_space row shows that the database's codes came from another CODE_SECRET or
+// CODE_LENGTH, or past MAX_ALIASES aliases.
 
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';

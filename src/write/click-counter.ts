@@ -1,9 +1,7 @@
 // Clicks counted in memory, per code, on the redirect path: one Map lookup and one increment per
 // 302; the click flusher (click-flusher.ts) takes the whole map out every CLICK_FLUSH_INTERVAL_MS.
 // Whether a User-Agent is a bot is decided once per distinct string, by a Map lookup instead of
-// isbot's regex. A click costs 0.30-0.36 µs (fresh strings as the HTTP parser makes them, Zipf
-// codes over 100k links; `node load/click-counter-bench.ts`), about 1.5 % of the ~22 µs of server
-// CPU a hot redirect takes under load.
+// isbot's regex. What a click costs (`node load/click-counter-bench.ts`): README, Performance.
 
 import { isbot } from 'isbot';
 import type { ClickCount } from '../db/clicks.ts';

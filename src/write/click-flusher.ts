@@ -1,15 +1,16 @@
 // Writes the click counts to Postgres: every CLICK_FLUSH_INTERVAL_MS (and at each UTC midnight,
-// so that a day's clicks stay on that day) it takes the counter's map out and writes everything
-// waiting in one statement (db/clicks.ts addClicks, through the breaker). A failed write keeps
-// its counts for the next one; what waits is bounded by CLICK_MAX_CODES (code, day) pairs, and
-// clicks beyond it are dropped, counted and logged. Shutdown writes once more.
+// so that a day's clicks stay on that day, or at once when the counter is full) it takes the
+// counter's map out and writes everything waiting in one statement (db/clicks.ts addClicks,
+// through the breaker). A failed write keeps its counts for the next one; what waits is bounded by
+// CLICK_MAX_CODES (code, day) pairs, and clicks beyond it are dropped, counted and logged. close()
+// writes once more; what Postgres cannot take then is lost, and logged.
 //
 //   redirect ─▶ counter (Map code → count) ──take──▶ waiting (day → code → count) ──write──▶ Postgres
 //                                                        ▲                                 │
 //                                                        └──────────── failed: kept ◀──────┘
 //
-// What a crash loses: the clicks counted since the last take (at most one interval), and what
-// failed writes keep waiting.
+// What a crash loses: the clicks counted since the last take (at most one interval), and every
+// count taken but not yet committed (a write under way, or kept by failed ones).
 
 import type { Logger } from 'pino';
 import { msToNextUtcDay, utcDay } from '../core/day-range.ts';
