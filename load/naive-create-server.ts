@@ -9,7 +9,7 @@ import { createCodeCodec } from '../src/core/codes.ts';
 import { checkLinkRequest, type CreateLinkBody } from '../src/core/link.ts';
 import { targetPolicyOf } from '../src/core/target-policy.ts';
 import { createPermutation } from '../src/core/permutation.ts';
-import { openDatabase } from '../src/database.ts';
+import { openDatabase } from '../src/db/database.ts';
 import { reserveIdBlock } from '../src/db/links.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';

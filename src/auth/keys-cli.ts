@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ConfigError, loadConfig } from '../config.ts';
-import { openDatabase } from '../database.ts';
+import { openDatabase } from '../db/database.ts';
 import { migrate } from '../db/migrate.ts';
 import { createLogger } from '../logger.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';

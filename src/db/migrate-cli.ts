@@ -1,7 +1,7 @@
 // `npm run migrate`: applies pending migrations to DATABASE_URL (or the embedded engine) and exits.
 
 import { ConfigError, loadConfig } from '../config.ts';
-import { openDatabase } from '../database.ts';
+import { openDatabase } from './database.ts';
 import { createLogger } from '../logger.ts';
 import { migrate } from './migrate.ts';
 

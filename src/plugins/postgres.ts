@@ -3,7 +3,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { openDatabase } from '../database.ts';
+import { openDatabase } from '../db/database.ts';
 import { createDbBreaker, type DbBreaker } from '../db/breaker.ts';
 import { migrate } from '../db/migrate.ts';
 import { createPool, type Queryable } from '../db/pool.ts';

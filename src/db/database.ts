@@ -1,8 +1,8 @@
 // Where Postgres comes from: DATABASE_URL, or the embedded engine when it is unset.
 
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
-import { startEmbeddedPostgres } from './db/embedded.ts';
+import type { Config } from '../config.ts';
+import { startEmbeddedPostgres } from './embedded.ts';
 
 export interface DatabaseTarget {
   readonly url: string;
