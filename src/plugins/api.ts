@@ -1,7 +1,8 @@
-// The API's routes: creates (with their rate limits), management, QR codes, health.
+// The API's routes: creates (with their rate limits), management, QR codes, health, metrics.
 
 import { refuseUndecodedBodies } from '../http/body-encoding.ts';
 import { registerHealth } from '../http/health.ts';
+import { registerMetricsRoute } from '../http/metrics.ts';
 import { linksRoutes } from '../http/links.ts';
 import { manageRoutes } from '../http/manage.ts';
 import { qrRoutes } from '../http/qr.ts';
@@ -29,6 +30,7 @@ const api: Part = async function apiPart(app, { config, log, lifecycle }) {
   await app.register(manageRoutes, { db, breaker, links, baseUrl: config.baseUrl, policy });
   await app.register(qrRoutes, { baseUrl: config.baseUrl, cache, codeSpace, resolver, notFoundLimit, clientAddress });
   registerHealth(app, { db, breaker, queue: writeQueue, lifecycle, pingTimeoutMs: 1000, redis, replicas });
+  if (app.metrics !== null) registerMetricsRoute(app, app.metrics);
 };
 
 export default api;

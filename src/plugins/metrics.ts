@@ -1,9 +1,9 @@
-// Metrics (METRICS_ENABLED): counting every routed request, and GET /metrics. Registered first, so
-// that its hook sees the routes of every part after it.
+// Metrics (METRICS_ENABLED): counting every routed request. Registered first, so that its hook
+// sees the routes of every part after it; GET /metrics is one of the API's routes (plugins/api.ts).
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { registerMetrics } from '../http/metrics.ts';
+import { countRequests } from '../http/metrics.ts';
 import { createMetrics, type Metrics } from '../metrics/metrics.ts';
 import type { PartOptions } from './options.ts';
 
@@ -19,7 +19,7 @@ export default fp(
     const metrics = config.metricsEnabled ? createMetrics() : null;
     app.decorate('metrics', metrics);
     if (metrics === null) return;
-    registerMetrics(app, metrics);
+    countRequests(app, metrics);
     // The gauges read the parts at each scrape; they exist once every part is registered.
     app.addHook('onReady', async () => {
       metrics.watch({ queue: app.writeQueue, breaker: app.breaker, clicks: app.clicks, replicas: app.replicas });
