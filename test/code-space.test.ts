@@ -9,7 +9,7 @@ import { createCodeCodec } from '../src/core/codes.ts';
 import { createPermutation } from '../src/core/permutation.ts';
 import { ACK_DELAY_MS, MAX_AGE_MS, REFRESH_MS, SLACK } from '../src/resolve/code-space.ts';
 import { createLink, startCountedApp, testConfig, type Cleanup } from './helpers/app.ts';
-import { ADMIN_URL, createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { ADMIN_URL, createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
 import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
 
 let database: TestDatabase;
@@ -35,14 +35,25 @@ function randomCode(): string {
 /** An instance of the app whose lookups of links are counted. */
 const instance = (t: Cleanup, env: Record<string, string> = {}, url = database.url) => startCountedApp(t, url, env);
 
-test("a scanner's random codes get 404 without a single query", async (t) => {
-  const { app, lookups } = await instance(t);
+/** The positive control of a "no lookup" count: a link written by hand costs `counted` exactly one more lookup. */
+async function looksUpOnce(counted: Awaited<ReturnType<typeof instance>>, code: string): Promise<void> {
+  await insertRawLinks(database.url, [code]);
+  const already = counted.lookups();
+  const res = await counted.app.inject({ url: `/${code}` });
+  assert.equal(res.statusCode, 302);
+  assert.equal(counted.lookups(), already + 1, 'a code that may exist is looked up, and counted');
+}
+
+// "Without a lookup": the code space reads Postgres every REFRESH_MS, but no request costs a query.
+test("a scanner's random codes get 404 from memory, without a lookup", async (t) => {
+  const counted = await instance(t);
   for (let i = 0; i < 300; i++) {
-    const res = await app.inject({ url: `/${randomCode()}` });
+    const res = await counted.app.inject({ url: `/${randomCode()}` });
     assert.equal(res.statusCode, 404);
     assert.equal(res.json<{ error: { code: string } }>().error.code, 'LINK_NOT_FOUND');
   }
-  assert.equal(lookups(), 0);
+  assert.equal(counted.lookups(), 0);
+  await looksUpOnce(counted, 'scan-control');
 });
 
 test('links created on another instance redirect there at once, past any block it knew of', async (t) => {
@@ -66,7 +77,8 @@ test('links created on another instance redirect there at once, past any block i
     );
   }
   assert.equal(new Set(codes).size, 1500);
-  assert.ok(reader.lookups() > 0);
+  // None was ruled out from memory (nor was any in the reader's LRU): each was found in Postgres.
+  assert.equal(reader.app.metrics?.lookups.postgresFound, 1500);
 });
 
 test('an alias shaped like a generated code is acknowledged only once every instance will find it', async (t) => {
@@ -84,6 +96,7 @@ test('an alias shaped like a generated code is acknowledged only once every inst
   const res = await other.app.inject({ url: `/${alias}` });
   assert.equal(res.statusCode, 302);
   assert.equal(res.headers.location, 'https://example.com/promo');
+  assert.equal(other.lookups(), 1, 'once it exists, the other instance looks it up');
 
   // A 409 says the alias exists just as a 201 does: it waits too.
   const taken = performance.now();
@@ -114,15 +127,21 @@ test('an alias written by hand is known to every instance once committed, howeve
     await client.query("INSERT INTO links (code, url, created_at) VALUES ($1, 'https://example.com/by-hand', now() - interval '1 hour')", [
       alias,
     ]);
-    // The reader goes on reading while the transaction is open; it cannot see the row yet.
+    // The reader goes on reading while the transaction is open; it cannot see the row yet, and
+    // rules the alias out from memory: its reads are fresh.
     await new Promise((resolve) => setTimeout(resolve, 3 * REFRESH_MS));
     assert.equal((await reader.app.inject({ url: `/${alias}` })).statusCode, 404);
+    assert.equal(reader.lookups(), 0, 'ruled out from memory, not looked up (which would have cached the 404)');
     await client.query('COMMIT');
   });
   await new Promise((resolve) => setTimeout(resolve, ACK_DELAY_MS));
   const res = await reader.app.inject({ url: `/${alias}` });
   assert.equal(res.statusCode, 302);
   assert.equal(res.headers.location, 'https://example.com/by-hand');
+  assert.equal(reader.lookups(), 1, 'the alias learnt from the log is looked up');
+  // More than twice MAX_AGE_MS since the first read: the reader kept reading, its filter is still on.
+  assert.equal((await reader.app.inject({ url: `/${randomCode()}` })).statusCode, 404);
+  assert.equal(reader.lookups(), 1, 'a random code is still ruled out from memory');
 });
 
 test('an instance with another CODE_SECRET than the one that generated the codes looks every code up', async (t) => {
@@ -139,10 +158,12 @@ test('when its last read is too old (Postgres unreachable), an instance rules no
   const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
   await proxy.up();
   t.after(() => proxy.down());
-  const { app } = await instance(t, { DB_CONNECT_TIMEOUT_MS: '300' }, throughProxy(database.url, proxy));
+  const { app, lookups } = await instance(t, { DB_CONNECT_TIMEOUT_MS: '300' }, throughProxy(database.url, proxy));
   assert.equal((await app.inject({ url: `/${randomCode()}` })).statusCode, 404);
+  assert.equal(lookups(), 0, 'while its reads are fresh, the instance rules random codes out from memory');
   await proxy.down();
   await new Promise((resolve) => setTimeout(resolve, MAX_AGE_MS + 100));
   const res = await app.inject({ url: `/${randomCode()}` });
   assert.equal(res.statusCode, 503);
+  assert.equal(lookups(), 1, 'the code was looked up, and Postgres could not answer');
 });

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createLink, startApp, TEST_BASE_URL } from './helpers/app.ts';
+import { createLink, startApp, startCountedApp, TEST_BASE_URL } from './helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 
 let database: TestDatabase;
@@ -13,7 +13,7 @@ after(() => database.drop());
 
 describe('create, then redirect', () => {
   test('a created link redirects with exactly location, cache-control and content-length', async (t) => {
-    const { app } = await startApp(t, database.url);
+    const { app, lookups } = await startCountedApp(t, database.url);
     const created = await createLink(app, { url: 'HTTPS://Example.COM/a b?q=1#top' });
     assert.equal(created.status, 201);
     const code = created.body.code as string;
@@ -26,15 +26,22 @@ describe('create, then redirect', () => {
     });
     assert.equal(created.headers.location, `${TEST_BASE_URL}/${code}`);
 
-    for (let round = 0; round < 2; round++) {
-      // Round 0 comes from Postgres, round 1 from the LRU: both must be the same bare 302.
+    // The create put the link in the LRU; the LRU cleared, the next answer comes from Postgres,
+    // and the one after from the LRU again: all three the same bare 302.
+    for (const [round, lookedUp] of [
+      ['filled by the create', 0],
+      ['from Postgres', 1],
+      ['from the LRU', 1],
+    ] as const) {
+      if (round === 'from Postgres') app.cache.reset();
       const res = await app.inject({ method: 'GET', url: `/${code}` });
+      assert.equal(lookups(), lookedUp, round);
       assert.equal(res.statusCode, 302);
       assert.equal(res.body, '');
       const names = Object.keys(res.headers)
         .filter((h) => h !== 'connection' && h !== 'keep-alive')
         .sort();
-      assert.deepEqual(names, ['cache-control', 'content-length', 'location']);
+      assert.deepEqual(names, ['cache-control', 'content-length', 'location'], round);
       assert.equal(res.headers.location, 'https://example.com/a%20b?q=1#top');
       assert.equal(res.headers['content-length'], '0');
       assert.equal(res.headers['cache-control'], 'private, max-age=90');
@@ -42,16 +49,24 @@ describe('create, then redirect', () => {
   });
 
   test('through a real socket, the redirect head is the prebuilt one and nothing else', async (t) => {
-    const { app } = await startApp(t, database.url);
+    const { app, lookups } = await startCountedApp(t, database.url);
     const created = await createLink(app, { url: 'https://example.org/socket', alias: 'via-socket' });
     assert.equal(created.status, 201);
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
-    for (const method of ['GET', 'HEAD']) {
+    // An LRU hit, then the answer written after a lookup (the LRU cleared before each).
+    for (const [round, method, lookedUp] of [
+      ['from the LRU', 'GET', 0],
+      ['from the LRU', 'HEAD', 0],
+      ['from Postgres', 'GET', 1],
+      ['from Postgres', 'HEAD', 2],
+    ] as const) {
+      if (round === 'from Postgres') app.cache.reset();
       const res = await fetch(`${address}/via-socket`, { method, redirect: 'manual' });
+      assert.equal(lookups(), lookedUp, `${method} ${round}`);
       assert.equal(res.status, 302);
       assert.equal(await res.text(), '');
       const names = [...res.headers.keys()].filter((h) => h !== 'connection' && h !== 'keep-alive').sort();
-      assert.deepEqual(names, ['cache-control', 'content-length', 'location'], method);
+      assert.deepEqual(names, ['cache-control', 'content-length', 'location'], `${method} ${round}`);
       assert.equal(res.headers.get('location'), 'https://example.org/socket');
     }
     const created2 = await fetch(`${address}/links`, {
@@ -139,11 +154,13 @@ describe('codes that do not redirect', () => {
   });
 
   test('a link leaves the cache when it expires and then answers 410', async (t) => {
-    const { app } = await startApp(t, database.url);
+    const { app, lookups } = await startCountedApp(t, database.url);
     const created = await createLink(app, { url: 'https://example.com/short-lived', expiresAt: new Date(Date.now() + 2500).toISOString() });
     assert.equal(created.status, 201);
     assert.equal((await app.inject({ url: `/${created.body.code as string}` })).statusCode, 302);
+    assert.equal(lookups(), 0, 'answered from the LRU, which the create filled');
     await new Promise((resolve) => setTimeout(resolve, 2600));
     assert.equal((await app.inject({ url: `/${created.body.code as string}` })).statusCode, 410);
+    assert.equal(lookups(), 1, 'the expired link had left the LRU, and was looked up again');
   });
 });

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import type { Queryable } from '../src/db/pool.ts';
 import { FixedHistogram } from '../src/metrics/fixed-histogram.ts';
 import { createLink, startApp } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
@@ -164,7 +165,16 @@ test('the breaker state and its transitions are exposed when Postgres fails', as
 });
 
 test('METRICS_ENABLED=false: no /metrics route, and nothing to count into', async (t) => {
-  const { app } = await startApp(t, database.url, { METRICS_ENABLED: 'false', CLICK_FLUSH_INTERVAL_MS: '3600000' });
+  // With metrics off the app counts no lookups: its statements that name a code are counted here.
+  const statements: { text: string; values: unknown[] }[] = [];
+  const wrapDb = (db: Queryable): Queryable => ({
+    query(text, values) {
+      statements.push({ text, values: values ?? [] });
+      return db.query(text, values);
+    },
+  });
+  const naming = (code: string) => statements.filter(({ text, values }) => JSON.stringify([text, values]).includes(code)).length;
+  const { app } = await startApp(t, database.url, { METRICS_ENABLED: 'false', CLICK_FLUSH_INTERVAL_MS: '3600000' }, { wrapDb });
   assert.equal(app.metrics, null);
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   assert.equal((await app.inject({ url: '/metrics' })).statusCode, 404);
@@ -172,6 +182,7 @@ test('METRICS_ENABLED=false: no /metrics route, and nothing to count into', asyn
   assert.equal(overHttp.status, 404);
   // /metrics is then a path like any other: a reserved word, so no link, without a lookup.
   assert.equal(((await overHttp.json()) as { error: { code: string } }).error.code, 'LINK_NOT_FOUND');
+  assert.equal(naming('metrics'), 0, 'no statement asked for the code "metrics"');
   // Clicks are analytics, not metrics: still counted.
   await insertRawLinks(database.url, ['still-counted']);
   assert.equal(
@@ -183,6 +194,7 @@ test('METRICS_ENABLED=false: no /metrics route, and nothing to count into', asyn
     ).status,
     302,
   );
+  assert.equal(naming('still-counted'), 1, 'a code that may exist is looked up, and the lookup is seen here');
   await app.clicks.flush();
   const { rows } = await withClient(database.url, (client) =>
     client.query<{ clicks: string }>(`SELECT clicks FROM links WHERE code = 'still-counted'`),

@@ -239,16 +239,20 @@ test('after invalidations were missed, no replica answer is taken until the repl
 test('a replica that goes down, or hangs, costs a read at most DATABASE_REPLICA_TIMEOUT_MS; it takes reads again once it is back', async (t) => {
   const codes = Array.from({ length: 30 }, (_, i) => `dn${i}`);
   await replicated(codes);
-  const a = await instance(t, { DATABASE_REPLICA_TIMEOUT_MS: '300' });
+  const TIMEOUT_MS = 300;
+  const a = await instance(t, { DATABASE_REPLICA_TIMEOUT_MS: String(TIMEOUT_MS) });
   await until('the replica takes reads', inState(a.app, 'up'));
 
   // Hung: every process of the standby stopped. The read in flight waits out the timeout, then the primary answers.
   standby.pause();
   t.after(() => standby.resume());
-  const started = Date.now();
+  const started = performance.now();
   assert.deepEqual(await getRedirect(a.app, 'dn0'), { status: 302, location: 'https://example.com/dn0' });
-  const tookMs = Date.now() - started;
-  assert.ok(tookMs < 1500, `answered in ${tookMs} ms`);
+  const tookMs = performance.now() - started;
+  // The timeout was waited out (the replica was asked, and hung), and little more: the primary's
+  // lookup, with room for a busy machine.
+  assert.ok(tookMs >= TIMEOUT_MS - 5, `answered in ${tookMs.toFixed(0)} ms: before the replica's timeout`);
+  assert.ok(tookMs < TIMEOUT_MS + 1000, `answered in ${tookMs.toFixed(0)} ms`);
   assert.equal(a.replicaReads().failed, 1);
   assert.equal((await replicaStatus(a.app)).state, 'down');
   const answers = await Promise.all(codes.slice(1, 10).map((code) => getRedirect(a.app, code)));
@@ -302,8 +306,8 @@ test('with two replicas, both take reads in turn, and one that goes down leaves 
   const { second, secondUrl } = await secondStandby(t, codes);
   const a = await instance(t, { DATABASE_REPLICA_URLS: `${replicaUrl},${secondUrl}` });
   await until('both take reads', async () => {
-    const res = await a.app.inject({ url: '/readyz' });
-    return res.json<{ replicas: ReplicaStatus[] }>().replicas.every((replica) => replica.state === 'up');
+    const { replicas } = (await a.app.inject({ url: '/readyz' })).json<{ replicas: ReplicaStatus[] }>();
+    return replicas.length === 2 && replicas.every((replica) => replica.state === 'up');
   });
 
   for (const code of codes.slice(0, 20))

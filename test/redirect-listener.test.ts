@@ -8,8 +8,8 @@ import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { PARTS } from '../src/app.ts';
-import { createLink, startApp } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { createLink, startApp, startCountedApp } from './helpers/app.ts';
+import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -42,14 +42,42 @@ function errorCode(body: string): string | undefined {
 }
 
 test('the listener and the Fastify route answer every path alike', async (t) => {
-  const { app } = await startApp(t, database.url);
+  const { app, lookups } = await startCountedApp(t, database.url);
   const generated = await createLink(app, { url: 'https://example.com/generated' });
   const code = generated.body.code as string;
   assert.equal((await createLink(app, { url: 'https://example.com/alias', alias: 'Abc-1' })).status, 201);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
 
+  // A link answered after a lookup: two links to one target that no cache has heard of, the
+  // listener asked for one and Fastify for the other, each a miss, then each a hit.
+  await withClient(database.url, (client) =>
+    client.query(`INSERT INTO links (code, url) VALUES
+      ('twinG1', 'https://example.com/twin'), ('twinG2', 'https://example.com/twin'),
+      ('twinH1', 'https://example.com/twin'), ('twinH2', 'https://example.com/twin')`),
+  );
+  for (const [method, one, other] of [
+    ['GET', '/twinG1', '/twinG2'],
+    ['HEAD', '/twinH1', '/twinH2'],
+  ] as const) {
+    for (const [round, [direct, routed], lookedUp] of [
+      ['a miss', [one, other], 2],
+      ['a hit', [other, one], 0],
+    ] as const) {
+      const already = lookups();
+      const viaListener = await overSocket(address, method, direct);
+      const viaFastify = await app.inject({ method, url: routed });
+      assert.equal(lookups() - already, lookedUp, `${method}, ${round}: lookups`);
+      assert.deepEqual(
+        { status: viaListener.status, location: viaListener.location },
+        { status: viaFastify.statusCode, location: viaFastify.headers.location },
+        `${method}, ${round}`,
+      );
+      assert.equal(viaListener.location, 'https://example.com/twin');
+    }
+  }
+
   const paths = [
-    `/${code}`, // from Postgres on first ask, then from the LRU
+    `/${code}`, // in the LRU since its create
     `/${code}`,
     `/${code}?utm_source=sms&x=/y`,
     `/${code}/`,
@@ -99,9 +127,14 @@ test('code-shaped paths are answered by the listener: Fastify never sees them; o
   const code = (await createLink(app, { url: 'https://example.com/listener' })).body.code as string;
   routed.length = 0;
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  for (const path of [`/${code}`, `/${code}?utm=1`, '/nope0000', '/Unknown-alias']) {
-    assert.ok([302, 404].includes((await overSocket(address, 'GET', path)).status));
-    assert.ok([302, 404].includes((await overSocket(address, 'HEAD', path)).status));
+  for (const [path, status] of [
+    [`/${code}`, 302],
+    [`/${code}?utm=1`, 302],
+    ['/nope0000', 404],
+    ['/Unknown-alias', 404],
+  ] as const) {
+    assert.equal((await overSocket(address, 'GET', path)).status, status, `GET ${path}`);
+    assert.equal((await overSocket(address, 'HEAD', path)).status, status, `HEAD ${path}`);
   }
   assert.deepEqual(routed, []);
   await overSocket(address, 'GET', '/healthz');

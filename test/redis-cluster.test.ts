@@ -32,6 +32,14 @@ async function keysPerMaster(): Promise<number[]> {
 
 const get = getRedirect;
 
+/** The positive control of a "no lookup" count: a code only Postgres has costs `counted` exactly one more lookup. */
+async function looksUpOnce(counted: Awaited<ReturnType<typeof instance>>, code: string): Promise<void> {
+  await insertRawLinks(database.url, [code]);
+  const already = counted.lookups();
+  assert.deepEqual(await get(counted.app, code), { status: 302, location: `https://example.com/${code}` });
+  assert.equal(counted.lookups(), already + 1, 'a code only Postgres has is looked up, and counted');
+}
+
 /** Two instances on the cluster, once both use it and hear its invalidation channel. */
 async function twoOnTheCluster(t: Cleanup) {
   const a = await instance(t);
@@ -65,6 +73,7 @@ test('Redis Cluster: a batch whose keys span all three masters is answered right
   const answers = await Promise.all(codes.map((code) => get(b.app, code)));
   for (const [i, res] of answers.entries()) assert.deepEqual(res, { status: 302, location: `https://example.com/made/${i}` });
   assert.equal(b.lookups(), 0, 'every code came from the cluster');
+  await looksUpOnce(b, 'span-control');
 });
 
 test('Redis Cluster: Postgres answers are written back across the masters, and a change reaches the other instance', async (t) => {
@@ -81,6 +90,7 @@ test('Redis Cluster: Postgres answers are written back across the masters, and a
   const answers = await Promise.all(codes.map((code) => get(b.app, code)));
   for (const [i, res] of answers.entries()) assert.deepEqual(res, { status: 302, location: `https://example.com/${codes[i]}` });
   assert.equal(b.lookups(), 0);
+  await looksUpOnce(b, 'back-control');
 
   await a.app.links.change('clu3' as ShortCode, { url: 'https://example.com/clu3-v2' });
   await until('B follows the change', async () => (await get(b.app, 'clu3')).location === 'https://example.com/clu3-v2', 2000);
@@ -92,6 +102,7 @@ test('Redis Cluster: Postgres answers are written back across the masters, and a
   await until('C on the cluster', live(c.app));
   assert.equal((await get(c.app, 'clu4')).status, 404);
   assert.equal(c.lookups(), 0, 'the tombstone came from the cluster');
+  await looksUpOnce(c, 'tomb-control');
 });
 
 test('Redis Cluster: a master that hangs, then dies, costs no request: every answer is right, from Postgres, and the cluster is used again once the master is back', async (t) => {
@@ -157,4 +168,5 @@ test('Redis Cluster: a master that hangs, then dies, costs no request: every ans
   const answers = await Promise.all(changed.map(async (code) => ({ code, res: await get(c.app, code) })));
   for (const { code, res } of answers) assert.deepEqual(res, { status: 302, location: `https://example.com/${code}-v2` });
   assert.equal(c.lookups(), 0, 'C read them from the cluster');
+  await looksUpOnce(c, 'flt-control');
 });

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { ShortCode } from '../src/core/codes.ts';
-import { startApp, type Cleanup } from './helpers/app.ts';
+import { startCountedApp, type Cleanup } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, type TestDatabase } from './helpers/db.ts';
 import { PrivateRedis, redisInUse, redisReadiness, withRedis } from './helpers/redis.ts';
 import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
@@ -33,7 +33,7 @@ async function startRedis(t: Cleanup): Promise<PrivateRedis> {
 
 /** The app on a real socket, with an LRU too small for the codes, so most requests go below it. */
 async function serve(t: Cleanup, redisUrl: string): Promise<{ app: FastifyInstance; base: string }> {
-  const { app } = await startApp(t, database.url, {
+  const { app } = await startCountedApp(t, database.url, {
     REDIS_URL: redisUrl,
     REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
     CACHE_MAX_ENTRIES: '50',
@@ -156,6 +156,12 @@ test('Redis killed, restarted, paused and resumed during a run of redirects: no 
 
   const wrong = traffic.wrong();
   assert.deepEqual(wrong.slice(0, 10), [], `${wrong.length} of ${traffic.answers.length} answers were not the right 302`);
+  for (const phase of ['healthy', 'killed', 'restarted', 'paused', 'resumed']) {
+    assert.ok(
+      traffic.answers.some((answer) => answer.phase === phase),
+      `redirects answered while Redis was ${phase}`,
+    );
+  }
   assert.ok(traffic.answers.filter((a) => a.phase === 'resumed').length > 50);
   assert.ok((await reads(redis)) > calls, 'misses go to Redis again');
   // While Redis hangs, a miss waits at most one command timeout before Postgres answers it.
@@ -183,25 +189,59 @@ test('Redis killed, restarted, paused and resumed during a run of redirects: no 
   );
 });
 
-/** Two instances on a private Redis, both hearing invalidations, B with `code` in its LRU. */
-async function pairOnPrivateRedis(t: Cleanup, code: string) {
+/**
+ * Two instances on a private Redis, both hearing invalidations, B with `code` in its LRU. When
+ * `proxied`, B's connections go through `proxy`, which the test may then have hold B's commands.
+ */
+async function pairOnPrivateRedis(t: Cleanup, code: string, { proxied = false } = {}) {
   const redis = await startRedis(t);
+  const proxy = new TcpProxy('127.0.0.1', redis.port);
+  if (proxied) {
+    await proxy.up();
+    t.after(() => proxy.down());
+  }
   const { app: a } = await serve(t, redis.url);
-  const { app: b } = await serve(t, redis.url);
+  const { app: b } = await serve(t, proxied ? throughProxy(redis.url, proxy) : redis.url);
   await Promise.all([until('A hears', back(a)), until('B hears', back(b))]);
   assert.equal((await b.inject({ url: `/${code}` })).headers.location, `https://example.com/${code}`);
-  return { redis, a, b };
+  assert.equal(b.cache.get(code), `https://example.com/${code}`, 'B holds the link in its LRU');
+  return { redis, proxy, a, b };
 }
 
-test('a subscription connection cut while a change is published: the instance clears its LRU and follows the change', async (t) => {
-  const { redis, a, b } = await pairOnPrivateRedis(t, 'out9');
+/** Lookups below the LRU (Redis, then Postgres for what Redis lacks) that `app` has begun. */
+const lookupsBelowTheLru = (app: FastifyInstance): number => app.metrics?.lookups.redisBatches ?? Number.NaN;
 
-  // Every subscriber loses its connection; the change is published before they are back.
+/** What the Redis tier of an app in this process says of its invalidations: live or deaf. */
+const invalidations = async (app: FastifyInstance) => (await readiness(app)).redis.invalidations;
+
+test('a subscription connection cut while a change is published: the instance clears its LRU and follows the change', async (t) => {
+  const { redis, proxy, a, b } = await pairOnPrivateRedis(t, 'out9', { proxied: true });
+
+  // B's SUBSCRIBE is held once its subscription connection is cut: B cannot hear the change.
+  const subscribes: number[] = [];
+  proxy.delayRequest = (chunk) => {
+    if (!/\bsubscribe\b/i.test(chunk.toString('latin1'))) return 0;
+    subscribes.push(performance.now());
+    return 60_000;
+  };
+  const cut = performance.now();
   await withRedis(redis.url, (client) => client.call('CLIENT', 'KILL', 'TYPE', 'pubsub'));
+  // At the close, not at the silence its heartbeats would show (DEAF_AFTER_MS, 3 s): B stops
+  // trusting its LRU and clears it.
+  await until('B is deaf', async () => (await invalidations(b)) === 'deaf', 1500);
+  t.diagnostic(`B deaf ${(performance.now() - cut).toFixed(0)} ms after the cut`);
+  assert.equal(b.cache.get('out9'), undefined, 'B cleared its LRU');
+  await until('B has reconnected, and its SUBSCRIBE is held', async () => subscribes.length >= 1, 5000);
+
   await a.links.change('out9' as ShortCode, { url: 'https://example.com/out9-v2' });
-  const changed = performance.now();
-  await until('B follows', async () => (await b.inject({ url: '/out9' })).headers.location === 'https://example.com/out9-v2', 2000);
-  t.diagnostic(`B followed after ${(performance.now() - changed).toFixed(0)} ms`);
+  assert.equal(await invalidations(b), 'deaf', 'the change was published while B could not hear it');
+  const looked = lookupsBelowTheLru(b);
+  assert.equal((await b.inject({ url: '/out9' })).headers.location, 'https://example.com/out9-v2');
+  assert.equal(lookupsBelowTheLru(b), looked + 1, 'the new target was looked up, not served from the LRU');
+
+  // Let B subscribe again: its connections are cut and come back through a proxy that holds nothing.
+  proxy.delayRequest = () => 0;
+  proxy.reset();
   await until('B hears again', back(b));
 });
 
@@ -219,11 +259,24 @@ test('a subscription that comes back slower than the command timeout is no unhan
   process.on('unhandledRejection', record);
   t.after(() => process.off('unhandledRejection', record));
 
-  proxy.delayRequest = (chunk) => (chunk.toString('latin1').toLowerCase().includes('subscribe') ? COMMAND_TIMEOUT_MS * 3 : 0);
+  // Each SUBSCRIBE reaches Redis long after the command timeout: the reconnect's and each
+  // heartbeat's time out first, and the first of them is answered late.
+  const HOLD_MS = 3000;
+  const held: number[] = [];
+  proxy.delayRequest = (chunk) => {
+    if (!/\bsubscribe\b/i.test(chunk.toString('latin1'))) return 0;
+    held.push(performance.now());
+    return HOLD_MS;
+  };
   await withRedis(redis.url, (client) => client.call('CLIENT', 'KILL', 'TYPE', 'pubsub'));
-  await until('the instance is deaf', async () => (await readiness(app)).redis.invalidations === 'deaf');
-  // Long enough for the reconnect and several heartbeats' SUBSCRIBE, each of them timed out.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await until('the instance is deaf', async () => (await invalidations(app)) === 'deaf');
+  // Past the reconnect's SUBSCRIBE and a heartbeat's, none of them through yet.
+  const watched = performance.now();
+  while (performance.now() - watched < 1500) {
+    assert.equal(await invalidations(app), 'deaf', 'no SUBSCRIBE has got through yet');
+    await sleep(100);
+  }
+  assert.ok(held.length >= 2, `${held.length} SUBSCRIBEs held past the command timeout`);
   assert.deepEqual(unhandled, []);
 
   proxy.delayRequest = () => 0;
@@ -243,9 +296,12 @@ test('an instance that stops hearing invalidations serves a changed link for at 
   await until(
     'B drops the old target',
     async () => (await b.inject({ url: '/out7' })).headers.location === 'https://example.com/out7-v2',
-    9000,
+    8000,
   );
-  t.diagnostic(`B followed after ${((performance.now() - changed) / 1000).toFixed(1)} s without Redis`);
+  const followedMs = performance.now() - changed;
+  t.diagnostic(`B followed after ${(followedMs / 1000).toFixed(1)} s without Redis`);
+  // DEAF_AFTER_MS + DEAF_TTL_MS, and the last probe.
+  assert.ok(followedMs < 8000 + 500, `B followed after ${followedMs.toFixed(0)} ms`);
   redis.resume();
   await until('the waiting invalidation sent', async () => (await readiness(a)).redis.unsentInvalidations === 0);
 });

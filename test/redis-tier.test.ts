@@ -5,13 +5,24 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { getRedirect, startCountedApp, type Cleanup } from './helpers/app.ts';
+import type pg from 'pg';
+import { getRedirect, startCountedApp, type Cleanup, type StartOptions } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
-import { deleteKeys, randomPrefix, redisInUse, redisReadiness, SHARED_REDIS_URL, startMonitor } from './helpers/redis.ts';
+import {
+  deleteKeys,
+  listenToInvalidations,
+  randomPrefix,
+  redisInUse,
+  redisReadiness,
+  SHARED_REDIS_URL,
+  startMonitor,
+  type CommandLog,
+} from './helpers/redis.ts';
 import { until, within } from './helpers/wait.ts';
 import { TcpProxy } from './helpers/tcp-proxy.ts';
 import type { FastifyInstance } from 'fastify';
 import type { ShortCode } from '../src/core/codes.ts';
+import type { Queryable } from '../src/db/pool.ts';
 
 const prefix = randomPrefix('tier');
 let database: TestDatabase;
@@ -32,11 +43,20 @@ const env = { REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix };
  * instance keeps its LRU short, and clears it when it first hears the channel (see
  * redis/subscription.ts), which would add lookups to the counts below.
  */
-async function instance(t: Cleanup, extra: Record<string, string> = {}) {
-  const started = await startCountedApp(t, database.url, { ...env, ...extra });
+async function instance(t: Cleanup, extra: Record<string, string> = {}, options: StartOptions = {}) {
+  const started = await startCountedApp(t, database.url, { ...env, ...extra }, options);
   await until('invalidations heard', redisInUse(started.app));
   return started;
 }
+
+type Instance = Awaited<ReturnType<typeof instance>>;
+
+/**
+ * How long an instance that hears the channel may take to follow a change once the message is
+ * out: one delivery and one lookup, with room for a busy machine. An instance that missed the
+ * message follows only after the sender's next heartbeat and a second's grace (1-2 s).
+ */
+const DELIVERY_MS = 500;
 
 /** Links written straight into Postgres: neither Redis nor any LRU has heard of them. */
 async function insertLinks(label: string, count: number): Promise<string[]> {
@@ -46,6 +66,42 @@ async function insertLinks(label: string, count: number): Promise<string[]> {
 }
 
 const get = getRedirect;
+
+/** The positive control of a "no lookup" count: a code only Postgres has costs `counted` exactly one more lookup. */
+async function looksUpOnce(counted: Instance, label: string): Promise<void> {
+  const [code = ''] = await insertLinks(label, 1);
+  const already = counted.lookups();
+  assert.deepEqual(await get(counted.app, code), { status: 302, location: `https://example.com/${code}` });
+  assert.equal(counted.lookups(), already + 1, 'a code only Postgres has is looked up, and counted');
+}
+
+/** Redirect requests of `app` that missed its LRU, each handed to the resolver there and then. */
+const lruMisses = (app: FastifyInstance): number => app.metrics?.redirects.lru[1] ?? Number.NaN;
+
+/** A window that holds the lookups of links by code after Postgres answered them, until released. */
+function holdLookups() {
+  const reached = Promise.withResolvers<void>();
+  const release = Promise.withResolvers<void>();
+  let holding = true;
+  const wrapDb = (db: Queryable): Queryable => ({
+    async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
+      const result = await db.query<R>(text, values);
+      if (holding && text.includes('code = ANY')) {
+        reached.resolve();
+        await release.promise;
+      }
+      return result;
+    },
+  });
+  return {
+    wrapDb,
+    reached: reached.promise,
+    release() {
+      holding = false;
+      release.resolve();
+    },
+  };
+}
 
 test('a code fetched once from Postgres is then served from Redis by a second instance with an empty LRU', async (t) => {
   const [code = ''] = await insertLinks('shared', 1);
@@ -57,19 +113,29 @@ test('a code fetched once from Postgres is then served from Redis by a second in
 
   assert.deepEqual(await get(b.app, code), { status: 302, location: `https://example.com/${code}` });
   assert.equal(b.lookups(), 0, 'the second instance did not ask Postgres');
+  await looksUpOnce(b, 'shared-control');
 });
 
-test('200 concurrent requests for one uncached code: one Redis round trip, at most one Postgres query', async (t) => {
+test('200 requests for one uncached code, half while its lookup is in flight: one Redis round trip, one Postgres query', async (t) => {
   const [code = ''] = await insertLinks('stampede', 1);
-  const { app, lookups } = await instance(t);
+  const hold = holdLookups();
+  const { app, lookups } = await instance(t, {}, { wrapDb: hold.wrapDb });
   const monitor = await startMonitor(SHARED_REDIS_URL, prefix);
   t.after(() => monitor.stop());
-  const responses = await Promise.all(Array.from({ length: 200 }, () => get(app, code)));
-  assert.ok(responses.every((res) => res.status === 302 && res.location === `https://example.com/${code}`));
+  const missed = lruMisses(app);
+  const first = Array.from({ length: 100 }, () => get(app, code));
+  await within('the Postgres lookup is held', hold.reached);
+  // Later turns of the event loop: only the lookup in flight can merge these, not the batchers.
+  const second = Array.from({ length: 100 }, () => get(app, code));
+  await until('every request has reached the resolver', async () => lruMisses(app) - missed === 200, 5000);
+  hold.release();
+  const responses = await Promise.all([...first, ...second]);
+  assert.equal(responses.length, 200);
+  for (const res of responses) assert.deepEqual(res, { status: 302, location: `https://example.com/${code}` });
   await monitor.settle();
   const reads = monitor.commands().filter((c) => (c.name === 'mget' || c.name === 'get') && c.args.includes(`${prefix}link:${code}`));
   assert.equal(reads.length, 1, JSON.stringify(reads));
-  assert.ok(lookups() <= 1, `${lookups()} Postgres queries`);
+  assert.equal(lookups(), 1, 'one Postgres query');
 });
 
 test('a batch of 50 distinct misses is one MGET', async (t) => {
@@ -88,16 +154,42 @@ test('a batch of 50 distinct misses is one MGET', async (t) => {
   assert.equal(reads.length, 1, `round trips: ${reads.map((c) => `${c.name}×${c.args.length}`).join(', ')}`);
   assert.equal(reads[0]?.args.length, 50);
   assert.equal(b.lookups(), 0);
+  await looksUpOnce(b, 'batch-control');
 });
 
-test('"not found" is shared too, and a create over it is seen at once by every instance', async (t) => {
-  const a = await instance(t);
+/** Waits for the next message on the channel, after the first `since` heard, that invalidates `code`. */
+async function published(channel: { heard: { codes: string[] }[] }, since: number, code: string): Promise<void> {
+  await until(`the invalidation of ${code} published`, async () => channel.heard.slice(since).some((m) => m.codes.includes(code)), 5000);
+}
+
+/** Whether `log` shows an invalidation of `code` published (its message: instance, count, codes). */
+const publishedIn = (log: CommandLog, code: string): boolean =>
+  log.commands('publish').some((command) => (command.args[1] ?? '').split(' ').slice(2).includes(code));
+
+/** A proxy to the shared Redis that adds `ms` each way: what A sends after answering reaches Redis after this test's next command. */
+async function slowRedis(t: Cleanup, ms: number): Promise<string> {
+  const slow = new TcpProxy('127.0.0.1', Number(new URL(SHARED_REDIS_URL).port || 6379));
+  slow.delayMs = ms;
+  await slow.up();
+  t.after(() => slow.down());
+  return `redis://127.0.0.1:${slow.port}`;
+}
+
+test('"not found" is shared too, and a create over it is seen by every instance within one pub/sub delivery', async (t) => {
+  const a = await instance(t, { REDIS_URL: await slowRedis(t, 25) });
   const b = await instance(t);
+  const channel = await listenToInvalidations(SHARED_REDIS_URL, prefix);
+  t.after(() => channel.stop());
   assert.equal((await get(a.app, 'spring-sale')).status, 404);
+  assert.equal(a.lookups(), 1, 'A asked Postgres');
   await until('negative entry in Redis', async () => (await redis.get(`${prefix}link:spring-sale`)) === '');
   assert.equal((await get(b.app, 'spring-sale')).status, 404);
   assert.equal(b.lookups(), 0, 'the 404 came from Redis');
+  assert.deepEqual(b.app.cache.get('spring-sale'), { answer: 'LINK_NOT_FOUND' }, 'B holds the 404 in its LRU');
 
+  const heard = channel.heard.length;
+  const monitor = await startMonitor(SHARED_REDIS_URL, prefix);
+  t.after(() => monitor.stop());
   const created = await a.app.inject({
     method: 'POST',
     url: '/links',
@@ -105,35 +197,57 @@ test('"not found" is shared too, and a create over it is seen at once by every i
   });
   assert.equal(created.statusCode, 201);
   // The 201 is sent after Redis took the link and published the invalidation; B drops its 404
-  // when the message arrives (one pub/sub delivery), and A knew before it answered.
+  // when the message arrives, and A knew before it answered.
+  assert.match(String(await redis.get(`${prefix}link:spring-sale`)), /^a0\.\d* https:\/\/example\.com\/spring$/, 'in Redis before the 201');
+  await monitor.settle();
+  assert.ok(publishedIn(monitor, 'spring-sale'), 'published before the 201');
   assert.deepEqual(await get(a.app, 'spring-sale'), { status: 302, location: 'https://example.com/spring' });
-  const acknowledged = performance.now();
-  await until('B redirects', async () => (await get(b.app, 'spring-sale')).status === 302, 1000);
-  t.diagnostic(`B redirected ${(performance.now() - acknowledged).toFixed(1)} ms after the 201, its own lookup included`);
+  await published(channel, heard, 'spring-sale');
+  const delivered = performance.now();
+  await until('B redirects', async () => (await get(b.app, 'spring-sale')).status === 302, DELIVERY_MS);
+  t.diagnostic(`B redirected ${(performance.now() - delivered).toFixed(1)} ms after the message reached this process, its lookup included`);
   assert.deepEqual(await get(b.app, 'spring-sale'), { status: 302, location: 'https://example.com/spring' });
   const c = await instance(t);
   assert.deepEqual(await get(c.app, 'spring-sale'), { status: 302, location: 'https://example.com/spring' });
   assert.equal(c.lookups(), 0, 'the link was written through to Redis');
+  await looksUpOnce(c, 'spring-control');
 });
 
 test('an update or a disable on instance A: instance B stops serving the old target within one pub/sub delivery', async (t) => {
-  const a = await instance(t);
+  const a = await instance(t, { REDIS_URL: await slowRedis(t, 25) });
   const b = await instance(t);
+  const channel = await listenToInvalidations(SHARED_REDIS_URL, prefix);
+  t.after(() => channel.stop());
   const created = await a.app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/v1' } });
   const code = created.json<{ code: ShortCode }>().code;
   assert.deepEqual(await get(b.app, code), { status: 302, location: 'https://example.com/v1' });
+  assert.equal(b.app.cache.get(code), 'https://example.com/v1', 'B holds the old target in its LRU');
 
+  let heard = channel.heard.length;
+  const monitor = await startMonitor(SHARED_REDIS_URL, prefix);
+  t.after(() => monitor.stop());
   await a.app.links.change(code, { url: 'https://example.com/v2' });
-  const started = performance.now();
-  await until('B redirects to the new target', async () => (await get(b.app, code)).location === 'https://example.com/v2', 1000);
-  t.diagnostic(`B followed the update after ${(performance.now() - started).toFixed(1)} ms`);
-  assert.equal((await redis.get(`${prefix}link:${code}`))?.endsWith(' https://example.com/v2'), true);
+  // Acknowledged once Redis has the change and the invalidation is out.
+  assert.equal(
+    (await redis.get(`${prefix}link:${code}`))?.endsWith(' https://example.com/v2'),
+    true,
+    'in Redis before the change returned',
+  );
+  await monitor.settle();
+  assert.ok(publishedIn(monitor, code), 'published before the change returned');
+  await published(channel, heard, code);
+  const delivered = performance.now();
+  await until('B redirects to the new target', async () => (await get(b.app, code)).location === 'https://example.com/v2', DELIVERY_MS);
+  t.diagnostic(`B followed the update ${(performance.now() - delivered).toFixed(1)} ms after the message reached this process`);
 
+  heard = channel.heard.length;
   await a.app.links.change(code, { disabled: true });
-  await until('B answers 410', async () => (await get(b.app, code)).status === 410, 1000);
+  await published(channel, heard, code);
+  await until('B answers 410', async () => (await get(b.app, code)).status === 410, DELIVERY_MS);
   const c = await instance(t);
   assert.equal((await get(c.app, code)).status, 410, 'a new instance reads the disabled state from Redis');
   assert.equal(c.lookups(), 0);
+  await looksUpOnce(c, 'disable-control');
 });
 
 test("a jump in a sender's invalidation count clears the LRU: the invalidation missed may have been of any code", async (t) => {
@@ -147,9 +261,15 @@ test("a jump in a sender's invalidation count clears the LRU: the invalidation m
   await redis.del(key);
 
   // Another instance's heartbeats and invalidations (of other codes), in order, then one lost.
+  const listener = await listenToInvalidations(SHARED_REDIS_URL, prefix);
+  t.after(() => listener.stop());
   const channel = `${prefix}invalidate`;
   for (const message of ['another 41', 'another 42 someOther', 'another 42', 'another 42']) await redis.publish(channel, message);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // A gap is acted on at a heartbeat once it is a second old: by the instance's third heartbeat
+  // after these messages, one taken for a gap would have cleared the LRU.
+  const sent = performance.now();
+  const beats = () => listener.heard.filter((m) => m.instance !== 'another' && m.codes.length === 0 && m.at > sent).length;
+  await until("three of the instance's heartbeats", async () => beats() >= 3, 10_000);
   assert.equal((await get(app, code)).status, 302);
   assert.equal(lookups(), 1, 'nothing missed: the LRU is kept');
 
@@ -164,20 +284,20 @@ test("a jump in a sender's invalidation count clears the LRU: the invalidation m
 test('changes of the same links on two instances at once, with reads throughout: once quiet, every instance and Redis agree with Postgres', async (t) => {
   const codes = await insertLinks('race', 4);
   // A reaches Redis over a slow network: its writes land after B's later ones.
-  const slow = new TcpProxy('127.0.0.1', Number(new URL(SHARED_REDIS_URL).port || 6379));
-  slow.delayMs = 25;
-  await slow.up();
-  t.after(() => slow.down());
-  const a = await instance(t, { REDIS_URL: `redis://127.0.0.1:${slow.port}` });
+  const a = await instance(t, { REDIS_URL: await slowRedis(t, 25) });
   const b = await instance(t);
   const apps = [a.app, b.app];
   const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)] as T;
   const state = { running: true };
   let changes = 0;
+  // Changes made through each instance: both must write for the race to be on.
+  const made = [0, 0];
   const writer = async () => {
     while (state.running) {
       const code = pick(codes);
-      await pick(apps).links.change(code as ShortCode, { url: `https://example.com/${code}/v${changes++}` });
+      const on = Math.floor(Math.random() * apps.length);
+      await (apps[on] as FastifyInstance).links.change(code as ShortCode, { url: `https://example.com/${code}/v${changes++}` });
+      made[on] = (made[on] ?? 0) + 1;
     }
   };
   const reader = async () => {
@@ -191,7 +311,12 @@ test('changes of the same links on two instances at once, with reads throughout:
   await new Promise((resolve) => setTimeout(resolve, 1500));
   state.running = false;
   await Promise.all(loops);
-  t.diagnostic(`${changes} changes`);
+  t.diagnostic(`${changes} changes: ${made.join(' on A, ')} on B`);
+  assert.ok(changes > 20, `${changes} changes`);
+  assert.ok(
+    made.every((n) => n > 0),
+    `changes on A and on B: ${made.join(', ')}`,
+  );
   // Quiet: changes that Redis did not take in time (a busy machine) have been sent again, then one
   // pub/sub delivery and any write-back still in flight.
   const unsent = async (app: FastifyInstance) => (await redisReadiness(app)).redis.unsentInvalidations;
@@ -201,6 +326,7 @@ test('changes of the same links on two instances at once, with reads throughout:
   const { rows } = await withClient(database.url, (client) =>
     client.query<{ code: string; url: string }>('SELECT code, url FROM links WHERE code = ANY($1)', [codes]),
   );
+  assert.equal(rows.length, codes.length);
   const fresh = await instance(t);
   for (const { code, url } of rows) {
     assert.equal((await redis.get(`${prefix}link:${code}`))?.split(' ')[1], url, `Redis, ${code}`);
@@ -246,4 +372,8 @@ test('a change to a code that no link has is a 404 error, and nothing is written
   const { app } = await instance(t);
   await assert.rejects(app.links.change('NoSuchLink' as ShortCode, { disabled: true }), { code: 'LINK_NOT_FOUND' });
   assert.equal(await redis.exists(`${prefix}link:NoSuchLink`), 0);
+  // The same change of a link that exists is written, under the key looked at above.
+  const [code = ''] = await insertLinks('SomeLink', 1);
+  await app.links.change(code as ShortCode, { disabled: true });
+  assert.equal(await redis.exists(`${prefix}link:${code}`), 1);
 });

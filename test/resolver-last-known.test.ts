@@ -4,14 +4,16 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import pg from 'pg';
 import { createLinkCache, isRedirect } from '../src/cache/link-cache.ts';
 import type { ShortCode } from '../src/core/codes.ts';
 import { findLinks } from '../src/db/links.ts';
+import type { Queryable } from '../src/db/pool.ts';
 import { AppError } from '../src/errors.ts';
 import { createResolver } from '../src/resolve/resolver.ts';
-import { testConfig } from './helpers/app.ts';
+import { getRedirect, startApp, testConfig } from './helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
-import pg from 'pg';
+import { until } from './helpers/wait.ts';
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -20,7 +22,8 @@ before(async () => {
   await withClient(database.url, (client) =>
     client.query(`INSERT INTO links (code, url, expires_at) VALUES
       ('keep1', 'https://example.com/keep1', NULL), ('keep2', 'https://example.com/keep2', NULL),
-      ('keep3', 'https://example.com/keep3', NULL)`),
+      ('keep3', 'https://example.com/keep3', NULL), ('keep4', 'https://example.com/keep4', NULL),
+      ('keep5', 'https://example.com/keep5', NULL)`),
   );
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
 });
@@ -49,48 +52,91 @@ function setUp(lastKnownTtlMs = 60_000) {
 
 const unavailable = (err: unknown) => err instanceof AppError && err.code === 'DATABASE_UNAVAILABLE';
 
+/** Waits until `ms` have passed since `since` (a performance.now()): timers never fire early, but may fire late. */
+const untilPast = (what: string, since: number, ms: number) => until(what, async () => performance.now() > since + ms, ms + 10_000);
+
 test('after the LRU was cleared, Postgres down: a code resolved before redirects; one never resolved is a 503', async () => {
   const { cache, postgres, target } = setUp();
   assert.equal(await target('keep1'), 'https://example.com/keep1');
-  cache.reset(undefined);
+  cache.reset();
   postgres.down = true;
   assert.equal(await target('keep1'), 'https://example.com/keep1');
   await assert.rejects(target('keep2'), unavailable);
 });
 
-test('an invalidation of the code, or forgetting after a missed invalidation, leaves a 503 instead', async () => {
+test('an invalidation of a code leaves a 503 for that code; another code still answers its last known state', async () => {
   const { cache, postgres, resolver, target } = setUp();
   assert.equal(await target('keep1'), 'https://example.com/keep1');
   assert.equal(await target('keep2'), 'https://example.com/keep2');
   resolver.invalidate('keep1');
+  cache.reset();
+  postgres.down = true;
+  await assert.rejects(target('keep1'), unavailable);
+  assert.equal(await target('keep2'), 'https://example.com/keep2');
+});
+
+test('forgetting after a missed invalidation leaves a 503 for every code', async () => {
+  const { cache, postgres, resolver, target } = setUp();
+  assert.equal(await target('keep1'), 'https://example.com/keep1');
+  assert.equal(await target('keep2'), 'https://example.com/keep2');
   resolver.missedInvalidations();
-  cache.reset(undefined);
+  cache.reset();
   postgres.down = true;
   await assert.rejects(target('keep1'), unavailable);
   await assert.rejects(target('keep2'), unavailable);
 });
 
 test('never past the link expiry', async () => {
-  await withClient(database.url, (client) =>
-    client.query(
-      `INSERT INTO links (code, url, expires_at) VALUES ('soon1', 'https://example.com/soon1', now() + interval '500 milliseconds')`,
+  // Seconds ahead, so that the answers before it have room on a busy machine; Postgres and this
+  // process read the same clock.
+  const { rows } = await withClient(database.url, (client) =>
+    client.query<{ expires_at: Date }>(
+      `INSERT INTO links (code, url, expires_at) VALUES ('soon1', 'https://example.com/soon1', now() + interval '2 seconds')
+       RETURNING expires_at`,
     ),
   );
+  const expiresAt = rows[0]?.expires_at.getTime() ?? Number.NaN;
   const { cache, postgres, target } = setUp();
   assert.equal(await target('soon1'), 'https://example.com/soon1');
-  cache.reset(undefined);
+  cache.reset();
   postgres.down = true;
   assert.equal(await target('soon1'), 'https://example.com/soon1');
-  await new Promise((resolve) => setTimeout(resolve, 700));
+  assert.ok(Date.now() < expiresAt, 'both answers came before the expiry');
+  await until('the link has expired', async () => Date.now() > expiresAt + 100, 10_000);
   await assert.rejects(target('soon1'), unavailable);
 });
 
-test('never past the bound (CACHE_TTL_SECONDS)', async () => {
-  const { cache, postgres, target } = setUp(200);
+test('never past the bound (lastKnownTtlMs)', async () => {
+  const boundMs = 1000;
+  const { cache, postgres, target } = setUp(boundMs);
   assert.equal(await target('keep3'), 'https://example.com/keep3');
-  cache.reset(undefined);
+  // The bound runs from the lookup, which ended before this.
+  const resolved = performance.now();
+  cache.reset();
   postgres.down = true;
   assert.equal(await target('keep3'), 'https://example.com/keep3');
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.ok(performance.now() - resolved < boundMs, 'the answer came within the bound');
+  await untilPast('the bound has passed', resolved, boundMs + 100);
   await assert.rejects(target('keep3'), unavailable);
+});
+
+test('in the app, the bound is CACHE_TTL_SECONDS', async (t) => {
+  // The app's lookups of links fail on demand; the code space's reads go on.
+  const postgres = { down: false };
+  const wrapDb = (db: Queryable): Queryable => ({
+    query(text, values) {
+      if (postgres.down && text.includes('FROM links')) return Promise.reject(new Error('Postgres is down (test)'));
+      return db.query(text, values);
+    },
+  });
+  const { app } = await startApp(t, database.url, { CACHE_TTL_SECONDS: '1' }, { wrapDb });
+  assert.deepEqual(await getRedirect(app, 'keep4'), { status: 302, location: 'https://example.com/keep4' });
+  const resolved = performance.now();
+  app.cache.reset();
+  postgres.down = true;
+  assert.deepEqual(await getRedirect(app, 'keep4'), { status: 302, location: 'https://example.com/keep4' });
+  assert.equal((await getRedirect(app, 'keep5')).status, 503, 'a code never resolved is looked up, and Postgres is down');
+  assert.ok(performance.now() - resolved < 1000, 'the answers came within the bound');
+  await untilPast('CACHE_TTL_SECONDS has passed', resolved, 1100);
+  assert.equal((await getRedirect(app, 'keep4')).status, 503);
 });

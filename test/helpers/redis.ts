@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { decodeInvalidation, invalidationChannel } from '../../src/redis/entries.ts';
 import { watchChild } from './server-child.ts';
 
 export const SHARED_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -40,6 +41,38 @@ export function redisInUse(target: FastifyInstance | string): () => Promise<bool
     const { redis } = await redisReadiness(target);
     return redis.redis === 'ready' && redis.invalidations === 'live';
   };
+}
+
+/** One message heard on an invalidation channel, decoded, and when (performance.now()) it arrived. */
+export interface HeardInvalidation {
+  readonly instance: string;
+  readonly seq: number;
+  /** Empty for a heartbeat. */
+  readonly codes: string[];
+  readonly at: number;
+}
+
+/**
+ * A subscriber of the invalidation channel under `prefix`, as every instance is: `heard` fills with
+ * what the instances publish (heartbeats included), for a test to wait on a delivery instead of a
+ * guess. Resolves once subscribed.
+ */
+export async function listenToInvalidations(url: string, prefix: string): Promise<{ heard: HeardInvalidation[]; stop(): void }> {
+  const heard: HeardInvalidation[] = [];
+  const subscriber = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+  subscriber.on('error', () => {});
+  const channel = invalidationChannel(prefix);
+  subscriber.on('message', (from: string, message: string) => {
+    if (from === channel) heard.push({ ...decodeInvalidation(message), at: performance.now() });
+  });
+  try {
+    await subscriber.connect();
+    await subscriber.subscribe(channel);
+  } catch (error) {
+    subscriber.disconnect();
+    throw error;
+  }
+  return { heard, stop: () => subscriber.disconnect() };
 }
 
 /** `test:<label>:<8 hex>:` — every key a test file touches on the shared Redis lives under one. */
