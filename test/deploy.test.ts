@@ -101,12 +101,18 @@ function loadManifests() {
 }
 type Manifests = ReturnType<typeof loadManifests>;
 
+/** What a Secret gives a pod, as Kubernetes merges it: `data` (base64) with `stringData` over it. */
+function secretValues(secret: ISecret): Record<string, string> {
+  const decoded = Object.entries(secret.data ?? {}).map(([name, value]) => [name, Buffer.from(value, 'base64').toString('utf8')]);
+  return { ...Object.fromEntries(decoded), ...secret.stringData };
+}
+
 /** The environment a pod gets: its envFrom ConfigMap and Secret, then its env entries. */
 function podEnvironment(container: IContainer, m: Manifests): Record<string, string> {
   const env: Record<string, string> = {};
   for (const source of container.envFrom ?? []) {
     if (source.configMapRef?.name === m.configMap.metadata?.name) Object.assign(env, m.configMap.data);
-    else if (source.secretRef?.name === m.secret.metadata?.name) Object.assign(env, m.secret.stringData);
+    else if (source.secretRef?.name === m.secret.metadata?.name) Object.assign(env, secretValues(m.secret));
     else throw new Error(`envFrom ${JSON.stringify(source)} names no ConfigMap or Secret of deploy/k8s/`);
   }
   for (const entry of container.env ?? []) env[entry.name] = entry.value ?? '';
@@ -122,6 +128,22 @@ function environmentProblems(where: string, env: Readonly<Record<string, string>
     loadConfig(env);
   } catch (err) {
     problems.push(`${where}: ${(err as Error).message}`);
+  }
+  return problems;
+}
+
+/**
+ * Problems of the Secret: its values are placeholders a reader can see as such, so it holds them
+ * in `stringData`, each marked, and nothing in base64 `data`, where no one would notice a real one.
+ */
+function secretProblems(secret: ISecret): string[] {
+  const problems: string[] = [];
+  if (Object.keys(secret.data ?? {}).length > 0)
+    problems.push(`the Secret has data (${Object.keys(secret.data ?? {}).join(', ')}), not stringData`);
+  const values = Object.entries(secret.stringData ?? {});
+  if (values.length === 0) problems.push('the Secret has no stringData');
+  for (const [name, value] of values) {
+    if (!/CHANGE-ME|example/.test(value)) problems.push(`the Secret's ${name} is not marked as a placeholder`);
   }
   return problems;
 }
@@ -475,7 +497,30 @@ test('the pods get only variables of src/config.ts, with values the service acce
   const job = onlyContainer(m.job.spec?.template.spec, 'the Job');
   assert.deepEqual(environmentProblems('the Job', podEnvironment(job, m), known), []);
   // Placeholders are marked as such, so no one mistakes them for real credentials.
-  for (const [name, value] of Object.entries(m.secret.stringData ?? {})) assert.match(value, /CHANGE-ME|example/, name);
+  assert.deepEqual(secretProblems(m.secret), []);
+});
+
+test('the Secret check catches values in data, an unmarked value, and what data gives the pods', () => {
+  const m = loadManifests();
+  const { stringData = {}, ...withoutStringData } = m.secret;
+  assert.ok(Object.keys(stringData).length >= 3, 'the Secret holds the credentials');
+  const encoded = Object.fromEntries(Object.entries(stringData).map(([name, value]) => [name, Buffer.from(value).toString('base64')]));
+  const inData: ISecret = { ...withoutStringData, data: encoded };
+  assert.deepEqual(secretProblems(inData), [
+    `the Secret has data (${Object.keys(stringData).join(', ')}), not stringData`,
+    'the Secret has no stringData',
+  ]);
+  assert.deepEqual(secretProblems({ ...m.secret, stringData: { ...stringData, CODE_SECRET: 'hunter2hunter2hunter2' } }), [
+    "the Secret's CODE_SECRET is not marked as a placeholder",
+  ]);
+  // The pods see what data holds, so the environment check reads it too.
+  const app = onlyContainer(m.deployment.spec?.template.spec, 'the Deployment');
+  const env = podEnvironment(app, {
+    ...m,
+    secret: { ...inData, data: { ...encoded, REDIS_URI: Buffer.from('redis://r').toString('base64') } },
+  });
+  assert.equal(env.DATABASE_URL, stringData.DATABASE_URL);
+  assert.match(environmentProblems('the Deployment', env, known).join('\n'), /REDIS_URI is not a variable/);
 });
 
 test('the environment check rejects an unknown name and a value the service refuses', () => {

@@ -5,11 +5,13 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { createApiKey, revokeApiKey } from '../src/auth/api-keys.ts';
-import { startApp, type Cleanup } from './helpers/app.ts';
-import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
-import { deleteKeys, randomPrefix, redisInUse, SHARED_REDIS_URL } from './helpers/redis.ts';
+import { linkKey } from '../src/redis/entries.ts';
+import { startApp, startCountedApp, type Cleanup } from './helpers/app.ts';
+import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
+import { deleteKeys, randomPrefix, redisInUse, SHARED_REDIS_URL, startMonitor, withRedis } from './helpers/redis.ts';
+import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
 import { until } from './helpers/wait.ts';
 
 const prefix = randomPrefix('manage');
@@ -43,34 +45,72 @@ async function create(app: FastifyInstance, body: Record<string, unknown>, heade
 }
 
 describe('API keys', () => {
-  test('every protected route: no key 401 (with WWW-Authenticate), a wrong or malformed key 401, another key 403, the owner 200', async (t) => {
+  test('the routes the OpenAPI document marks with security, and only those, ask for a key: 401 without one or with a bad one, 403 with another, the owner gets its 2xx', async (t) => {
     const app = await instance(t);
-    const own = await create(app, { url: 'https://example.com/owned' }, bearer(alice));
-    assert.equal(own.status, 201);
-    const code = own.body.code as string;
+    const document = (await app.inject({ url: '/docs/json' })).json<{
+      paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> }>>;
+    }>();
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({
+        name: `${method.toUpperCase()} ${path}`,
+        method: method.toUpperCase(),
+        path,
+        operation,
+      })),
+    );
+    const routes = operations.filter(({ operation }) => (operation.security ?? []).length > 0);
+    assert.ok(routes.length > 0, 'the document marks routes as protected');
+    // A body each route that takes one accepts: a body refused would be answered before the key is asked for.
+    const bodies: Record<string, object> = {
+      'POST /links': { url: 'https://example.com/body' },
+      'POST /links/bulk': { links: [{ url: 'https://example.com/body' }] },
+      'PATCH /links/{code}': { disabled: false },
+    };
+    for (const { name, operation } of operations) {
+      assert.ok(operation.requestBody === undefined || name in bodies, `${name} takes a body: give the test one`);
+    }
+    const request = (name: string, method: string, path: string, code: string, headers: Record<string, string> = {}): InjectOptions => ({
+      method,
+      url: path.replace('{code}', code),
+      headers,
+      ...(name in bodies ? { payload: bodies[name] } : {}),
+    });
+    // And it marks every route that asks for a key: the others answer a request without one otherwise.
+    const someCode = (await create(app, { url: 'https://example.com/some' })).body.code as string;
+    for (const { name, method, path } of operations.filter((op) => !routes.includes(op))) {
+      const res = await app.inject(request(name, method, path, someCode));
+      assert.notEqual(res.statusCode, 401, `${name} asks for a key, but the document does not say so`);
+    }
     const anonymous = await create(app, { url: 'https://example.com/nobody' });
-    const routes = [
-      { method: 'GET' as const, url: `/links/${code}` },
-      { method: 'PATCH' as const, url: `/links/${code}`, payload: { disabled: false } },
-      { method: 'GET' as const, url: `/links/${code}/stats` },
-      { method: 'DELETE' as const, url: `/links/${code}` },
-    ];
-    for (const route of routes) {
+    for (const { name, method, path, operation } of routes) {
+      const successes = Object.keys(operation.responses).filter((status) => status.startsWith('2'));
+      assert.equal(successes.length, 1, `${name}: one success status`);
+      // A link of its own for each route: the owner's DELETE would leave the next route nothing to act on.
+      const own = await create(app, { url: 'https://example.com/owned' }, bearer(alice));
+      assert.equal(own.status, 201);
+      const route = request(name, method, path, own.body.code as string);
       const none = await app.inject(route);
-      assert.equal(none.statusCode, 401, `${route.method} without a key`);
+      assert.equal(none.statusCode, 401, `${name} without a key`);
       assert.equal(errorCode(none), 'API_KEY_REQUIRED');
       assert.equal(none.headers['www-authenticate'], 'Bearer');
       for (const headers of [bearer(`sk_${'A'.repeat(43)}`), { authorization: 'Basic abc' }, { 'x-api-key': 'nonsense' }]) {
         const wrong = await app.inject({ ...route, headers });
-        assert.equal(wrong.statusCode, 401, `${route.method} with ${JSON.stringify(headers)}`);
+        assert.equal(wrong.statusCode, 401, `${name} with ${JSON.stringify(headers)}`);
         assert.equal(errorCode(wrong), 'API_KEY_INVALID');
       }
       const other = await app.inject({ ...route, headers: bearer(bob) });
-      assert.equal(other.statusCode, 403);
+      assert.equal(other.statusCode, 403, `${name} with another key`);
       assert.equal(errorCode(other), 'API_KEY_NOT_OWNER');
-      const nobodys = await app.inject({ ...route, url: `/links/${anonymous.body.code as string}`, headers: bearer(alice) });
-      assert.equal(nobodys.statusCode, 403, 'a link created without a key is nobody’s to manage');
+      const nobodys = await app.inject(request(name, method, path, anonymous.body.code as string, bearer(alice)));
+      assert.equal(nobodys.statusCode, 403, `${name}: a link created without a key is nobody’s to manage`);
+      for (const headers of [bearer(alice), { 'x-api-key': alice }]) {
+        const owner = await app.inject({ ...route, headers });
+        assert.equal(String(owner.statusCode), successes[0], `${name} by the owner with ${Object.keys(headers).join()}`);
+        if (method === 'DELETE') break;
+      }
     }
+
+    const code = (await create(app, { url: 'https://example.com/owned' }, bearer(alice))).body.code as string;
     const details = await app.inject({ url: `/links/${code}`, headers: { 'x-api-key': alice } });
     assert.equal(details.statusCode, 200);
     assert.deepEqual(
@@ -121,37 +161,88 @@ describe('API keys', () => {
 });
 
 describe('management', () => {
-  test('a change and a deletion on A are followed by B before they are acknowledged; a new instance reads the deletion from Redis; the code is never handed out again', async (t) => {
-    const a = await instance(t);
+  test('a change and a deletion on A: in Redis and published before the answer, followed by B at once; a new instance reads the tombstone from Redis; the code is never reused', async (t) => {
+    // A talks to Redis through a proxy that can hold its commands: an acknowledgement that did not
+    // wait for Redis would come back before Redis has the change. Held for less than the command
+    // timeout: a Redis slower than that is left behind, and told later (test/redis-tier).
+    const HOLD_MS = 300;
+    const redis = new URL(SHARED_REDIS_URL);
+    const proxy = new TcpProxy(redis.hostname, Number(redis.port || 6379));
+    await proxy.up();
+    t.after(() => proxy.down());
+    const a = await instance(t, { REDIS_URL: throughProxy(SHARED_REDIS_URL, proxy), REDIS_COMMAND_TIMEOUT_MS: String(HOLD_MS * 10) });
     const b = await instance(t);
+    const monitor = await startMonitor(SHARED_REDIS_URL, prefix);
+    t.after(async () => monitor.stop());
     const made = await create(a, { url: 'https://example.com/v1', alias: 'managed-1' }, bearer(alice));
     assert.equal(made.status, 201);
-    assert.equal((await b.inject({ url: '/managed-1' })).headers.location, 'https://example.com/v1');
+    assert.equal((await b.inject({ url: '/managed-1' })).headers.location, 'https://example.com/v1', 'B has v1 in its LRU');
 
-    const patched = await a.inject({
-      method: 'PATCH',
-      url: '/links/managed-1',
-      headers: bearer(alice),
-      payload: { url: 'https://example.com/v2' },
-    });
+    /**
+     * Runs `request` on A with every command A sends Redis held for HOLD_MS, and checks what Redis
+     * has once it is answered: the `stored` value (entries.ts: state letter, version, expiry, URL),
+     * and the invalidation of the code, published.
+     */
+    const acknowledged = async (request: InjectOptions, stored: RegExp, what: string) => {
+      monitor.clear();
+      proxy.delayRequest = () => HOLD_MS;
+      const started = performance.now();
+      const res = await a.inject({ ...request, headers: bearer(alice) });
+      const ms = performance.now() - started;
+      // At once, without polling, while what A sends now is still held: the state at the acknowledgement.
+      const value = await withRedis(SHARED_REDIS_URL, (client) => client.get(linkKey(prefix, 'managed-1')));
+      await monitor.settle();
+      proxy.delayRequest = () => 0;
+      assert.match(value ?? '(none)', stored, what);
+      const told = monitor.commands('publish').filter((command) => (command.args[1] ?? '').split(' ').slice(2).includes('managed-1'));
+      assert.equal(told.length, 1, `${what}, and every instance was told`);
+      assert.ok(ms >= HOLD_MS, `the answer waited for Redis (${Math.round(ms)} ms)`);
+      return res;
+    };
+    // B hears the change in one pub/sub delivery; a lost one would be noticed at a heartbeat, a second or two later.
+    const FOLLOW_MS = 500;
+
+    const patched = await acknowledged(
+      { method: 'PATCH', url: '/links/managed-1', payload: { url: 'https://example.com/v2' } },
+      /^a[1-9]\d*\. https:\/\/example\.com\/v2$/,
+      'Redis holds the change',
+    );
     assert.equal(patched.statusCode, 200);
     assert.equal(patched.json<{ url: string }>().url, 'https://example.com/v2');
+    assert.equal((await a.inject({ url: '/managed-1' })).headers.location, 'https://example.com/v2', 'A follows at once');
     await until(
       'B follows the change',
       async () => (await b.inject({ url: '/managed-1' })).headers.location === 'https://example.com/v2',
-      2000,
+      FOLLOW_MS,
     );
 
-    const disabled = await a.inject({ method: 'PATCH', url: '/links/managed-1', headers: bearer(alice), payload: { disabled: true } });
+    const disabled = await acknowledged(
+      { method: 'PATCH', url: '/links/managed-1', payload: { disabled: true } },
+      /^d\d+\. https:\/\/example\.com\/v2$/,
+      'Redis holds the disabled link',
+    );
     assert.equal(disabled.json<{ disabled: boolean }>().disabled, true);
-    await until('B answers 410', async () => (await b.inject({ url: '/managed-1' })).statusCode === 410, 2000);
+    assert.equal((await a.inject({ url: '/managed-1' })).statusCode, 410, 'A answers 410 at once');
+    await until('B answers 410', async () => (await b.inject({ url: '/managed-1' })).statusCode === 410, FOLLOW_MS);
 
-    const deleted = await a.inject({ method: 'DELETE', url: '/links/managed-1', headers: bearer(alice) });
+    const deleted = await acknowledged({ method: 'DELETE', url: '/links/managed-1' }, /^x\d+\. /, 'Redis holds a tombstone');
     assert.equal(deleted.statusCode, 204);
-    assert.equal((await a.inject({ url: '/managed-1' })).statusCode, 404);
-    await until('B answers 404', async () => (await b.inject({ url: '/managed-1' })).statusCode === 404, 2000);
-    const c = await instance(t);
-    assert.equal((await c.inject({ url: '/managed-1' })).statusCode, 404);
+    assert.equal((await a.inject({ url: '/managed-1' })).statusCode, 404, 'A answers 404 at once');
+    await until('B answers 404', async () => (await b.inject({ url: '/managed-1' })).statusCode === 404, FOLLOW_MS);
+
+    // A new instance, which never heard of the link: the 404 is Redis's tombstone, not a lookup.
+    const c = await startCountedApp(t, database.url, { REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix });
+    await until('C uses Redis', redisInUse(c.app));
+    const counts = c.app.metrics?.lookups;
+    assert.ok(counts !== undefined);
+    assert.equal((await c.app.inject({ url: '/managed-1' })).statusCode, 404);
+    assert.equal(counts.redisHits, 1, 'answered by Redis');
+    assert.equal(c.lookups(), 0, 'without a lookup in Postgres');
+    // A link Redis has not heard of is looked up: the count would have seen one.
+    await insertRawLinks(database.url, ['managed-raw']);
+    assert.equal((await c.app.inject({ url: '/managed-raw' })).statusCode, 302);
+    assert.equal(c.lookups(), 1);
+
     assert.equal((await a.inject({ url: '/links/managed-1', headers: bearer(alice) })).statusCode, 404);
     assert.equal((await a.inject({ method: 'DELETE', url: '/links/managed-1', headers: bearer(alice) })).statusCode, 404);
     const again = await create(a, { url: 'https://example.com/reuse', alias: 'managed-1' }, bearer(alice));
@@ -220,9 +311,10 @@ describe('stats', () => {
       assert.equal(bad.statusCode, 400, query);
       assert.equal(errorCode(bad), 'STATS_RANGE_INVALID', query);
     }
+    // A parameter the route does not know is the route's own error too (README), named in the message.
     const unknown = await app.inject({ url: `/links/${code}/stats?days=7`, headers: bearer(alice) });
     assert.equal(unknown.statusCode, 400);
-    assert.equal(errorCode(unknown), 'BAD_REQUEST');
+    assert.equal(errorCode(unknown), 'STATS_RANGE_INVALID');
     assert.match(unknown.json<{ error: { message: string } }>().error.message, /querystring has an unknown field "days"/);
   });
 });
@@ -271,7 +363,13 @@ describe('bulk creates', () => {
     const links = Array.from({ length: 1000 }, (_, i) => ({ url: `https://example.com/many/${i}` }));
     const res = await app.inject({ method: 'POST', url: '/links/bulk', payload: { links } });
     assert.equal(res.statusCode, 200);
-    assert.equal(res.json<{ created: number }>().created, 1000);
+    const body = res.json<{ created: number; results: { status: number; link?: { code: string } }[] }>();
+    assert.equal(body.created, 1000);
+    assert.equal(new Set(body.results.filter((r) => r.status === 201).map((r) => r.link?.code)).size, 1000, 'a code of its own each');
+    const { rows } = await withClient(database.url, (client) =>
+      client.query<{ n: number }>(`SELECT count(DISTINCT code)::int AS n FROM links WHERE url LIKE 'https://example.com/many/%'`),
+    );
+    assert.equal(rows[0]?.n, 1000, 'all committed');
     for (const payload of [{ links: [...links, { url: 'https://example.com/one-more' }] }, { links: [] }, { items: links }]) {
       const refused = await app.inject({ method: 'POST', url: '/links/bulk', payload });
       assert.equal(refused.statusCode, 400);

@@ -47,10 +47,23 @@ test('the links table refuses rows the API would never write: non-ASCII URLs, in
 
 test('a row written by hand counts as an alias, never as a generated code', async () => {
   await withClient(url, async (client) => {
+    const version = async () => (await client.query<{ v: string }>('SELECT alias_version::text AS v FROM code_space')).rows[0]?.v;
+    const logged = async (code: string) =>
+      (await client.query<{ version: string }>('SELECT version::text FROM alias_log WHERE code = $1', [code])).rows.map(
+        (row) => row.version,
+      );
+    const previous = Number(await version());
     await client.query("INSERT INTO links (code, url) VALUES ('byHand1', 'https://example.com/')");
     const { rows } = await client.query<{ generated: boolean }>("SELECT generated FROM links WHERE code = 'byHand1'");
     assert.equal(rows[0]?.generated, false);
-    await client.query("DELETE FROM links WHERE code = 'byHand1'");
+    // Logged for the code space under a new version: every instance learns it may exist (and looks it up).
+    assert.equal(await version(), String(previous + 1));
+    assert.deepEqual(await logged('byHand1'), [String(previous + 1)]);
+    // What the service marks generated is not an alias: the log, and its version, are left alone.
+    await client.query("INSERT INTO links (code, url, generated) VALUES ('byServ1', 'https://example.com/', true)");
+    assert.deepEqual(await logged('byServ1'), []);
+    assert.equal(await version(), String(previous + 1));
+    await client.query("DELETE FROM links WHERE code IN ('byHand1', 'byServ1')");
   });
 });
 

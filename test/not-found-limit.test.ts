@@ -3,12 +3,15 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type pg from 'pg';
 import { trustProxyRule } from '../src/core/trust-proxy.ts';
 import { clientKey } from '../src/http/client-address.ts';
 import { NotFoundLimit } from '../src/http/not-found-limit.ts';
+import type { Queryable } from '../src/db/pool.ts';
 import { startApp, startCountedApp } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, type TestDatabase } from './helpers/db.ts';
 import { memoryLogger } from './helpers/logs.ts';
+import { until, within } from './helpers/wait.ts';
 
 describe('the budget', () => {
   test('a client gets its budget of 404s, then none until it refills at the configured rate', () => {
@@ -46,6 +49,31 @@ describe('the budget', () => {
   });
 });
 
+/** A window that holds the first lookup of `code` (by its parameters, whatever the SQL) until released. */
+function holdLookupOf(code: string) {
+  const reached = Promise.withResolvers<void>();
+  const release = Promise.withResolvers<void>();
+  let holding = true;
+  const wrapDb = (db: Queryable): Queryable => ({
+    async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
+      const codes = values?.[0];
+      if (holding && Array.isArray(codes) && codes.includes(code)) {
+        reached.resolve();
+        await release.promise;
+      }
+      return db.query<R>(text, values);
+    },
+  });
+  return {
+    wrapDb,
+    reached: reached.promise,
+    release() {
+      holding = false;
+      release.resolve();
+    },
+  };
+}
+
 describe('on the service', () => {
   let database: TestDatabase;
   before(async () => {
@@ -82,9 +110,11 @@ describe('on the service', () => {
   });
 
   test('a scanner sending many misses at once gets no more lookups than its budget; a crowd asking for one new code is one lookup', async (t) => {
-    const { app } = await startApp(t, database.url, { NOT_FOUND_LIMIT_PER_MINUTE: '5' });
+    const hold = holdLookupOf('known1');
+    const { app } = await startApp(t, database.url, { NOT_FOUND_LIMIT_PER_MINUTE: '5' }, { wrapDb: hold.wrapDb });
     const counts = app.metrics?.lookups;
-    assert.ok(counts !== undefined);
+    const redirects = app.metrics?.redirects;
+    assert.ok(counts !== undefined && redirects !== undefined);
     // Codes the resolver asked the Postgres primary for, by the app's own count.
     let earlier = 0;
     const lookedUp = () => counts.postgresFound + counts.postgresAbsent + counts.postgresFailed - earlier;
@@ -96,9 +126,19 @@ describe('on the service', () => {
     // Out of 404s, even a real link outside the LRU is a 429: nothing is looked up for this client.
     assert.equal((await app.inject({ url: '/known2', remoteAddress: '198.51.100.20' })).statusCode, 429);
 
-    // 100 clicks at once from one address on a link not yet cached: one lookup, one token, refunded.
+    // 100 clicks from one address on a link not yet cached, half of them while its lookup is in
+    // flight (held): one lookup, one token, refunded.
     earlier += lookedUp();
-    const crowd = await Promise.all(Array.from({ length: 100 }, () => app.inject({ url: '/known1', remoteAddress: '198.51.100.30' })));
+    const misses = () => redirects.lru[1] ?? 0;
+    const missesBefore = misses();
+    const click = () => app.inject({ url: '/known1', remoteAddress: '198.51.100.30' });
+    const first = Array.from({ length: 50 }, click);
+    await within('the lookup of known1 is held', hold.reached);
+    // Later turns of the event loop: only the lookup in flight can merge these, not the batcher.
+    const second = Array.from({ length: 50 }, click);
+    await until('every click has missed the LRU, and so joined the lookup', async () => misses() - missesBefore === 100);
+    hold.release();
+    const crowd = await Promise.all([...first, ...second]);
     assert.deepEqual(new Set(crowd.map((res) => res.statusCode)), new Set([302]));
     assert.equal(lookedUp(), 1);
     for (let i = 0; i < 5; i++) assert.equal((await app.inject({ url: `/gone-${i}`, remoteAddress: '198.51.100.30' })).statusCode, 404);

@@ -200,8 +200,9 @@ describe('in Redis', () => {
     const first = await timed('a');
     assert.ok(first.ms >= 390 && first.ms < 2000, `the first count during the hang waits for the command timeout: ${first.ms} ms`);
     assert.equal(first.current, 1, 'counted in this process, from 0');
+    // Below the command timeout, with room for a busy machine: waiting for Redis would take 400 ms.
     const second = await timed('a');
-    assert.ok(second.ms < 200, `the next ones do not wait for Redis: ${second.ms} ms`);
+    assert.ok(second.ms < 300, `the next ones do not wait for Redis: ${second.ms} ms`);
     assert.equal(second.current, 2);
     assert.equal(lines.filter((line) => line.msg?.startsWith('Redis is unavailable: create rate limits')).length, 1, 'said once');
 
@@ -209,7 +210,7 @@ describe('in Redis', () => {
     await redis.kill();
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const dead = await timed('b');
-    assert.ok(dead.ms < 200, `with Redis dead a count fails at once: ${dead.ms} ms`);
+    assert.ok(dead.ms < 300, `with Redis dead a count fails at once: ${dead.ms} ms`);
     assert.equal(dead.current, 1);
 
     await redis.restart();

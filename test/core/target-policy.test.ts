@@ -106,9 +106,11 @@ describe('this service, blocked domains and other shorteners', () => {
     ]) {
       assert.equal(verdict(url, blocked), 'URL_DOMAIN_BLOCKED', url);
     }
-    for (const url of ['https://notevil.example/', 'https://evil.example.com/', 'https://example/']) {
-      assert.notEqual(verdict(url, blocked), 'URL_DOMAIN_BLOCKED', url);
-    }
+    // Only the domain and what lies under it: a name that merely ends or starts like it passes.
+    for (const url of ['https://notevil.example/', 'https://evil.example.com/']) assert.equal(verdict(url, blocked), 'ok', url);
+    // Nor is a parent of a blocked domain (a single label is private; allowed here, to reach the blocklist).
+    assert.equal(verdict('https://example/', blocked), 'URL_PRIVATE_ADDRESS');
+    assert.equal(verdict('https://example/', { ...blocked, allowPrivate: true }), 'ok');
   });
 
   test('other URL shorteners, with their subdomains, unless allowed', () => {
