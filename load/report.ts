@@ -40,7 +40,10 @@ function fmtDuration(seconds: number): string {
 function fmtMemory(run: RunResult): string {
   const m = run.memory;
   if (m === undefined) return '';
-  return `${intFmt.format(m.links)} links · RSS ${intFmt.format(m.rssMb)} MB (${intFmt.format(m.rssBeforeMb)} MB before the first) · heap ${intFmt.format(m.heapUsedMb)} MB · ${intFmt.format(m.bytesPerLink)} B/link`;
+  return (
+    `${intFmt.format(m.links)} links · RSS ${intFmt.format(m.rssMb)} MB (${intFmt.format(m.rssBeforeMb)} MB before the first) · ` +
+    `heap ${intFmt.format(m.heapUsedMb)} MB · ${intFmt.format(m.bytesPerLink)} B/link`
+  );
 }
 
 /** The storage figures in two lines: Postgres, then Redis. */
@@ -53,15 +56,18 @@ export function describeStorage(storage: StorageFigures): [string, string] {
       : `${n(p.clickBytesPerRow)} B/row over ${n(p.clickRows)} rows, links heap then ${n(p.clickedHeapBytesPerLink)} B/link`;
   const postgres =
     `Postgres ${n(p.bytesPerLink)} B/link (heap ${n(p.heapBytesPerLink)}, index ${n(p.indexBytesPerLink)}, ` +
-    `other ${n(p.bytesPerLink - p.heapBytesPerLink - p.indexBytesPerLink)}) over ${n(p.links)} links of ${p.urlBytes}-byte URLs · link_clicks_daily ${clicks}`;
+    `other ${n(p.bytesPerLink - p.heapBytesPerLink - p.indexBytesPerLink)}) over ${n(p.links)} links of ${p.urlBytes}-byte URLs · ` +
+    `link_clicks_daily ${clicks}`;
   const r = storage.redis;
   if (r === null) return [postgres, 'Redis off (REDIS_URL unset)'];
   const own = r.private;
   const redis =
-    `Redis ${n(r.memoryUsagePerKey)} B/key by MEMORY USAGE (${n(r.keys)} keys, ${n(r.keysWithTtl)} with a TTL; names ${n(r.keyBytes)} B, values ${n(r.valueBytes)} B)` +
+    `Redis ${n(r.memoryUsagePerKey)} B/key by MEMORY USAGE (${n(r.keys)} keys, ${n(r.keysWithTtl)} with a TTL; ` +
+    `names ${n(r.keyBytes)} B, values ${n(r.valueBytes)} B)` +
     (own === null
       ? ' · no private redis-server'
-      : ` · private redis-server, prefix "${own.keyPrefix}": ${n(own.bytesPerKey)} B/key of used_memory, +${n(own.ttlBytesPerKey)} B with a TTL, negative entry ${n(own.negativeBytesPerKey)} B`);
+      : ` · private redis-server, prefix "${own.keyPrefix}": ${n(own.bytesPerKey)} B/key of used_memory, ` +
+        `+${n(own.ttlBytesPerKey)} B with a TTL, negative entry ${n(own.negativeBytesPerKey)} B`);
   return [postgres, redis];
 }
 
@@ -81,14 +87,19 @@ function svgLabel(x: number, y: number, text: string, maxChars = 44): string {
 }
 
 function svgOpen(height: number, title: string): string {
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${SVG_W}" height="${height}" viewBox="0 0 ${SVG_W} ${height}" font-family="system-ui, sans-serif" font-size="12" fill="#111827" role="img" aria-label="${escapeHtml(title)}">`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${SVG_W}" height="${height}" viewBox="0 0 ${SVG_W} ${height}" ` +
+    `font-family="system-ui, sans-serif" font-size="12" fill="#111827" role="img" aria-label="${escapeHtml(title)}">`
+  );
 }
 
 function legend(items: readonly (readonly [string, string])[], y: number): string {
   let x = LABEL_W;
   return items
     .map(([colour, text]) => {
-      const item = `<rect x="${x}" y="${y - 10}" width="12" height="12" fill="${colour}" rx="2"/><text x="${x + 18}" y="${y}">${escapeHtml(text)}</text>`;
+      const item =
+        `<rect x="${x}" y="${y - 10}" width="12" height="12" fill="${colour}" rx="2"/>` +
+        `<text x="${x + 18}" y="${y}">${escapeHtml(text)}</text>`;
       x += 30 + text.length * 7;
       return item;
     })
@@ -190,7 +201,8 @@ function latencyChart(runs: readonly RunResult[]): string {
       svgLabel(LABEL_W - 10, y + 13, run.label),
       `<line x1="${x(p50).toFixed(1)}" y1="${cy}" x2="${x(p999).toFixed(1)}" y2="${cy}" stroke="#64748b" stroke-width="2"/>`,
       `<circle cx="${x(p50).toFixed(1)}" cy="${cy}" r="5" fill="${PCT_COLOURS.p50}"><title>p50 ${fmtMs(p50)} ms</title></circle>`,
-      `<rect x="${(x(p99) - 4.5).toFixed(1)}" y="${cy - 4.5}" width="9" height="9" fill="${PCT_COLOURS.p99}"><title>p99 ${fmtMs(p99)} ms</title></rect>`,
+      `<rect x="${(x(p99) - 4.5).toFixed(1)}" y="${cy - 4.5}" width="9" height="9" fill="${PCT_COLOURS.p99}">` +
+        `<title>p99 ${fmtMs(p99)} ms</title></rect>`,
       `<path d="M${x(p999).toFixed(1)} ${cy - 6}l6 10h-12z" fill="${PCT_COLOURS.p999}"><title>p99.9 ${fmtMs(p999)} ms</title></path>`,
       `<text x="${SVG_W - 8}" y="${y + 13}" text-anchor="end">${fmtMs(p50)} / ${fmtMs(p99)} / ${fmtMs(p999)} ms</text>`,
     );
@@ -265,7 +277,8 @@ function runsTable(runs: readonly RunResult[]): string {
 const CSS = `
 body { font: 14px/1.45 system-ui, sans-serif; background: #f8fafc; color: #111827; max-width: 1100px; margin: 24px auto; padding: 0 16px; }
 h1 { font-size: 24px; margin: 0 0 6px; } h2 { font-size: 18px; margin: 28px 0 8px; }
-.meta { margin: 2px 0; color: #374151; } .muted { color: #6b7280; } code { font-size: 13px; background: #e5e7eb; padding: 1px 4px; border-radius: 3px; }
+.meta { margin: 2px 0; color: #374151; } .muted { color: #6b7280; }
+code { font-size: 13px; background: #e5e7eb; padding: 1px 4px; border-radius: 3px; }
 table { border-collapse: collapse; font-size: 13px; background: #fff; }
 th, td { padding: 4px 8px; border-bottom: 1px solid #e5e7eb; text-align: left; vertical-align: top; }
 th { background: #f1f5f9; font-weight: 600; vertical-align: bottom; }
@@ -275,7 +288,8 @@ td.verdict { font-weight: 700; text-align: center; }
 .bad { color: #b91c1c; font-weight: 600; } td.skip { color: #6b7280; font-style: italic; }
 .summary { font-weight: 600; margin: 4px 0 8px; }
 .scroll { overflow-x: auto; } table.runs { font-size: 12px; } table.runs :is(th, td) { padding: 4px 5px; }
-table.runs td:first-child { max-width: 200px; } table.runs td:nth-child(2) { white-space: nowrap; } table.runs td:nth-child(3) { max-width: 140px; } tr.sub td { border-top: 0; color: #374151; }
+table.runs td:first-child { max-width: 200px; } table.runs td:nth-child(2) { white-space: nowrap; }
+table.runs td:nth-child(3) { max-width: 140px; } tr.sub td { border-top: 0; color: #374151; }
 svg { display: block; background: #fff; border: 1px solid #e5e7eb; }
 `;
 
@@ -295,7 +309,8 @@ export function renderReport(result: SuiteResult): string {
 <title>shortener load suite · ${escapeHtml(result.startedAt)}</title><style>${CSS}</style></head>
 <body>
 <h1>shortener load suite</h1>
-<p class="meta">Started ${escapeHtml(result.startedAt)} · took ${fmtDuration(result.durationSeconds)} · <code>${escapeHtml(s.command)}</code></p>
+<p class="meta">Started ${escapeHtml(result.startedAt)} · took ${fmtDuration(result.durationSeconds)}
+ · <code>${escapeHtml(s.command)}</code></p>
 <p class="meta">${escapeHtml(`${m.cpu} · ${m.cores} cores · ${m.memoryGiB} GiB · ${m.os} · node ${m.node}`)}</p>
 <p class="meta">${escapeHtml(settings)}</p>
 <h2>Targets</h2>

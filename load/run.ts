@@ -39,7 +39,10 @@ const LATENCY_CONNECTIONS = 20;
 
 const SEED_CONNECTIONS = 400;
 
-/** Links clicked once before the storage figures, so that link_clicks_daily has rows to size (CLICK_MAX_CODES: one flush takes them all). */
+/**
+ * Links clicked once before the storage figures, so that link_clicks_daily has rows to size
+ * (CLICK_MAX_CODES: one flush takes them all).
+ */
 const CLICK_SAMPLE = 20_000;
 
 /** More than any scanner run here has reached (the load generator's ceiling is ~30k req/s); sizes the list of distinct unknown codes. */
@@ -114,7 +117,8 @@ function record(run: RunResult): RunResult {
     .map(([s, n]) => `${s}×${n}`)
     .join(' ');
   log(
-    `${run.label}: ${run.rps.toLocaleString('en-US')} req/s, p99 ${run.latency.p99} ms, ${statuses}${run.errors > 0 ? `, ${run.errors} errors` : ''}`,
+    `${run.label}: ${run.rps.toLocaleString('en-US')} req/s, p99 ${run.latency.p99} ms, ${statuses}` +
+      (run.errors > 0 ? `, ${run.errors} errors` : ''),
   );
   return run;
 }
@@ -648,7 +652,8 @@ async function memoryRun(): Promise<RunResult> {
   if (code !== 0) fail(`memory probe exited with ${code}`);
   const memory = JSON.parse(out) as { links: number; rssMb: number; rssBeforeMb: number; heapUsedMb: number; bytesPerLink: number };
   log(
-    `memory: ${memory.rssMb} MB resident with ${memory.links.toLocaleString('en-US')} links in the LRU (${memory.rssBeforeMb} MB before the first)`,
+    `memory: ${memory.rssMb} MB resident with ${memory.links.toLocaleString('en-US')} links in the LRU ` +
+      `(${memory.rssBeforeMb} MB before the first)`,
   );
   const { links, rssMb, rssBeforeMb, heapUsedMb, bytesPerLink } = memory;
   return quietRun('memory', 'memory', { memory: { links, rssMb, rssBeforeMb, heapUsedMb, bytesPerLink } });

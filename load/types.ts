@@ -72,7 +72,10 @@ export interface PostgresStorage {
   /** link_clicks_daily after one click on some links: one row per link and UTC day clicked; its total size (table and key) per row. */
   readonly clickRows: number;
   readonly clickBytesPerRow: number | null;
-  /** The heap of `links` per link after those clicks: their counts are UPDATEs, whose old row versions VACUUM frees but does not give back. */
+  /**
+   * The heap of `links` per link after those clicks: their counts are UPDATEs, whose old row
+   * versions VACUUM frees but does not give back.
+   */
   readonly clickedHeapBytesPerLink: number;
 }
 

@@ -150,7 +150,9 @@ export const SETTINGS = {
   logFormat: {
     env: 'LOG_FORMAT',
     schema: Type.Enum(LOG_FORMATS, { default: 'auto' }),
-    doc: '`json`: one JSON object a line, for a log shipper; `pretty`: coloured lines for people (pino-pretty); `auto`: pretty when standard output is a terminal, JSON otherwise',
+    doc:
+      '`json`: one JSON object a line, for a log shipper; `pretty`: coloured lines for people ' +
+      '(pino-pretty); `auto`: pretty when standard output is a terminal, JSON otherwise',
   },
   // lru-cache allocates its index arrays for `max` entries up front (~44 bytes each).
   cacheMaxEntries: {

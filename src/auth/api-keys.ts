@@ -93,8 +93,9 @@ function headerCount(raw: readonly string[], name: string): number {
 }
 
 /**
- * Sets `request.apiKey` on every request to the API (/links…; redirects never get here). A request without a key goes on as anonymous; a wrong or revoked key is a 401,
- * never anonymous: a client that meant to use a key must learn that it did not work.
+ * Sets `request.apiKey` on every request to the API (/links…; redirects never get here). A request
+ * without a key goes on as anonymous; a wrong or revoked key is a 401, never anonymous: a client
+ * that meant to use a key must learn that it did not work.
  */
 export function registerApiKeys(app: FastifyInstance, db: Queryable, breaker: DbBreaker): void {
   const verified = new LRUCache<string, ApiKey | false>({ max: 10_000, ttl: KEY_CACHE_MS });

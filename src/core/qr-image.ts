@@ -38,7 +38,8 @@ export function qrSvg(matrix: QrMatrix, pixels: number, margin: number): string 
     }
   }
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${pixels}" height="${pixels}" viewBox="0 0 ${side} ${side}" shape-rendering="crispEdges">` +
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${pixels}" height="${pixels}" ` +
+    `viewBox="0 0 ${side} ${side}" shape-rendering="crispEdges">` +
     `<path fill="#fff" d="M0 0h${side}v${side}H0z"/><path fill="#000" d="${path}"/></svg>`
   );
 }

@@ -14,7 +14,9 @@ export async function registerDocs(app: FastifyInstance, baseUrl: string): Promi
         title: 'shortener',
         version: '1',
         description:
-          'A URL shortener. Every error is `{"error": {"code", "message"}}`: branch on `code`. Every 503 carries Retry-After. Redirects (`GET /{code}`) need no key; managing a link needs the API key that created it.',
+          'A URL shortener. Every error is `{"error": {"code", "message"}}`: branch on `code`. Every 503 ' +
+          'carries Retry-After. Redirects (`GET /{code}`) need no key; managing a link needs the API key that ' +
+          'created it.',
       },
       servers: [{ url: baseUrl }],
       tags: [{ name: 'redirect' }, { name: 'links' }, { name: 'service' }],

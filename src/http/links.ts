@@ -124,7 +124,8 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
       schema: {
         summary: 'Create a short link',
         description:
-          'Answered 201 only once the link is committed. Send an Idempotency-Key header to retry safely: the same key and body give the original answer (with Idempotent-Replayed: true), another body a 422.',
+          'Answered 201 only once the link is committed. Send an Idempotency-Key header to retry safely: the ' +
+          'same key and body give the original answer (with Idempotent-Replayed: true), another body a 422.',
         tags: ['links'],
         headers: {
           type: 'object',
@@ -152,7 +153,9 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
       schema: {
         summary: `Create up to 1000 short links`,
         description:
-          'Every item goes through the same rules and write queue as a single create, and is answered on its own: 201 with the link, or the status and error a single create would have had. The answer is 200 once every item is settled.',
+          'Every item goes through the same rules and write queue as a single create, and is answered on its ' +
+          'own: 201 with the link, or the status and error a single create would have had. The answer is 200 ' +
+          'once every item is settled.',
         tags: ['links'],
         body: BulkBody,
         response: { 200: BulkResult, ...errors(400, 401, 413, 415, 429, 503) },

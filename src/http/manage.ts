@@ -75,7 +75,8 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
       schema: {
         summary: "A link's clicks: totals and per UTC day",
         description:
-          'Clicks are counted in memory and written every CLICK_FLUSH_INTERVAL_MS: the last interval is not in yet. Bots and crawlers (by user agent) are counted apart. Days without clicks are zero.',
+          'Clicks are counted in memory and written every CLICK_FLUSH_INTERVAL_MS: the last interval is not in ' +
+          'yet. Bots and crawlers (by user agent) are counted apart. Days without clicks are zero.',
         tags: ['links'],
         security: [{ bearer: [] }, { apiKey: [] }],
         params: CodeParams,

@@ -131,7 +131,8 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
       schema: {
         summary: "The QR code of a link's short URL",
         description:
-          'SVG by default; PNG with format=png or an Accept header that prefers image/png. No API key needed. 404 for an unknown code, 410 for an expired or disabled link.',
+          'SVG by default; PNG with format=png or an Accept header that prefers image/png. No API key needed. ' +
+          '404 for an unknown code, 410 for an expired or disabled link.',
         tags: ['links'],
         params: CodeParams,
         // Plain strings: qrOptionsOf checks their values, for a 400 QR_OPTIONS_INVALID.

@@ -233,7 +233,9 @@ export function registerRedirect(app: FastifyInstance, handler: RedirectHandler)
   const schema = {
     summary: 'Redirect to the link target',
     description:
-      '302 with exactly location, cache-control and content-length: 0. 410 for an expired or disabled link, 404 for an unknown code, 429 for a client out of 404s, 503 when the database cannot be asked for an uncached code.',
+      '302 with exactly location, cache-control and content-length: 0. 410 for an expired or disabled ' +
+      'link, 404 for an unknown code, 429 for a client out of 404s, 503 when the database cannot be asked ' +
+      'for an uncached code.',
     tags: ['redirect'],
     params: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
     response: {

@@ -214,7 +214,9 @@ export function createMetrics(): Metrics {
   scraped(
     registry,
     'shortener_postgres_replica_lookups_total',
-    'Codes looked up on a read replica: found, miss (not there, or only older than a change known here: read again on the primary), failed (the primary answered instead), stood_in (the primary failed and a standby answered).',
+    'Codes looked up on a read replica: found, miss (not there, or only older than a change known here: ' +
+      'read again on the primary), failed (the primary answered instead), stood_in (the primary failed and ' +
+      'a standby answered).',
     'counter',
     () => [
       { labels: { result: 'found' }, value: lookups.replicaFound },
@@ -260,7 +262,8 @@ export function createMetrics(): Metrics {
   );
   gauge(
     'shortener_postgres_replica_up',
-    'Whether a read replica takes reads (1) or not (0): at its last probe it had replayed what the primary had at most DATABASE_REPLICA_MAX_LAG_MS before.',
+    'Whether a read replica takes reads (1) or not (0): at its last probe it had replayed what the ' +
+      'primary had at most DATABASE_REPLICA_MAX_LAG_MS before.',
     (set) => {
       for (const { name, state } of watched?.replicas?.status() ?? []) set(state === 'up' ? 1 : 0, { replica: name });
     },
