@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import { statsRange, utcDay } from '../src/core/day-range.ts';
+import { msToNextUtcDay, statsRange, utcDay } from '../src/core/day-range.ts';
 import { addClicks, readStats } from '../src/db/clicks.ts';
 import { createLink, startApp } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
@@ -17,6 +17,15 @@ const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (K
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 /** No flush by the timer during a test: each one flushes when it means to. */
 const NO_TIMER = { CLICK_FLUSH_INTERVAL_MS: '3600000' };
+
+/**
+ * Waits past the next UTC midnight when it is near. The flusher takes its counts at midnight, so
+ * that a day's clicks stay on that day: a test crossing it would see them written on two days.
+ */
+async function clearOfMidnight(marginMs = 30_000): Promise<void> {
+  const left = msToNextUtcDay(Date.now());
+  if (left < marginMs) await sleep(left + 50);
+}
 
 let database: TestDatabase;
 before(async () => {
@@ -57,6 +66,7 @@ async function redirectInjected(app: FastifyInstance, code: string, userAgent: s
 }
 
 test('after N redirects and a flush the counts are exact, through the listener and through app.inject, bots apart, on the UTC day', async (t) => {
+  await clearOfMidnight();
   const { app, pool } = await startApp(t, database.url, NO_TIMER);
   const created = await createLink(app, { url: 'https://example.com/counted' });
   const code = String(created.body.code);
@@ -94,6 +104,7 @@ test('after N redirects and a flush the counts are exact, through the listener a
 });
 
 test('a click on a code with no row does not break the flush: the other links get theirs', async (t) => {
+  await clearOfMidnight();
   const { app, pool } = await startApp(t, database.url, NO_TIMER);
   await insertRawLinks(database.url, ['real-one', 'real-two']);
   const day = utcDay(Date.now());
@@ -154,6 +165,7 @@ test('a flush that fails (Postgres unreachable) keeps its counts, and the next o
   for (let i = 0; i < 3; i++) assert.equal(await redirectInjected(app, 'kept-one', GOOGLEBOT), 302);
   await app.clicks.flush();
   assert.equal((await totals('kept-one')).clicks, 0);
+  assert.equal(app.clicks.waiting, 1, 'the second failed flush kept the counts, merged with the new ones');
 
   await proxy.up();
   for (const deadline = Date.now() + 10_000; app.clicks.waiting > 0 && Date.now() < deadline;) {

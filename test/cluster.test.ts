@@ -6,8 +6,11 @@ import { after, before, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { restartDelayMs } from '../src/cluster.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { createBurst, inFlightAt } from './helpers/load.ts';
 import { postLink, startServer, type ServerProcess } from './helpers/server-process.ts';
+import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
 import { until } from './helpers/wait.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 let database: TestDatabase;
 before(async () => {
@@ -102,9 +105,13 @@ test('a worker killed with SIGKILL is replaced, and the service keeps answering 
   assert.ok(victim !== undefined && survivor !== undefined);
   process.kill(victim, 'SIGKILL');
   await until('the victim gone', async () => !alive(victim));
+  // Answered while the survivor was the only worker: no replacement had said it was listening.
+  let answeredAlone = 0;
   for (let i = 0; i < 20; i++) {
     assert.equal((await postLink(server.url, { url: `https://example.com/survivor/${i}` })).status, 201);
+    if (workerPids(server).size === 2) answeredAlone++;
   }
+  assert.ok(answeredAlone > 0, 'creates answered before the replacement was listening');
   await until('a replacement listening', async () => workerPids(server).size === 3);
   const died = server.logs.find((l) => l.msg === 'worker died: replacing it');
   assert.equal(died?.workerPid, victim);
@@ -115,29 +122,6 @@ test('a worker killed with SIGKILL is replaced, and the service keeps answering 
   assert.equal(res.status, 200);
 });
 
-/** Keeps `concurrency` creates in flight until stopped; records each code that got a 201. */
-function createBurst(base: string, concurrency: number) {
-  const acknowledged = new Map<string, string>();
-  const state = { running: true };
-  let n = 0;
-  const loop = async () => {
-    while (state.running) {
-      const url = `https://example.com/burst/${n++}`;
-      const res = await postLink(base, { url }).catch(() => ({ status: 0, code: undefined }));
-      if (res.status === 201 && res.code !== undefined) acknowledged.set(res.code, url);
-      else await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  };
-  const done = Promise.all(Array.from({ length: concurrency }, loop));
-  return {
-    acknowledged,
-    stop: async () => {
-      state.running = false;
-      await done;
-    },
-  };
-}
-
 async function assertAllStored(acknowledged: Map<string, string>): Promise<void> {
   const stored = await withClient(database.url, (client) =>
     client.query<{ code: string; url: string }>('SELECT code, url FROM links WHERE code = ANY($1)', [[...acknowledged.keys()]]),
@@ -146,23 +130,49 @@ async function assertAllStored(acknowledged: Map<string, string>): Promise<void>
   for (const [code, url] of acknowledged) assert.equal(found.get(code), url, `acknowledged code ${code} lost`);
 }
 
+/** Added to each packet between the workers and Postgres, each way, in the SIGTERM tests: a commit takes twice this at least. */
+const COMMIT_DELAY_MS = 100;
+/** Time enough for a request to reach a worker. */
+const ARRIVAL_MS = 50;
+
 for (const { name, signalWorkersToo } of [
   { name: 'SIGTERM to the primary', signalWorkersToo: false },
   { name: 'SIGTERM to the primary and every worker at once (a process-group kill)', signalWorkersToo: true },
 ]) {
   test(`${name} under a burst of creates: every worker drains, exit 0, no 201 lost, no worker left`, async (t) => {
-    const server = await startCluster(t);
+    // Commits that take a while, so that creates are in flight in both workers at the signal.
+    const { hostname, port } = new URL(database.url);
+    const proxy = new TcpProxy(hostname, Number(port || 5432));
+    await proxy.up();
+    t.after(() => proxy.down());
+    const server = await startCluster(t, { DATABASE_URL: throughProxy(database.url, proxy) });
     const pids = [...workerPids(server)];
     const burst = createBurst(server.url, 40);
     t.after(() => burst.stop());
-    await new Promise((resolve) => setTimeout(resolve, 700));
-    const signalled = Date.now();
+    // The workers open their connections to Postgres before it slows down: a new one takes several round trips.
+    await sleep(300);
+    proxy.delayMs = COMMIT_DELAY_MS;
+    await sleep(500);
+    // A few creates sent shortly before the signal: a commit takes longer, so they are in flight at it.
+    const lastOnes = burst.send(5);
+    await sleep(ARRIVAL_MS + COMMIT_DELAY_MS / 2);
+    const signalledAt = performance.now();
     server.child.kill('SIGTERM');
     if (signalWorkersToo) for (const pid of pids) process.kill(pid, 'SIGTERM');
     const exit = await server.exited;
+    const exitedAt = performance.now();
+    await lastOnes;
     await burst.stop();
+    const atSignal = inFlightAt(burst.creates, signalledAt, ARRIVAL_MS);
+    t.diagnostic(`${burst.acknowledged.size} creates acknowledged, ${atSignal.length} in flight at the signal`);
     assert.deepEqual(exit, { code: 0, signal: null });
-    assert.ok(Date.now() - signalled < 5000, `exit took ${Date.now() - signalled} ms`);
+    assert.ok(exitedAt - signalledAt < 5000, `exit took ${(exitedAt - signalledAt).toFixed(0)} ms`);
+    // A worker stops accepting at once and finishes what it has: each create it had got its 201.
+    assert.ok(atSignal.length > 0, 'creates in flight at the signal');
+    assert.deepEqual(
+      atSignal.map((c) => c.outcome).filter((o) => o !== '201'),
+      [],
+    );
     assert.ok(burst.acknowledged.size > 50, `only ${burst.acknowledged.size} creates acknowledged`);
     assert.equal(server.logs.filter((l) => l.role === 'worker' && l.msg === 'shut down cleanly').length, 2);
     assert.equal(server.logs.filter((l) => l.msg === 'worker died: replacing it').length, 0);

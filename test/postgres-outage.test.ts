@@ -6,6 +6,7 @@ import pg from 'pg';
 import { startApp } from './helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
+import { until } from './helpers/wait.ts';
 
 let database: TestDatabase;
 let proxy: TcpProxy;
@@ -43,7 +44,11 @@ test('Postgres unreachable: uncached codes 503 (never 404), the breaker opens, c
   assert.equal(create.headers['retry-after'], '1');
 
   // A few failed batches open the breaker; from then on, misses fail fast without touching the network.
-  for (let i = 0; i < 5; i++) await app.inject({ url: `/miss${i}x` });
+  for (let i = 0; i < 5; i++) {
+    const miss = await app.inject({ url: `/miss${i}x` });
+    assert.equal(miss.statusCode, 503, `miss${i}x`);
+    assert.equal(errorCode(miss.body), 'DATABASE_UNAVAILABLE');
+  }
   const ready = await app.inject({ url: '/readyz' });
   assert.equal(ready.statusCode, 503);
   assert.equal(ready.json<{ breaker: string }>().breaker, 'open');
@@ -58,7 +63,11 @@ test('Postgres unreachable: uncached codes 503 (never 404), the breaker opens, c
   assert.equal((await app.inject({ url: '/cached1' })).statusCode, 302);
 
   await proxy.up();
-  await new Promise((resolve) => setTimeout(resolve, 600));
+  // After BREAKER_RESET_MS the breaker lets one batch try again.
+  await until(
+    'the breaker half-open',
+    async () => (await app.inject({ url: '/readyz' })).json<{ breaker: string }>().breaker === 'half-open',
+  );
   const back = await app.inject({ url: '/uncached1' });
   assert.equal(back.statusCode, 302);
   assert.equal(back.headers.location, 'https://example.com/u');
@@ -81,6 +90,8 @@ test('a query stuck behind a lock is cancelled by Postgres: 503 DATABASE_TIMEOUT
   assert.equal(res.statusCode, 503);
   assert.equal(errorCode(res.body), 'DATABASE_TIMEOUT');
   assert.equal(res.headers['retry-after'], '1');
+  // Held by the lock for the whole statement timeout, and cancelled by Postgres before the breaker's own timeout.
+  assert.ok(ms >= 200, `answered after ${Math.round(ms)} ms: before the statement timeout`);
   assert.ok(ms < 1000, `answered after ${Math.round(ms)} ms: the server-side statement timeout must act first`);
 
   await locker.query('ROLLBACK');

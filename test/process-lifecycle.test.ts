@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { request } from 'node:http';
-import { postLink, startServer } from './helpers/server-process.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createBurst, inFlightAt } from './helpers/load.ts';
+import { startServer } from './helpers/server-process.ts';
+import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -12,54 +15,27 @@ before(async () => {
 });
 after(() => database.drop());
 
-const env = () => ({ DATABASE_URL: database.url, BASE_URL: 'https://sho.rt', CODE_SECRET: 'process-test-secret-123' });
+/** Added to each packet between the service and Postgres, each way, in the SIGTERM test: a commit takes twice this at least. */
+const COMMIT_DELAY_MS = 100;
+/** Time enough for a request to reach the server. */
+const ARRIVAL_MS = 50;
 
-/**
- * Keeps `concurrency` creates in flight until `stop()`. Records every code that got a 201, and the
- * outcome of every create that was already sent when `mark()` was called.
- */
-function createBurst(base: string, concurrency: number) {
-  const acknowledged = new Map<string, string>();
-  const sentBeforeMark: Promise<string>[] = [];
-  const state = { running: true, marked: false };
-  let n = 0;
-  const worker = async () => {
-    while (state.running) {
-      const url = `https://example.com/burst/${n++}`;
-      const outcome = postLink(base, { url }).then(
-        (res) => {
-          if (res.status === 201 && res.code !== undefined) acknowledged.set(res.code, url);
-          return String(res.status);
-        },
-        (err: Error) => (err.cause as { code?: string } | undefined)?.code ?? err.message,
-      );
-      if (!state.marked) sentBeforeMark.push(outcome);
-      if ((await outcome) !== '201') await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  };
-  const done = Promise.all(Array.from({ length: concurrency }, worker));
-  return {
-    acknowledged,
-    sentBeforeMark,
-    mark: () => {
-      state.marked = true;
-    },
-    stop: async () => {
-      state.running = false;
-      await done;
-    },
-  };
-}
+const env = () => ({ DATABASE_URL: database.url, BASE_URL: 'https://sho.rt', CODE_SECRET: 'process-test-secret-123' });
 
 test('SIGKILL during a burst of creates: after a restart, every code that got a 201 resolves', async (t) => {
   const first = await startServer(env());
   const burst = createBurst(first.url, 50);
   t.after(() => burst.stop());
   await new Promise((resolve) => setTimeout(resolve, 1500));
+  const killedAt = performance.now();
   first.child.kill('SIGKILL');
   await first.exited;
   await burst.stop();
   assert.ok(burst.acknowledged.size > 100, `only ${burst.acknowledged.size} creates acknowledged before the kill`);
+  // The kill cut creates off: their clients saw the connection go, not an answer.
+  const cutOff = inFlightAt(burst.creates, killedAt).filter((c) => !/^\d+$/.test(c.outcome));
+  t.diagnostic(`${burst.acknowledged.size} creates acknowledged, ${cutOff.length} cut off by the kill`);
+  assert.ok(cutOff.length > 0, 'creates were in flight at the kill');
 
   const second = await startServer(env());
   try {
@@ -75,14 +51,24 @@ test('SIGKILL during a burst of creates: after a restart, every code that got a 
 });
 
 test('SIGTERM under load: readiness fails, in-flight creates finish, the queue drains, the process exits 0', async (t) => {
+  // Commits that take a while (COMMIT_DELAY_MS each way), so that creates are still in flight when
+  // the server stops accepting, drainMs after the signal.
+  const { hostname, port } = new URL(database.url);
+  const proxy = new TcpProxy(hostname, Number(port || 5432));
+  await proxy.up();
+  t.after(() => proxy.down());
   // A drain window wide enough for the polls below on a machine busy with other test files.
-  const server = await startServer({ ...env(), READINESS_DRAIN_MS: '2000' });
+  const drainMs = 2000;
+  const server = await startServer({ ...env(), DATABASE_URL: throughProxy(database.url, proxy), READINESS_DRAIN_MS: String(drainMs) });
   t.after(() => server.child.kill('SIGKILL'));
+  proxy.delayMs = COMMIT_DELAY_MS;
   const burst = createBurst(server.url, 50);
   t.after(() => burst.stop());
   await new Promise((resolve) => setTimeout(resolve, 700));
-  burst.mark();
+  const signalledAt = performance.now();
   server.child.kill('SIGTERM');
+  // A few creates sent shortly before the server stops accepting, so that some are in flight then.
+  const lastOnes = sleep(drainMs - ARRIVAL_MS - COMMIT_DELAY_MS / 2).then(() => burst.send(5));
   // During the drain delay the instance still answers, but says it is not ready.
   let ready = await fetch(`${server.url}/readyz`);
   for (let i = 0; i < 20 && ready.status === 200; i++) {
@@ -92,14 +78,24 @@ test('SIGTERM under load: readiness fails, in-flight creates finish, the queue d
   assert.equal(ready.status, 503);
   assert.equal(((await ready.json()) as { checks: { accepting: boolean } }).checks.accepting, false);
   const exit = await server.exited;
+  await lastOnes;
   await burst.stop();
   assert.deepEqual(exit, { code: 0, signal: null });
   assert.ok(server.logs.some((l) => l.msg === 'shut down cleanly'));
-  // Every create already sent when the signal went out was answered 201: none was cut off.
-  const outcomes = await Promise.all(burst.sentBeforeMark);
-  assert.ok(outcomes.length >= 50, `${outcomes.length} creates in flight at the signal`);
+  const atSignal = inFlightAt(burst.creates, signalledAt);
+  // The server stops accepting drainMs after the signal (it got it no earlier than signalledAt).
+  // The creates it had by then wait in the write queue, which drains before the exit.
+  const atClose = inFlightAt(burst.creates, signalledAt + drainMs, ARRIVAL_MS);
+  t.diagnostic(`${atSignal.length} creates in flight at the signal, ${atClose.length} when the server stopped accepting`);
+  // Every create in flight when the signal came was answered 201: none was cut off.
+  assert.ok(atSignal.length > 0, 'creates in flight at the signal');
   assert.deepEqual(
-    outcomes.filter((o) => o !== '201'),
+    atSignal.map((c) => c.outcome).filter((o) => o !== '201'),
+    [],
+  );
+  assert.ok(atClose.length > 0, 'creates in flight when the server stopped accepting');
+  assert.deepEqual(
+    atClose.map((c) => c.outcome).filter((o) => o !== '201'),
     [],
   );
 

@@ -160,62 +160,73 @@ export class Load {
 
   async #creator(): Promise<void> {
     while (this.#running) {
-      const url = `https://example.com/${this.#options.label}/${this.#created++}`;
-      const phase = this.phase;
-      const sentAt = performance.now();
-      let answer: Omit<Answer, 'ms'>;
-      try {
-        const res = await fetch(`${this.#base}/links`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ url }),
-          signal: AbortSignal.timeout(this.#options.requestTimeoutMs ?? 5000),
-        });
-        const retryAfter = res.headers.get('retry-after');
-        if (res.status === 201) {
-          const body = (await res.json()) as { code: string; url: string };
-          this.acknowledged.set(body.code, url);
-          answer = {
-            kind: 'create',
-            phase,
-            sentAt,
-            status: 201,
-            error: undefined,
-            retryAfter,
-            code: body.code,
-            cached: false,
-            right: body.url === url,
-          };
-        } else {
-          answer = {
-            kind: 'create',
-            phase,
-            sentAt,
-            status: res.status,
-            error: await errorCode(res),
-            retryAfter,
-            code: undefined,
-            cached: false,
-            right: false,
-          };
-        }
-      } catch (err) {
-        this.indeterminate++;
+      const answer = await this.#create();
+      if (answer.status !== 201) await sleep(5);
+    }
+  }
+
+  /** Sends `count` creates at once, besides the creators' (say, just before a signal); recorded like theirs. */
+  async sendCreates(count: number): Promise<void> {
+    await Promise.all(Array.from({ length: count }, () => this.#create()));
+  }
+
+  async #create(): Promise<Answer> {
+    const url = `https://example.com/${this.#options.label}/${this.#created++}`;
+    const phase = this.phase;
+    const sentAt = performance.now();
+    let answer: Omit<Answer, 'ms'>;
+    try {
+      const res = await fetch(`${this.#base}/links`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url }),
+        signal: AbortSignal.timeout(this.#options.requestTimeoutMs ?? 5000),
+      });
+      const retryAfter = res.headers.get('retry-after');
+      if (res.status === 201) {
+        const body = (await res.json()) as { code: string; url: string };
+        this.acknowledged.set(body.code, url);
         answer = {
           kind: 'create',
           phase,
           sentAt,
-          status: 0,
-          error: networkError(err),
-          retryAfter: null,
+          status: 201,
+          error: undefined,
+          retryAfter,
+          code: body.code,
+          cached: false,
+          right: body.url === url,
+        };
+      } else {
+        answer = {
+          kind: 'create',
+          phase,
+          sentAt,
+          status: res.status,
+          error: await errorCode(res),
+          retryAfter,
           code: undefined,
           cached: false,
           right: false,
         };
       }
-      this.answers.push({ ...answer, ms: performance.now() - sentAt });
-      if (answer.status !== 201) await sleep(5);
+    } catch (err) {
+      this.indeterminate++;
+      answer = {
+        kind: 'create',
+        phase,
+        sentAt,
+        status: 0,
+        error: networkError(err),
+        retryAfter: null,
+        code: undefined,
+        cached: false,
+        right: false,
+      };
     }
+    const answered = { ...answer, ms: performance.now() - sentAt };
+    this.answers.push(answered);
+    return answered;
   }
 
   /** The answers of one kind, in the given phases (all phases if none given). */
@@ -286,4 +297,77 @@ export async function lostWrites(databaseUrl: string, acknowledged: ReadonlyMap<
   return [...acknowledged]
     .filter(([code, url]) => stored.get(code) !== url)
     .map(([code, url]) => `${code} -> ${url}: ${stored.get(code) ?? 'missing'}`);
+}
+
+/**
+ * The requests in flight at `at` (performance.now()): answered after it, and sent at least
+ * `marginMs` before it, time enough for the request to have reached the server.
+ */
+export function inFlightAt<T extends { readonly sentAt: number; readonly ms: number }>(
+  requests: readonly T[],
+  at: number,
+  marginMs = 0,
+): T[] {
+  return requests.filter((r) => r.sentAt <= at - marginMs && r.sentAt + r.ms > at);
+}
+
+/** One create of a burst: when it was sent (performance.now()), how long it took, and its status or network error. */
+export interface BurstCreate {
+  readonly sentAt: number;
+  readonly ms: number;
+  /** '201', another status, or the network error's code (ECONNREFUSED, ...). */
+  readonly outcome: string;
+}
+
+/**
+ * Keeps `concurrency` creates in flight (each client sends its next one when the last is answered)
+ * until `stop()`. Records every create, and every code that got a 201 with its URL. `send(n)`
+ * sends n more at once, besides the clients' (say, just before a signal).
+ */
+export function createBurst(base: string, concurrency: number, label = 'burst') {
+  const acknowledged = new Map<string, string>();
+  const creates: BurstCreate[] = [];
+  const state = { running: true };
+  let n = 0;
+  const create = async (): Promise<BurstCreate> => {
+    const url = `https://example.com/${label}/${n++}`;
+    const sentAt = performance.now();
+    let outcome: string;
+    try {
+      const res = await fetch(`${base}/links`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url }),
+      });
+      const body = (await res.json()) as { code?: string };
+      if (res.status === 201 && body.code !== undefined) acknowledged.set(body.code, url);
+      outcome = String(res.status);
+    } catch (err) {
+      outcome = networkError(err);
+    }
+    const done = { sentAt, ms: performance.now() - sentAt, outcome };
+    creates.push(done);
+    return done;
+  };
+  const client = async () => {
+    while (state.running) {
+      // A refusing server is not hammered in a tight loop.
+      if ((await create()).outcome !== '201') await sleep(10);
+    }
+  };
+  const sent: Promise<BurstCreate>[] = [];
+  const done = Promise.all(Array.from({ length: concurrency }, client));
+  return {
+    acknowledged,
+    creates,
+    send: (count: number): Promise<BurstCreate[]> => {
+      const these = Array.from({ length: count }, create);
+      sent.push(...these);
+      return Promise.all(these);
+    },
+    stop: async () => {
+      state.running = false;
+      await Promise.all([done, ...sent]);
+    },
+  };
 }

@@ -355,11 +355,15 @@ export class PrivatePostgres {
     await rm(this.#dir, { recursive: true, force: true });
   }
 
-  /** Statements of the service (application_name 'shortener') running now, and for how long. */
-  async appStatements(database: string): Promise<{ state: string; ms: number; query: string }[]> {
+  /**
+   * Statements of the service (application_name 'shortener') running now, for how long, and what
+   * each waits on (`waitEventType` 'Lock' for one queued behind a lock; null while it runs).
+   */
+  async appStatements(database: string): Promise<AppStatement[]> {
     return withClient(this.url, async (client) => {
-      const { rows } = await client.query<{ state: string; ms: number; query: string }>(
-        `SELECT state, (extract(epoch FROM clock_timestamp() - query_start) * 1000)::int AS ms, query
+      const { rows } = await client.query<AppStatement>(
+        `SELECT pid, state, (extract(epoch FROM clock_timestamp() - query_start) * 1000)::int AS ms, query,
+                wait_event_type AS "waitEventType", wait_event AS "waitEvent"
          FROM pg_stat_activity
          WHERE datname = $1 AND application_name = 'shortener' AND state <> 'idle'`,
         [database],
@@ -367,4 +371,34 @@ export class PrivatePostgres {
       return rows;
     });
   }
+
+  /** Every connection of the service to `database`, idle ones too, with the time its backend started. */
+  async appBackends(database: string): Promise<AppBackend[]> {
+    return withClient(this.url, async (client) => {
+      const { rows } = await client.query<AppBackend>(
+        `SELECT pid, state, (extract(epoch FROM backend_start) * 1000)::float8 AS "startedAt"
+         FROM pg_stat_activity
+         WHERE datname = $1 AND application_name = 'shortener'`,
+        [database],
+      );
+      return rows;
+    });
+  }
+}
+
+export interface AppStatement {
+  readonly pid: number;
+  readonly state: string;
+  /** Since the statement started. */
+  readonly ms: number;
+  readonly query: string;
+  readonly waitEventType: string | null;
+  readonly waitEvent: string | null;
+}
+
+export interface AppBackend {
+  readonly pid: number;
+  readonly state: string;
+  /** Epoch milliseconds (Date.now()) when the server started this connection's backend. */
+  readonly startedAt: number;
 }
