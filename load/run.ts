@@ -6,6 +6,8 @@
 //   npm run load -- --links 1000000 --seconds 10  bigger and longer
 //   REDIS_URL=redis://127.0.0.1:6379 npm run load   with the Redis tier (the redis scenario needs it)
 //   DATABASE_URL=postgres://… npm run load -- --scenario storage    bytes per link in Postgres (and Redis)
+//   taskset -c 0 npm run load -- --server-cpus 1 --scenario baseline,hot --against ../old
+//                                                  per core, and the service of another checkout in the same rounds
 //
 // It starts what it needs as child processes (the service, the bare node:http baseline, the
 // load generator's ceiling, the naive variants), seeds links through POST /links, runs each
@@ -14,10 +16,10 @@
 // process and the server share the machine's cores.
 
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, release, tmpdir, totalmem, type } from 'node:os';
-import { join } from 'node:path';
+import { basename, join, resolve as resolvePath } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { Request } from 'autocannon';
@@ -66,6 +68,8 @@ const { values } = parseArgs({
     'memory-links': { type: 'string', default: '1000000' },
     'zipf-s': { type: 'string', default: '1.1' },
     'redis-url': { type: 'string', default: process.env.REDIS_URL },
+    'server-cpus': { type: 'string' },
+    against: { type: 'string' },
     out: { type: 'string', default: new URL('results', import.meta.url).pathname },
   },
 });
@@ -77,6 +81,11 @@ const memoryLinks = positive('memory-links');
 const zipfS = positive('zipf-s');
 const remote = values.url?.replace(/\/+$/, '');
 const redisUrl = values['redis-url'];
+/** Every server runs under `taskset -c` these CPUs: run this process on the others for per-core figures. */
+const serverPrefix = values['server-cpus'] === undefined ? [] : ['taskset', '-c', values['server-cpus']];
+/** Another checkout of the service (with its node_modules), whose hot path runs in the same rounds as this one's. */
+const against = values.against === undefined ? undefined : resolvePath(values.against);
+if (against !== undefined && !existsSync(join(against, 'src/server.ts'))) usage(`--against ${against}: no src/server.ts there`);
 const selected = new Set(values.scenario.split(',').map((s) => s.trim()));
 for (const name of selected) {
   if (!(SCENARIOS as readonly string[]).includes(name)) usage(`unknown scenario "${name}"; choose from ${SCENARIOS.join(', ')}`);
@@ -227,6 +236,10 @@ try {
       requests: fixed(hotPaths),
       serverPid: pidOf(main),
     });
+    if (against !== undefined) {
+      if (!local) skip('hot', `hot · ${basename(against)}`, onlyLocal);
+      else group.push(await againstVariant(against));
+    }
   }
   if (wants('not-found')) {
     // A scanner: distinct codes of the generated shape, none of them a link, never repeated
@@ -551,10 +564,46 @@ async function launch(env: Record<string, string>, name = '../src/server.ts'): P
   const server = await startServer(
     { NODE_OPTIONS: SERVICE_NODE_OPTIONS, NOT_FOUND_LIMIT_PER_MINUTE: '0', RATE_LIMIT_ENABLED: 'false', ...env },
     120_000,
-    script(name),
+    name.startsWith('/') ? name : script(name),
+    serverPrefix,
   );
   live.add(server);
   return server;
+}
+
+/**
+ * The service of another checkout, on a scratch database of its own (no Redis: the hot path is
+ * the LRU's), seeded and warmed like this one, with the same traffic over its own codes.
+ */
+async function againstVariant(dir: string): Promise<Variant> {
+  const database = await prepareDatabase('pglite-against');
+  const other = await launch(database.env, join(dir, 'src/server.ts'));
+  log(`seeding ${linkCount.toLocaleString('en-US')} links into the service of ${dir}`);
+  const codes = (await seed(other.url, linkCount)).map(([code]) => code);
+  const warm = await measure(
+    {
+      scenario: 'hot',
+      variant: 'against',
+      label: 'warm-up',
+      url: other.url,
+      connections,
+      requests: () => codes.map((code) => get(`/${code}`)),
+      amount: codes.length,
+    },
+    600,
+    0,
+  );
+  log(`warm-up of ${dir}: ${warm.requests.toLocaleString('en-US')} requests, ${JSON.stringify(warm.statuses)}`);
+  const paths = zipfPaths(codes, Math.max(20_000, connections * 200), zipfS, 1).map(get);
+  return {
+    scenario: 'hot',
+    variant: `service of ${dir}`,
+    label: `hot · ${basename(dir)}`,
+    url: other.url,
+    connections,
+    requests: () => paths,
+    serverPid: other.child.pid,
+  };
 }
 
 /** Seeds links through POST /links; returns [code, url] of each one created. */
@@ -580,14 +629,14 @@ async function seed(url: string, count: number): Promise<[string, string][]> {
 }
 
 /** A fresh database for this run: a scratch one on DATABASE_URL's server, or an embedded folder. */
-async function prepareDatabase(): Promise<{ env: Record<string, string>; label: string }> {
+async function prepareDatabase(folder = 'pglite'): Promise<{ env: Record<string, string>; label: string }> {
   if (process.env.DATABASE_URL !== undefined) {
     const db = await createTestDatabase('load');
     cleanups.push(() => db.drop());
     const server = new URL(db.url);
     return { env: { DATABASE_URL: db.url }, label: `Postgres at ${server.host} (scratch database ${db.name}, dropped afterwards)` };
   }
-  return { env: { EMBEDDED_DATA_DIR: join(scratch, 'pglite') }, label: 'embedded PGlite (DATABASE_URL unset)' };
+  return { env: { EMBEDDED_DATA_DIR: join(scratch, folder) }, label: 'embedded PGlite (DATABASE_URL unset)' };
 }
 
 /** Redis for this run, under a key prefix of its own that is deleted afterwards; null without a Redis URL. */

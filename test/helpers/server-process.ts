@@ -19,9 +19,18 @@ process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-/** Starts `script` (the service by default) on a free port and waits for its "listening" log line. */
-export async function startServer(env: Record<string, string>, timeoutMs = 30_000, script: string = SERVER): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [script], {
+/**
+ * Starts `script` (the service by default) on a free port and waits for its "listening" log line;
+ * `prefix` runs it under another command (`['taskset', '-c', '1']`).
+ */
+export async function startServer(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  script: string = SERVER,
+  prefix: readonly string[] = [],
+): Promise<ServerProcess> {
+  const [command = process.execPath, ...args] = [...prefix, process.execPath, script];
+  const child = spawn(command, args, {
     // Every create of a test comes from one address: no create limits unless the test sets them.
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
