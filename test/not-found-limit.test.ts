@@ -3,13 +3,11 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type pg from 'pg';
 import { trustProxyRule } from '../src/core/trust-proxy.ts';
 import { clientKey } from '../src/http/client-address.ts';
 import { NotFoundLimit } from '../src/http/not-found-limit.ts';
-import type { Queryable } from '../src/db/pool.ts';
 import { startApp, startCountedApp } from './helpers/app.ts';
-import { createTestDatabase, insertRawLinks, type TestDatabase } from './helpers/db.ts';
+import { createTestDatabase, insertRawLinks, type TestDatabase, holdLookups } from './helpers/db.ts';
 import { memoryLogger } from './helpers/logs.ts';
 import { until, within } from './helpers/wait.ts';
 
@@ -49,31 +47,6 @@ describe('the budget', () => {
   });
 });
 
-/** A window that holds the first lookup of `code` (by its parameters, whatever the SQL) until released. */
-function holdLookupOf(code: string) {
-  const reached = Promise.withResolvers<void>();
-  const release = Promise.withResolvers<void>();
-  let holding = true;
-  const wrapDb = (db: Queryable): Queryable => ({
-    async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
-      const codes = values?.[0];
-      if (holding && Array.isArray(codes) && codes.includes(code)) {
-        reached.resolve();
-        await release.promise;
-      }
-      return db.query<R>(text, values);
-    },
-  });
-  return {
-    wrapDb,
-    reached: reached.promise,
-    release() {
-      holding = false;
-      release.resolve();
-    },
-  };
-}
-
 describe('on the service', () => {
   let database: TestDatabase;
   before(async () => {
@@ -110,7 +83,7 @@ describe('on the service', () => {
   });
 
   test('a scanner sending many misses at once gets no more lookups than its budget; a crowd asking for one new code is one lookup', async (t) => {
-    const hold = holdLookupOf('known1');
+    const hold = holdLookups((codes) => codes.includes('known1'));
     const { app } = await startApp(t, database.url, { NOT_FOUND_LIMIT_PER_MINUTE: '5' }, { wrapDb: hold.wrapDb });
     const counts = app.metrics?.lookups;
     const redirects = app.metrics?.redirects;

@@ -3,13 +3,11 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { createLinkCache } from '../src/cache/link-cache.ts';
 import type { ShortCode } from '../src/core/codes.ts';
 import type { Queryable } from '../src/db/pool.ts';
-import { startApp, startCountedApp, testConfig, type Cleanup, type StartOptions } from './helpers/app.ts';
-import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { startApp, startCountedApp, testConfig, type Cleanup, type StartOptions, lruMisses } from './helpers/app.ts';
+import { createTestDatabase, withClient, type TestDatabase, holdLookups } from './helpers/db.ts';
 import { until, within } from './helpers/wait.ts';
 
 let database: TestDatabase;
@@ -33,35 +31,6 @@ test('200 concurrent misses for distinct codes cost one query per batch, not one
   }
   assert.ok(lookups() >= 2 && lookups() <= 4, `${lookups()} queries for 200 misses in batches of at most 100`);
 });
-
-/** A window that holds lookups of links by code after Postgres answered them, until released. */
-function holdLookups() {
-  const reached = Promise.withResolvers<number>();
-  const release = Promise.withResolvers<void>();
-  let holding = true;
-  const wrapDb = (db: Queryable): Queryable => ({
-    async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
-      const result = await db.query<R>(text, values);
-      if (holding && text.includes('code = ANY')) {
-        reached.resolve(result.rowCount ?? 0);
-        await release.promise;
-      }
-      return result;
-    },
-  });
-  return {
-    wrapDb,
-    /** Resolves with the held lookup's row count once one is held. */
-    reached: reached.promise,
-    release() {
-      holding = false;
-      release.resolve();
-    },
-  };
-}
-
-/** Redirect requests of `app` that missed its LRU, each handed to the resolver there and then. */
-const lruMisses = (app: FastifyInstance): number => app.metrics?.redirects.lru[1] ?? Number.NaN;
 
 test('a stampede on one code costs one lookup, also for requests that come while it is in flight', async (t) => {
   const hold = holdLookups();

@@ -5,9 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import type pg from 'pg';
-import { getRedirect, startCountedApp, type Cleanup, type StartOptions } from './helpers/app.ts';
-import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
+import { getRedirect, startCountedApp, type Cleanup, type StartOptions, lruMisses } from './helpers/app.ts';
+import { createTestDatabase, insertRawLinks, withClient, type TestDatabase, holdLookups } from './helpers/db.ts';
 import {
   deleteKeys,
   listenToInvalidations,
@@ -22,7 +21,6 @@ import { until, within } from './helpers/wait.ts';
 import { TcpProxy } from './helpers/tcp-proxy.ts';
 import type { FastifyInstance } from 'fastify';
 import type { ShortCode } from '../src/core/codes.ts';
-import type { Queryable } from '../src/db/pool.ts';
 
 const prefix = randomPrefix('tier');
 let database: TestDatabase;
@@ -73,34 +71,6 @@ async function looksUpOnce(counted: Instance, label: string): Promise<void> {
   const already = counted.lookups();
   assert.deepEqual(await get(counted.app, code), { status: 302, location: `https://example.com/${code}` });
   assert.equal(counted.lookups(), already + 1, 'a code only Postgres has is looked up, and counted');
-}
-
-/** Redirect requests of `app` that missed its LRU, each handed to the resolver there and then. */
-const lruMisses = (app: FastifyInstance): number => app.metrics?.redirects.lru[1] ?? Number.NaN;
-
-/** A window that holds the lookups of links by code after Postgres answered them, until released. */
-function holdLookups() {
-  const reached = Promise.withResolvers<void>();
-  const release = Promise.withResolvers<void>();
-  let holding = true;
-  const wrapDb = (db: Queryable): Queryable => ({
-    async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
-      const result = await db.query<R>(text, values);
-      if (holding && text.includes('code = ANY')) {
-        reached.resolve();
-        await release.promise;
-      }
-      return result;
-    },
-  });
-  return {
-    wrapDb,
-    reached: reached.promise,
-    release() {
-      holding = false;
-      release.resolve();
-    },
-  };
 }
 
 test('a code fetched once from Postgres is then served from Redis by a second instance with an empty LRU', async (t) => {

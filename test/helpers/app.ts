@@ -93,3 +93,8 @@ export async function createLink(app: FastifyInstance, body: Record<string, unkn
   const res = await app.inject({ method: 'POST', url: '/links', payload: body });
   return { status: res.statusCode, body: res.json<Record<string, unknown>>(), headers: res.headers };
 }
+
+/** Redirect requests of `app` that missed its LRU: each was handed to the resolver there and then. */
+export function lruMisses(app: FastifyInstance): number {
+  return app.metrics?.redirects.lru[1] ?? Number.NaN;
+}

@@ -80,3 +80,34 @@ export function countingDb(db: Queryable): { db: Queryable; statements: string[]
     },
   };
 }
+
+/**
+ * A window that holds the lookups of links by code (findLinks) whose codes `which` picks, once
+ * Postgres has answered them, until released: a lookup kept in flight. (A gate, not a count: the
+ * counts come from the app's own counters.)
+ */
+export function holdLookups(which: (codes: readonly string[]) => boolean = () => true) {
+  const reached = Promise.withResolvers<number>();
+  const release = Promise.withResolvers<void>();
+  let holding = true;
+  const wrapDb = (db: Queryable): Queryable => ({
+    async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
+      const result = await db.query<R>(text, values);
+      const codes = values?.[0];
+      if (holding && text.includes('WHERE code = ANY') && Array.isArray(codes) && which(codes as string[])) {
+        reached.resolve(result.rowCount ?? 0);
+        await release.promise;
+      }
+      return result;
+    },
+  });
+  return {
+    wrapDb,
+    /** Resolves with the held lookup's row count once one is held. */
+    reached: reached.promise,
+    release() {
+      holding = false;
+      release.resolve();
+    },
+  };
+}

@@ -29,7 +29,7 @@ export async function startServer(
   script: string = SERVER,
   prefix: readonly string[] = [],
 ): Promise<ServerProcess> {
-  const [command = process.execPath, ...args] = [...prefix, process.execPath, script];
+  const [command, ...args] = prefix.length === 0 ? [process.execPath, script] : [...prefix, process.execPath, script];
   const child = spawn(command, args, {
     // Every create of a test comes from one address: no create limits unless the test sets them.
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false', ...env },

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { IdAllocator } from '../../src/write/id-allocator.ts';
+import { recordEscapes } from '../helpers/escapes.ts';
 
 /** A sequence of blocks of `size` ids; `failNext` makes the next reservations fail. */
 function fakeSequence(size: number) {
@@ -60,10 +61,7 @@ test('a take larger than a block spans blocks, every id once', async () => {
 });
 
 test('a failed reservation rejects the take; the next take reserves again; a failed spare goes unhandled nowhere', async (t) => {
-  const unhandled: unknown[] = [];
-  const record = (err: unknown) => unhandled.push(err);
-  process.on('unhandledRejection', record);
-  t.after(() => process.off('unhandledRejection', record));
+  const unhandled = recordEscapes(t);
 
   const sequence = fakeSequence(4);
   const ids = new IdAllocator(sequence.reserve);

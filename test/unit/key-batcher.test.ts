@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { KeyBatcher } from '../../src/resolve/batcher.ts';
+import { recordEscapes } from '../helpers/escapes.ts';
 
 function recordingFetch(values: Record<string, number> = {}) {
   const calls: string[][] = [];
@@ -16,14 +17,7 @@ function recordingFetch(values: Record<string, number> = {}) {
 
 /** Fails the test if anything escapes as an uncaught exception or an unhandled rejection while `fn` runs. */
 async function nothingEscapes(t: { after(fn: () => void): void }, fn: () => Promise<void>): Promise<void> {
-  const escaped: unknown[] = [];
-  const record = (err: unknown) => escaped.push(err);
-  process.on('uncaughtException', record);
-  process.on('unhandledRejection', record);
-  t.after(() => {
-    process.off('uncaughtException', record);
-    process.off('unhandledRejection', record);
-  });
+  const escaped = recordEscapes(t);
   await fn();
   // Unhandled rejections are reported after the microtask queue drains.
   await new Promise((resolve) => setTimeout(resolve, 20));

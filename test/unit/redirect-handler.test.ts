@@ -11,6 +11,7 @@ import type { ShortCode } from '../../src/core/codes.ts';
 import { AppError } from '../../src/errors.ts';
 import { createRedirectHandler, type RedirectObserver } from '../../src/http/redirect.ts';
 import { testConfig } from '../helpers/app.ts';
+import { recordEscapes } from '../helpers/escapes.ts';
 import { memoryLogger } from '../helpers/logs.ts';
 
 const link = (code: string) => ({
@@ -71,14 +72,7 @@ async function serverWith(observer: RedirectObserver) {
 }
 
 test('an observer that throws: hits, lookups and failed lookups are still answered whole, nothing escapes, each throw is logged', async (t) => {
-  const escaped: unknown[] = [];
-  const record = (err: unknown) => escaped.push(err);
-  process.on('uncaughtException', record);
-  process.on('unhandledRejection', record);
-  t.after(() => {
-    process.off('uncaughtException', record);
-    process.off('unhandledRejection', record);
-  });
+  const escaped = recordEscapes(t);
   const { get, lines, close } = await serverWith(THROWING);
   t.after(close);
 
