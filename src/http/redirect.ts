@@ -65,15 +65,20 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   const writeEntry = createEntryWriter(deps.redirectCacheControl);
   const limited = prebuilt('NOT_FOUND_RATE_LIMITED', { 'retry-after': String(limit?.retryAfterSeconds ?? 1) });
 
-  // Whatever goes wrong while writing must still end the response, and must not become an
-  // unhandled rejection.
+  /** Something threw while answering: the response still ends, and nothing becomes an unhandled rejection. */
+  const crashed = (res: ServerResponse, code: string, err: unknown): void => {
+    log.error({ err, code }, 'redirect failed');
+    if (res.writableEnded) return;
+    if (res.headersSent) res.destroy();
+    else writeAnswer(res, 'INTERNAL');
+  };
+
+  // A write that throws is answered here, so that the answer is still reported to the observer.
   const write = (res: ServerResponse, code: string, entry: CacheEntry): void => {
     try {
       writeEntry(res, entry);
     } catch (err) {
-      log.error({ err, code }, 'redirect could not be written');
-      if (!res.headersSent) writeAnswer(res, 'INTERNAL');
-      else res.destroy();
+      crashed(res, code, err);
     }
   };
 
@@ -84,14 +89,6 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     } else {
       write(res, code, entry);
     }
-  };
-
-  /** Something threw after a lookup: the response still ends, and nothing becomes an unhandled rejection. */
-  const crashed = (res: ServerResponse, code: string, err: unknown): void => {
-    log.error({ err, code }, 'redirect failed');
-    if (res.writableEnded) return;
-    if (res.headersSent) res.destroy();
-    else writeAnswer(res, 'INTERNAL');
   };
 
   const found = (
