@@ -50,6 +50,7 @@ export function createRedisTier(config: RedisTierConfig, log: Logger): RedisTier
     log,
   });
   let subscription: Subscription | null = null;
+  const hearing = (): boolean => subscription?.live ?? false;
   log.info({ cluster: client.isCluster, prefix: config.redisKeyPrefix }, 'Redis tier on: connecting in the background');
 
   return {
@@ -57,10 +58,10 @@ export function createRedisTier(config: RedisTierConfig, log: Logger): RedisTier
     client,
     status: () => ({
       redis: store.state,
-      invalidations: subscription?.live === true ? 'live' : 'deaf',
+      invalidations: hearing() ? 'live' : 'deaf',
       unsentInvalidations: store.unsent,
     }),
-    hearing: () => subscription?.live ?? false,
+    hearing,
     listen(invalidations) {
       subscription ??= subscribe(client, store, outbox, config.redisKeyPrefix, invalidations, log);
     },
