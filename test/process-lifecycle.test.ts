@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createBurst, inFlightAt } from './helpers/load.ts';
+import { createBurst, inFlightAt, committedUnanswered } from './helpers/load.ts';
 import { startServer } from './helpers/server-process.ts';
 import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
 
@@ -94,8 +94,21 @@ test('SIGTERM under load: readiness fails, in-flight creates finish, the queue d
     [],
   );
   assert.ok(atClose.length > 0, 'creates in flight when the server stopped accepting');
+  assert.ok(
+    atClose.some((c) => c.outcome === '201'),
+    'a create in flight when the server stopped accepting got its 201',
+  );
+  // The others never reached the service (a keep-alive connection closed as idle while the request
+  // was on its way, on a busy machine): no answer, and no link either. One it had is answered.
   assert.deepEqual(
-    atClose.map((c) => c.outcome).filter((o) => o !== '201'),
+    atClose.map((c) => c.outcome).filter((o) => o !== '201' && !o.startsWith('UND_ERR') && !o.startsWith('ECONN')),
+    [],
+  );
+  assert.deepEqual(
+    await committedUnanswered(
+      database.url,
+      atClose.filter((c) => c.outcome !== '201'),
+    ),
     [],
   );
 

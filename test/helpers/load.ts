@@ -25,6 +25,8 @@ export interface Answer {
   readonly cached: boolean;
   /** A 302 to the link's own target, or a 201 that echoes the URL sent. */
   readonly right: boolean;
+  /** The target a create sent (undefined for a read). */
+  readonly url?: string;
 }
 
 export interface LoadOptions {
@@ -224,7 +226,7 @@ export class Load {
         right: false,
       };
     }
-    const answered = { ...answer, ms: performance.now() - sentAt };
+    const answered = { ...answer, url, ms: performance.now() - sentAt };
     this.answers.push(answered);
     return answered;
   }
@@ -300,6 +302,23 @@ export async function lostWrites(databaseUrl: string, acknowledged: ReadonlyMap<
 }
 
 /**
+ * Of `creates` that got no 201, those whose link is in Postgres all the same: the server had them,
+ * committed them, and did not answer. One it never read (a keep-alive connection closed as idle
+ * while the request was on its way, which a client must be ready to retry) leaves no row.
+ */
+export async function committedUnanswered(
+  databaseUrl: string,
+  creates: readonly { readonly url?: string | undefined }[],
+): Promise<string[]> {
+  const urls = creates.map((c) => c.url).filter((url) => url !== undefined);
+  if (urls.length === 0) return [];
+  const { rows } = await withClient(databaseUrl, (client) =>
+    client.query<{ url: string }>('SELECT url FROM links WHERE url = ANY($1::text[])', [urls]),
+  );
+  return rows.map((row) => row.url);
+}
+
+/**
  * The requests in flight at `at` (performance.now()): answered after it, and sent at least
  * `marginMs` before it, time enough for the request to have reached the server.
  */
@@ -313,6 +332,8 @@ export function inFlightAt<T extends { readonly sentAt: number; readonly ms: num
 
 /** One create of a burst: when it was sent (performance.now()), how long it took, and its status or network error. */
 export interface BurstCreate {
+  /** The target it sent. */
+  readonly url: string;
   readonly sentAt: number;
   readonly ms: number;
   /** '201', another status, or the network error's code (ECONNREFUSED, ...). */
@@ -345,7 +366,7 @@ export function createBurst(base: string, concurrency: number, label = 'burst') 
     } catch (err) {
       outcome = networkError(err);
     }
-    const done = { sentAt, ms: performance.now() - sentAt, outcome };
+    const done = { url, sentAt, ms: performance.now() - sentAt, outcome };
     creates.push(done);
     return done;
   };
