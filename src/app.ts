@@ -49,12 +49,12 @@ export async function buildApp({
   wrapDb,
   parts = PARTS,
 }: AppDeps): Promise<FastifyInstance> {
-  const edge: RedirectEdge = { handler: null };
+  const edge: RedirectEdge = { handler: null, fast: null };
   const trustProxy = trustProxyRule(config.trustProxy);
   // Widened to the logger type that route modules are written against.
   const fastifyLog: FastifyBaseLogger = log;
   const app = Fastify({
-    serverFactory: serverFactoryOf(config, edge),
+    serverFactory: serverFactoryOf(config, edge, log),
     loggerInstance: fastifyLog,
     // request.ip follows the same rule as the redirect listener's client address.
     ...(trustProxy === undefined ? {} : { trustProxy }),

@@ -359,6 +359,13 @@ export const SETTINGS = {
       "idle keep-alive connections are closed this long (plus Node's 1 s buffer) " +
       'after their last response (above common load-balancer idle timeouts)',
   },
+  fastPath: {
+    env: 'FAST_PATH',
+    schema: Type.Boolean({ default: true }),
+    doc:
+      'redirects (`GET`/`HEAD /:code`) are parsed and answered straight from the socket, anything else is handed to ' +
+      'node:http; `false`: every request goes through node:http (the same answers, slower), see [Performance](#performance)',
+  },
   slowRequestMs: {
     env: 'SLOW_REQUEST_MS',
     schema: Type.Integer({ minimum: 1, maximum: 600_000, default: 1000 }),

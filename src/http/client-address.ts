@@ -16,17 +16,30 @@ import type { TrustProxy } from '../core/trust-proxy.ts';
  * said once in the log.
  */
 export function clientAddressReader(trust: TrustProxy | undefined, log: Logger): (req: IncomingMessage) => string {
+  const clientOf = clientOfReader(trust, log);
+  // Node joins repeated X-Forwarded-For fields into one string.
+  return (req) => clientOf(req.socket.remoteAddress, req.headers['x-forwarded-for'] as string | undefined);
+}
+
+/** The same rule, for a peer address and an X-Forwarded-For read off the socket (the fast path's requests). */
+export function clientOfReader(
+  trust: TrustProxy | undefined,
+  log: Logger,
+): (peer: string | undefined, forwardedFor: string | undefined) => string {
   let warned = false;
-  return (req) => {
-    const peer = req.socket.remoteAddress ?? '';
+  return (peer = '', forwardedFor) => {
     if (trust === undefined) {
-      if (!warned && req.headers['x-forwarded-for'] !== undefined) {
+      if (!warned && forwardedFor !== undefined) {
         warned = true;
         log.warn('requests carry X-Forwarded-For but TRUST_PROXY is false: every client behind the proxy shares one 404 budget');
       }
       return clientKey(peer);
     }
-    const forwarded = proxyAddr(req, trust);
+    // proxy-addr reads these two fields of a request, and nothing else.
+    const forwarded = proxyAddr(
+      { headers: { 'x-forwarded-for': forwardedFor }, socket: { remoteAddress: peer } } as unknown as IncomingMessage,
+      trust,
+    );
     return clientKey(ipaddr.isValid(forwarded) ? forwarded : peer);
   };
 }

@@ -2,14 +2,13 @@
 // the answer's status, its latency and whether the LRU had the code. Per request this is a Map
 // lookup for the click and a few typed-array increments; with metrics off the clock is not read.
 
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { redirectSlot, type RedirectCounts } from '../metrics/metrics.ts';
 import type { ClickCounter } from '../write/click-counter.ts';
 import type { RedirectObserver } from './redirect.ts';
 
 export function createRedirectObserver(clicks: ClickCounter, metrics: RedirectCounts | null): RedirectObserver {
-  const click = (req: IncomingMessage, res: ServerResponse, code: string): void => {
-    if (res.statusCode === 302) clicks.count(code, req.headers['user-agent']);
+  const click = (userAgent: string | undefined, status: number, code: string): void => {
+    if (status === 302) clicks.count(code, userAgent);
   };
   if (metrics === null) {
     return { now: () => 0, cached: () => {}, answered: click };
@@ -21,9 +20,9 @@ export function createRedirectObserver(clicks: ClickCounter, metrics: RedirectCo
       const i = hit ? 0 : 1;
       lru[i] = (lru[i] as number) + 1;
     },
-    answered(req, res, code, started) {
-      click(req, res, code);
-      const i = redirectSlot(res.statusCode);
+    answered(userAgent, status, code, started) {
+      click(userAgent, status, code);
+      const i = redirectSlot(status);
       answers[i] = (answers[i] as number) + 1;
       latency.observe((performance.now() - started) / 1000);
     },

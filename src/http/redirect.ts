@@ -21,7 +21,7 @@ import type { CodeSpace } from '../resolve/code-space.ts';
 import type { Resolver } from '../resolve/resolver.ts';
 import type { NotFoundLimit } from './not-found-limit.ts';
 import { errors } from './schemas.ts';
-import { createEntryWriter, isPrebuilt, prebuilt, writeAnswer, writePrebuilt } from './respond.ts';
+import { ANSWERS, createEntryWriter, isPrebuilt, prebuilt, writeAnswer, writePrebuilt, type Prebuilt } from './respond.ts';
 
 export interface RedirectDeps {
   cache: Pick<LinkCache, 'get'>;
@@ -29,11 +29,8 @@ export interface RedirectDeps {
   resolver: Pick<Resolver, 'resolve' | 'inFlight'>;
   log: Logger;
   slowRequestMs: number;
-  redirectCacheControl: string;
   /** The 404 budget per client; null: no limit. */
   notFoundLimit: NotFoundLimit | null;
-  /** The client of a request, whose 404 budget it spends (see client-address.ts). */
-  clientAddress: (req: IncomingMessage) => string;
   /** Told of every answer: click counts and metrics (see redirect-observer.ts). */
   observer: RedirectObserver;
 }
@@ -44,65 +41,75 @@ export interface RedirectObserver {
   now(): number;
   /** Whether the LRU had the code of a redirect, or a lookup was needed. */
   cached(hit: boolean): void;
-  /** `res` was just answered for `code` (its status in res.statusCode); the request came in at `started`. */
-  answered(req: IncomingMessage, res: ServerResponse, code: string, started: number): void;
+  /** A request for `code` from `userAgent` was just answered with `status`; it came in at `started`. */
+  answered(userAgent: string | undefined, status: number, code: string, started: number): void;
 }
 
-export interface RedirectHandler {
+/**
+ * How the handler reads a request (Q) and writes its answer (R) on one transport: node:http's
+ * request and response (nodeTransport, below), or the fast path's parsed head (fast-path.ts).
+ */
+export interface RedirectTransport<Q, R> {
+  writeEntry(res: R, entry: CacheEntry): void;
+  writePrebuilt(res: R, answer: Prebuilt): void;
+  /** Something threw: a 500 if nothing was written yet, else the connection is cut. */
+  crash(res: R): void;
+  /** The status of the answer once it is written; 0 until then. */
+  status(res: R): number;
+  userAgent(req: Q): string | undefined;
+  /** The client whose 404 budget the request spends (see client-address.ts). */
+  client(req: Q): string;
+}
+
+export interface RedirectHandler<Q = IncomingMessage, R = ServerResponse> {
   /** Answers a code that passed the shape check: from the cache, or after the resolver. */
-  serve(req: IncomingMessage, res: ServerResponse, code: ShortCode): void;
+  serve(req: Q, res: R, code: ShortCode): void;
   /** Answers a path that cannot be a code: 404, from the client's budget of them. */
-  notFound(req: IncomingMessage, res: ServerResponse): void;
+  notFound(req: Q, res: R): void;
   /**
-   * Answers `req` if it is a redirect (GET or HEAD of one path segment shaped like a code, without
-   * percent-encoding) and returns true; returns false, having written nothing, for anything else.
+   * Answers a request for `path` (the first path segment, without percent-encoding or query) and
+   * returns true if it is cached or shaped like a code; returns false, having written nothing, if not.
    */
-  tryServe(req: IncomingMessage, res: ServerResponse): boolean;
+  tryPath(req: Q, res: R, path: string): boolean;
 }
 
-export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
-  const { cache, codeSpace, resolver, log, slowRequestMs, notFoundLimit: limit, clientAddress, observer } = deps;
-  const writeEntry = createEntryWriter(deps.redirectCacheControl);
+export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTransport<Q, R>): RedirectHandler<Q, R> {
+  const { cache, codeSpace, resolver, log, slowRequestMs, notFoundLimit: limit, observer } = deps;
   const limited = prebuilt('NOT_FOUND_RATE_LIMITED', { 'retry-after': String(limit?.retryAfterSeconds ?? 1) });
 
   /** Something threw while answering: the response still ends, and nothing becomes an unhandled rejection. */
-  const crashed = (res: ServerResponse, code: string, err: unknown): void => {
+  const crashed = (res: R, code: string, err: unknown): void => {
     log.error({ err, code }, 'redirect failed');
-    if (res.writableEnded) return;
-    if (res.headersSent) res.destroy();
-    else writeAnswer(res, 'INTERNAL');
+    io.crash(res);
   };
 
   // A write that throws is answered here, so that the answer is still reported to the observer.
-  const write = (res: ServerResponse, code: string, entry: CacheEntry): void => {
+  const write = (res: R, code: string, entry: CacheEntry): void => {
     try {
-      writeEntry(res, entry);
+      io.writeEntry(res, entry);
     } catch (err) {
       crashed(res, code, err);
     }
   };
 
+  const report = (req: Q, res: R, code: string, started: number): void => {
+    observer.answered(io.userAgent(req), io.status(res), code, started);
+  };
+
   /** A cached entry: a 404 is taken from the client's budget, and is a 429 if none is left. */
-  const answer = (req: IncomingMessage, res: ServerResponse, code: string, entry: CacheEntry): void => {
-    if (entry === ABSENT && limit !== null && !limit.take(clientAddress(req), performance.now())) {
-      writePrebuilt(res, limited);
+  const answer = (req: Q, res: R, code: string, entry: CacheEntry): void => {
+    if (entry === ABSENT && limit !== null && !limit.take(io.client(req), performance.now())) {
+      io.writePrebuilt(res, limited);
     } else {
       write(res, code, entry);
     }
   };
 
-  const found = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    code: ShortCode,
-    client: string | undefined,
-    started: number,
-    entry: CacheEntry,
-  ) => {
+  const found = (req: Q, res: R, code: ShortCode, client: string | undefined, started: number, entry: CacheEntry) => {
     try {
       if (client !== undefined && entry !== ABSENT) limit?.refund(client);
       write(res, code, entry);
-      observer.answered(req, res, code, started);
+      report(req, res, code, started);
       const ms = performance.now() - started;
       if (ms > slowRequestMs) log.warn({ code, ms: Math.round(ms) }, 'slow redirect');
     } catch (err) {
@@ -110,26 +117,19 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     }
   };
 
-  const failed = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    code: ShortCode,
-    client: string | undefined,
-    started: number,
-    err: unknown,
-  ) => {
+  const failed = (req: Q, res: R, code: ShortCode, client: string | undefined, started: number, err: unknown) => {
     try {
       if (client !== undefined) limit?.refund(client);
-      if (isAppError(err) && isPrebuilt(err.code)) writeAnswer(res, err.code);
+      if (isAppError(err) && isPrebuilt(err.code)) io.writePrebuilt(res, ANSWERS[err.code]);
       else crashed(res, code, err);
-      observer.answered(req, res, code, started);
+      report(req, res, code, started);
     } catch (thrown) {
       crashed(res, code, thrown);
     }
   };
 
   /** `client` reserved a 404 for this lookup: it gets it back if the code turns out to exist. */
-  const resolveAndWrite = (req: IncomingMessage, res: ServerResponse, code: ShortCode, client: string | undefined): void => {
+  const resolveAndWrite = (req: Q, res: R, code: ShortCode, client: string | undefined): void => {
     const started = performance.now();
     resolver.resolve(code).then(
       (entry) => found(req, res, code, client, started, entry),
@@ -144,22 +144,22 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
    * the same code costs nothing (a crowd behind one NAT clicking a new link is one lookup). A code
    * that cannot exist is a 404 without I/O.
    */
-  const lookUp = (req: IncomingMessage, res: ServerResponse, code: ShortCode): void => {
+  const lookUp = (req: Q, res: R, code: ShortCode): void => {
     let client: string | undefined;
     if (limit !== null && !resolver.inFlight(code)) {
-      client = clientAddress(req);
-      if (!limit.take(client, performance.now())) return writePrebuilt(res, limited);
+      client = io.client(req);
+      if (!limit.take(client, performance.now())) return io.writePrebuilt(res, limited);
     }
     if (codeSpace.impossible(code)) write(res, code, ABSENT);
     else resolveAndWrite(req, res, code, client);
   };
 
   /** Reports an answer written within this call; a lookup still under way reports its own. */
-  const reportIfAnswered = (req: IncomingMessage, res: ServerResponse, code: string, started: number): void => {
-    if (res.writableEnded) observer.answered(req, res, code, started);
+  const reportIfAnswered = (req: Q, res: R, code: string, started: number): void => {
+    if (io.status(res) !== 0) report(req, res, code, started);
   };
 
-  const serve = (req: IncomingMessage, res: ServerResponse, code: ShortCode): void => {
+  const serve = (req: Q, res: R, code: ShortCode): void => {
     const started = observer.now();
     const entry = cache.get(code);
     observer.cached(entry !== undefined);
@@ -168,25 +168,20 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     reportIfAnswered(req, res, code, started);
   };
 
-  const notFound = (req: IncomingMessage, res: ServerResponse): void => {
+  const notFound = (req: Q, res: R): void => {
     const started = observer.now();
     answer(req, res, '', ABSENT);
-    observer.answered(req, res, '', started);
+    report(req, res, '', started);
   };
 
-  const tryServe = (req: IncomingMessage, res: ServerResponse): boolean => {
-    const method = req.method;
-    const url = req.url;
-    if ((method !== 'GET' && method !== 'HEAD') || url === undefined || url.charCodeAt(0) !== 0x2f /* / */) return false;
-    const query = url.indexOf('?', 1);
-    const path = query === -1 ? url.slice(1) : url.slice(1, query);
+  const tryPath = (req: Q, res: R, path: string): boolean => {
     // A hit needs no shape check: only codes that passed it are ever cached.
     const started = observer.now();
     const entry = cache.get(path);
     if (entry !== undefined) {
       observer.cached(true);
       answer(req, res, path, entry);
-      observer.answered(req, res, path, started);
+      report(req, res, path, started);
       return true;
     }
     const code = asShortCode(path);
@@ -197,7 +192,7 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     return true;
   };
 
-  // A throw (an observer, a log call) must not end the process from the request listener: it ends the response instead.
+  // A throw (an observer, a log call) must not end the process from a socket's listener: it ends the response instead.
   return {
     serve(req, res, code) {
       try {
@@ -213,15 +208,46 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
         crashed(res, '', err);
       }
     },
-    tryServe(req, res) {
+    tryPath(req, res, path) {
       try {
-        return tryServe(req, res);
+        return tryPath(req, res, path);
       } catch (err) {
-        crashed(res, req.url ?? '', err);
+        crashed(res, path, err);
         return true;
       }
     },
   };
+}
+
+/** The handler's transport on node:http: `clientAddress` reads TRUST_PROXY's rule (client-address.ts). */
+export function nodeTransport(
+  cacheControl: string,
+  clientAddress: (req: IncomingMessage) => string,
+): RedirectTransport<IncomingMessage, ServerResponse> {
+  return {
+    writeEntry: createEntryWriter(cacheControl),
+    writePrebuilt,
+    crash(res) {
+      if (res.writableEnded) return;
+      if (res.headersSent) res.destroy();
+      else writeAnswer(res, 'INTERNAL');
+    },
+    status: (res) => (res.writableEnded ? res.statusCode : 0),
+    userAgent: (req) => req.headers['user-agent'],
+    client: clientAddress,
+  };
+}
+
+/**
+ * The path a node:http request asks the redirect handler for: a GET or HEAD of one segment, its
+ * query left out; undefined for any other request.
+ */
+export function redirectPath(req: IncomingMessage): string | undefined {
+  const method = req.method;
+  const url = req.url;
+  if ((method !== 'GET' && method !== 'HEAD') || url === undefined || url.charCodeAt(0) !== 0x2f /* / */) return undefined;
+  const query = url.indexOf('?', 1);
+  return query === -1 ? url.slice(1) : url.slice(1, query);
 }
 
 /** The same handler as a Fastify route, for requests the listener passed on and for app.inject(). */

@@ -18,7 +18,7 @@ export function prebuilt(code: ErrorCode, headers: Record<string, string> = {}, 
   return { status: ERRORS[code].status, head, body };
 }
 
-const ANSWERS = {
+export const ANSWERS = {
   LINK_NOT_FOUND: prebuilt('LINK_NOT_FOUND'),
   LINK_EXPIRED: prebuilt('LINK_EXPIRED'),
   LINK_DISABLED: prebuilt('LINK_DISABLED'),

@@ -1,21 +1,27 @@
-// The node:http server under Fastify. Redirects are answered by its request listener before
-// Fastify routes anything (see redirect.ts); everything else, and every request once the app is
-// closing, goes to Fastify. What Node would answer on its own (a missing Host, an unknown
-// expectation, CONNECT) is answered here, in the service's error shape.
+// The node:http server under Fastify. With FAST_PATH on, every connection it accepts starts in the
+// fast path (fast-path.ts), which answers the redirects it can prove it understands and hands the
+// connection to node:http at the first request it does not take. node:http's request listener
+// answers redirects before Fastify routes anything (see redirect.ts); everything else, and every
+// request once the app is closing, goes to Fastify. What Node would answer on its own (a missing
+// Host, an unknown expectation, CONNECT) is answered here, in the service's error shape.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { rawAnswer } from './errors.ts';
-import type { RedirectHandler } from './redirect.ts';
+import { attachFastPath, type FastRequest } from './fast-path.ts';
+import { rawAnswers } from './raw-answers.ts';
+import { redirectPath, type RedirectHandler } from './redirect.ts';
 import { prebuilt, writePrebuilt, type Prebuilt } from './respond.ts';
 
-/** The redirect handler the listener tries first; null until the app is built, and again once it closes. */
+/** The redirect handlers of node:http's listener and of the fast path; null until the app is built, and again once it closes. */
 export interface RedirectEdge {
   handler: RedirectHandler | null;
+  fast: RedirectHandler<FastRequest, FastRequest> | null;
 }
 
-type ServerOptions = Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>;
+type ServerOptions = Pick<Config, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'fastPath' | 'redirectCacheControl'>;
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const CLOSE = { connection: 'close' };
@@ -28,8 +34,11 @@ const CONNECT = rawAnswer('METHOD_NOT_ALLOWED', 'CONNECT is not served: this is 
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[\w.~!$&'()*+,;=%-]*)(?::\d*)?$/;
 
 /** Fastify's `serverFactory` option. */
-export function serverFactoryOf(config: ServerOptions, edge: RedirectEdge): (fastify: Handler) => Server {
+export function serverFactoryOf(config: ServerOptions, edge: RedirectEdge, log: Logger): (fastify: Handler) => Server {
   return (fastify) => {
+    // Node looks for expired requests only this often (30 s by default): a connection is closed
+    // at most a quarter of the headers timeout, and at most 1 s, after its limit.
+    const checkIntervalMs = Math.min(1000, Math.ceil(config.headersTimeoutMs / 4));
     // Slow clients (https://nodejs.org/api/http.html#serverheaderstimeout): a connection whose
     // headers are not all in within headersTimeout of their first byte (or of the accept, for a
     // connection that sends nothing), or whose whole request is not in within requestTimeout, is
@@ -40,9 +49,7 @@ export function serverFactoryOf(config: ServerOptions, edge: RedirectEdge): (fas
         headersTimeout: config.headersTimeoutMs,
         requestTimeout: config.requestTimeoutMs,
         keepAliveTimeout: config.keepAliveTimeoutMs,
-        // Node looks for expired requests only this often (30 s by default): a connection is closed
-        // at most a quarter of the headers timeout, and at most 1 s, after its limit.
-        connectionsCheckingInterval: Math.min(1000, Math.ceil(config.headersTimeoutMs / 4)),
+        connectionsCheckingInterval: checkIntervalMs,
         // Node's own answer to a missing Host is an empty 400: hostProblem answers it instead.
         requireHostHeader: false,
       },
@@ -50,9 +57,20 @@ export function serverFactoryOf(config: ServerOptions, edge: RedirectEdge): (fas
         const problem = hostProblem(req);
         if (problem !== undefined) return writePrebuilt(res, problem);
         const redirect = edge.handler;
-        if (redirect === null || !redirect.tryServe(req, res)) fastify(req, res);
+        const path = redirect === null ? undefined : redirectPath(req);
+        if (path === undefined || !(redirect as RedirectHandler).tryPath(req, res, path)) fastify(req, res);
       },
     );
+    if (config.fastPath) {
+      attachFastPath(server, {
+        handler: () => edge.fast,
+        answers: rawAnswers(config.redirectCacheControl, config.keepAliveTimeoutMs),
+        headersTimeoutMs: config.headersTimeoutMs,
+        keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+        checkIntervalMs,
+        log,
+      });
+    }
     // Without these listeners Node answers an unknown Expect with an empty 417, and drops a CONNECT without a word.
     server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => writePrebuilt(res, EXPECTATION));
     server.on('connect', (_req: IncomingMessage, socket: Duplex) => {

@@ -5,9 +5,11 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { trustProxyRule } from '../core/trust-proxy.ts';
-import { clientAddressReader } from '../http/client-address.ts';
+import { clientAddressReader, clientOfReader } from '../http/client-address.ts';
+import { fastTransport } from '../http/fast-path.ts';
 import { NotFoundLimit } from '../http/not-found-limit.ts';
-import { createRedirectHandler, registerRedirect } from '../http/redirect.ts';
+import { rawAnswers } from '../http/raw-answers.ts';
+import { createRedirectHandler, nodeTransport, registerRedirect, type RedirectDeps } from '../http/redirect.ts';
 import { createRedirectObserver } from '../http/redirect-observer.ts';
 import type { PartOptions } from './options.ts';
 
@@ -25,23 +27,28 @@ export default fp(
     const { cache, codeSpace, resolver, clicks, metrics } = app;
     const notFoundLimit =
       config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients);
-    const clientAddress = clientAddressReader(trustProxyRule(config.trustProxy), log);
-    const handler = createRedirectHandler({
+    const trust = trustProxyRule(config.trustProxy);
+    const clientAddress = clientAddressReader(trust, log);
+    const deps: RedirectDeps = {
       cache,
       codeSpace,
       resolver,
       log,
       slowRequestMs: config.slowRequestMs,
-      redirectCacheControl: config.redirectCacheControl,
       notFoundLimit,
-      clientAddress,
       observer: createRedirectObserver(clicks.counter, metrics?.redirects ?? null),
-    });
+    };
+    const handler = createRedirectHandler(deps, nodeTransport(config.redirectCacheControl, clientAddress));
     registerRedirect(app, handler);
     edge.handler = handler;
+    if (config.fastPath) {
+      const answers = rawAnswers(config.redirectCacheControl, config.keepAliveTimeoutMs);
+      edge.fast = createRedirectHandler(deps, fastTransport(answers, clientOfReader(trust, log)));
+    }
     // Fastify marks its routes closing before this hook: from here on it answers redirects too, with Connection: close.
     app.addHook('preClose', async () => {
       edge.handler = null;
+      edge.fast = null;
     });
     app.decorate('notFoundLimit', notFoundLimit);
     app.decorate('clientAddress', clientAddress);

@@ -258,6 +258,7 @@ const CASES: Readonly<Record<string, Case>> = {
   SHUTDOWN_GRACE_MS: { key: 'shutdownGraceMs', unset: 10_000, valid: ['20000', 20_000], invalid: '99' },
   READINESS_DRAIN_MS: { key: 'readinessDrainMs', unset: 0, valid: ['5000', 5000], invalid: '600001' },
   METRICS_ENABLED: { key: 'metricsEnabled', unset: true, valid: ['0', false], invalid: 'maybe' },
+  FAST_PATH: { key: 'fastPath', unset: true, valid: ['false', false], invalid: 'no' },
   CLICK_FLUSH_INTERVAL_MS: { key: 'clickFlushIntervalMs', unset: 5000, valid: ['1000', 1000], invalid: '3600001' },
   CLICK_MAX_CODES: { key: 'clickMaxCodes', unset: 20_000, valid: ['100', 100], invalid: '0' },
 };

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { createLinkCache, entryOf, type CacheEntry } from '../../src/cache/link-cache.ts';
 import type { ShortCode } from '../../src/core/codes.ts';
 import { AppError } from '../../src/errors.ts';
-import { createRedirectHandler, type RedirectObserver } from '../../src/http/redirect.ts';
+import { createRedirectHandler, nodeTransport, redirectPath, type RedirectObserver } from '../../src/http/redirect.ts';
 import { testConfig } from '../helpers/app.ts';
 import { recordEscapes } from '../helpers/escapes.ts';
 import { memoryLogger } from '../helpers/logs.ts';
@@ -42,19 +42,22 @@ async function serverWith(observer: RedirectObserver) {
   const cache = createLinkCache(testConfig('postgres://unused'));
   cache.fill('hitCode' as ShortCode, link('hitCode'), Date.now());
   const { log, lines } = memoryLogger('error');
-  const handler = createRedirectHandler({
+  const deps = {
     cache,
     codeSpace: { impossible: () => false },
-    resolver: { resolve: (code) => (LOOKUPS[code] ?? (async () => entryOf(undefined, 0)))(), inFlight: () => false },
+    resolver: { resolve: (code: string) => (LOOKUPS[code] ?? (async () => entryOf(undefined, 0)))(), inFlight: () => false },
     log,
     slowRequestMs: 1000,
-    redirectCacheControl: 'private, max-age=90',
     notFoundLimit: null,
-    clientAddress: () => '127.0.0.1',
     observer,
-  });
+  };
+  const handler = createRedirectHandler(
+    deps,
+    nodeTransport('private, max-age=90', () => '127.0.0.1'),
+  );
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (!handler.tryServe(req, res)) handler.notFound(req, res);
+    const path = redirectPath(req);
+    if (path === undefined || !handler.tryPath(req, res, path)) handler.notFound(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,0 +1,51 @@
+// The fast path's answers as the bytes node:http would write for them (fast-path.ts): the same
+// status line, the same headers in the same order, the same Connection and Keep-Alive, so that a
+// client cannot tell which of the two answered (test/fast-path-differential.test.ts compares them).
+
+import { STATUS_CODES } from 'node:http';
+import type { Prebuilt } from './respond.ts';
+
+export interface RawAnswers {
+  /** A 302 to `url`, as createEntryWriter writes it (no Date). */
+  redirect(url: string, close: boolean): string;
+  /** An error answer, as writePrebuilt writes it (with Date); a HEAD gets no body. */
+  prebuilt(answer: Prebuilt, head: boolean, close: boolean): string;
+}
+
+/** `keepAliveTimeoutMs` as node:http announces it (Keep-Alive: timeout=, in whole seconds). */
+export function rawAnswers(cacheControl: string, keepAliveTimeoutMs: number): RawAnswers {
+  const keepAlive = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(keepAliveTimeoutMs / 1000)}\r\n\r\n`;
+  const close = 'Connection: close\r\n\r\n';
+  const before = 'HTTP/1.1 302 Found\r\nlocation: ';
+  const after = `\r\ncache-control: ${cacheControl}\r\ncontent-length: 0\r\n`;
+  const afterKept = after + keepAlive;
+  const afterClosed = after + close;
+  const heads = new Map<Prebuilt, string>();
+  const headOf = (answer: Prebuilt): string => {
+    let text = heads.get(answer);
+    if (text === undefined) {
+      text = `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n`;
+      for (let i = 0; i < answer.head.length; i += 2) text += `${answer.head[i]}: ${answer.head[i + 1]}\r\n`;
+      heads.set(answer, text);
+    }
+    return text;
+  };
+  return {
+    redirect: (url, closing) => before + url + (closing ? afterClosed : afterKept),
+    prebuilt: (answer, head, closing) => `${headOf(answer)}Date: ${httpDate()}\r\n${closing ? close : keepAlive}${head ? '' : answer.body}`,
+  };
+}
+
+let dateText = '';
+let dateSecond = -1;
+
+/** The Date header's value, made once a second as node:http does. */
+function httpDate(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(now).toUTCString();
+  }
+  return dateText;
+}
