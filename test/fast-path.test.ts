@@ -183,3 +183,18 @@ test('FAST_PATH=false: node:http parses every request, with the same answer', as
   assert.equal(answers.true?.status, 302);
   assert.deepEqual(answers.true, answers.false);
 });
+
+test('a head handed to node:http keeps the headers deadline it had: being handed off gives no second HEADERS_TIMEOUT_MS', async (t) => {
+  // The deadline is 2 s after the accept; node:http's own clock, started at the handoff 1.5 s in, would end 3.5 s in.
+  const { app } = await startApp(t, database.url, { HEADERS_TIMEOUT_MS: '2000' });
+  const conn = await connect(app);
+  const opened = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  conn.socket.write('POST /links HTTP/1.1\r\nHost: sho.rt\r\n');
+  const drip = setInterval(() => conn.socket.write('X-Drip: 1\r\n'), 100);
+  t.after(() => clearInterval(drip));
+  await until('the connection to close', async () => conn.closed(), 10_000);
+  const closedAt = performance.now() - opened;
+  assert.equal(conn.answers()[0]?.status, 408);
+  assert.ok(closedAt < 3200, `closed ${Math.round(closedAt)} ms after the accept, past the 2000 ms deadline`);
+});

@@ -18,7 +18,7 @@
 // answers them with Connection: close), answers still owed are sent with Connection: close, and
 // idle connections are closed by closeIdleConnections as node:http's are.
 
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { CacheEntry } from '../cache/link-cache.ts';
@@ -108,6 +108,11 @@ export function attachFastPath(server: Server, deps: FastPathDeps): void {
     fast.closeAll();
   };
   server.on('close', () => fast.stop());
+  // node:http has read a whole head on a socket handed to it (checkExpectation and connect are
+  // requests that 'request' does not announce; an 'upgrade' listener would change what node:http does).
+  for (const event of ['request', 'checkExpectation', 'connect'] as const) {
+    server.prependListener(event, (req: IncomingMessage) => fast.headRead(req.socket));
+  }
 }
 
 class FastPath {
@@ -118,6 +123,8 @@ class FastPath {
   /** Node waits keepAliveTimeout plus this before it closes an idle connection (server.keepAliveTimeoutBuffer, 1 s). */
   readonly idleMs: number;
   #sweeper: NodeJS.Timeout | null = null;
+  /** Sockets handed to node:http in the middle of a head, until node:http has read a whole one. */
+  readonly #headOwed = new WeakSet<Socket>();
 
   constructor(server: Server, nodeListener: ConnectionListener, deps: FastPathDeps) {
     this.server = server;
@@ -136,14 +143,32 @@ class FastPath {
     }
   }
 
-  /** Hands `conn`'s socket to node:http, with the bytes it has read and not used. */
-  handOff(conn: FastConnection, unread: Buffer | null): void {
+  /**
+   * Hands `conn`'s socket to node:http, with the bytes it has read and not used. node:http's
+   * headers clock starts again at the handoff: the head begun at `headStart` keeps its own
+   * deadline, so that a client cannot get a second HEADERS_TIMEOUT_MS by being handed off.
+   */
+  handOff(conn: FastConnection, unread: Buffer | null, headStart: number): void {
     this.connections.delete(conn);
     const socket = conn.socket;
     if (unread !== null && unread.length > 0) socket.unshift(unread);
+    if (headStart !== 0) this.#keepDeadline(socket, headStart + this.deps.headersTimeoutMs);
     this.nodeListener.call(this.server, socket);
     // Reading may have been paused for the handoff; node:http reads from here on.
     socket.resume();
+  }
+
+  #keepDeadline(socket: Socket, deadline: number): void {
+    this.#headOwed.add(socket);
+    const timer = setTimeout(() => {
+      if (this.#headOwed.has(socket)) timedOut(socket);
+    }, deadline - performance.now());
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  }
+
+  headRead(socket: Socket): void {
+    this.#headOwed.delete(socket);
   }
 
   sweep(): void {
@@ -314,7 +339,7 @@ class FastConnection {
     this.#detach();
     const unread = this.#unread === null ? null : this.#unread.subarray(this.#at);
     this.#unread = null;
-    this.fast.handOff(this, unread);
+    this.fast.handOff(this, unread, this.#headStart);
   }
 
   #detach(): void {
@@ -366,7 +391,7 @@ class FastConnection {
       this.#gone = true;
       this.fast.connections.delete(this);
       if (this.#owed.length === 0) {
-        onClientError(Object.assign(new Error('headers timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), this.socket);
+        timedOut(this.socket);
       } else {
         this.socket.destroy();
       }
@@ -374,4 +399,9 @@ class FastConnection {
       this.socket.destroy();
     }
   }
+}
+
+/** The headers timeout: 408, as node:http answers it (onClientError), and the connection closes. */
+function timedOut(socket: Socket): void {
+  onClientError(Object.assign(new Error('headers timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
 }

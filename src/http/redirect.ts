@@ -1,15 +1,16 @@
-// GET /:code and HEAD /:code, the hot path. A cache hit costs one LRU lookup and one writeHead of a
-// head built once; no object is built and nothing is logged. Each answer is reported to an
-// observer (redirect-observer.ts): a 302 adds a click to a Map, and with metrics on the status,
+// GET /:code and HEAD /:code, the hot path. A cache hit costs one LRU lookup and one write of an
+// answer whose text is fixed but for its location; nothing is logged. Each answer is reported to
+// an observer (redirect-observer.ts): a 302 adds a click to a Map, and with metrics on the status,
 // LRU hit and latency go into typed arrays.
 //
-// Redirects are answered straight from the server's request listener (http/server.ts), before
-// Fastify sees the request: Fastify's routing, its Request and Reply objects and its per-request
-// child logger cost more than the redirect itself. Hot run against the bare node:http baseline,
-// in alternating rounds of one run (`npm run load -- --scenario baseline,hot`): 0.74x through the
-// Fastify route (15,375 vs 20,732 req/s), 0.95x from the listener (17,645 vs 18,640). Everything
-// else, and every request once the app is closing (Fastify then adds Connection: close), goes to
-// Fastify; so does app.inject(), which reaches the same handler through the GET /:code route.
+// One handler, two transports (RedirectTransport): the fast path's parsed heads and raw socket
+// writes (fast-path.ts), and node:http's request and response. On node:http redirects are answered
+// straight from the server's request listener (server.ts), before Fastify sees the request:
+// Fastify's routing, its Request and Reply objects and its per-request child logger cost more than
+// the redirect itself (0.74x of bare node:http through the Fastify route, 0.95x from the listener,
+// `npm run load -- --scenario baseline,hot` before the fast path). Everything else, and every
+// request once the app is closing (Fastify then adds Connection: close), goes to Fastify; so does
+// app.inject(), which reaches the same handler through the GET /:code route.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
