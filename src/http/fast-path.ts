@@ -248,6 +248,7 @@ class FastConnection {
       const parsed = handler === null ? HANDOFF : parseHead(this.#unread, this.#at);
       if (parsed === INCOMPLETE) return;
       if (parsed === HANDOFF) return this.#handOffWhenAnswered();
+      const [unread, at, headStart] = [this.#unread, this.#at, this.#headStart];
       this.#at += parsed.length;
       if (this.#at === this.#unread.length) {
         this.#unread = null;
@@ -260,7 +261,12 @@ class FastConnection {
         req.queued = true;
         this.#owed.push(req);
       }
-      (handler as RedirectHandler<FastRequest, FastRequest>).tryPath(req, req, parsed.path);
+      if (!(handler as RedirectHandler<FastRequest, FastRequest>).tryPath(req, req, parsed.path)) {
+        // Not cached and not shaped like a code (a reserved word such as /healthz): node:http's, from its first byte.
+        if (req.queued) this.#owed.pop();
+        [this.#unread, this.#at, this.#headStart] = [unread, at, headStart];
+        return this.#handOffWhenAnswered();
+      }
       if (req.status === 0 && !req.queued) {
         req.queued = true;
         this.#owed.push(req);

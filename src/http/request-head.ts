@@ -3,20 +3,19 @@
 // would answer from the redirect handler, never guessing where llhttp could read the bytes
 // differently. Everything else is HANDOFF: node:http parses the connection from that request on.
 //
-// Taken: `GET` or `HEAD`, an origin-form target of one segment shaped like a code and an optional
+// Taken: `GET` or `HEAD`, an origin-form target of one segment of a code's characters (the redirect
+// handler tells a code from a reserved word such as /healthz, and hands that back) and an optional
 // query, `HTTP/1.1` or `HTTP/1.0`, header fields of strict RFC 9112 syntax (token, colon, value of
 // visible ASCII, spaces and tabs, CR LF), at most one Host (exactly one on HTTP/1.1, valid),
 // `Content-Length: 0` or none, no Transfer-Encoding, Expect or Upgrade, and a connection that
 // stays open (a `Connection` of exactly `keep-alive` or `close`, or none). A request that closes
 // the connection is handed off: llhttp refuses bytes after it, which is node:http's to answer.
 
-import { asShortCode } from '../core/codes.ts';
-
 /** A request the fast path answers: what the redirect path and its observers read of it. */
 export interface RequestHead {
   /** HEAD: the answer has no body. */
   readonly head: boolean;
-  /** The first path segment, without the slash and the query: a code if anything is. */
+  /** The first path segment, without the slash and the query, of a code's characters: the redirect handler decides whether it may be one. */
   readonly path: string;
   readonly host: string | undefined;
   readonly userAgent: string | undefined;
@@ -182,7 +181,6 @@ export function parseHead(buf: Buffer, start: number): ParseResult {
   if (http11 ? hosts !== 1 || connection === 'close' : connection !== 'keep-alive') return HANDOFF;
   if (connection !== undefined && connection !== 'keep-alive' && connection !== 'close') return HANDOFF;
   const path = buf.toString('latin1', pathStart, pathEnd);
-  if (asShortCode(path) === undefined) return HANDOFF;
   return { head, path, host, userAgent, referer, forwardedFor, acceptLanguage, length: i - start };
 }
 
