@@ -19,8 +19,9 @@ before(async () => {
 });
 after(() => database.drop());
 
+// Batches and single-flight are about requests of one event-loop turn: Fastify's inject() sends them so.
 const countedApp = (t: Cleanup, env: Record<string, string> = {}, options: StartOptions = {}) =>
-  startCountedApp(t, database.url, env, options);
+  startCountedApp(t, database.url, env, { redirects: 'fastify', ...options });
 
 test('200 concurrent misses for distinct codes cost one query per batch, not one per request', async (t) => {
   const { app, lookups } = await countedApp(t, { READ_BATCH_MAX: '100' });
@@ -67,7 +68,7 @@ test('creating a link replaces the negative entry of its code at once', async (t
 
 test('a lookup that saw no row must not overwrite the link created while it was in flight', async (t) => {
   const hold = holdLookups();
-  const { app } = await startApp(t, database.url, {}, { wrapDb: hold.wrapDb });
+  const { app } = await startApp(t, database.url, {}, { wrapDb: hold.wrapDb, redirects: 'fastify' });
   const lookup = app.inject({ url: '/in-flight-alias' });
   assert.equal(await within('the lookup is held', hold.reached), 0, 'the held lookup found no row: the race is on');
   const created = await app.inject({
@@ -88,7 +89,7 @@ test("a lookup that saw a link's old target must not overwrite the change made w
     client.query("INSERT INTO links (code, url) VALUES ('in-flight-change', 'https://example.com/before')"),
   );
   const hold = holdLookups();
-  const { app } = await startApp(t, database.url, {}, { wrapDb: hold.wrapDb });
+  const { app } = await startApp(t, database.url, {}, { wrapDb: hold.wrapDb, redirects: 'fastify' });
   const lookup = app.inject({ url: '/in-flight-change' });
   assert.equal(await within('the lookup is held', hold.reached), 1, 'the held lookup found the old row: the race is on');
   // Without Redis, the change goes straight into this instance's LRU.

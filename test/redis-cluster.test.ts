@@ -21,7 +21,9 @@ after(async () => {
   await database.drop();
 });
 
-const instance = (t: Cleanup) => startCountedApp(t, database.url, { REDIS_CLUSTER_URLS: cluster.urls.join(','), REDIS_KEY_PREFIX: prefix });
+// Queries are counted per event-loop turn: Fastify's inject() sends a test's requests in one.
+const instance = (t: Cleanup) =>
+  startCountedApp(t, database.url, { REDIS_CLUSTER_URLS: cluster.urls.join(','), REDIS_KEY_PREFIX: prefix }, { redirects: 'fastify' });
 
 const live = redisInUse;
 

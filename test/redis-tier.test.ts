@@ -42,7 +42,8 @@ const env = { REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix };
  * redis/subscription.ts), which would add lookups to the counts below.
  */
 async function instance(t: Cleanup, extra: Record<string, string> = {}, options: StartOptions = {}) {
-  const started = await startCountedApp(t, database.url, { ...env, ...extra }, options);
+  // Round trips are counted per event-loop turn: Fastify's inject() sends a test's requests in one.
+  const started = await startCountedApp(t, database.url, { ...env, ...extra }, { redirects: 'fastify', ...options });
   await until('invalidations heard', redisInUse(started.app));
   return started;
 }

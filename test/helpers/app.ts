@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import type { Queryable } from '../../src/db/pool.ts';
 import type { Lifecycle } from '../../src/lifecycle.ts';
 import type { Part } from '../../src/plugins/options.ts';
+import { redirectsOverSockets } from './redirects-over-sockets.ts';
 
 export const TEST_BASE_URL = 'https://sho.rt';
 
@@ -46,6 +47,12 @@ export interface StartOptions {
   log?: Logger;
   /** Instead of the app's parts (a test may add one of its own after them). */
   parts?: readonly Part[];
+  /**
+   * 'sockets' (the default): app.inject() of a redirect goes over a real connection, through the
+   * fast path (redirects-over-sockets.ts). 'fastify': Fastify's inject() for everything, for tests
+   * of what requests made in one event-loop turn share (batches, single-flight) and of inject itself.
+   */
+  redirects?: 'sockets' | 'fastify';
 }
 
 /** The app on `databaseUrl` (migrated already), closed after the test. */
@@ -53,7 +60,7 @@ export async function startApp(
   t: Cleanup,
   databaseUrl: string,
   env: Record<string, string> = {},
-  { wrapDb, parts, log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) }: StartOptions = {},
+  { wrapDb, parts, redirects = 'sockets', log = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) }: StartOptions = {},
 ): Promise<TestApp> {
   const config = testConfig(databaseUrl, env);
   const lifecycle: Lifecycle = { draining: false };
@@ -65,7 +72,9 @@ export async function startApp(
     ...(parts === undefined ? {} : { parts }),
   });
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const closeSockets = redirects === 'sockets' ? await redirectsOverSockets(app) : async () => {};
   t.after(async () => {
+    await closeSockets();
     await app.close();
     await pool.end();
   });

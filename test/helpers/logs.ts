@@ -2,7 +2,7 @@
 // logged.
 
 import { pino, type Level, type Logger } from 'pino';
-import { startApp, type Cleanup, type TestApp } from './app.ts';
+import { startApp, type Cleanup, type StartOptions, type TestApp } from './app.ts';
 
 export interface LogLine {
   level: number;
@@ -26,7 +26,8 @@ export async function startLoggedApp(
   databaseUrl: string,
   env: Record<string, string> = {},
   level: Level = 'warn',
+  options: Omit<StartOptions, 'log'> = {},
 ): Promise<TestApp & { lines: LogLine[] }> {
   const { log, lines } = memoryLogger(level);
-  return { ...(await startApp(t, databaseUrl, env, { log })), lines };
+  return { ...(await startApp(t, databaseUrl, env, { ...options, log })), lines };
 }
