@@ -2,6 +2,9 @@
 // WORKERS processes that each serve (src/cluster.ts). Run `node src/server.ts` directly (not
 // through npm or a shell) so that the signal reaches it. The one place the process exits.
 
+// First: it must hold a tick object before anything else runs (see the file).
+// oxlint-disable-next-line import/no-unassigned-import
+import './tick-shape.ts';
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { runPrimary } from './cluster.ts';
