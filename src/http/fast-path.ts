@@ -55,7 +55,6 @@ export class FastRequest {
 export interface FastPathDeps {
   /** The redirect handler on this transport; null while the app is closing (requests then go to node:http). */
   readonly handler: () => RedirectHandler<FastRequest, FastRequest> | null;
-  readonly answers: RawAnswers;
   readonly headersTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
   readonly checkIntervalMs: number;

@@ -11,7 +11,6 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { rawAnswer } from './errors.ts';
 import { attachFastPath, type FastRequest } from './fast-path.ts';
-import { rawAnswers } from './raw-answers.ts';
 import { redirectPath, type RedirectHandler } from './redirect.ts';
 import { prebuilt, writePrebuilt, type Prebuilt } from './respond.ts';
 
@@ -64,7 +63,6 @@ export function serverFactoryOf(config: ServerOptions, edge: RedirectEdge, log: 
     if (config.fastPath) {
       attachFastPath(server, {
         handler: () => edge.fast,
-        answers: rawAnswers(config.redirectCacheControl, config.keepAliveTimeoutMs),
         headersTimeoutMs: config.headersTimeoutMs,
         keepAliveTimeoutMs: config.keepAliveTimeoutMs,
         checkIntervalMs,
