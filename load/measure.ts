@@ -1,12 +1,15 @@
-// Bounded autocannon runs, with the CPU that each side used during them. Variants compared with
+// Bounded runs of autocannon (in this process) or wrk (a child process, load/wrk.ts), with the
+// CPU that each side used during them. Variants compared with
 // each other run in alternating rounds, the order reversed every other round (A B, B A, A B ...),
 // so that the drift of a shared, noisy machine and the place in a round fall on all of them
 // alike; their figures are the totals over the rounds.
 
-import { readFileSync } from 'node:fs';
 import autocannon, { type Request } from 'autocannon';
+import { cpuSeconds } from './proc.ts';
 import { perConnection } from './traffic.ts';
 import type { Latency, RunResult } from './types.ts';
+import { runWrk, type Wrk } from './wrk.ts';
+import { mergeLatency, WRK_OK, WRK_OTHER, type Quantiles } from './wrk-output.ts';
 
 export interface Variant {
   readonly scenario: string;
@@ -25,12 +28,21 @@ export interface Variant {
   readonly overallRate?: number;
   /** The server process, to read its CPU time from /proc. */
   readonly serverPid?: number | undefined;
+  /**
+   * Drive the run with wrk instead of autocannon (plain GETs only; no `amount`, no `overallRate`).
+   * wrk tells responses with a 2xx or 3xx status from the others, not one status from another.
+   */
+  readonly wrk?: Wrk | undefined;
+  /** Set when the figure is informational only (e.g. the server shares a core with the load generator). */
+  readonly informational?: string | undefined;
 }
 
 interface Totals {
   /** Time counted: each run's time after its warm-up. */
   seconds: number;
   latencies: number[];
+  /** Per run of wrk: its own latency figures, merged at the end. */
+  wrkRuns: { requests: number; latency: Latency; quantiles: Quantiles }[];
   statuses: Record<string, number>;
   errors: number;
   clientCpu: number;
@@ -44,13 +56,27 @@ interface Totals {
  * create runs, whose steady p99 is 50-70 ms).
  */
 export async function compare(variants: readonly Variant[], seconds: number, rounds: number, warmupMs = WARMUP_MS): Promise<RunResult[]> {
-  const totals = variants.map((): Totals => ({ seconds: 0, latencies: [], statuses: {}, errors: 0, clientCpu: 0, serverCpu: 0 }));
+  for (const v of variants) {
+    if (v.wrk !== undefined && (v.amount !== undefined || v.overallRate !== undefined))
+      throw new Error(`${v.label}: wrk runs for a time, at full speed; it has no amount or rate`);
+  }
+  const totals = variants.map((): Totals => ({
+    seconds: 0,
+    latencies: [],
+    wrkRuns: [],
+    statuses: {},
+    errors: 0,
+    clientCpu: 0,
+    serverCpu: 0,
+  }));
   // The first run of a round measured lowest, whichever variant it was (hot path with metrics on
   // and off, 3 runs of 6-9 rounds: 0.80x, 0.97x with "on" first; 1.06x with "off" first).
   const order = [...variants.keys()];
   for (let round = 0; round < rounds; round++) {
     for (const i of round % 2 === 0 ? order : order.toReversed()) {
-      await runOnce(variants[i] as Variant, seconds / rounds, warmupMs, round, totals[i] as Totals);
+      const variant = variants[i] as Variant;
+      if (variant.wrk === undefined) await runOnce(variant, seconds / rounds, warmupMs, round, totals[i] as Totals);
+      else await runWrkOnce(variant, variant.wrk, seconds / rounds, warmupMs, round, totals[i] as Totals);
     }
   }
   return variants.map((variant, i) => toRunResult(variant, totals[i] as Totals));
@@ -130,18 +156,40 @@ async function runOnce(variant: Variant, seconds: number, warmupMs: number, roun
     into.serverCpu === null || serverBefore === null || serverAfter === null ? null : into.serverCpu + serverAfter - serverBefore;
 }
 
+/**
+ * One wrk run: a warm-up run of `warmupMs` that is not counted (wrk cannot leave part of a run
+ * out of its figures), then the counted one.
+ */
+async function runWrkOnce(variant: Variant, wrk: Wrk, seconds: number, warmupMs: number, round: number, into: Totals): Promise<void> {
+  const requests = variant.requests(round);
+  const run = { url: variant.url, connections: variant.connections, requests, serverPid: variant.serverPid, label: variant.label };
+  if (warmupMs > 0) await runWrk(wrk, { ...run, ms: warmupMs });
+  const { figures, clientCpu, serverCpu, seconds: counted } = await runWrk(wrk, { ...run, ms: seconds * 1000 });
+  const { connect, read, write, timeout } = figures.socketErrors;
+  into.errors += connect + read + write + timeout;
+  into.statuses[WRK_OK] = (into.statuses[WRK_OK] ?? 0) + figures.requests - figures.non2xx3xx;
+  if (figures.non2xx3xx > 0) into.statuses[WRK_OTHER] = (into.statuses[WRK_OTHER] ?? 0) + figures.non2xx3xx;
+  into.wrkRuns.push({ requests: figures.requests, latency: figures.latency, quantiles: figures.quantiles });
+  // Requests over wrk's own time; CPU over the time it was read across (the same span, to a few ms).
+  into.seconds += figures.seconds;
+  into.clientCpu += (clientCpu / counted) * figures.seconds;
+  into.serverCpu = into.serverCpu === null || serverCpu === null ? null : into.serverCpu + (serverCpu / counted) * figures.seconds;
+}
+
 function toRunResult(variant: Variant, totals: Totals): RunResult {
   const requests = Object.values(totals.statuses).reduce((a, b) => a + b, 0);
   return {
     scenario: variant.scenario,
     variant: variant.variant,
     label: variant.label,
+    generator: variant.wrk === undefined ? 'autocannon' : 'wrk',
+    ...(variant.informational === undefined ? {} : { informational: variant.informational }),
     connections: variant.connections,
     offeredRate: variant.overallRate ?? null,
     seconds: roundTo(totals.seconds, 2),
     requests,
     rps: totals.seconds > 0 ? Math.round(requests / totals.seconds) : 0,
-    latency: percentiles(totals.latencies),
+    latency: variant.wrk === undefined ? percentiles(totals.latencies) : mergeLatency(totals.wrkRuns),
     statuses: totals.statuses,
     errors: totals.errors,
     cpu: {
@@ -189,22 +237,6 @@ function percentiles(ms: number[]): Latency {
   const sum = sorted.reduce((a, b) => a + b, 0);
   return { mean: roundTo(sum / Math.max(1, sorted.length), 3), p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: at(1) };
 }
-
-/** User + system CPU seconds of a process, from /proc (Linux); null elsewhere. */
-function cpuSeconds(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-
-/** USER_HZ: 100 on every Linux that Node supports. */
-const CLOCK_TICKS = 100;
 
 function roundTo(n: number, digits: number): number {
   const f = 10 ** digits;

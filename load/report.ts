@@ -75,8 +75,26 @@ function hasLatency(run: RunResult): boolean {
   return run.skipped === undefined && run.requests > 0;
 }
 
+/** "≥ 102,345" when the generator was the limit: the rate is a lower bound. */
+function fmtRps(run: RunResult): string {
+  if (run.rps <= 0) return '—';
+  return `${run.generatorLimited === undefined ? '' : '≥ '}${intFmt.format(run.rps)}`;
+}
+
+/** Why a figure is a lower bound or only informational; '' when it is neither. */
+function runNote(run: RunResult): string {
+  return [
+    run.generatorLimited === undefined ? '' : `generator-limited (${run.generatorLimited})`,
+    run.informational === undefined ? '' : `informational: ${run.informational}`,
+  ]
+    .filter((n) => n !== '')
+    .join('; ');
+}
+
+const LIMIT_LEGEND = '≥ generator-limited: the load generator, not the server, was the limit; the figure is a lower bound.';
+
 function verdictSummary(targets: readonly TargetResult[]): string {
-  const verdicts: readonly Verdict[] = ['PASS', 'MISS', 'N/A'];
+  const verdicts: readonly Verdict[] = ['PASS', 'MISS', 'N/A', 'INFO'];
   return verdicts.map((v) => `${targets.filter((t) => t.verdict === v).length} ${v}`).join(' · ');
 }
 
@@ -215,7 +233,7 @@ function td(text: string, cls = ''): string {
 }
 
 function targetsTable(targets: readonly TargetResult[]): string {
-  const cls: Record<Verdict, string> = { PASS: 'pass', MISS: 'miss', 'N/A': 'na' };
+  const cls: Record<Verdict, string> = { PASS: 'pass', MISS: 'miss', 'N/A': 'na', INFO: 'info' };
   const rows = targets.map(
     (t) => `<tr>${td(t.name)}${td(t.value, 'num')}${td(t.verdict, `verdict ${cls[t.verdict]}`)}${td(t.detail ?? '')}</tr>`,
   );
@@ -227,6 +245,7 @@ const RUN_HEADERS = [
   'label',
   'scenario',
   'variant',
+  'generator',
   'conn.',
   'offered',
   's',
@@ -240,12 +259,13 @@ const RUN_HEADERS = [
   'errors',
   'CPU client',
   'CPU server',
+  'note',
 ];
 
 function runRow(run: RunResult): string {
-  const head = td(run.label) + td(run.scenario) + td(run.variant);
+  const head = td(run.label) + td(run.scenario) + td(run.variant) + td(run.generator ?? '—');
   if (run.skipped !== undefined)
-    return `<tr>${head}<td class="skip" colspan="${RUN_HEADERS.length - 3}">skipped: ${escapeHtml(run.skipped)}</td></tr>`;
+    return `<tr>${head}<td class="skip" colspan="${RUN_HEADERS.length - 4}">skipped: ${escapeHtml(run.skipped)}</td></tr>`;
   const lat = hasLatency(run);
   const ms = (v: number): string => (lat ? fmtMs(v) : '—');
   const cells = [
@@ -253,17 +273,18 @@ function runRow(run: RunResult): string {
     td(run.offeredRate === null ? 'max' : `${intFmt.format(run.offeredRate)}/s`, 'num'),
     td(String(run.seconds), 'num'),
     td(intFmt.format(run.requests), 'num'),
-    td(run.rps > 0 ? intFmt.format(run.rps) : '—', 'num'),
+    td(fmtRps(run), run.generatorLimited === undefined ? 'num' : 'num limited'),
     ...[run.latency.p50, run.latency.p99, run.latency.p999, run.latency.max].map((v) => td(ms(v), 'num')),
     // Keep each "code: count" pair on one line when the cell wraps.
     `<td>${escapeHtml(fmtStatuses(run.statuses)).replaceAll(': ', ':&nbsp;')}</td>`,
     td(intFmt.format(run.errors), run.errors > 0 ? 'num bad' : 'num'),
     td(fmtCpu(run.cpu.client), 'num'),
     td(fmtCpu(run.cpu.server), 'num'),
+    td(runNote(run)),
   ];
   // Memory and storage fields get rows of their own under the run: as columns they would make the table too wide.
   const sub = (text: string) =>
-    `<tr class="sub"><td colspan="3"></td><td colspan="${RUN_HEADERS.length - 3}">${escapeHtml(text)}</td></tr>`;
+    `<tr class="sub"><td colspan="4"></td><td colspan="${RUN_HEADERS.length - 4}">${escapeHtml(text)}</td></tr>`;
   const memory = run.memory === undefined ? '' : sub(`memory: ${fmtMemory(run)}`);
   const storage = run.storage === undefined ? '' : describeStorage(run.storage).map(sub).join('');
   return `<tr>${head}${cells.join('')}</tr>${memory}${storage}`;
@@ -285,6 +306,7 @@ th { background: #f1f5f9; font-weight: 600; vertical-align: bottom; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.verdict { font-weight: 700; text-align: center; }
 .pass { background: #dcfce7; color: #166534; } .miss { background: #fee2e2; color: #991b1b; } .na { background: #f3f4f6; color: #6b7280; }
+.info { background: #e0f2fe; color: #075985; } td.limited { color: #92400e; font-weight: 600; }
 .bad { color: #b91c1c; font-weight: 600; } td.skip { color: #6b7280; font-style: italic; }
 .summary { font-weight: 600; margin: 4px 0 8px; }
 .scroll { overflow-x: auto; } table.runs { font-size: 12px; } table.runs :is(th, td) { padding: 4px 5px; }
@@ -304,6 +326,7 @@ export function renderReport(result: SuiteResult): string {
     `${s.secondsPerRun} s per run`,
     `${s.connections} connections`,
   ].join(' · ');
+  const limited = result.runs.some((r) => r.generatorLimited !== undefined);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>shortener load suite · ${escapeHtml(result.startedAt)}</title><style>${CSS}</style></head>
@@ -313,6 +336,7 @@ export function renderReport(result: SuiteResult): string {
  · <code>${escapeHtml(s.command)}</code></p>
 <p class="meta">${escapeHtml(`${m.cpu} · ${m.cores} cores · ${m.memoryGiB} GiB · ${m.os} · node ${m.node}`)}</p>
 <p class="meta">${escapeHtml(settings)}</p>
+<p class="meta">${escapeHtml(`load generator: ${s.generator} · ${s.cpus}`)}</p>
 <h2>Targets</h2>
 ${targetsTable(result.targets)}
 <h2>Throughput</h2>
@@ -321,11 +345,14 @@ ${throughputChart(result.runs)}
 ${latencyChart(result.runs)}
 <h2>All runs</h2>
 ${runsTable(result.runs)}
+${limited ? `<p class="muted">${escapeHtml(LIMIT_LEGEND)}</p>` : ''}
 <h2>How to read this</h2>
 <p>Read the ratios between runs measured side by side in the same suite run (service against its baseline or naive variant);
 the absolute numbers, taken on a shared 2-core machine, do not carry over to anywhere else. The load generator shares the CPU
 with the server, so a server can look slower simply because the client ate the core (see the CPU columns). The
-<em>ceiling</em> run is the load generator against a server that does no HTTP work: nothing measured here can go faster than it.</p>
+<em>ceiling</em> run is the load generator against a server that does no HTTP work: nothing measured here can go faster than it.
+A rate marked ≥ is generator-limited (the generator used 90 % of its core or more, or the run came within 10 % of the
+ceiling): the server could have answered more. wrk counts responses as 2xx/3xx or not, not by status.</p>
 </body></html>
 `;
 }
@@ -358,13 +385,15 @@ function terminalRows(r: RunResult): string[][] {
   const ms = (v: number): string => (lat ? fmtMs(v) : '—');
   const row = [
     r.label,
-    r.rps > 0 ? intFmt.format(r.rps) : '—',
+    r.generator === 'wrk' ? 'wrk' : r.generator === 'autocannon' ? 'ac' : '—',
+    fmtRps(r),
     ms(r.latency.p50),
     ms(r.latency.p99),
     ms(r.latency.p999),
     fmtStatuses(r.statuses),
     intFmt.format(r.errors),
     `${fmtCpu(r.cpu.client)} / ${fmtCpu(r.cpu.server)}`,
+    runNote(r),
   ];
   // A short row spans the rest of the line, so the memory and storage fields sit under their run.
   return [
@@ -376,12 +405,17 @@ function terminalRows(r: RunResult): string[][] {
 
 export function renderTable(result: SuiteResult): string {
   const runs = padColumns(
-    [['run', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'statuses', 'errors', 'cpu client / server'], ...result.runs.flatMap(terminalRows)],
-    new Set([1, 2, 3, 4, 6]),
+    [
+      ['run', 'gen', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'statuses', 'errors', 'cpu client / server', 'note'],
+      ...result.runs.flatMap(terminalRows),
+    ],
+    new Set([2, 3, 4, 5, 7]),
   );
+  const limited = result.runs.some((r) => r.generatorLimited !== undefined);
+  const head = `load generator: ${result.settings.generator}\n${result.settings.cpus}\n\n`;
   const targets = padColumns(
     [['verdict', 'target', 'value', 'detail'], ...result.targets.map((t) => [t.verdict, t.name, t.value, t.detail ?? ''])],
     new Set([2]),
   );
-  return `${runs}\n\ntargets: ${verdictSummary(result.targets)}\n${targets}\n`;
+  return `${head}${runs}\n${limited ? `${LIMIT_LEGEND}\n` : ''}\ntargets: ${verdictSummary(result.targets)}\n${targets}\n`;
 }

@@ -8,14 +8,18 @@
 //   DATABASE_URL=postgres://… npm run load -- --scenario storage    bytes per link in Postgres (and Redis)
 //   taskset -c 0 npm run load -- --server-cpus 1 --scenario baseline,hot --against ../old
 //                                                  per core, and the service of another checkout in the same rounds
+//   taskset -c 0 npm run load -- --server-cpus 1 --scenario ceiling,baseline,hot,hot-slow,go
+//                                                  the redirect path per core, with wrk, against node:http and Go
 //
 // It starts what it needs as child processes (the service, the bare node:http baseline, the
-// load generator's ceiling, the naive variants), seeds links through POST /links, runs each
-// scenario for a bounded time with autocannon in this process, prints one table, and writes
-// load/results/<timestamp>.json and .html. Read the ratios, not the absolute figures: this
-// process and the server share the machine's cores.
+// load generator's ceiling, the Go reference, the naive variants), seeds links through POST
+// /links, runs each scenario for a bounded time, prints one table, and writes
+// load/results/<timestamp>.json and .html. The redirect runs are driven by wrk when it is
+// installed (autocannon in this process tops out below a fast path), the others by autocannon.
+// Read the ratios, not the absolute figures: the load generator and the servers share the
+// machine's cores.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, release, tmpdir, totalmem, type } from 'node:os';
@@ -26,12 +30,15 @@ import type { Request } from 'autocannon';
 import { createTestDatabase, withClient } from '../test/helpers/db.ts';
 import { deleteKeys, randomPrefix } from '../test/helpers/redis.ts';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.ts';
+import { buildGoReference, startGoReference, writeLinksFile } from './go-reference.ts';
 import { compare, measure, WARMUP_MS, type Variant } from './measure.ts';
+import { ownCpus, parseCpuList, which } from './proc.ts';
 import { describeStorage, renderReport, renderTable } from './report.ts';
 import { clicksStorage, linksStorage, redisStorage } from './storage.ts';
-import { judgeTargets, quietRun, SCENARIOS, type Scenario } from './targets.ts';
+import { judgeTargets, markGeneratorLimits, quietRun, SCENARIOS, type Scenario } from './targets.ts';
 import { get, post, randomCodes, seededRandom, targetUrl, zipfPaths } from './traffic.ts';
 import type { RunResult, SuiteResult } from './types.ts';
+import { findWrk } from './wrk.ts';
 
 /**
  * Connections of the latency run. Measured on this machine at 6000 req/s against the service:
@@ -47,8 +54,15 @@ const SEED_CONNECTIONS = 400;
  */
 const CLICK_SAMPLE = 20_000;
 
-/** More than any scanner run here has reached (the load generator's ceiling is ~30k req/s); sizes the list of distinct unknown codes. */
-const MAX_SCANNER_RPS = 40_000;
+/**
+ * More than any scanner run here has reached (autocannon's ceiling is ~30k req/s with 404
+ * bodies; wrk -t1 with its Lua script ~110k req/s on one core); sizes the list of distinct
+ * unknown codes, so that no code is asked for twice.
+ */
+const MAX_SCANNER_RPS = { autocannon: 40_000, wrk: 150_000 };
+
+/** The redirect runs that wrk drives when it is there: plain GETs at full speed. */
+const WRK_SCENARIOS = ['ceiling', 'baseline', 'hot', 'hot-slow', 'go', 'cluster', 'not-found'];
 
 /** A failure the suite explains in one line (a server that misbehaved, a probe that failed). */
 class LoadError extends Error {}
@@ -69,6 +83,9 @@ const { values } = parseArgs({
     'zipf-s': { type: 'string', default: '1.1' },
     'redis-url': { type: 'string', default: process.env.REDIS_URL },
     'server-cpus': { type: 'string' },
+    'generator-cpus': { type: 'string' },
+    'cluster-cpus': { type: 'string' },
+    generator: { type: 'string', default: 'auto' },
     against: { type: 'string' },
     out: { type: 'string', default: new URL('results', import.meta.url).pathname },
   },
@@ -82,7 +99,20 @@ const zipfS = positive('zipf-s');
 const remote = values.url?.replace(/\/+$/, '');
 const redisUrl = values['redis-url'];
 /** Every server runs under `taskset -c` these CPUs: run this process on the others for per-core figures. */
-const serverPrefix = values['server-cpus'] === undefined ? [] : ['taskset', '-c', values['server-cpus']];
+const serverCpus = cpuOption('server-cpus');
+const serverPrefix = serverCpus === null ? [] : ['taskset', '-c', serverCpus.join(',')];
+const generatorChoice = values.generator;
+if (!['auto', 'wrk', 'autocannon'].includes(generatorChoice))
+  usage(`--generator must be wrk, autocannon or auto, not "${generatorChoice}"`);
+// The load generator's CPUs: this process's (autocannon runs in it), and wrk is pinned to the same.
+const generatorOption = cpuOption('generator-cpus');
+if (generatorOption !== null) {
+  const pinned = spawnSync('taskset', ['-a', '-p', '-c', generatorOption.join(','), String(process.pid)], { encoding: 'utf8' });
+  if (pinned.status !== 0) usage(`--generator-cpus: taskset failed: ${pinned.error?.message ?? pinned.stderr}`);
+}
+if (generatorChoice === 'wrk' && which('wrk') === null) usage('--generator wrk: wrk is not installed (apt-get install wrk)');
+const generatorCpus = ownCpus();
+const clusterPlacement = placeCluster(cpuOption('cluster-cpus'));
 /** Another checkout of the service (with its node_modules), whose hot path runs in the same rounds as this one's. */
 const against = values.against === undefined ? undefined : resolvePath(values.against);
 if (against !== undefined && !existsSync(join(against, 'src/server.ts'))) usage(`--against ${against}: no src/server.ts there`);
@@ -90,8 +120,12 @@ const selected = new Set(values.scenario.split(',').map((s) => s.trim()));
 for (const name of selected) {
   if (!(SCENARIOS as readonly string[]).includes(name)) usage(`unknown scenario "${name}"; choose from ${SCENARIOS.join(', ')}`);
 }
-// The latency run is offered half of the hot run's measured maximum.
-if (selected.has('latency')) selected.add('hot');
+// The latency run is offered half of the hot run's measured maximum, and compared with the
+// FAST_PATH=false service at the same rate.
+if (selected.has('latency')) {
+  selected.add('hot');
+  selected.add('hot-slow');
+}
 const wants = (s: Scenario) => selected.has(s);
 
 // Whatever happens, the suite ends by itself: every run is bounded, and so is the whole.
@@ -106,6 +140,18 @@ const runs: RunResult[] = [];
 const scratch = await mkdtemp(join(tmpdir(), 'shortener-load-'));
 const cleanups: (() => Promise<unknown>)[] = [() => rm(scratch, { recursive: true, force: true })];
 const live = new Set<ServerProcess>();
+const wrk = generatorChoice === 'autocannon' ? null : await findWrk(scratch, generatorCpus?.join(',') ?? null);
+const generatorNote =
+  wrk !== null
+    ? `wrk ${wrk.version} (-t1) drives ${WRK_SCENARIOS.join(', ')}; autocannon the others`
+    : generatorChoice === 'autocannon'
+      ? 'autocannon drives every run (--generator autocannon)'
+      : 'autocannon drives every run: wrk is not installed (apt-get install wrk), so the redirect runs stop near autocannon’s own ceiling';
+const cpusNote = [
+  `generator on CPU ${generatorCpus?.join(',') ?? '(any)'}`,
+  `servers on CPU ${serverCpus?.join(',') ?? '(any, not pinned)'}`,
+  `cluster on CPU ${clusterPlacement.cpus?.join(',') ?? '(any, not pinned)'}`,
+].join(' · ');
 // Ctrl-C: stop the servers, drop the scratch database, remove the scratch folder.
 process.once('SIGINT', () => void abandon(130));
 
@@ -137,6 +183,7 @@ function skip(scenario: Scenario, label: string, reason: string): void {
   log(`${label}: skipped (${reason})`);
 }
 
+log(`load generator: ${generatorNote}; ${cpusNote}`);
 try {
   const database = remote === undefined ? await prepareDatabase() : null;
   const redis = remote === undefined ? prepareRedis() : null;
@@ -166,24 +213,37 @@ try {
     else runs.push(await storageRun(base, pathsOf(codes.slice(0, CLICK_SAMPLE)), databaseUrl, redis));
   }
 
-  // The redirect path against the Node ceiling and the load generator's own, side by side.
+  // The redirect path against the Node ceiling, the load generator's own, and Go, side by side.
+  // A database that several processes can open at once (not the embedded engine).
+  const shared = database?.env.DATABASE_URL !== undefined;
   const group: Variant[] = [];
   const helpers: ServerProcess[] = [];
+  /** The generator of a redirect run: wrk when there is one, for the scenarios it can drive. */
+  const driver = (scenario: Scenario) => (wrk !== null && WRK_SCENARIOS.includes(scenario) ? { wrk } : {});
+  const redirectRun = (
+    scenario: Scenario,
+    variant: string,
+    label: string,
+    server: ServerProcess,
+    requests: readonly Request[] = hotPaths,
+  ): Variant => ({
+    scenario,
+    variant,
+    label,
+    url: server.url,
+    connections,
+    requests: fixed(requests),
+    serverPid: pidOf(server),
+    ...driver(scenario),
+  });
   let baselineServer: ServerProcess | undefined;
+  let slow: { server: ServerProcess; paths: readonly Request[] } | undefined;
   if (wants('ceiling')) {
     if (!local) skip('ceiling', 'ceiling', onlyLocal);
     else {
       const ceiling = await launch({}, 'ceiling-server.ts');
       helpers.push(ceiling);
-      group.push({
-        scenario: 'ceiling',
-        variant: 'ceiling (no HTTP work)',
-        label: 'ceiling',
-        url: ceiling.url,
-        connections,
-        requests: fixed(hotPaths),
-        serverPid: pidOf(ceiling),
-      });
+      group.push(redirectRun('ceiling', 'ceiling (no HTTP work)', 'ceiling', ceiling));
     }
   }
   if (wants('baseline')) {
@@ -194,70 +254,98 @@ try {
       const baseline = await launch({ LINKS_FILE: file }, 'baseline-server.ts');
       baselineServer = baseline;
       helpers.push(baseline);
-      group.push({
-        scenario: 'baseline',
-        variant: 'baseline (node:http + Map)',
-        label: 'baseline',
-        url: baseline.url,
-        connections,
-        requests: fixed(hotPaths),
-        serverPid: pidOf(baseline),
-      });
+      group.push(redirectRun('baseline', 'baseline (node:http + Map)', 'baseline', baseline));
+    }
+  }
+  if (wants('go')) {
+    const built = local ? await buildGoReference(scratch) : { missing: onlyLocal };
+    if ('missing' in built) skip('go', 'go', built.missing);
+    else {
+      const file = join(scratch, 'links.txt');
+      writeLinksFile(file, links);
+      // One Go thread per server core; unpinned, Go's own default (every CPU it may run on).
+      const env: Record<string, string> = { LINKS_FILE: file, ...(serverCpus === null ? {} : { GOMAXPROCS: String(serverCpus.length) }) };
+      const go = await startGoReference(built.binary, env, serverPrefix);
+      live.add(go);
+      helpers.push(go);
+      group.push(redirectRun('go', 'Go fasthttp + sharded map', 'go', go));
     }
   }
   // Every link once, so that all of them are in the LRU before a hot run.
   let warm = false;
-  const warmUp = async () => {
+  const warmMain = async () => {
     if (warm) return;
     warm = true;
-    const run = await measure(
-      {
-        scenario: 'hot',
-        variant: 'service',
-        label: 'warm-up',
-        url: base,
-        connections,
-        requests: fixed(pathsOf(codes)),
-        amount: codes.length,
-      },
-      600,
-      0,
-    );
-    log(`warm-up: ${run.requests.toLocaleString('en-US')} requests, ${JSON.stringify(run.statuses)}`);
+    await warmUp(base, codes, 'the service');
   };
   if (wants('hot')) {
-    await warmUp();
-    group.push({
-      scenario: 'hot',
-      variant: 'service',
-      label: 'hot',
-      url: base,
-      connections,
-      requests: fixed(hotPaths),
-      serverPid: pidOf(main),
-    });
+    await warmMain();
+    group.push(
+      main === null
+        ? { scenario: 'hot', variant: 'service', label: 'hot', url: base, connections, requests: fixed(hotPaths), ...driver('hot') }
+        : redirectRun('hot', 'service', 'hot', main),
+    );
     if (against !== undefined) {
       if (!local) skip('hot', `hot · ${basename(against)}`, onlyLocal);
-      else group.push(await againstVariant(against));
+      else {
+        const other = await seededService({ script: join(against, 'src/server.ts'), env: {}, folder: 'pglite-against', name: against });
+        helpers.push(other.server);
+        group.push(redirectRun('hot', `service of ${against}`, `hot · ${basename(against)}`, other.server, other.paths));
+      }
+    }
+  }
+  if (wants('hot-slow')) {
+    if (!local) skip('hot-slow', 'hot-slow', onlyLocal);
+    else {
+      // The same service with every request through node:http: on the same database when it can
+      // be shared (with the same Redis), else on a scratch one of its own, seeded alike.
+      slow = await seededService(
+        shared
+          ? { env: { ...database?.env, ...redis?.env, FAST_PATH: 'false' }, codes, name: 'the FAST_PATH=false service' }
+          : { env: { FAST_PATH: 'false' }, folder: 'pglite-slow', name: 'the FAST_PATH=false service' },
+      );
+      helpers.push(slow.server);
+      group.push(redirectRun('hot-slow', 'service, FAST_PATH=false', 'hot-slow', slow.server, slow.paths));
+    }
+  }
+  if (wants('cluster')) {
+    if (!local) skip('cluster', 'cluster', onlyLocal);
+    else if (!shared) skip('cluster', 'cluster', 'needs DATABASE_URL (cluster mode refuses the embedded engine, a single session)');
+    else {
+      const { cpus: workerCpus, informational } = clusterPlacement;
+      const prefix = workerCpus === null ? [] : ['taskset', '-c', workerCpus.join(',')];
+      const server = await launch({ ...database?.env, ...redis?.env, WORKERS: '2' }, undefined, prefix);
+      helpers.push(server);
+      // Each worker has its own LRU: every code twice, on consecutive connections.
+      await warmUp(server.url, codes, 'the cluster', 2);
+      group.push({
+        ...redirectRun('cluster', `service, WORKERS=2${workerCpus === null ? '' : ` on CPUs ${workerCpus.join(',')}`}`, 'cluster', server),
+        ...(informational === undefined ? {} : { informational }),
+      });
     }
   }
   if (wants('not-found')) {
     // A scanner: distinct codes of the generated shape, none of them a link, never repeated
     // (each round has its own), and more of them than can be asked for in a round. The baseline
-    // answers the same codes with the same 404 bytes: a 404 costs the load generator more than a
-    // 302 (it reads a body), and this shows how much.
-    const perRound = Math.ceil(MAX_SCANNER_RPS * (seconds / rounds + WARMUP_MS / 1000));
+    // answers the same codes with the same 404 bytes: a 404 costs autocannon more than a 302 (it
+    // reads a body), and this shows how much.
+    const scanner = driver('not-found');
+    const perRound = Math.ceil(MAX_SCANNER_RPS[wrk === null ? 'autocannon' : 'wrk'] * (seconds / rounds + WARMUP_MS / 1000));
     const random = randomCodes(perRound * rounds, codes[0]?.length ?? 7, seededRandom(2), new Set(codes));
-    const scan = (round: number) => pathsOf(random.slice(round * perRound, (round + 1) * perRound));
+    const lists = Array.from({ length: rounds }, (_, round) => pathsOf(random.slice(round * perRound, (round + 1) * perRound)));
+    const scan = (round: number) => lists[round] ?? [];
+    // autocannon stops at the end of the list; wrk runs for its time (the list is longer than it can ask for).
+    const bound = scanner.wrk === undefined ? { amount: perRound } : {};
     group.push({
       scenario: 'not-found',
       variant: 'service',
       label: 'not-found',
       url: base,
       connections,
-      amount: perRound,
       serverPid: pidOf(main),
       requests: scan,
+      ...bound,
+      ...scanner,
     });
     if (baselineServer !== undefined) {
       group.push({
@@ -266,9 +354,10 @@ try {
         label: 'not-found · baseline',
         url: baselineServer.url,
         connections,
-        amount: perRound,
         serverPid: pidOf(baselineServer),
         requests: scan,
+        ...bound,
+        ...scanner,
       });
     }
   }
@@ -278,11 +367,23 @@ try {
 
   if (wants('latency') && hot !== undefined) {
     // Half the hot run's maximum, paced evenly over a few connections (with a hundred, their
-    // timers fire in clumps and the latency measured is that of the clumps); the baseline at
-    // the same rate shows what the machine and the load generator add to any server's latency.
+    // timers fire in clumps and the latency measured is that of the clumps) by autocannon (wrk
+    // cannot pace). The baseline at the same rate shows what the machine and the load generator
+    // add to any server's latency; the FAST_PATH=false service at the same rate is "today".
     const rate = Math.max(1, Math.round(hot.rps / 2));
     const paced = { connections: LATENCY_CONNECTIONS, requests: fixed(hotPaths), overallRate: rate };
     const pair: Variant[] = [{ scenario: 'latency', variant: 'service', label: 'latency', url: base, serverPid: pidOf(main), ...paced }];
+    if (slow !== undefined) {
+      pair.push({
+        scenario: 'latency',
+        variant: 'service, FAST_PATH=false',
+        label: 'latency · FAST_PATH=false',
+        url: slow.server.url,
+        serverPid: pidOf(slow.server),
+        ...paced,
+        requests: fixed(slow.paths),
+      });
+    }
     if (baselineServer !== undefined) {
       pair.push({
         scenario: 'latency',
@@ -341,8 +442,6 @@ try {
     }
     if (naive !== null) await stop(naive);
   }
-  // A database that several processes can open at once (not the embedded engine).
-  const shared = database?.env.DATABASE_URL !== undefined;
   // An LRU of one entry cannot help: every request goes below it, batched per event-loop turn.
   const noCache = { CACHE_MAX_ENTRIES: '1', NEGATIVE_MAX_ENTRIES: '1' };
 
@@ -405,7 +504,7 @@ try {
       const onRedis = { ...noCache, ...redis.env };
       const reference: Variant[] = [];
       if (shared && main !== null) {
-        await warmUp();
+        await warmMain();
         reference.push({
           scenario: 'redis',
           variant: 'service, every link in the LRU',
@@ -509,7 +608,8 @@ try {
 
   if (wants('memory')) runs.push(await memoryRun());
 
-  const targets = judgeTargets(runs);
+  const marked = markGeneratorLimits(runs);
+  const targets = judgeTargets(marked);
   const result: SuiteResult = {
     startedAt: started.toISOString(),
     durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
@@ -528,9 +628,11 @@ try {
       zipfS,
       secondsPerRun: seconds,
       connections,
+      generator: generatorNote,
+      cpus: cpusNote,
       command: `npm run load -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, ''),
     },
-    runs,
+    runs: marked,
     targets,
   };
   await mkdir(values.out, { recursive: true });
@@ -557,7 +659,7 @@ async function runCleanups(): Promise<void> {
 }
 
 /** Starts a server (the service unless `name` says otherwise) and keeps it on the list to stop. */
-async function launch(env: Record<string, string>, name = '../src/server.ts'): Promise<ServerProcess> {
+async function launch(env: Record<string, string>, name = '../src/server.ts', prefix = serverPrefix): Promise<ServerProcess> {
   // Every server, baselines included, runs with the same Node flags. All load comes from one
   // address, whose 404 budget the not-found scenario would spend in a second, and whose create
   // limit the seeding and the create scenarios would.
@@ -565,45 +667,53 @@ async function launch(env: Record<string, string>, name = '../src/server.ts'): P
     { NODE_OPTIONS: SERVICE_NODE_OPTIONS, NOT_FOUND_LIMIT_PER_MINUTE: '0', RATE_LIMIT_ENABLED: 'false', ...env },
     120_000,
     name.startsWith('/') ? name : script(name),
-    serverPrefix,
+    prefix,
   );
   live.add(server);
   return server;
 }
 
 /**
- * The service of another checkout, on a scratch database of its own (no Redis: the hot path is
- * the LRU's), seeded and warmed like this one, with the same traffic over its own codes.
+ * Another service process with every link in its LRU: on the links of `codes` (its database is
+ * the main one), or on a scratch database of its own in `folder` (no Redis: the hot path is the
+ * LRU's), seeded like the main one; with the same traffic over its own codes.
  */
-async function againstVariant(dir: string): Promise<Variant> {
-  const database = await prepareDatabase('pglite-against');
-  const other = await launch(database.env, join(dir, 'src/server.ts'));
-  log(`seeding ${linkCount.toLocaleString('en-US')} links into the service of ${dir}`);
-  const codes = (await seed(other.url, linkCount)).map(([code]) => code);
-  const warm = await measure(
+async function seededService(
+  options: { script?: string; env: Record<string, string>; name: string } & ({ codes: readonly string[] } | { folder: string }),
+): Promise<{ server: ServerProcess; paths: readonly Request[] }> {
+  const own = 'folder' in options ? await prepareDatabase(options.folder) : null;
+  const server = await launch({ ...own?.env, ...options.env }, options.script);
+  let codes: readonly string[];
+  if ('codes' in options) codes = options.codes;
+  else {
+    log(`seeding ${linkCount.toLocaleString('en-US')} links into ${options.name}`);
+    codes = (await seed(server.url, linkCount)).map(([code]) => code);
+  }
+  await warmUp(server.url, codes, options.name);
+  return { server, paths: zipfPaths(codes, Math.max(20_000, connections * 200), zipfS, 1).map(get) };
+}
+
+/**
+ * Asks for every code once, so that all are in the LRU before a hot run; `copies` times for a
+ * cluster, on as many consecutive connections: node:cluster hands connections to its workers in
+ * turn, so each worker gets every code (with a connection count that `copies` divides).
+ */
+async function warmUp(url: string, codes: readonly string[], name: string, copies = 1): Promise<void> {
+  const requests = codes.flatMap((code) => Array.from({ length: copies }, () => get(`/${code}`)));
+  const run = await measure(
     {
       scenario: 'hot',
-      variant: 'against',
+      variant: 'service',
       label: 'warm-up',
-      url: other.url,
-      connections,
-      requests: () => codes.map((code) => get(`/${code}`)),
-      amount: codes.length,
+      url,
+      connections: Math.ceil(connections / copies) * copies,
+      requests: () => requests,
+      amount: requests.length,
     },
     600,
     0,
   );
-  log(`warm-up of ${dir}: ${warm.requests.toLocaleString('en-US')} requests, ${JSON.stringify(warm.statuses)}`);
-  const paths = zipfPaths(codes, Math.max(20_000, connections * 200), zipfS, 1).map(get);
-  return {
-    scenario: 'hot',
-    variant: `service of ${dir}`,
-    label: `hot · ${basename(dir)}`,
-    url: other.url,
-    connections,
-    requests: () => paths,
-    serverPid: other.child.pid,
-  };
+  log(`warm-up of ${name}: ${run.requests.toLocaleString('en-US')} requests, ${JSON.stringify(run.statuses)}`);
 }
 
 /** Seeds links through POST /links; returns [code, url] of each one created. */
@@ -719,6 +829,42 @@ async function stop(server: ServerProcess): Promise<void> {
 
 function script(name: string): string {
   return new URL(name, import.meta.url).pathname;
+}
+
+/** A --*-cpus option as a list of CPUs, or null when it is not set. */
+function cpuOption(name: 'server-cpus' | 'generator-cpus' | 'cluster-cpus'): number[] | null {
+  const list = values[name];
+  if (list === undefined) return null;
+  try {
+    return parseCpuList(list);
+  } catch {
+    return usage(`--${name} must be a CPU list such as 1 or 0,2-3, not "${list}"`);
+  }
+}
+
+/**
+ * Where the two workers of the cluster run: --cluster-cpus, or the server CPUs and as many of
+ * the others as it takes to make two, the load generator's last. Informational (no verdict) when
+ * they include a CPU of the load generator, or nothing is pinned.
+ */
+function placeCluster(option: number[] | null): { cpus: number[] | null; informational?: string } {
+  if (option === null && serverCpus === null)
+    return { cpus: null, informational: 'nothing pinned: the workers share the cores with the load generator' };
+  const picked = [...(option ?? serverCpus ?? [])];
+  const all = Array.from({ length: cpus().length }, (_, i) => i);
+  const generator = generatorCpus ?? [];
+  for (const cpu of [...all.filter((c) => !generator.includes(c)), ...generator]) {
+    if (option !== null || picked.length >= 2) break;
+    if (!picked.includes(cpu)) picked.push(cpu);
+  }
+  picked.sort((a, b) => a - b);
+  const sharedCpus = picked.filter((c) => generator.includes(c));
+  return sharedCpus.length === 0
+    ? { cpus: picked }
+    : {
+        cpus: picked,
+        informational: `the workers' CPUs ${picked.join(',')} include the load generator's CPU ${sharedCpus.join(',')} (${all.length} cores here)`,
+      };
 }
 
 function positive(name: 'seconds' | 'rounds' | 'links' | 'connections' | 'memory-links' | 'zipf-s'): number {

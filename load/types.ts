@@ -12,14 +12,23 @@ export interface Latency {
 
 /** One measurement: one server variant under one traffic shape for a bounded time. */
 export interface RunResult {
-  /** The scenario it belongs to: ceiling, baseline, hot, redis, postgres, not-found, create, mixed, latency, memory, storage. */
+  /** The scenario it belongs to: ceiling, baseline, hot, hot-slow, go, cluster, redis, postgres, not-found, create, mixed, latency, metrics, memory, storage. */
   readonly scenario: string;
   /** Which server answered: 'service', 'baseline (node:http + Map)', 'one SELECT per request', ... */
   readonly variant: string;
   /** Short unique label for tables and charts, e.g. 'create 400 · one INSERT per request'. */
   readonly label: string;
+  /** What sent the traffic: autocannon in the suite's process, or wrk (load/wrk.ts). Absent on runs that sent none. */
+  readonly generator?: 'autocannon' | 'wrk';
+  /**
+   * Set when the load generator, not the server, was the limit (its CPU near a full core, or a
+   * rate near the ceiling run's): the figure is a lower bound. Says why.
+   */
+  readonly generatorLimited?: string;
+  /** Set when the figure is informational only, and why (e.g. the server shares a core with the load generator). */
+  readonly informational?: string;
   readonly connections: number;
-  /** Fixed offered rate (req/s) for the latency scenario; null when autocannon sent as fast as it could. */
+  /** Fixed offered rate (req/s) for the latency scenario; null when the generator sent as fast as it could. */
   readonly offeredRate: number | null;
   readonly seconds: number;
   readonly requests: number;
@@ -27,7 +36,7 @@ export interface RunResult {
   readonly rps: number;
   /** Milliseconds. */
   readonly latency: Latency;
-  /** HTTP status -> responses. */
+  /** HTTP status -> responses; with wrk, '2xx/3xx' and 'not 2xx/3xx' -> responses. */
   readonly statuses: Readonly<Record<string, number>>;
   /** Connection errors and timeouts seen by the load generator. */
   readonly errors: number;
@@ -100,7 +109,8 @@ export interface RedisStorage {
   } | null;
 }
 
-export type Verdict = 'PASS' | 'MISS' | 'N/A';
+/** INFO: a figure shown beside the targets, judged against no goal. */
+export type Verdict = 'PASS' | 'MISS' | 'N/A' | 'INFO';
 
 export interface TargetResult {
   /** e.g. 'hot ≥ 0.90 × baseline' */
@@ -132,6 +142,10 @@ export interface SuiteResult {
     readonly zipfS: number;
     readonly secondsPerRun: number;
     readonly connections: number;
+    /** Which load generator drove which runs, e.g. 'wrk debian/4.1.0-3+b2 for the redirect runs, autocannon for the others'. */
+    readonly generator: string;
+    /** Where the generator and the servers ran, e.g. 'generator on CPU 0, servers on CPU 1'. */
+    readonly cpus: string;
     readonly command: string;
   };
   readonly runs: readonly RunResult[];

@@ -1,6 +1,8 @@
 // The load suite must not rot: every scenario runs for a second against real servers, answers
 // what it should, and the results and the report are written. No figure is judged here: CI
-// machines are shared and noisy, and the targets are goals, not assertions.
+// machines are shared and noisy, and the targets are goals, not assertions. It passes with and
+// without wrk and Go on the PATH: without wrk, autocannon drives every run; without Go (or
+// Debian's fasthttp source), the go run is skipped and says what to install.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -8,6 +10,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { which } from '../load/proc.ts';
 import { invalidRun, SCENARIOS } from '../load/targets.ts';
 import type { SuiteResult } from '../load/types.ts';
 import { ADMIN_URL } from './helpers/db.ts';
@@ -53,18 +56,33 @@ test('npm run load: every scenario runs, answers as it should, and leaves a JSON
       const own = redis.private ?? assert.fail('no private redis-server figures');
       for (const bytes of [redis.memoryUsagePerKey, own.bytesPerKey, own.ttlBytesPerKey, own.negativeBytesPerKey])
         assert.ok(bytes > 0, JSON.stringify(redis));
+    } else if (run.scenario === 'go' && run.skipped !== undefined) {
+      assert.match(run.skipped, /apt-get install golang-go golang-github-valyala-fasthttp-dev/);
     } else {
       assert.equal(invalidRun(run), undefined, `${run.label}: ${JSON.stringify(run.statuses)}, ${run.errors} errors`);
       assert.ok(run.rps > 0 && run.latency.p99 > 0, run.label);
     }
   }
   const labels = result.runs.map((run) => run.label);
-  const expected = ['create 400', 'create 400 · one INSERT per request', 'postgres · one SELECT per request', 'latency'];
-  for (const label of [...expected, 'redis', 'redis · one GET per request', 'redis · auto-pipelining', 'metrics', 'metrics · off']) {
+  const expected = ['create 400', 'create 400 · one INSERT per request', 'postgres · one SELECT per request', 'latency', 'hot-slow'];
+  for (const label of [
+    ...expected,
+    'latency · FAST_PATH=false',
+    'cluster',
+    'redis',
+    'redis · one GET per request',
+    'redis · auto-pipelining',
+  ]) {
     assert.ok(labels.includes(label), label);
   }
+  for (const label of ['metrics', 'metrics · off']) assert.ok(labels.includes(label), label);
+  // The redirect runs are driven by wrk exactly when it is installed, and the table says which.
+  const wrk = which('wrk') !== null;
+  for (const label of ['ceiling', 'baseline', 'hot', 'hot-slow', 'cluster', 'not-found'])
+    assert.equal(result.runs.find((run) => run.label === label)?.generator, wrk ? 'wrk' : 'autocannon', label);
+  assert.match(output, wrk ? /load generator: wrk / : /wrk is not installed \(apt-get install wrk\)/);
   // Every target is judged, and printed.
-  assert.equal(result.targets.length, 10);
+  assert.equal(result.targets.length, 14);
   for (const target of result.targets) assert.match(output, new RegExp(`${target.verdict}\\s+${escape(target.name)}`));
 
   // The run's Redis keys are gone with it.
