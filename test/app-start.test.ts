@@ -53,6 +53,14 @@ async function openAfter(fn: () => Promise<unknown>, settleMs: number): Promise<
 }
 
 const failure = new Error('this part fails on purpose');
+
+/**
+ * Longer than ioredis's disconnect timeout (2 s): disconnect() ends the socket and keeps a timer
+ * that destroys it if Redis has not closed it by then. On a busy machine Redis can take that long,
+ * and a wait of exactly 2 s then saw the timer still pending (twice in full runs). Only what stays
+ * open longer is a leak.
+ */
+const SETTLE_MS = 5000;
 const failing: Part = async () => {
   throw failure;
 };
@@ -69,12 +77,15 @@ test('a start that fails after any part leaves no socket, server, timer or pool 
   const whole = await openAfter(async () => {
     const app = await buildApp({ config: config(), log });
     await app.close();
-  }, 2000);
+  }, SETTLE_MS);
   assert.equal(whole.error, undefined);
   assert.deepEqual(whole.open, [], 'a built and closed app left these open');
 
   for (let n = 0; n < PARTS.length; n++) {
-    const { error, open } = await openAfter(() => buildApp({ config: config(), log, parts: [...PARTS.slice(0, n + 1), failing] }), 2000);
+    const { error, open } = await openAfter(
+      () => buildApp({ config: config(), log, parts: [...PARTS.slice(0, n + 1), failing] }),
+      SETTLE_MS,
+    );
     assert.equal(error, failure, `after part ${n + 1} of ${PARTS.length}: buildApp did not reject with the part's error`);
     assert.deepEqual(open, [], `after part ${n + 1} of ${PARTS.length} (${PARTS[n]?.name}) these were left open`);
   }
@@ -82,7 +93,7 @@ test('a start that fails after any part leaves no socket, server, timer or pool 
 
 test('a part that fails on its own (migrations on a database that does not exist) rejects, and leaves nothing open', async () => {
   const missing = withDatabase(database.url, `${database.name}_missing`);
-  const { error, open } = await openAfter(() => buildApp({ config: config(missing), log, migrate: true }), 2000);
+  const { error, open } = await openAfter(() => buildApp({ config: config(missing), log, migrate: true }), SETTLE_MS);
   assert.match(String((error as Error | undefined)?.message), /does not exist/);
   assert.deepEqual(open, []);
 });
