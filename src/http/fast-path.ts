@@ -26,7 +26,7 @@ import { isRedirect } from '../cache/link-cache.ts';
 import { onClientError } from './errors.ts';
 import type { RawAnswers } from './raw-answers.ts';
 import type { RedirectHandler, RedirectTransport } from './redirect.ts';
-import { HANDOFF, INCOMPLETE, parseHead, type RequestHead } from './request-head.ts';
+import { HANDOFF, INCOMPLETE, MAX_HEAD_BYTES, parseHead, type RequestHead } from './request-head.ts';
 import { ANSWERS, type Prebuilt } from './respond.ts';
 
 /** Most requests read on a connection and not yet answered; past it the socket is read no further until answers go out. */
@@ -150,8 +150,8 @@ class FastPath {
   handOff(conn: FastConnection, unread: Buffer | null, headStart: number): void {
     this.connections.delete(conn);
     const socket = conn.socket;
-    if (unread !== null && unread.length > 0) socket.unshift(unread);
     if (headStart !== 0) this.#keepDeadline(socket, headStart + this.deps.headersTimeoutMs);
+    if (unread !== null && unread.length > 0) socket.unshift(unread);
     this.nodeListener.call(this.server, socket);
     // Reading may have been paused for the handoff; node:http reads from here on.
     socket.resume();
@@ -201,6 +201,8 @@ class FastConnection {
   #headStart: number;
   /** When the connection last read or wrote. */
   #lastActive: number;
+  /** Offset in the unread bytes up to which every head was found to be one the fast path takes. */
+  #clearUntil = 0;
   /** A request the fast path does not take is waiting for the answers owed before it. */
   #handingOff = false;
   /** Reading stopped: too many answers owed, or the socket cannot take more writes. */
@@ -222,11 +224,11 @@ class FastConnection {
     if (this.#gone) return;
     if (this.#unread === null) {
       this.#unread = chunk;
-      this.#at = 0;
     } else {
       this.#unread = Buffer.concat([this.#unread.subarray(this.#at), chunk]);
-      this.#at = 0;
     }
+    this.#at = 0;
+    this.#clearUntil = 0;
     const now = performance.now();
     this.#lastActive = now;
     if (this.#headStart === 0) this.#headStart = now;
@@ -246,7 +248,7 @@ class FastConnection {
       if (this.#owed.length >= MAX_PIPELINE) return this.#hold();
       const parsed = handler === null ? HANDOFF : parseHead(this.#unread, this.#at);
       if (parsed === INCOMPLETE) return;
-      if (parsed === HANDOFF) return this.#handOffWhenAnswered();
+      if (parsed === HANDOFF || this.#malformedAhead(this.#unread, this.#at + parsed.length)) return this.#handOffWhenAnswered();
       const [unread, at, headStart] = [this.#unread, this.#at, this.#headStart];
       this.#at += parsed.length;
       if (this.#at === this.#unread.length) {
@@ -271,6 +273,26 @@ class FastConnection {
         this.#owed.push(req);
       }
     }
+  }
+
+  /**
+   * Whether a request the fast path would not take follows in the bytes already read. node:http,
+   * given several requests at once, writes the first answer and holds the others until it is
+   * sent; a malformed request among them then closes the connection, and the answers held are
+   * never sent. So when one follows, node:http gets them all, and answers them as it would.
+   */
+  #malformedAhead(buf: Buffer, from: number): boolean {
+    if (from < this.#clearUntil || from >= buf.length) return false;
+    let at = from;
+    for (let i = 0; i < MAX_PIPELINE && at < buf.length; i++) {
+      // A head longer than the fast path reads is no sign of a malformed one: node:http may take it.
+      const next = parseHead(buf.length - at > MAX_HEAD_BYTES ? buf.subarray(0, at + MAX_HEAD_BYTES) : buf, at);
+      if (next === HANDOFF) return true;
+      if (next === INCOMPLETE) break;
+      at += next.length;
+    }
+    this.#clearUntil = at;
+    return false;
   }
 
   /** Whether `req`'s answer must close the connection: the app is closing and nothing follows it. */
