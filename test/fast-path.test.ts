@@ -198,3 +198,26 @@ test('a head handed to node:http keeps the headers deadline it had: being handed
   assert.equal(conn.answers()[0]?.status, 408);
   assert.ok(closedAt < 3200, `closed ${Math.round(closedAt)} ms after the accept, past the 2000 ms deadline`);
 });
+
+test('a CONNECT gets its 405 and its connection closes, even if the client keeps its side open and goes on sending', async (t) => {
+  const { app } = await startApp(t, database.url);
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  // allowHalfOpen: the client does not end its side when the server ends its own.
+  const socket = net.connect({ port: Number(new URL(address).port), host: '127.0.0.1', allowHalfOpen: true });
+  let text = '';
+  let closed = false;
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => (text += chunk));
+  socket.on('close', () => (closed = true));
+  socket.on('error', () => {});
+  socket.write('CONNECT sho.rt:443 HTTP/1.1\r\nHost: sho.rt:443\r\n\r\nsome tunnelled bytes');
+  const more = setInterval(() => socket.writable && socket.write('more'), 100);
+  t.after(() => {
+    clearInterval(more);
+    socket.destroy();
+  });
+  await until('the connection to close', async () => closed, 5000);
+  assert.equal(parseResponse(text)?.status, 405);
+  // A graceful close does not wait for it.
+  await within('app.close()', app.close(), 5000);
+});

@@ -28,6 +28,8 @@ const NO_HOST = prebuilt('HOST_INVALID', CLOSE, 'An HTTP/1.1 request needs a Hos
 const HOSTS = prebuilt('HOST_INVALID', CLOSE, 'Send one Host header, not several (RFC 9112, section 3.2).');
 const BAD_HOST = prebuilt('HOST_INVALID', CLOSE, 'The Host header is not a host name or address with an optional port.');
 const EXPECTATION = prebuilt('EXPECTATION_FAILED', CLOSE);
+/** How long a CONNECT's connection stays open after its 405, for the client to read it. */
+const CONNECT_LINGER_MS = 1000;
 const CONNECT = rawAnswer('METHOD_NOT_ALLOWED', 'CONNECT is not served: this is not a proxy.');
 /** RFC 9112 3.2 and RFC 3986 3.2.2: an IP literal or a reg-name (empty included), and a port. */
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[\w.~!$&'()*+,;=%-]*)(?::\d*)?$/;
@@ -72,8 +74,16 @@ export function serverFactoryOf(config: ServerOptions, edge: RedirectEdge, log: 
     // Without these listeners Node answers an unknown Expect with an empty 417, and drops a CONNECT without a word.
     server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => writePrebuilt(res, EXPECTATION));
     server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-      if (socket.writable) socket.end(CONNECT);
-      else socket.destroy();
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      // node:http reads nothing more of a CONNECT's socket: a client that keeps its side open would
+      // hold the connection, and a graceful shutdown, for good. What it sends is dropped, and the
+      // connection is closed once the answer is out and the client has had a moment to read it.
+      socket.resume();
+      socket.end(CONNECT);
+      setTimeout(() => socket.destroy(), CONNECT_LINGER_MS).unref();
     });
     return server;
   };
