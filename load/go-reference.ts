@@ -5,8 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import type { ServerProcess } from '../test/helpers/server-process.ts';
+import { startListening, type ServerProcess } from '../test/helpers/server-process.ts';
 import { which } from './proc.ts';
 
 export const GO_PACKAGES = 'apt-get install golang-go golang-github-valyala-fasthttp-dev';
@@ -55,37 +54,5 @@ export async function startGoReference(
   prefix: readonly string[],
   timeoutMs = 30_000,
 ): Promise<ServerProcess> {
-  const [command, ...args] = [...prefix, binary];
-  const child = spawn(command ?? binary, args, { env: { PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const logs: Record<string, unknown>[] = [];
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the Go server did not start in ${timeoutMs} ms: ${stderr}`));
-    }, timeoutMs);
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      let entry: Record<string, unknown>;
-      try {
-        entry = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        return;
-      }
-      logs.push(entry);
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry.msg));
-      if (match?.[1] !== undefined) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    void exited.then(({ code }) => {
-      clearTimeout(timer);
-      reject(new Error(`the Go server exited with ${code} before listening: ${stderr}`));
-    });
-  });
-  return { child, url, logs, exited };
+  return startListening([...prefix, binary], { PORT: '0', ...env }, timeoutMs, 'the Go server');
 }

@@ -29,12 +29,23 @@ export async function startServer(
   script: string = SERVER,
   prefix: readonly string[] = [],
 ): Promise<ServerProcess> {
-  const [command, ...args] = prefix.length === 0 ? [process.execPath, script] : [...prefix, process.execPath, script];
-  const child = spawn(command, args, {
-    // Every create of a test comes from one address: no create limits unless the test sets them.
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // Every create of a test comes from one address: no create limits unless the test sets them.
+  const defaults = { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false' };
+  return startListening([...prefix, process.execPath, script], { ...defaults, ...env }, timeoutMs, 'server');
+}
+
+/**
+ * Runs `command` and waits until it logs, as JSON lines, Fastify's "Server listening at" (the
+ * service and load/go-fasthttp both do); `label` names it in the errors.
+ */
+export async function startListening(
+  command: readonly string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  label: string,
+): Promise<ServerProcess> {
+  const [file = '', ...args] = command;
+  const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   const logs: Record<string, unknown>[] = [];
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
@@ -48,7 +59,7 @@ export async function startServer(
     stderr += chunk.toString();
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    const timer = setTimeout(() => reject(new Error(`${label} did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
     createInterface({ input: child.stdout }).on('line', (line) => {
       let entry: Record<string, unknown>;
       try {
@@ -65,7 +76,7 @@ export async function startServer(
     });
     void exited.then(({ code }) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening: ${stderr}${logs.map((entry) => JSON.stringify(entry)).join('\n')}`));
+      reject(new Error(`${label} exited with ${code} before listening: ${stderr}${logs.map((entry) => JSON.stringify(entry)).join('\n')}`));
     });
   });
   return { child, url, logs, exited };
