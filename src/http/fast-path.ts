@@ -249,7 +249,9 @@ class FastConnection {
       const parsed = handler === null ? HANDOFF : parseHead(this.#unread, this.#at);
       if (parsed === INCOMPLETE) return;
       if (parsed === HANDOFF || this.#malformedAhead(this.#unread, this.#at + parsed.length)) return this.#handOffWhenAnswered();
-      const [unread, at, headStart] = [this.#unread, this.#at, this.#headStart];
+      const unread = this.#unread;
+      const at = this.#at;
+      const headStart = this.#headStart;
       this.#at += parsed.length;
       if (this.#at === this.#unread.length) {
         this.#unread = null;
@@ -265,7 +267,9 @@ class FastConnection {
       if (!(handler as RedirectHandler<FastRequest, FastRequest>).tryPath(req, req, parsed.path)) {
         // Not cached and not shaped like a code (a reserved word such as /healthz): node:http's, from its first byte.
         if (req.queued) this.#owed.pop();
-        [this.#unread, this.#at, this.#headStart] = [unread, at, headStart];
+        this.#unread = unread;
+        this.#at = at;
+        this.#headStart = headStart;
         return this.#handOffWhenAnswered();
       }
       if (req.status === 0 && !req.queued) {
