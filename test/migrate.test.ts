@@ -82,6 +82,43 @@ test('a failing migration is rolled back whole and stops start-up', async () => 
   }
 });
 
+test('a migration without a transaction runs its statements one by one; after a failure it runs again whole, an index a failed CONCURRENTLY build left invalid rebuilt', async () => {
+  const file = join(dir, '0901_concurrent.sql');
+  const migration = [
+    '-- migrate: without a transaction',
+    '-- A unique index over values that are not unique yet: its CONCURRENTLY build fails, and leaves it invalid.',
+    'CREATE TABLE IF NOT EXISTS concurrent_probe (n integer);',
+    'INSERT INTO concurrent_probe VALUES (1), (1);',
+    'CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS concurrent_probe_n ON concurrent_probe (n);',
+    '',
+  ].join('\n');
+  try {
+    await writeFile(file, migration);
+    await assert.rejects(migrate(url, log, dir), /migration 0901_concurrent.sql failed: could not create unique index/);
+    const state = () =>
+      withClient(url, async (client) => ({
+        rows: (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM concurrent_probe')).rows[0]?.n,
+        valid: (
+          await client.query<{ valid: boolean }>(
+            "SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'concurrent_probe_n'",
+          )
+        ).rows.map((row) => row.valid),
+        recorded: (await client.query("SELECT 1 FROM schema_migrations WHERE name = '0901_concurrent.sql'")).rowCount,
+      }));
+    // Not rolled back: what ran before the failure stays; the invalid index is there; nothing recorded.
+    assert.deepEqual(await state(), { rows: 2, valid: [false], recorded: 0 });
+    // Made right (the data, here by hand): the next start runs the file again from its first statement.
+    await withClient(url, (client) => client.query('DELETE FROM concurrent_probe'));
+    await writeFile(file, migration.replace('VALUES (1), (1)', 'VALUES (1), (2)'));
+    assert.deepEqual(await migrate(url, log, dir), ['0901_concurrent.sql']);
+    assert.deepEqual(await state(), { rows: 2, valid: [true], recorded: 1 });
+  } finally {
+    await withClient(url, (client) => client.query('DROP TABLE IF EXISTS concurrent_probe'));
+    await withClient(url, (client) => client.query("DELETE FROM schema_migrations WHERE name = '0901_concurrent.sql'"));
+    await rm(file);
+  }
+});
+
 test('a migration edited after it was applied stops start-up', async () => {
   await writeFile(join(dir, '0001_links.sql'), '-- edited\n');
   await assert.rejects(migrate(url, log, dir), /0001_links.sql was changed after it was applied/);

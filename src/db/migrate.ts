@@ -1,19 +1,29 @@
 // Applies migrations/*.sql in name order, each exactly once and in its own transaction, under a
 // session advisory lock so that instances starting together take turns. A migration that was
 // applied and then edited stops start-up: the database no longer matches the files.
+//
+// A file whose first line is `-- migrate: without a transaction` runs statement by statement in
+// autocommit instead, for what a transaction cannot hold: CREATE INDEX CONCURRENTLY, which builds an
+// index while the table takes writes. Its statements must be safe to run again (IF NOT EXISTS, ON
+// CONFLICT), as a failed run starts again from the first; an index a failed CONCURRENTLY build left
+// invalid is dropped before the file runs again.
 
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
+
+const WITHOUT_TRANSACTION = '-- migrate: without a transaction\n';
 
 export const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url).pathname;
 /** Arbitrary, fixed: pg_advisory_lock key of the migration runner. */
 const LOCK_KEY = 0x5_4e_0b_1e;
 /** Start-up must not hang on an unreachable server or on a runner that never lets go of the lock. */
 const CONNECT_TIMEOUT_MS = 10_000;
-const LOCK_WAIT = '120s';
+const LOCK_WAIT_MS = 120_000;
+const LOCK_POLL_MS = 200;
 
 export async function migrate(databaseUrl: string, log: Logger, dir: string = MIGRATIONS_DIR): Promise<string[]> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
@@ -27,11 +37,7 @@ export async function migrate(databaseUrl: string, log: Logger, dir: string = MI
   await client.connect();
   const applied: string[] = [];
   try {
-    await client.query(`SET lock_timeout = '${LOCK_WAIT}'`);
-    await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]).catch((err: unknown) => {
-      throw new Error(`another instance held the migration lock for over ${LOCK_WAIT}`, { cause: err });
-    });
-    await client.query('SET lock_timeout = 0');
+    await takeLock(client);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Map<string, string>();
@@ -46,15 +52,9 @@ export async function migrate(databaseUrl: string, log: Logger, dir: string = MI
         if (previous !== checksum) throw new Error(`migration ${file} was changed after it was applied`);
         continue;
       }
-      await client.query('BEGIN');
-      try {
-        await client.query(sql);
-        await client.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [file, checksum]);
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw new Error(`migration ${file} failed: ${(err as Error).message}`, { cause: err });
-      }
+      if (sql.startsWith(WITHOUT_TRANSACTION)) await runStatements(client, file, sql);
+      else await runInTransaction(client, file, sql);
+      await client.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [file, checksum]);
       applied.push(file);
       log.info({ migration: file }, 'migration applied');
     }
@@ -63,4 +63,51 @@ export async function migrate(databaseUrl: string, log: Logger, dir: string = MI
     await client.end();
   }
   return applied;
+}
+
+async function runInTransaction(client: pg.Client, file: string, sql: string): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query(sql);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw new Error(`migration ${file} failed: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** The statements of a file without a transaction, one by one; it holds no function body ($$), so ";" at a line's end ends one. */
+async function runStatements(client: pg.Client, file: string, sql: string): Promise<void> {
+  if (sql.includes('$$')) throw new Error(`migration ${file} runs without a transaction and cannot hold a $$ body`);
+  const statements = sql
+    .split(/;\s*$/m)
+    .map((statement) => statement.replace(/^\s*--.*$/gm, '').trim())
+    .filter((statement) => statement !== '');
+  const indexes = [...sql.matchAll(/CREATE (?:UNIQUE )?INDEX CONCURRENTLY IF NOT EXISTS (\w+)/g)].map((match) => match[1] as string);
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE NOT i.indisvalid AND c.relname = ANY($1)`,
+      [indexes],
+    );
+    for (const { name } of rows) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
+    for (const statement of statements) await client.query(statement);
+  } catch (err) {
+    throw new Error(`migration ${file} failed: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/**
+ * The migration lock, asked for again and again rather than waited for in one statement: a session
+ * waiting inside a statement holds a snapshot, and CREATE INDEX CONCURRENTLY waits for every older
+ * snapshot to end, so the runner building an index and one waiting for its lock would wait for
+ * each other.
+ */
+async function takeLock(client: pg.Client): Promise<void> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [LOCK_KEY]);
+    if (rows[0]?.locked === true) return;
+    if (Date.now() > deadline) throw new Error(`another instance held the migration lock for over ${LOCK_WAIT_MS / 1000} s`);
+    await sleep(LOCK_POLL_MS);
+  }
 }
