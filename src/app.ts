@@ -15,6 +15,7 @@ import type { Lifecycle } from './lifecycle.ts';
 import api from './plugins/api.ts';
 import auth from './plugins/auth.ts';
 import clicks from './plugins/clicks.ts';
+import dashboard from './plugins/dashboard.ts';
 import docs from './plugins/docs.ts';
 import metrics from './plugins/metrics.ts';
 import type { Part, PartOptions } from './plugins/options.ts';
@@ -25,7 +26,7 @@ import redis from './plugins/redis.ts';
 import writePath from './plugins/write-path.ts';
 
 /** The parts, in the order they are built; each may use those before it. */
-export const PARTS: readonly Part[] = [metrics, docs, postgres, redis, readPath, clicks, writePath, auth, redirect, api];
+export const PARTS: readonly Part[] = [metrics, docs, postgres, redis, readPath, clicks, writePath, auth, redirect, api, dashboard];
 
 export interface AppDeps {
   config: Config;

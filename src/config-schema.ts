@@ -96,6 +96,22 @@ export function secondsAsMs(seconds: TInteger) {
   return Type.Decode(seconds, (value: number) => value * 1000);
 }
 
+/** Hours in the environment, milliseconds in the configuration. */
+export function hoursAsMs(hours: TInteger) {
+  return Type.Decode(hours, (value: number) => value * 3_600_000);
+}
+
+/**
+ * Where a redirect may send a browser from a setting: a path of this service (not `//host`, which
+ * browsers read as another host) or an absolute http(s) URL; `none` is kept as it is.
+ */
+export function isRedirectTarget(raw: string): boolean {
+  if (raw === 'none') return true;
+  if (raw.startsWith('/')) return /^\/(?![/\\])[\x21-\x7e]*$/.test(raw);
+  const url = URL.parse(raw);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && /^[\x21-\x7e]+$/.test(raw);
+}
+
 /** A comma-separated list (unset: empty) of at most `maxItems` items that each pass `isItem`. */
 export function commaList(isItem: (item: string) => boolean, maxItems = Number.POSITIVE_INFINITY) {
   const valid = (raw: string) => {

@@ -9,6 +9,8 @@ import {
   decodeSettings,
   domainFile,
   domainList,
+  hoursAsMs,
+  isRedirectTarget,
   isTrustProxy,
   optional,
   origin,
@@ -262,6 +264,38 @@ export const SETTINGS = {
     schema: Type.Boolean({ default: false }),
     doc: '`true`: `POST /links` and `/links/bulk` need an API key (`401 API_KEY_REQUIRED` otherwise)',
   },
+  dashboardEnabled: {
+    env: 'DASHBOARD_ENABLED',
+    schema: Type.Boolean({ default: true }),
+    doc: 'the web dashboard under `/app/` (see [Dashboard](#dashboard)); `false`: the API alone',
+  },
+  rootRedirect: {
+    env: 'ROOT_REDIRECT',
+    schema: Type.Refine(Type.String(), isRedirectTarget),
+    fallback: ({ dashboardEnabled }: { readonly dashboardEnabled: boolean }) => (dashboardEnabled ? '/app/' : 'none'),
+    expected: 'a path of this service (/app/), an http(s) URL, or none',
+    shownDefault: '`/app/` (`none` without the dashboard)',
+    doc:
+      "where `GET /` redirects (`302`): the dashboard, or on a branded short domain the company's site " +
+      '(`https://acme.example`); `none`: `404`',
+  },
+  sessionTtlMs: {
+    env: 'SESSION_TTL_HOURS',
+    schema: hoursAsMs(Type.Integer({ minimum: 1, maximum: 720, default: 12 })),
+    doc: 'how long a dashboard session lasts from signing in (1 to 720); then the API key is asked for again',
+  },
+  signInMaxFailures: {
+    env: 'SIGN_IN_MAX_FAILURES',
+    schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
+    doc:
+      'failed dashboard sign-ins a client address (per `TRUST_PROXY`; an IPv6 `/64`) may make per `SIGN_IN_WINDOW_SECONDS`; ' +
+      'past it every sign-in from there is `429 SIGN_IN_RATE_LIMITED` until the window ends (counted in Redis when the tier is on)',
+  },
+  signInWindowMs: {
+    env: 'SIGN_IN_WINDOW_SECONDS',
+    schema: secondsAsMs(Type.Integer({ minimum: 1, maximum: 24 * 3600, default: 900 })),
+    doc: 'length of the fixed window failed sign-ins are counted in',
+  },
   trustProxy: {
     env: 'TRUST_PROXY',
     schema: Type.Refine(Type.String({ default: 'false' }), isTrustProxy),
@@ -316,6 +350,13 @@ export const SETTINGS = {
     env: 'DB_POOL_MAX',
     schema: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
     doc: 'Postgres connections',
+  },
+  dbListPoolMax: {
+    env: 'DB_LIST_POOL_MAX',
+    schema: Type.Integer({ minimum: 1, maximum: 100, default: 2 }),
+    doc:
+      'Postgres connections of a pool of their own for the link list, its search, tags and CSV exports, with a breaker of its own: ' +
+      'a slow search waits for these, never for the `DB_POOL_MAX` of redirects and writes (the embedded engine shares its one)',
   },
   dbConnectTimeoutMs: {
     env: 'DB_CONNECT_TIMEOUT_MS',

@@ -63,7 +63,7 @@ const cases: Case[] = [
   { name: 'a string body', payload: json(url), status: 400, code: 'BODY_INVALID' },
   { name: 'null body', payload: 'null', status: 400, code: 'BODY_INVALID' },
   { name: 'missing url', payload: json({ alias: 'abcdef' }), status: 400, code: 'BODY_INVALID' },
-  { name: 'unknown field', payload: json({ url, tags: ['x'] }), status: 400, code: 'BODY_INVALID' },
+  { name: 'unknown field', payload: json({ url, colour: 'x' }), status: 400, code: 'BODY_INVALID' },
   { name: 'url as an array', payload: json({ url: [url] }), status: 400, code: 'BODY_INVALID' },
   { name: 'url as a number', payload: json({ url: 42 }), status: 400, code: 'BODY_INVALID' },
   { name: 'url as an object', payload: json({ url: { href: url } }), status: 400, code: 'BODY_INVALID' },
@@ -234,7 +234,7 @@ const pathCases: PathCase[] = [
   { name: 'absolute-form request target', requestLine: 'GET http://evil.example/abcdef HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
   { name: 'asterisk-form request target', requestLine: 'GET * HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
   { name: 'empty path segment', requestLine: 'GET // HTTP/1.1', status: 404, code: 'ROUTE_NOT_FOUND' },
-  { name: 'reserved word as a code', requestLine: 'GET /links HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
+  { name: 'reserved word as a code', requestLine: 'GET /admin HTTP/1.1', status: 404, code: 'LINK_NOT_FOUND' },
   { name: 'unknown method', requestLine: 'FOO /abcdef HTTP/1.1', status: 400, code: 'BAD_REQUEST' },
   { name: 'a method with no route', requestLine: 'PUT /abcdef HTTP/1.1', status: 404, code: 'ROUTE_NOT_FOUND' },
   { name: 'request line without a version', requestLine: 'GET /abcdef', status: 404, code: 'LINK_NOT_FOUND' },
@@ -405,7 +405,7 @@ for (const c of rawCases) {
 }
 
 test('raw request: two Authorization headers, the first a valid key → 401 API_KEY_INVALID (Node would keep the first)', async () => {
-  const { secret } = await createApiKey(pool, 'raw requests');
+  const { secret } = await createApiKey(pool, { name: 'raw requests' });
   const request = post(
     `Authorization: Bearer ${secret}\r\nAuthorization: Bearer sk_${'B'.repeat(43)}\r\nContent-Type: application/json\r\n`,
     linkBody,

@@ -42,7 +42,9 @@ interface Totals {
 /** What Postgres holds for `code`, read straight from the database (not through the app). */
 async function totals(code: string): Promise<Totals> {
   return withClient(database.url, async (client) => {
-    const link = await client.query<{ clicks: string; bot_clicks: string }>('SELECT clicks, bot_clicks FROM links WHERE code = $1', [code]);
+    const link = await client.query<{ clicks: string; bot_clicks: string }>('SELECT clicks, bot_clicks FROM link_totals WHERE code = $1', [
+      code,
+    ]);
     const days = await client.query<{ day: string; clicks: string; bot_clicks: string }>(
       'SELECT day::text AS day, clicks, bot_clicks FROM link_clicks_daily WHERE code = $1',
       [code],

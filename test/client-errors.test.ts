@@ -19,7 +19,7 @@ const cleanups: (() => Promise<void>)[] = [];
 
 before(async () => {
   database = await createTestDatabase('client_errors');
-  key = await withClient(database.url, async (client) => (await createApiKey(client, 'owner')).secret);
+  key = await withClient(database.url, async (client) => (await createApiKey(client, { name: 'owner' })).secret);
   ({ app } = await startApp({ after: (fn) => cleanups.push(fn) }, database.url));
   const res = await app.inject({
     method: 'POST',

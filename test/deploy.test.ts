@@ -347,6 +347,11 @@ function dockerfileProblems(text: string): string[] {
   for (const path of ['src', 'migrations', 'package.json']) {
     if (!final.some((i) => i.keyword === 'COPY' && i.args.split(/\s+/).includes(path))) problems.push(`${path} is not copied`);
   }
+  // The dashboard is built in a stage of its own (Vite is a dev dependency) and only its output is kept.
+  if (!final.some((i) => i.keyword === 'COPY' && /--from=\S+\s+\S*dist\/app\s+\S*dist\/app$/.test(i.args))) {
+    problems.push('the dashboard (dist/app) is not copied from its build stage');
+  }
+  if (!all.some((i) => i.keyword === 'RUN' && /vite(\.js)? build/.test(i.args))) problems.push('no stage builds the dashboard');
   return problems;
 }
 
@@ -562,6 +567,8 @@ test('the Dockerfile builds production dependencies only and runs node on src/se
   assert.deepEqual(dockerfileProblems(dockerfile), []);
   const npmStart = dockerfile.replace(/^ENTRYPOINT .*$/m, '').replace(/^CMD .*$/m, 'CMD npm start');
   assert.match(dockerfileProblems(npmStart).join('\n'), /not in exec form/);
+  const noDashboard = dockerfile.replace(/^COPY --from=dashboard .*$/m, '');
+  assert.match(dockerfileProblems(noDashboard).join('\n'), /the dashboard \(dist\/app\) is not copied/);
   const asRoot = dockerfile.replace(/^USER .*$/m, 'USER root');
   assert.match(dockerfileProblems(asRoot).join('\n'), /runs as root/);
   const latest = dockerfile.replace(/^ARG NODE_IMAGE=.*$/m, 'ARG NODE_IMAGE=node:latest');

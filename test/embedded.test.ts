@@ -1,4 +1,5 @@
 // With no DATABASE_URL the service runs on the embedded engine, and its links survive a restart.
+// Its first start makes an admin key, said once, that signs in to the dashboard it serves.
 
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -6,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { postLink, startServer } from './helpers/server-process.ts';
+import { until } from './helpers/wait.ts';
 
 let dataDir: string;
 before(async () => {
@@ -13,11 +15,26 @@ before(async () => {
 });
 after(() => rm(dataDir, { recursive: true, force: true }));
 
-test('no DATABASE_URL: creates and redirects on the embedded engine, and a restart keeps the links', async (t) => {
+test('no DATABASE_URL: creates and redirects on the embedded engine, and a restart keeps the links; the first start says an admin key that signs in to the dashboard', async (t) => {
   const env = { EMBEDDED_DATA_DIR: dataDir };
   const first = await startServer(env, 60_000);
   t.after(() => first.child.kill('SIGKILL'));
   assert.ok(first.logs.some((l) => String(l.msg).includes('embedded Postgres engine')));
+  // Said just after the server listens.
+  await until('the admin key is said', async () => first.logs.some((l) => typeof l.adminKey === 'string'));
+  const said = first.logs.filter((l) => typeof l.adminKey === 'string');
+  assert.equal(said.length, 1, 'the first start says one admin key');
+  const signedIn = await fetch(`${first.url}/auth/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key: said[0]?.adminKey }),
+  });
+  assert.equal(signedIn.status, 200);
+  assert.equal(((await signedIn.json()) as { key: { role: string } }).key.role, 'admin');
+  const dashboard = await fetch(`${first.url}/`, { redirect: 'follow' });
+  assert.equal(dashboard.status, 200);
+  assert.match(dashboard.headers.get('content-type') ?? '', /^text\/html/);
+  assert.match(await dashboard.text(), /<script type="module"[^>]* src="\/app\/assets\//);
   const created = await postLink(first.url, { url: 'https://example.com/embedded' });
   assert.equal(created.status, 201);
   const alias = await postLink(first.url, { url: 'https://example.com/embedded-alias', alias: 'embedded' });
@@ -28,6 +45,7 @@ test('no DATABASE_URL: creates and redirects on the embedded engine, and a resta
 
   const second = await startServer(env, 60_000);
   t.after(() => second.child.kill('SIGKILL'));
+  assert.ok(!second.logs.some((l) => 'adminKey' in l), 'a key is made at the very first start only');
   for (const [code, url] of [
     [created.code, 'https://example.com/embedded'],
     ['embedded', 'https://example.com/embedded-alias'],

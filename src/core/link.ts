@@ -21,13 +21,25 @@ export interface CreateLinkBody {
   url: string;
   alias?: string | undefined;
   expiresAt?: string | null | undefined;
+  title?: string | null | undefined;
+  tags?: string[] | undefined;
 }
 
 export interface LinkRequest {
   readonly url: string;
   readonly alias: ShortCode | undefined;
   readonly expiresAt: Date | null;
+  /** For people: shown in lists and searched; null without one. */
+  readonly title: string | null;
+  readonly tags: readonly string[];
 }
+
+export const TITLE_MAX_LENGTH = 200;
+export const TAGS_MAX = 10;
+export const TAG_MAX_LENGTH = 40;
+// Controls, and line and paragraph separators. Commas and "|" separate tags in CSV files.
+const TITLE_FORBIDDEN = /[\p{Cc}\p{Zl}\p{Zp}]/u;
+const TAG_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp},|]/u;
 
 export type LinkRequestVerdict = { ok: true; request: LinkRequest } | { ok: false; code: ErrorCode };
 
@@ -50,7 +62,49 @@ export function checkLinkRequest(body: CreateLinkBody, policy: TargetPolicy, now
     if (!(at instanceof Date)) return { ok: false, code: at };
     expiresAt = at;
   }
-  return { ok: true, request: { url: target.url, alias, expiresAt } };
+  const title = checkTitle(body.title ?? null);
+  if (!title.ok) return title;
+  const tags = checkTags(body.tags ?? []);
+  if (!tags.ok) return tags;
+  return { ok: true, request: { url: target.url, alias, expiresAt, title: title.value, tags: tags.value } };
+}
+
+/** Characters as Postgres counts them (char_length): code points, not UTF-16 units. */
+export function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** A title as stored: trimmed, null when empty. */
+export function checkTitle(title: string | null): { ok: true; value: string | null } | { ok: false; code: 'TITLE_INVALID' } {
+  const trimmed = title?.trim() ?? '';
+  if (trimmed.length === 0) return { ok: true, value: null };
+  if (codePoints(trimmed) > TITLE_MAX_LENGTH || TITLE_FORBIDDEN.test(trimmed)) return { ok: false, code: 'TITLE_INVALID' };
+  return { ok: true, value: trimmed };
+}
+
+/** Tags as stored: trimmed, the first spelling of each kept (compared without case). */
+export function checkTags(tags: readonly string[]): { ok: true; value: string[] } | { ok: false; code: 'TAGS_INVALID' } {
+  const kept: string[] = [];
+  const seen = new Set<string>();
+  for (const raw of tags) {
+    const tag = raw.trim();
+    if (tag.length === 0 || codePoints(tag) > TAG_MAX_LENGTH || TAG_FORBIDDEN.test(tag)) return { ok: false, code: 'TAGS_INVALID' };
+    const folded = tag.toLowerCase();
+    if (seen.has(folded)) continue;
+    seen.add(folded);
+    kept.push(tag);
+  }
+  return kept.length > TAGS_MAX ? { ok: false, code: 'TAGS_INVALID' } : { ok: true, value: kept };
+}
+
+export type LinkState = 'active' | 'expired' | 'disabled';
+
+/** disabled if disabled, else expired once its expiry has passed, else active (as its redirect answers). */
+export function linkState(link: Pick<Link, 'disabled' | 'expiresAt'>, now: number): LinkState {
+  if (link.disabled) return 'disabled';
+  return link.expiresAt !== null && link.expiresAt.getTime() <= now ? 'expired' : 'active';
 }
 
 /** An expiry as given to a create or a change: a date, or why it is refused. */

@@ -35,6 +35,8 @@ export function createDbBreaker(
   log: Logger,
   /** Told of each change of state (metrics). */
   transitioned: (to: DbBreaker['state']) => void = () => {},
+  /** What it guards, for its log lines. */
+  name = 'Postgres breaker',
 ): DbBreaker {
   const breaker = new CircuitBreaker((operation: Operation) => operation(), {
     timeout: options.breakerTimeoutMs,
@@ -62,15 +64,15 @@ export function createDbBreaker(
   breaker.on('open', () => {
     failuresInARow = 0;
     transitioned('open');
-    log.warn({ lastError }, 'Postgres breaker open: failing fast');
+    log.warn({ lastError }, `${name} open: failing fast`);
   });
   breaker.on('halfOpen', () => {
     transitioned('half-open');
-    log.info('Postgres breaker half-open: trying one batch');
+    log.info(`${name} half-open: trying one batch`);
   });
   breaker.on('close', () => {
     transitioned('closed');
-    log.info('Postgres breaker closed: Postgres answers again');
+    log.info(`${name} closed: Postgres answers again`);
   });
 
   return {

@@ -1,5 +1,5 @@
-// Click counts in Postgres: totals on the link's row (links.clicks, links.bot_clicks) and one row
-// per link per UTC day (link_clicks_daily). Written by the click flusher, one statement per flush
+// Click counts in Postgres: totals per link (link_totals, a narrow table of their own: see
+// migrations/0005_workspaces.sql) and one row per link per UTC day (link_clicks_daily). Written by the click flusher, one statement per flush
 // however many links it holds; read by the stats route.
 
 import { STATS_MAX_DAYS, type DayRange } from '../core/day-range.ts';
@@ -40,12 +40,12 @@ export async function addClicks(db: Queryable, counts: DailyCounts): Promise<num
        FROM unnest($1::text[], $2::date[], $3::bigint[], $4::bigint[]) AS i (code, day, clicks, bot_clicks)
        GROUP BY code, day
      ), locked AS MATERIALIZED (
-       SELECT code FROM links WHERE code IN (SELECT code FROM input) ORDER BY code FOR NO KEY UPDATE
+       SELECT code FROM link_totals WHERE code IN (SELECT code FROM input) ORDER BY code FOR NO KEY UPDATE
      ), totals AS (
-       UPDATE links SET clicks = links.clicks + t.clicks, bot_clicks = links.bot_clicks + t.bot_clicks
+       UPDATE link_totals l SET clicks = l.clicks + t.clicks, bot_clicks = l.bot_clicks + t.bot_clicks
        FROM (SELECT code, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks FROM input GROUP BY code) AS t
-       WHERE links.code = t.code AND links.code IN (SELECT code FROM locked)
-       RETURNING links.code
+       WHERE l.code = t.code AND l.code IN (SELECT code FROM locked)
+       RETURNING l.code
      )
      INSERT INTO link_clicks_daily AS d (code, day, clicks, bot_clicks)
      SELECT code, day, clicks, bot_clicks FROM input WHERE code IN (SELECT code FROM totals)
@@ -83,7 +83,7 @@ export async function readStats(db: Queryable, code: string, range: DayRange): P
   const { rows } = await db.query<StatsRow>(
     `SELECT l.clicks::text AS total_clicks, l.bot_clicks::text AS total_bot_clicks, to_char(g.day, 'YYYY-MM-DD') AS day,
             coalesce(d.clicks, 0)::text AS clicks, coalesce(d.bot_clicks, 0)::text AS bot_clicks
-     FROM links l
+     FROM link_totals l
      CROSS JOIN LATERAL (SELECT $2::date + n AS day FROM generate_series(0, $3::date - $2::date) AS n) AS g
      LEFT JOIN link_clicks_daily d ON d.code = l.code AND d.day = g.day
      WHERE l.code = $1

@@ -4,6 +4,7 @@
 
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 export interface EmbeddedPostgres {
@@ -16,7 +17,8 @@ const EMBEDDED_MAX_CONNECTIONS = 3;
 
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   await mkdir(dataDir, { recursive: true });
-  const db = await PGlite.create({ dataDir });
+  // pg_trgm: the link list's search index (migrations/0005_workspaces.sql).
+  const db = await PGlite.create({ dataDir, extensions: { pg_trgm } });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: EMBEDDED_MAX_CONNECTIONS });
   await server.start();
   const port = server.getServerConn().split(':').pop();

@@ -45,8 +45,11 @@ export interface IdempotencyKey {
 /** A link to insert, and whether its code was generated (false: chosen by its creator). */
 export interface NewLink extends Link {
   readonly generated: boolean;
+  readonly workspaceId: number;
   /** The API key that creates it, or null. */
   readonly ownerKeyId: number | null;
+  readonly title: string | null;
+  readonly tags: readonly string[];
   readonly idempotency: IdempotencyKey | undefined;
 }
 
@@ -66,7 +69,11 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
   const urls: string[] = [];
   const expiries: (Date | null)[] = [];
   const generated: boolean[] = [];
+  const workspaces: number[] = [];
   const owners: (number | null)[] = [];
+  const titles: (string | null)[] = [];
+  // Postgres has no arrays of arrays of different lengths: each link's tags go as one JSON array.
+  const tags: string[] = [];
   const scopes: (number | null)[] = [];
   const keys: (string | null)[] = [];
   const hashes: (Buffer | null)[] = [];
@@ -75,18 +82,23 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
     urls.push(link.url);
     expiries.push(link.expiresAt);
     generated.push(link.generated);
+    workspaces.push(link.workspaceId);
     owners.push(link.ownerKeyId);
+    titles.push(link.title);
+    tags.push(JSON.stringify(link.tags));
     scopes.push(link.idempotency?.scope ?? null);
     keys.push(link.idempotency?.key ?? null);
     hashes.push(link.idempotency?.requestHash ?? null);
   }
   const { rows } = await db.query<{ code: string; key_taken: boolean }>(
     `WITH input AS (
-       SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::boolean[], $5::bigint[], $6::bigint[], $7::text[], $8::bytea[])
-         AS t(code, url, expires_at, generated, owner_key_id, scope, key, request_hash)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::boolean[], $5::bigint[], $6::bigint[], $7::text[], $8::bytea[],
+                            $9::bigint[], $10::text[], $11::jsonb[])
+         AS t(code, url, expires_at, generated, owner_key_id, scope, key, request_hash, workspace_id, title, tags)
      ), written AS (
-       INSERT INTO links (code, url, expires_at, generated, owner_key_id)
-       SELECT code, url, expires_at, generated, owner_key_id FROM input
+       INSERT INTO links (code, url, expires_at, generated, owner_key_id, workspace_id, title, tags)
+       SELECT code, url, expires_at, generated, owner_key_id, workspace_id, title,
+              ARRAY(SELECT jsonb_array_elements_text(tags)) FROM input
        ON CONFLICT (code) DO NOTHING
        RETURNING code
      ), keyed AS (
@@ -97,7 +109,7 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
      )
      SELECT w.code, (i.key IS NOT NULL AND k.code IS NULL) AS key_taken
      FROM written w JOIN input i USING (code) LEFT JOIN keyed k USING (code)`,
-    [codes, urls, expiries, generated, owners, scopes, keys, hashes],
+    [codes, urls, expiries, generated, owners, scopes, keys, hashes, workspaces, titles, tags],
   );
   const written = new Set<string>();
   const keyTaken = new Set<string>();
@@ -122,6 +134,19 @@ export async function findIdempotencyKey(
   return row === undefined ? undefined : { requestHash: row.request_hash, code: row.code };
 }
 
+/** The creates that first used each of `keys` (one scope), by key: one round trip for a whole file. */
+export async function findIdempotencyKeys(
+  db: Queryable,
+  scope: number,
+  keys: readonly string[],
+): Promise<Map<string, { requestHash: Buffer; code: ShortCode }>> {
+  const { rows } = await db.query<{ key: string; request_hash: Buffer; code: ShortCode }>(
+    'SELECT key, request_hash, code FROM idempotency_keys WHERE scope = $1 AND key = ANY($2::text[])',
+    [scope, keys],
+  );
+  return new Map(rows.map((row) => [row.key, { requestHash: row.request_hash, code: row.code }]));
+}
+
 /** Reserves a block of ids from the sequence: [start, start + size). */
 export async function reserveIdBlock(db: Queryable): Promise<{ start: number; size: number }> {
   const { rows } = await db.query<{ start: string; size: string }>(
@@ -138,6 +163,8 @@ export interface LinkChange {
   readonly url?: string;
   readonly expiresAt?: Date | null;
   readonly disabled?: boolean;
+  readonly title?: string | null;
+  readonly tags?: readonly string[];
 }
 
 /** Changes one link and returns its new state (its version one higher), or undefined if no link has this code. */
@@ -147,10 +174,21 @@ export async function updateLink(db: Queryable, code: ShortCode, change: LinkCha
        url = COALESCE($2, url),
        expires_at = CASE WHEN $3 THEN $4::timestamptz ELSE expires_at END,
        disabled = COALESCE($5, disabled),
+       title = CASE WHEN $6 THEN $7::text ELSE title END,
+       tags = COALESCE($8::text[], tags),
        version = version + 1
      WHERE code = $1 AND NOT deleted
      RETURNING code, url, expires_at, disabled, deleted, version`,
-    [code, change.url ?? null, change.expiresAt !== undefined, change.expiresAt ?? null, change.disabled ?? null],
+    [
+      code,
+      change.url ?? null,
+      change.expiresAt !== undefined,
+      change.expiresAt ?? null,
+      change.disabled ?? null,
+      change.title !== undefined,
+      change.title ?? null,
+      change.tags ?? null,
+    ],
   );
   const row = rows[0];
   return row === undefined ? undefined : linkOf(row);
@@ -171,25 +209,53 @@ export async function deleteLink(db: Queryable, code: ShortCode): Promise<Link |
 /** What the management API shows of a link. */
 export interface LinkDetails extends Link {
   readonly createdAt: Date;
+  readonly workspaceId: number;
   readonly ownerKeyId: number | null;
+  /** The name of the key that created it, or null. */
+  readonly ownerName: string | null;
+  readonly title: string | null;
+  readonly tags: readonly string[];
   readonly clicks: number;
   readonly botClicks: number;
 }
 
-/** A link that is not deleted, with its owner and click totals. */
-export async function findLinkDetails(db: Queryable, code: ShortCode): Promise<LinkDetails | undefined> {
-  const { rows } = await db.query<LinkRow & { created_at: Date; owner_key_id: string | null; clicks: string; bot_clicks: string }>(
-    `SELECT code, url, expires_at, disabled, deleted, version, created_at, owner_key_id, clicks, bot_clicks
-     FROM links WHERE code = $1 AND NOT deleted`,
-    [code],
-  );
-  const row = rows[0];
-  if (row === undefined) return undefined;
+export interface DetailsRow extends LinkRow {
+  created_at: Date;
+  workspace_id: string;
+  owner_key_id: string | null;
+  owner_name: string | null;
+  title: string | null;
+  tags: string[];
+  clicks: string;
+  bot_clicks: string;
+}
+
+/** The columns of a DetailsRow, for a query FROM links l LEFT JOIN link_totals t, api_keys k (see findLinkDetails). */
+export const DETAILS_COLUMNS = `l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version, l.created_at, l.workspace_id,
+  l.owner_key_id, k.name AS owner_name, l.title, l.tags, coalesce(t.clicks, 0) AS clicks, coalesce(t.bot_clicks, 0) AS bot_clicks`;
+
+export function detailsOf(row: DetailsRow): LinkDetails {
   return {
     ...linkOf(row),
     createdAt: row.created_at,
+    workspaceId: Number(row.workspace_id),
     ownerKeyId: row.owner_key_id === null ? null : Number(row.owner_key_id),
+    ownerName: row.owner_name,
+    title: row.title,
+    tags: row.tags,
     clicks: Number(row.clicks),
     botClicks: Number(row.bot_clicks),
   };
+}
+
+/** A link that is not deleted, with its workspace, creator and click totals. */
+export async function findLinkDetails(db: Queryable, code: ShortCode): Promise<LinkDetails | undefined> {
+  const { rows } = await db.query<DetailsRow>(
+    `SELECT ${DETAILS_COLUMNS}
+     FROM links l LEFT JOIN link_totals t ON t.code = l.code LEFT JOIN api_keys k ON k.id = l.owner_key_id
+     WHERE l.code = $1 AND NOT l.deleted`,
+    [code],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : detailsOf(row);
 }

@@ -8,10 +8,21 @@ import type { Config } from '../config.ts';
 
 export type PoolOptions = Pick<Config, 'dbPoolMax' | 'dbConnectTimeoutMs' | 'dbStatementTimeoutMs' | 'breakerTimeoutMs'>;
 
-export function createPool(databaseUrl: string, options: PoolOptions, log: Logger): pg.Pool {
+/**
+ * `settings`: run-time parameters of the pool's sessions (`-c name=value`, sent as the startup's
+ * `options`), for a pool whose queries want other ones than Postgres's defaults.
+ */
+export function createPool(
+  databaseUrl: string,
+  options: PoolOptions,
+  log: Logger,
+  settings: Readonly<Record<string, string>> = {},
+): pg.Pool {
+  const startup = Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`);
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     application_name: 'shortener',
+    ...(startup.length === 0 ? {} : { options: startup.join(' ') }),
     max: options.dbPoolMax,
     connectionTimeoutMillis: options.dbConnectTimeoutMs,
     statement_timeout: options.dbStatementTimeoutMs,

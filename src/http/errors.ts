@@ -68,6 +68,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's own code for a query string that does not validate (a parameter repeated, unknown or of the wrong shape). */
     queryError?: ErrorCode;
+    /** The body's media type where it is not JSON, for the message of a 415. */
+    bodyType?: string;
   }
 }
 
@@ -84,6 +86,8 @@ export function registerErrorHandlers(app: FastifyInstance): void {
       return sendError(reply, code, validationMessage(err, request.query));
     }
     const mapped = err.code === undefined ? undefined : FASTIFY_CODES[err.code];
+    const bodyType = request.routeOptions.config.bodyType;
+    if (mapped === 'UNSUPPORTED_MEDIA_TYPE' && bodyType !== undefined) return sendError(reply, mapped, `Send the body as ${bodyType}.`);
     if (mapped !== undefined) return sendError(reply, mapped);
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendError(reply, BY_STATUS[status] ?? 'BAD_REQUEST');

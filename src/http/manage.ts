@@ -1,13 +1,15 @@
 // GET, PATCH and DELETE /links/:code: a link's metadata and click totals, changes, deletion.
-// Each needs the API key that created the link. A change or a deletion reaches Redis and the LRU
-// of every instance before it is acknowledged (write/link-changes.ts).
+// Any key of the link's workspace reads it; changing or deleting it takes an admin, or the member
+// that created it (auth/roles.ts). A change or a deletion reaches Redis and the LRU of every
+// instance before it is acknowledged (write/link-changes.ts).
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requireKey } from '../auth/api-keys.ts';
+import { requireKey } from '../auth/authenticate.ts';
+import { changeProblem, type Principal } from '../auth/roles.ts';
 import { asShortCode } from '../core/codes.ts';
 import { statsRange } from '../core/day-range.ts';
-import { checkExpiresAt } from '../core/link.ts';
+import { checkExpiresAt, checkTags, checkTitle } from '../core/link.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { checkTargetUrl } from '../core/url-rules.ts';
 import type { DbBreaker } from '../db/breaker.ts';
@@ -16,7 +18,8 @@ import { findLinkDetails, type LinkChange, type LinkDetails } from '../db/links.
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { LinkChanges } from '../write/link-changes.ts';
-import { CodeParams, errors, LinkDetails as LinkDetailsSchema, PatchLinkBody, Stats, StatsQuery } from './schemas.ts';
+import { linkView } from './link-view.ts';
+import { CodeParams, errors, LinkDetails as LinkDetailsSchema, PatchLinkBody, Stats, StatsQuery, SECURITY } from './schemas.ts';
 
 export interface ManageDeps {
   db: Queryable;
@@ -27,16 +30,27 @@ export interface ManageDeps {
 }
 
 /**
- * The link with `code`, if the request's key created it: 401 without a key, 404 if there is no
- * such link (or it was deleted), 403 if another key (or none) created it.
+ * The link with `code` in the workspace of the request's key: 401 without a key, 404 if there is
+ * no such link (or it was deleted, or it is another workspace's).
  */
-async function ownedLink(request: FastifyRequest, deps: Pick<ManageDeps, 'db' | 'breaker'>, raw: string): Promise<LinkDetails> {
+async function workspaceLink(
+  request: FastifyRequest,
+  deps: Pick<ManageDeps, 'db' | 'breaker'>,
+  raw: string,
+): Promise<{ key: Principal; link: LinkDetails }> {
   const key = requireKey(request);
   const code = asShortCode(raw);
   if (code === undefined) throw new AppError('LINK_NOT_FOUND');
   const link = await deps.breaker.run(() => findLinkDetails(deps.db, code));
-  if (link === undefined) throw new AppError('LINK_NOT_FOUND');
-  if (link.ownerKeyId !== key.id) throw new AppError('API_KEY_NOT_OWNER');
+  if (link === undefined || link.workspaceId !== key.workspaceId) throw new AppError('LINK_NOT_FOUND');
+  return { key, link };
+}
+
+/** The link, if the request's key may change it: 403 for a viewer, or a member that did not create it. */
+async function changeableLink(request: FastifyRequest, deps: Pick<ManageDeps, 'db' | 'breaker'>, raw: string): Promise<LinkDetails> {
+  const { key, link } = await workspaceLink(request, deps, raw);
+  const problem = changeProblem(key, link.ownerKeyId);
+  if (problem !== undefined) throw new AppError(problem);
   return link;
 }
 
@@ -44,29 +58,21 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { links, baseUrl, policy } = deps;
 
-  const details = (link: LinkDetails) => ({
-    code: link.code,
-    shortUrl: `${baseUrl}/${link.code}`,
-    url: link.url,
-    expiresAt: link.expiresAt?.toISOString() ?? null,
-    disabled: link.disabled,
-    createdAt: link.createdAt.toISOString(),
-    clicks: link.clicks,
-    botClicks: link.botClicks,
-  });
+  const details = (link: LinkDetails) => linkView(link, baseUrl, Date.now());
 
   app.get(
     '/links/:code',
     {
       schema: {
         summary: "A link's metadata and click totals",
+        description: 'Any key of the link’s workspace may read it.',
         tags: ['links'],
-        security: [{ bearer: [] }, { apiKey: [] }],
+        security: SECURITY,
         params: CodeParams,
-        response: { 200: LinkDetailsSchema, ...errors(401, 403, 404, 503) },
+        response: { 200: LinkDetailsSchema, ...errors(401, 404, 503) },
       },
     },
-    async (request) => details(await ownedLink(request, deps, request.params.code)),
+    async (request) => details((await workspaceLink(request, deps, request.params.code)).link),
   );
 
   app.get(
@@ -78,15 +84,15 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
           'Clicks are counted in memory and written every CLICK_FLUSH_INTERVAL_MS: the last interval is not in ' +
           'yet. Bots and crawlers (by user agent) are counted apart. Days without clicks are zero.',
         tags: ['links'],
-        security: [{ bearer: [] }, { apiKey: [] }],
+        security: SECURITY,
         params: CodeParams,
         querystring: StatsQuery,
-        response: { 200: Stats, ...errors(400, 401, 403, 404, 503) },
+        response: { 200: Stats, ...errors(400, 401, 404, 503) },
       },
       config: { queryError: 'STATS_RANGE_INVALID' },
     },
     async (request) => {
-      const link = await ownedLink(request, deps, request.params.code);
+      const { link } = await workspaceLink(request, deps, request.params.code);
       const range = statsRange(request.query.from, request.query.to, Date.now());
       if (range === undefined) throw new AppError('STATS_RANGE_INVALID');
       const stats = await deps.breaker.run(() => readStats(deps.db, link.code, range));
@@ -99,20 +105,27 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
     '/links/:code',
     {
       schema: {
-        summary: "Change a link's target, expiry or disabled state",
-        description: 'Every instance and Redis follow the change before it is acknowledged.',
+        summary: "Change a link's target, expiry, disabled state, title or tags",
+        description:
+          'An admin of the link’s workspace, or the member that created it. Every instance and Redis follow the change ' +
+          'before it is acknowledged.',
         tags: ['links'],
-        security: [{ bearer: [] }, { apiKey: [] }],
+        security: SECURITY,
         params: CodeParams,
         body: PatchLinkBody,
         response: { 200: LinkDetailsSchema, ...errors(400, 401, 403, 404, 415, 503) },
       },
     },
     async (request) => {
-      const link = await ownedLink(request, deps, request.params.code);
+      const link = await changeableLink(request, deps, request.params.code);
       const change = checkChange(request.body, policy, Date.now());
       const changed = await links.change(link.code, change);
-      return details({ ...link, ...changed });
+      return details({
+        ...link,
+        ...changed,
+        ...(change.title === undefined ? {} : { title: change.title }),
+        tags: change.tags ?? link.tags,
+      });
     },
   );
 
@@ -121,15 +134,17 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
     {
       schema: {
         summary: 'Delete a link',
-        description: 'The link answers 404 on every instance before this is acknowledged; its code is never handed out again.',
+        description:
+          'An admin of the link’s workspace, or the member that created it. The link answers 404 on every instance before ' +
+          'this is acknowledged; its code is never handed out again.',
         tags: ['links'],
-        security: [{ bearer: [] }, { apiKey: [] }],
+        security: SECURITY,
         params: CodeParams,
         response: { 204: { type: 'null', description: 'Deleted.' }, ...errors(401, 403, 404, 503) },
       },
     },
     async (request, reply) => {
-      const link = await ownedLink(request, deps, request.params.code);
+      const link = await changeableLink(request, deps, request.params.code);
       await links.remove(link.code);
       return reply.code(204).send(null);
     },
@@ -151,9 +166,23 @@ function checkChange(body: PatchLinkBody, policy: TargetPolicy, now: number): Li
     if (!(at instanceof Date)) throw new AppError(at);
     expiresAt = at;
   }
+  let title: string | null | undefined;
+  if (body.title !== undefined) {
+    const checked = checkTitle(body.title);
+    if (!checked.ok) throw new AppError(checked.code);
+    title = checked.value;
+  }
+  let tags: string[] | undefined;
+  if (body.tags !== undefined) {
+    const checked = checkTags(body.tags);
+    if (!checked.ok) throw new AppError(checked.code);
+    tags = checked.value;
+  }
   return {
     ...(url === undefined ? {} : { url }),
     ...(expiresAt === undefined ? {} : { expiresAt }),
     ...(body.disabled === undefined ? {} : { disabled: body.disabled }),
+    ...(title === undefined ? {} : { title }),
+    ...(tags === undefined ? {} : { tags }),
   };
 }

@@ -11,7 +11,7 @@ import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor, 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { ApiKey } from '../auth/api-keys.ts';
+import type { Principal } from '../auth/roles.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { RedisClient } from '../redis/client.ts';
@@ -84,15 +84,18 @@ type WithScript = { [COMMAND](key: string, weight: number, max: number, windowMs
 export class SharedCounter {
   readonly #client: RedisClient & WithScript;
   readonly #prefix: string;
+  readonly #what: string;
   readonly #local: LocalCounter;
   readonly #log: Logger;
   #bypassUntil = 0;
   #failing = false;
 
-  constructor(client: RedisClient, prefix: string, local: LocalCounter, log: Logger) {
+  /** Keys are `<prefix><namespace><client>`; `what` the counts are, for the log lines. */
+  constructor(client: RedisClient, prefix: string, local: LocalCounter, log: Logger, namespace = 'creates:', what = 'create rate limits') {
     if (!(COMMAND in client)) client.defineCommand(COMMAND, { numberOfKeys: 1, lua: ADD_SCRIPT });
     this.#client = client as RedisClient & WithScript;
-    this.#prefix = `${prefix}creates:`;
+    this.#prefix = `${prefix}${namespace}`;
+    this.#what = what;
     this.#local = local;
     this.#log = log;
   }
@@ -104,7 +107,7 @@ export class SharedCounter {
       const [current, ttl] = await this.#client[COMMAND](this.#prefix + key, weight, max, windowMs);
       if (this.#failing) {
         this.#failing = false;
-        this.#log.info('Redis answers again: create rate limits are shared by every instance again');
+        this.#log.info(`Redis answers again: ${this.#what} are shared by every instance again`);
       }
       return { current, ttl };
     } catch (err) {
@@ -116,13 +119,13 @@ export class SharedCounter {
   #fallBack(key: string, weight: number, max: number, windowMs: number, err: unknown): Count {
     if (!this.#failing) {
       this.#failing = true;
-      this.#log.warn({ err }, 'Redis is unavailable: create rate limits are counted by each instance on its own');
+      this.#log.warn({ err }, `Redis is unavailable: ${this.#what} are counted by each instance on its own`);
     }
     return this.#local.add(key, weight, max, windowMs);
   }
 }
 
-interface Counter {
+export interface Counter {
   add(key: string, weight: number, max: number, windowMs: number): Count | Promise<Count>;
 }
 
@@ -148,13 +151,14 @@ function storeOf(counter: Counter): FastifyRateLimitStoreCtor {
   };
 }
 
-/** Links a request would create: the items of a bulk, else one. Known once the body is validated. */
+/** Links a request would create: the items of a bulk, the rows of an import, else one. Known once the body is read. */
 function weightOf(request: FastifyRequest): number {
-  const body = request.body as { links?: unknown } | null | undefined;
-  return Array.isArray(body?.links) ? Math.max(1, body.links.length) : 1;
+  const body = request.body as { links?: unknown; records?: unknown } | null | undefined;
+  if (Array.isArray(body?.links)) return Math.max(1, body.links.length);
+  return Array.isArray(body?.records) ? Math.max(1, body.records.length) : 1;
 }
 
-function keyOf(request: FastifyRequest): ApiKey | null {
+function keyOf(request: FastifyRequest): Principal | null {
   // Undefined where the API-key hook is not registered: anonymous.
   return request.apiKey ?? null;
 }

@@ -24,11 +24,22 @@ export const ErrorBody = Type.Object(
   { $id: 'Error', title: 'Error' },
 );
 
+const TitleIn = Type.Union([Type.String(), Type.Null()], {
+  description: 'For people, shown in lists and searched: at most 200 characters, no control characters; empty or null: none.',
+});
+const TagsIn = Type.Array(Type.String(), {
+  description: 'At most 10 tags of 1–40 characters, without control characters, "," or "|"; repeated tags (in any case) are kept once.',
+});
+const Title = Type.Union([Type.String(), Type.Null()]);
+const Tags = Type.Array(Type.String());
+
 export const CreateLinkBody = Type.Object(
   {
     url: Type.String({ description: 'The target: absolute http(s) URL.' }),
     alias: Type.Optional(Type.String({ description: '3–64 characters of A-Z a-z 0-9 _ -; not a reserved word.' })),
     expiresAt: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'RFC 3339 date-time with a zone, or null.' })),
+    title: Type.Optional(TitleIn),
+    tags: Type.Optional(TagsIn),
   },
   { additionalProperties: false },
 );
@@ -39,6 +50,8 @@ export const CreatedLink = Type.Object({
   shortUrl: Type.String({ examples: ['https://sho.rt/XArj78D'] }),
   url: Url,
   expiresAt: ExpiresAt,
+  title: Title,
+  tags: Tags,
 });
 
 export const BulkBody = Type.Object(
@@ -65,22 +78,35 @@ export const BulkResult = Type.Object({
 
 export const CodeParams = Type.Object({ code: Type.String() });
 
-export const LinkDetails = Type.Object({
-  code: Code,
-  shortUrl: Type.String(),
-  url: Url,
-  expiresAt: ExpiresAt,
-  disabled: Type.Boolean(),
-  createdAt: Type.String({ format: 'date-time' }),
-  clicks: Type.Integer({ description: 'Clicks by people, as of the last flush (CLICK_FLUSH_INTERVAL_MS).' }),
-  botClicks: Type.Integer({ description: 'Clicks by bots and crawlers.' }),
-});
+export const LinkDetails = Type.Object(
+  {
+    code: Code,
+    shortUrl: Type.String(),
+    url: Url,
+    title: Title,
+    tags: Tags,
+    expiresAt: ExpiresAt,
+    disabled: Type.Boolean(),
+    state: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('disabled')], {
+      description: 'disabled if disabled, else expired once expiresAt has passed, else active.',
+    }),
+    createdAt: Type.String({ format: 'date-time' }),
+    creator: Type.Union([Type.Object({ id: Type.Integer(), name: Type.String() }), Type.Null()], {
+      description: 'The key that created the link; null: created without a key.',
+    }),
+    clicks: Type.Integer({ description: 'Clicks by people, as of the last flush (CLICK_FLUSH_INTERVAL_MS).' }),
+    botClicks: Type.Integer({ description: 'Clicks by bots and crawlers.' }),
+  },
+  { title: 'Link' },
+);
 
 export const PatchLinkBody = Type.Object(
   {
     url: Type.Optional(Type.String({ description: 'A new target.' })),
     expiresAt: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'A new expiry, or null for never.' })),
     disabled: Type.Optional(Type.Boolean({ description: 'true: the link answers 410 until enabled again.' })),
+    title: Type.Optional(TitleIn),
+    tags: Type.Optional(Type.Array(Type.String(), { description: 'Replaces every tag of the link; [] removes them all.' })),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -102,6 +128,105 @@ export const Stats = Type.Object({
   to: Type.String(),
   daily: Type.Array(Type.Object({ day: Type.String(), clicks: Type.Integer(), botClicks: Type.Integer() })),
 });
+
+export const LIST_LIMIT_MAX = 100;
+
+export const ListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.String({ description: `Links per page, 1–${LIST_LIMIT_MAX} (default 25).` })),
+    cursor: Type.Optional(Type.String({ description: 'nextCursor of the page before; leave out for the first page.' })),
+    sort: Type.Optional(Type.String({ description: '`created` (newest first, the default) or `clicks` (most clicked by people first).' })),
+    q: Type.Optional(Type.String({ description: '3–100 characters, searched (without case) in the code, the target and the title.' })),
+    tag: Type.Optional(Type.String({ description: 'Only links with this tag.' })),
+    state: Type.Optional(Type.String({ description: '`active`, `expired` or `disabled`.' })),
+    creator: Type.Optional(Type.String({ description: 'Only links created by the key with this id.' })),
+  },
+  { additionalProperties: false },
+);
+export type ListQuery = Static<typeof ListQuery>;
+
+export const LinkList = Type.Object({
+  links: Type.Array(LinkDetails),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Give it as `cursor` for the next page; null: this was the last.' }),
+});
+
+export const TagList = Type.Object({
+  tags: Type.Array(Type.Object({ tag: Type.String(), links: Type.Integer({ description: 'Links of the workspace with this tag.' }) }), {
+    description: 'Most used first.',
+  }),
+});
+
+const Role = Type.Union([Type.Literal('admin'), Type.Literal('member'), Type.Literal('viewer')]);
+
+export const KeyInfo = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  role: Role,
+  createdAt: Type.String({ format: 'date-time' }),
+  revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+export const KeyList = Type.Object({ keys: Type.Array(KeyInfo) });
+
+export const CreateKeyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, description: 'For people: who or what uses the key.' }),
+    role: Role,
+  },
+  { additionalProperties: false },
+);
+export type CreateKeyBody = Static<typeof CreateKeyBody>;
+
+export const CreatedKey = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  role: Role,
+  createdAt: Type.String({ format: 'date-time' }),
+  key: Type.String({ description: 'The secret, shown this once: only its hash is stored.' }),
+});
+
+export const KeyParams = Type.Object({ id: Type.String() });
+
+export const SignInBody = Type.Object({ key: Type.String({ description: 'An API key (sk_…).' }) }, { additionalProperties: false });
+export type SignInBody = Static<typeof SignInBody>;
+
+export const SessionInfo = Type.Object({
+  workspace: Type.Object({ id: Type.Integer(), name: Type.String() }),
+  key: Type.Object({ id: Type.Integer(), name: Type.String(), role: Role }),
+  csrfToken: Type.String({ description: 'Send it as X-CSRF-Token with every POST, PATCH, PUT and DELETE made with the session cookie.' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+});
+
+export const ImportQuery = Type.Object(
+  {
+    format: Type.Optional(
+      Type.String({ description: '`auto` (the default: told by the header), `generic`, `bitly`, `yourls`, `kutt` or `shlink`.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ImportReport = Type.Object({
+  format: Type.String({ description: 'The format the file was read as.' }),
+  rows: Type.Integer(),
+  created: Type.Integer(),
+  existing: Type.Integer({ description: 'Rows whose link exists already (the same file imported before, or the same code and URL).' }),
+  failed: Type.Integer(),
+  results: Type.Array(
+    Type.Object({
+      row: Type.Integer({ description: 'The line of the file the row starts on (the header is line 1).' }),
+      status: Type.Union([Type.Literal('created'), Type.Literal('existing'), Type.Literal('failed')]),
+      code: Type.Optional(Type.String()),
+      shortUrl: Type.Optional(Type.String()),
+      error: Type.Optional(ErrorBody.properties.error),
+      note: Type.Optional(Type.String({ description: 'E.g. why the row’s code was not kept as its alias.' })),
+    }),
+    { description: 'One per row, in the order of the file.' },
+  ),
+});
+
+/** The routes that act as a key: an API key in a header, or the dashboard's session cookie. */
+export const SECURITY = [{ bearer: [] }, { apiKey: [] }, { session: [] }];
 
 /** Error answers a route may give, for the OpenAPI document. */
 export function errors(...statuses: number[]): Record<number, typeof ErrorBody> {

@@ -1,4 +1,5 @@
-// The API's routes: creates (with their rate limits), management, QR codes, health, metrics.
+// The API's routes: creates (with their rate limits), management, the list, tags and export,
+// dashboard sessions, keys, QR codes, health, metrics.
 
 import { refuseUndecodedBodies } from '../http/body-encoding.ts';
 import { registerHealth } from '../http/health.ts';
@@ -6,9 +7,17 @@ import { registerMetricsRoute } from '../http/metrics.ts';
 import { linksRoutes } from '../http/links.ts';
 import { manageRoutes } from '../http/manage.ts';
 import { qrRoutes } from '../http/qr.ts';
-import { registerCreateLimits } from '../http/rate-limits.ts';
+import { importRoutes } from '../http/import.ts';
+import { keysRoutes } from '../http/keys.ts';
+import { linkListRoutes } from '../http/link-list.ts';
+import { LocalCounter, registerCreateLimits, SharedCounter, type Counter } from '../http/rate-limits.ts';
+import { sessionRoutes } from '../http/session.ts';
 import { targetPolicyOf } from '../core/target-policy.ts';
+import { LinkCreates } from '../write/creates.ts';
 import type { Part } from './options.ts';
+
+/** Client addresses whose failed sign-ins this process remembers (without Redis, or while it fails). */
+const SIGN_IN_CLIENTS_MAX = 100_000;
 
 /** Encapsulated: the rate limiter and the creates' slow-request hook stay with their routes. */
 const api: Part = async function apiPart(app, { config, log, lifecycle }) {
@@ -16,18 +25,38 @@ const api: Part = async function apiPart(app, { config, log, lifecycle }) {
   refuseUndecodedBodies(app);
   const policy = targetPolicyOf(config);
   const createRouteConfig = await registerCreateLimits(app, { config, redis: redis?.client ?? null, log });
+  const creates = new LinkCreates({ queue: writeQueue, db, breaker, policy });
   await app.register(linksRoutes, {
-    queue: writeQueue,
-    db,
-    breaker,
+    creates,
     baseUrl: config.baseUrl,
-    policy,
     keyRequired: config.createRequiresApiKey,
     slowRequestMs: config.slowRequestMs,
     ackDelayMs: (alias) => codeSpace.ackDelayMs(alias),
     ...(createRouteConfig === undefined ? {} : { createRouteConfig }),
   });
+  await app.register(importRoutes, {
+    creates,
+    db,
+    breaker,
+    baseUrl: config.baseUrl,
+    ...(createRouteConfig === undefined ? {} : { createRouteConfig }),
+  });
   await app.register(manageRoutes, { db, breaker, links, baseUrl: config.baseUrl, policy });
+  await app.register(linkListRoutes, { db: app.listDb, lists: app.linkLists, breaker: app.listBreaker, baseUrl: config.baseUrl });
+  await app.register(keysRoutes, { db, breaker, forgetAll: app.remembered.forgetAll });
+  const local = new LocalCounter(SIGN_IN_CLIENTS_MAX);
+  const failures: Counter =
+    redis === null ? local : new SharedCounter(redis.client, config.redisKeyPrefix, local, log, 'signin:', 'sign-in limits');
+  await app.register(sessionRoutes, {
+    db,
+    breaker,
+    forgetSession: app.remembered.forgetSession,
+    failures,
+    maxFailures: config.signInMaxFailures,
+    windowMs: config.signInWindowMs,
+    ttlMs: config.sessionTtlMs,
+    baseUrl: config.baseUrl,
+  });
   await app.register(qrRoutes, { baseUrl: config.baseUrl, cache, codeSpace, resolver, notFoundLimit, clientAddress });
   registerHealth(app, { db, breaker, queue: writeQueue, lifecycle, pingTimeoutMs: 1000, redis, replicas });
   if (app.metrics !== null) registerMetricsRoute(app, app.metrics);

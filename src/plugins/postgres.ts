@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { openDatabase } from '../db/database.ts';
 import { createDbBreaker, type DbBreaker } from '../db/breaker.ts';
+import { LinkLists } from '../db/link-list.ts';
 import { migrate } from '../db/migrate.ts';
 import { createPool, type Queryable } from '../db/pool.ts';
 import type { PartOptions } from './options.ts';
@@ -14,6 +15,15 @@ declare module 'fastify' {
     db: Queryable;
     /** The Postgres breaker: its state and the failures it counted. */
     breaker: DbBreaker;
+    /**
+     * The link list's, its search's, tags' and exports' own pool and breaker (DB_LIST_POOL_MAX): a
+     * slow search holds one of its connections and counts against its breaker, never those of
+     * redirects and writes. On the embedded engine, its one connection is shared.
+     */
+    listDb: Queryable;
+    listBreaker: DbBreaker;
+    /** The link list's pages, read through listDb, and how each was planned. */
+    linkLists: LinkLists;
   }
 }
 
@@ -32,8 +42,27 @@ export default fp(
     app.addHook('onClose', async () => {
       breaker.shutdown();
     });
+    // A page of the list is at most 101 rows: parallel workers only add their start-up and take
+    // cores from the queries of redirects (measured: load/run.ts --scenario list).
+    const listPool =
+      database.poolMax === 1
+        ? pool
+        : createPool(database.url, { ...config, dbPoolMax: config.dbListPoolMax }, log, { max_parallel_workers_per_gather: '0' });
+    if (listPool !== pool) {
+      app.addHook('onClose', async () => {
+        await listPool.end();
+      });
+    }
+    const listBreaker = createDbBreaker(config, log, undefined, 'Postgres breaker of the link list');
+    app.addHook('onClose', async () => {
+      listBreaker.shutdown();
+    });
     app.decorate('db', wrapDb?.(pool) ?? pool);
     app.decorate('breaker', breaker);
+    const listDb = wrapDb?.(listPool) ?? listPool;
+    app.decorate('listDb', listDb);
+    app.decorate('linkLists', new LinkLists(listDb));
+    app.decorate('listBreaker', listBreaker);
   },
   { name: 'postgres', dependencies: ['metrics'] },
 );

@@ -25,6 +25,7 @@ export default fp(
     const { db, breaker, redis, cache, resolver, codeSpace, codec, metrics } = app;
     const propagate = createPropagate(cache, resolver, redis?.store ?? null);
     const ids = new IdAllocator(() => breaker.run(() => reserveIdBlock(db)));
+    const changes = createLinkChanges(db, breaker, propagate);
     const queue = new WriteQueue({
       insert: (links) => breaker.run(() => insertLinks(db, links)),
       async allocate(count) {
@@ -40,6 +41,9 @@ export default fp(
         await propagate(links);
       },
       ackDelayMs: (alias) => codeSpace.ackDelayMs(alias),
+      async discard(written) {
+        await Promise.all(written.map((link) => changes.remove(link.code)));
+      },
       maxBatch: config.writeBatchMax,
       maxQueued: config.writeQueueMax,
       batched: metrics?.writeBatch,
@@ -50,7 +54,7 @@ export default fp(
       await queue.close();
     });
     app.decorate('writeQueue', queue);
-    app.decorate('links', createLinkChanges(db, breaker, propagate));
+    app.decorate('links', changes);
   },
   { name: 'write-path', dependencies: ['postgres', 'redis', 'read-path'] },
 );

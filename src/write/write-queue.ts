@@ -34,6 +34,12 @@ export interface WriteQueueDeps {
    * just taken), so that no instance can still take it for an impossible code (resolve/code-space.ts).
    */
   ackDelayMs(alias: string): number;
+  /**
+   * Called with the links a batch wrote whose Idempotency-Key a create on another instance took
+   * meanwhile: nobody will ever be given their codes (both creates answer with the other's link),
+   * so they are removed rather than left as links nobody made. A rejection is logged.
+   */
+  discard(links: NewLink[]): Promise<void>;
   maxBatch: number;
   maxQueued: number;
   /** Told of each batch about to be committed, with its size (metrics). */
@@ -42,8 +48,9 @@ export interface WriteQueueDeps {
   log: Logger;
 }
 
-/** Who creates a link, and the Idempotency-Key it came with. */
+/** Who creates a link, in which workspace, and the Idempotency-Key it came with. */
 export interface CreateOptions {
+  readonly workspaceId: number;
   readonly ownerKeyId: number | null;
   readonly idempotency: IdempotencyKey | undefined;
 }
@@ -56,7 +63,8 @@ export class IdempotencyKeyTaken extends Error {
   override name = 'IdempotencyKeyTaken';
 }
 
-const ANONYMOUS: CreateOptions = { ownerKeyId: null, idempotency: undefined };
+/** The default workspace (DEFAULT_WORKSPACE_ID), without a key. */
+const ANONYMOUS: CreateOptions = { workspaceId: 1, ownerKeyId: null, idempotency: undefined };
 
 interface Pending {
   readonly request: LinkRequest;
@@ -137,6 +145,7 @@ export class WriteQueue {
     // Committed: from here on nothing may answer these links as a failure (a retry would create a second link).
     await this.#announce(links.filter((link) => inserted.written.has(link.code)));
     this.#settle(batch, links, inserted);
+    if (inserted.keyTaken.size > 0) await this.#discard(links.filter((link) => inserted.keyTaken.has(link.code)));
   }
 
   async #announce(links: NewLink[]): Promise<void> {
@@ -144,6 +153,14 @@ export class WriteQueue {
       await this.#deps.committed(links);
     } catch (err) {
       this.#deps.log.error({ err, links: links.length }, 'committed links could not be announced to the caches; acknowledged all the same');
+    }
+  }
+
+  async #discard(links: NewLink[]): Promise<void> {
+    try {
+      await this.#deps.discard(links);
+    } catch (err) {
+      this.#deps.log.error({ err, codes: links.map((link) => link.code) }, 'links whose Idempotency-Key was taken could not be removed');
     }
   }
 
@@ -235,7 +252,7 @@ function settleAfter(delayMs: number, settle: () => void): void {
 }
 
 function linkOf(item: Pending): NewLink {
-  const { url, expiresAt, alias } = item.request;
+  const { url, expiresAt, alias, title, tags } = item.request;
   return {
     code: item.code as ShortCode,
     url,
@@ -244,7 +261,10 @@ function linkOf(item: Pending): NewLink {
     deleted: false,
     version: 0,
     generated: alias === undefined,
+    workspaceId: item.options.workspaceId,
     ownerKeyId: item.options.ownerKeyId,
+    title,
+    tags,
     idempotency: item.options.idempotency,
   };
 }

@@ -239,6 +239,16 @@ const CASES: Readonly<Record<string, Case>> = {
   RATE_LIMIT_CREATES_PER_KEY: { key: 'rateLimitCreatesPerKey', unset: 6000, valid: ['1000', 1000], invalid: '10000001' },
   RATE_LIMIT_WINDOW_SECONDS: { key: 'rateLimitWindowMs', unset: MINUTE, valid: ['10', 10_000], invalid: '86401' },
   CREATE_REQUIRES_API_KEY: { key: 'createRequiresApiKey', unset: false, valid: ['1', true], invalid: 'required' },
+  DASHBOARD_ENABLED: { key: 'dashboardEnabled', unset: true, valid: ['false', false], invalid: 'hidden' },
+  ROOT_REDIRECT: {
+    key: 'rootRedirect',
+    unset: '/app/',
+    valid: ['https://acme.example/', 'https://acme.example/'],
+    invalid: '//evil.example',
+  },
+  SESSION_TTL_HOURS: { key: 'sessionTtlMs', unset: 12 * 3_600_000, valid: ['1', 3_600_000], invalid: '721' },
+  SIGN_IN_MAX_FAILURES: { key: 'signInMaxFailures', unset: 10, valid: ['3', 3], invalid: '0' },
+  SIGN_IN_WINDOW_SECONDS: { key: 'signInWindowMs', unset: 900_000, valid: ['60', 60_000], invalid: '86401' },
   TRUST_PROXY: { key: 'trustProxy', unset: 'false', valid: ['loopback, 10.0.0.0/8', 'loopback, 10.0.0.0/8'], invalid: 'my-lb' },
   CODE_LENGTH: { key: 'codeLength', unset: 7, valid: ['8', 8], invalid: '4' },
   CODE_SECRET: { key: 'codeSecret', unset: DEV_CODE_SECRET, valid: ['sixteen-chars-ok', 'sixteen-chars-ok'], invalid: 'too-short' },
@@ -247,6 +257,7 @@ const CASES: Readonly<Record<string, Case>> = {
   WRITE_QUEUE_MAX: { key: 'writeQueueMax', unset: 10_000, valid: ['100', 100], invalid: '1000001' },
   WRITE_TIMEOUT_MS: { key: 'writeTimeoutMs', unset: 5000, valid: ['1000', 1000], invalid: '99' },
   DB_POOL_MAX: { key: 'dbPoolMax', unset: 10, valid: ['20', 20], invalid: '1001' },
+  DB_LIST_POOL_MAX: { key: 'dbListPoolMax', unset: 2, valid: ['4', 4], invalid: '0' },
   DB_CONNECT_TIMEOUT_MS: { key: 'dbConnectTimeoutMs', unset: 2000, valid: ['500', 500], invalid: '60001' },
   DB_STATEMENT_TIMEOUT_MS: { key: 'dbStatementTimeoutMs', unset: 2000, valid: ['1000', 1000], invalid: '9' },
   BREAKER_TIMEOUT_MS: { key: 'breakerTimeoutMs', unset: 3000, valid: ['4000', 4000], invalid: '600001' },
@@ -349,4 +360,13 @@ test('the cross-field rules: each named on its own line, all at once', () => {
     lines.map((line) => line.split(/[=: ]/, 1)[0]),
     ['DATABASE_REPLICA_URLS', 'REDIS_URL', 'BREAKER_TIMEOUT_MS', 'HEADERS_TIMEOUT_MS', 'WORKERS', 'READINESS_DRAIN_MS'],
   );
+});
+
+test('ROOT_REDIRECT: none without the dashboard; a path of this service or an http(s) URL, never one a browser reads as another host', () => {
+  assert.equal(loadConfig({ DASHBOARD_ENABLED: 'false' }).rootRedirect, 'none');
+  assert.equal(loadConfig({ DASHBOARD_ENABLED: 'false', ROOT_REDIRECT: '/docs' }).rootRedirect, '/docs');
+  assert.equal(loadConfig({ ROOT_REDIRECT: 'none' }).rootRedirect, 'none');
+  for (const bad of ['//evil.example', '/\\evil.example', 'javascript:alert(1)', 'ftp://acme.example/', 'acme.example', '/a b']) {
+    assert.throws(() => loadConfig({ ROOT_REDIRECT: bad }), /ROOT_REDIRECT=.*expected a path of this service/, bad);
+  }
 });

@@ -10,7 +10,13 @@ import { AppError } from '../../src/errors.ts';
 import { IdempotencyKeyTaken, WriteQueue, type WriteQueueDeps } from '../../src/write/write-queue.ts';
 import { memoryLogger } from '../helpers/logs.ts';
 
-const request = (url: string, alias?: string): LinkRequest => ({ url, alias: alias as ShortCode | undefined, expiresAt: null });
+const request = (url: string, alias?: string): LinkRequest => ({
+  url,
+  alias: alias as ShortCode | undefined,
+  expiresAt: null,
+  title: null,
+  tags: [],
+});
 
 /** A fake database: each insert is recorded and held until released; every link is written unless told otherwise. */
 function fakeDatabase() {
@@ -56,6 +62,7 @@ function fakeDatabase() {
 function queueOf(db: ReturnType<typeof fakeDatabase>, overrides: Partial<WriteQueueDeps> = {}) {
   const { log, lines } = memoryLogger('warn');
   const committed: NewLink[][] = [];
+  const discarded: string[] = [];
   const queue = new WriteQueue({
     insert: db.insert,
     allocate: db.allocate,
@@ -64,13 +71,16 @@ function queueOf(db: ReturnType<typeof fakeDatabase>, overrides: Partial<WriteQu
       committed.push(links);
     },
     ackDelayMs: () => 0,
+    discard: async (links) => {
+      discarded.push(...links.map((link) => link.code));
+    },
     maxBatch: 500,
     maxQueued: 10_000,
     timeoutMs: 5000,
     log,
     ...overrides,
   });
-  return { queue, committed, lines };
+  return { queue, committed, discarded, lines };
 }
 
 const settled = async (promise: Promise<unknown>): Promise<'pending' | 'resolved' | 'rejected'> => {
@@ -147,9 +157,9 @@ test('a batch that fails is refused whole with a 503 code: the database error, o
   await assert.rejects(queue.enqueue(request('https://example.com/c')), { code: 'DATABASE_UNAVAILABLE' });
 });
 
-test('a generated code that meets an existing row takes the next code; an alias that does is 409; a taken Idempotency-Key is said', async () => {
+test('a generated code that meets an existing row takes the next code; an alias that does is 409; a taken Idempotency-Key is said, and its link removed', async () => {
   const db = fakeDatabase();
-  const { queue } = queueOf(db);
+  const { queue, discarded } = queueOf(db);
   db.exists(['gen0', 'taken-alias']);
   db.keyTakenFor(['keyed']);
   const [generated, alias, keyed] = await Promise.allSettled([
@@ -164,6 +174,7 @@ test('a generated code that meets an existing row takes the next code; an alias 
     db.batches.map((batch) => batch.map((link) => link.code)),
     [['gen0', 'taken-alias', 'keyed'], ['gen1']],
   );
+  assert.deepEqual(discarded, ['keyed'], 'the link written with a key another create took is removed');
 });
 
 test('the same alias twice goes in two batches, so the second meets the first and is 409', async () => {

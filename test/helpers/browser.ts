@@ -1,0 +1,91 @@
+// A real browser for the dashboard's tests: Debian's Chromium driven by playwright-core, headless,
+// with its background networking off (the machine has no network, and the tests want none). Each
+// page records console errors, uncaught errors and Content-Security-Policy violations, runs
+// axe-core on demand, and saves screenshots under test-results/dashboard/ for people to look at.
+
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+export const SCREENSHOTS = new URL('../../test-results/dashboard/', import.meta.url).pathname;
+/** A desktop browser's User-Agent: its clicks count as people's, not bots' (isbot knows HeadlessChrome). */
+export const DESKTOP_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does), or set CHROMIUM`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
+}
+
+export interface WatchedPage {
+  readonly page: Page;
+  readonly context: BrowserContext;
+  /** Console errors (but the browser's own line for an expected 4xx answer), uncaught errors, CSP violations. */
+  readonly problems: string[];
+}
+
+export async function watchedPage(
+  browser: Browser,
+  viewport: { width: number; height: number },
+  userAgent = DESKTOP_UA,
+): Promise<WatchedPage> {
+  const context = await browser.newContext({
+    viewport,
+    userAgent,
+    acceptDownloads: true,
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    // Chromium logs every 4xx answer to a fetch; the API's coded errors are expected ones.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  // Run in the page (as text: these files are type-checked without the DOM's types).
+  await page.addInitScript(
+    "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI))",
+  );
+  return { page, context, problems };
+}
+
+let axeSource: string | undefined;
+
+/** axe-core's serious and critical violations on the page as it is now. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  axeSource ??= await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern (an injected <script> would be refused).
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate<AxeViolation[]>('axe.run(document).then((result) => result.violations)');
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** The whole page, or what the viewport shows (a dialog's backdrop covers the viewport alone). */
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage });
+}
+
+/** How far the page scrolls sideways (0 on a page that fits its viewport). */
+export async function sidewaysScroll(page: Page): Promise<number> {
+  return page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+}
+
+/** What a script in the page evaluates `expression` to. */
+export async function inPage<T>(page: Page, expression: string): Promise<T> {
+  return page.evaluate<T>(expression);
+}

@@ -1,0 +1,327 @@
+// The dashboard's only data source: a typed wrapper over the service's JSON API (same origin, session cookie).
+// Every state-changing request carries the session's CSRF token, kept in memory only; every error becomes an
+// ApiError with the API's stable code, so callers branch on `code` and show `message` to people.
+
+export type Role = 'admin' | 'member' | 'viewer';
+export type LinkState = 'active' | 'expired' | 'disabled';
+
+export interface Session {
+  workspace: { id: number; name: string };
+  key: { id: number; name: string; role: Role };
+  csrfToken: string;
+  expiresAt: string;
+}
+
+export interface Link {
+  code: string;
+  shortUrl: string;
+  url: string;
+  title: string | null;
+  tags: string[];
+  expiresAt: string | null;
+  disabled: boolean;
+  state: LinkState;
+  createdAt: string;
+  creator: { id: number; name: string } | null;
+  clicks: number;
+  botClicks: number;
+}
+
+export interface LinkPage {
+  links: Link[];
+  nextCursor: string | null;
+}
+
+export interface ListQuery {
+  q?: string;
+  tag?: string;
+  state?: LinkState;
+  creator?: number;
+  sort?: 'created' | 'clicks';
+}
+
+export interface NewLink {
+  url: string;
+  alias?: string;
+  expiresAt?: string | null;
+  title?: string | null;
+  tags?: string[];
+}
+
+export interface CreatedLink {
+  code: string;
+  shortUrl: string;
+  url: string;
+  expiresAt: string | null;
+  title: string | null;
+  tags: string[];
+}
+
+export interface LinkChanges {
+  url?: string;
+  expiresAt?: string | null;
+  disabled?: boolean;
+  title?: string | null;
+  tags?: string[];
+}
+
+export interface DailyClicks {
+  day: string;
+  clicks: number;
+  botClicks: number;
+}
+
+export interface Stats {
+  code: string;
+  from: string;
+  to: string;
+  total: { clicks: number; botClicks: number };
+  daily: DailyClicks[];
+}
+
+export interface TagCount {
+  tag: string;
+  links: number;
+}
+
+export const IMPORT_FORMATS = ['auto', 'generic', 'bitly', 'yourls', 'kutt', 'shlink'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+export interface ImportRow {
+  row: number;
+  status: 'created' | 'existing' | 'failed';
+  code?: string;
+  shortUrl?: string;
+  error?: { code: string; message: string };
+}
+
+export interface ImportReport {
+  format: string;
+  rows: number;
+  created: number;
+  existing: number;
+  failed: number;
+  results: ImportRow[];
+}
+
+export interface ApiKey {
+  id: number;
+  name: string;
+  role: Role;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface CreatedKey {
+  id: number;
+  name: string;
+  role: Role;
+  createdAt: string;
+  key: string;
+}
+
+/** An answer that is not a success, or no answer at all (status 0, code NETWORK_ERROR). */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  /** Seconds from the Retry-After header of a 429 or 503, when there is one. */
+  readonly retryAfter: number | null;
+
+  constructor(status: number, code: string, message: string, retryAfter: number | null = null) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.retryAfter = retryAfter;
+  }
+}
+
+const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  json?: unknown;
+  body?: Blob;
+  contentType?: string;
+  signal?: AbortSignal | undefined;
+  /** False for the session routes themselves, where a 401 is an answer and not a lost session. */
+  signedOutHandler?: boolean;
+}
+
+export interface ApiClientOptions {
+  /** Called when an API answer says the session is gone. */
+  onSignedOut: (code: string) => void;
+}
+
+export class ApiClient {
+  #csrfToken: string | null = null;
+  readonly #onSignedOut: (code: string) => void;
+
+  constructor(options: ApiClientOptions) {
+    this.#onSignedOut = options.onSignedOut;
+  }
+
+  // Sessions
+
+  async getSession(signal?: AbortSignal): Promise<Session> {
+    const session = await this.#request<Session>('/auth/session', { signal, signedOutHandler: false });
+    this.#csrfToken = session.csrfToken;
+    return session;
+  }
+
+  async signIn(key: string): Promise<Session> {
+    const session = await this.#request<Session>('/auth/session', { method: 'POST', json: { key }, signedOutHandler: false });
+    this.#csrfToken = session.csrfToken;
+    return session;
+  }
+
+  async signOut(): Promise<void> {
+    try {
+      await this.#request<void>('/auth/session', { method: 'DELETE', signedOutHandler: false });
+    } finally {
+      this.#csrfToken = null;
+    }
+  }
+
+  /** Forgets the CSRF token after the API said the session is gone. */
+  forgetSession(): void {
+    this.#csrfToken = null;
+  }
+
+  // Links
+
+  listLinks(query: ListQuery, cursor: string | null, signal?: AbortSignal): Promise<LinkPage> {
+    const params = listParams(query);
+    params.set('limit', '25');
+    if (cursor !== null) params.set('cursor', cursor);
+    return this.#request<LinkPage>(`/links?${params}`, { signal });
+  }
+
+  getLink(code: string, signal?: AbortSignal): Promise<Link> {
+    return this.#request<Link>(`/links/${encodeURIComponent(code)}`, { signal });
+  }
+
+  createLink(link: NewLink): Promise<CreatedLink> {
+    return this.#request<CreatedLink>('/links', { method: 'POST', json: link });
+  }
+
+  updateLink(code: string, changes: LinkChanges): Promise<Link> {
+    return this.#request<Link>(`/links/${encodeURIComponent(code)}`, { method: 'PATCH', json: changes });
+  }
+
+  deleteLink(code: string): Promise<void> {
+    return this.#request<void>(`/links/${encodeURIComponent(code)}`, { method: 'DELETE' });
+  }
+
+  getStats(code: string, from: string, to: string, signal?: AbortSignal): Promise<Stats> {
+    const params = new URLSearchParams({ from, to });
+    return this.#request<Stats>(`/links/${encodeURIComponent(code)}/stats?${params}`, { signal });
+  }
+
+  async listTags(signal?: AbortSignal): Promise<TagCount[]> {
+    const answer = await this.#request<{ tags: TagCount[] }>('/tags', { signal });
+    return answer.tags;
+  }
+
+  importLinks(file: Blob, format: ImportFormat): Promise<ImportReport> {
+    const params = new URLSearchParams({ format });
+    return this.#request<ImportReport>(`/links/import?${params}`, { method: 'POST', body: file, contentType: 'text/csv' });
+  }
+
+  // Keys
+
+  async listKeys(signal?: AbortSignal): Promise<ApiKey[]> {
+    const answer = await this.#request<{ keys: ApiKey[] }>('/keys', { signal });
+    return answer.keys;
+  }
+
+  createKey(name: string, role: Role): Promise<CreatedKey> {
+    return this.#request<CreatedKey>('/keys', { method: 'POST', json: { name, role } });
+  }
+
+  revokeKey(id: number): Promise<void> {
+    return this.#request<void>(`/keys/${id}`, { method: 'DELETE' });
+  }
+
+  async #request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+    const method = options.method ?? 'GET';
+    const headers = new Headers({ accept: 'application/json' });
+    let body: NonNullable<RequestInit['body']> | undefined;
+    if (options.json !== undefined) {
+      headers.set('content-type', 'application/json');
+      body = JSON.stringify(options.json);
+    } else if (options.body !== undefined) {
+      headers.set('content-type', options.contentType ?? 'application/octet-stream');
+      body = options.body;
+    }
+    if (UNSAFE_METHODS.has(method) && this.#csrfToken !== null) headers.set('x-csrf-token', this.#csrfToken);
+
+    let response: Response;
+    try {
+      response = await fetch(path, { method, headers, body: body ?? null, credentials: 'same-origin', signal: options.signal ?? null });
+    } catch (error) {
+      if (error instanceof DOMException && error.name === 'AbortError') throw error;
+      throw new ApiError(0, 'NETWORK_ERROR', 'The service could not be reached. Check your connection and try again.');
+    }
+
+    if (response.ok) {
+      if (response.status === 204) return undefined as T;
+      return (await response.json()) as T;
+    }
+
+    const error = await readError(response);
+    // The dashboard sends no API key, so any 401 means its session is gone: NOT_SIGNED_IN or SESSION_EXPIRED,
+    // or API_KEY_REQUIRED once the browser has dropped an expired cookie and sends none.
+    if (error.status === 401 && options.signedOutHandler !== false) {
+      this.#csrfToken = null;
+      this.#onSignedOut(error.code);
+    }
+    throw error;
+  }
+}
+
+/** The list's filters as the API's query parameters (also used for the CSV export link). */
+export function listParams(query: ListQuery): URLSearchParams {
+  const params = new URLSearchParams();
+  if (query.q !== undefined) params.set('q', query.q);
+  if (query.tag !== undefined) params.set('tag', query.tag);
+  if (query.state !== undefined) params.set('state', query.state);
+  if (query.creator !== undefined) params.set('creator', String(query.creator));
+  if (query.sort !== undefined) params.set('sort', query.sort);
+  return params;
+}
+
+export function qrUrl(code: string, options: { format: 'svg' | 'png'; size: number; margin: number; level: string }): string {
+  const params = new URLSearchParams({
+    format: options.format,
+    size: String(options.size),
+    margin: String(options.margin),
+    level: options.level,
+  });
+  return `/links/${encodeURIComponent(code)}/qr?${params}`;
+}
+
+async function readError(response: Response): Promise<ApiError> {
+  const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+  try {
+    const body = (await response.json()) as { error?: { code?: unknown; message?: unknown } };
+    const { code, message } = body.error ?? {};
+    if (typeof code === 'string' && typeof message === 'string') return new ApiError(response.status, code, message, retryAfter);
+  } catch {
+    // Not JSON (a proxy's error page, say): fall through to a generic error.
+  }
+  return new ApiError(
+    response.status,
+    `HTTP_${response.status}`,
+    `The service answered ${response.status} ${response.statusText}.`,
+    retryAfter,
+  );
+}
+
+function parseRetryAfter(value: string | null): number | null {
+  if (value === null) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}

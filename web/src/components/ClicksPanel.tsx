@@ -1,0 +1,167 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { Stats } from '../api.ts';
+import { useApp } from '../context.ts';
+import { errorMessage, isAbort } from '../errors.ts';
+import { formatCount, formatDay, isDay, plural, utcDay } from '../format.ts';
+import { ClicksChart } from './ClicksChart.tsx';
+import { ErrorMessage } from './Field.tsx';
+
+type Preset = '7' | '30' | '90' | 'custom';
+interface Range {
+  from: string;
+  to: string;
+}
+
+const PRESETS: { value: Preset; label: string }[] = [
+  { value: '7', label: '7 days' },
+  { value: '30', label: '30 days' },
+  { value: '90', label: '90 days' },
+  { value: 'custom', label: 'Custom' },
+];
+
+function lastDays(days: number): Range {
+  const now = new Date();
+  return { from: utcDay(now, 1 - days), to: utcDay(now) };
+}
+
+/** Clicks per day of one link (GET /links/:code/stats), people and bots apart, as a chart, totals and a table. */
+export function ClicksPanel({ code }: { code: string }) {
+  const { api } = useApp();
+  const [preset, setPreset] = useState<Preset>('30');
+  const [range, setRange] = useState<Range>(() => lastDays(30));
+  const [custom, setCustom] = useState<Range>(() => lastDays(30));
+  const [customError, setCustomError] = useState<string | null>(null);
+  const [stats, setStats] = useState<Stats | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    setError(null);
+    api.getStats(code, range.from, range.to, abort.signal).then(setStats, (caught: unknown) => {
+      if (!isAbort(caught)) setError(errorMessage(caught));
+    });
+    return () => abort.abort();
+  }, [api, code, range.from, range.to, attempt]);
+
+  const choose = (value: Preset) => {
+    setPreset(value);
+    if (value !== 'custom') setRange(lastDays(Number(value)));
+  };
+
+  const applyCustom = (event: Event) => {
+    event.preventDefault();
+    if (!isDay(custom.from) || !isDay(custom.to)) return setCustomError('Choose both dates.');
+    if (custom.from > custom.to) return setCustomError('The first day must not be after the last day.');
+    setCustomError(null);
+    setRange({ ...custom });
+  };
+
+  const loading = stats === null || stats.from !== range.from || stats.to !== range.to;
+
+  return (
+    <section class="panel" aria-labelledby="clicks-heading">
+      <h2 id="clicks-heading">Clicks</h2>
+      <fieldset class="segmented">
+        <legend>Period</legend>
+        {PRESETS.map((p) => (
+          <label key={p.value}>
+            <input type="radio" name="period" value={p.value} checked={preset === p.value} onChange={() => choose(p.value)} />
+            <span>{p.label}</span>
+          </label>
+        ))}
+      </fieldset>
+      {preset === 'custom' && (
+        <form class="custom-range" onSubmit={applyCustom} noValidate>
+          <div class="field">
+            <label for="stats-from">From</label>
+            <input
+              id="stats-from"
+              type="date"
+              value={custom.from}
+              aria-invalid={customError !== null || undefined}
+              aria-describedby={customError !== null ? 'stats-range-error' : undefined}
+              onInput={(event) => setCustom({ ...custom, from: event.currentTarget.value })}
+            />
+          </div>
+          <div class="field">
+            <label for="stats-to">To</label>
+            <input
+              id="stats-to"
+              type="date"
+              value={custom.to}
+              aria-invalid={customError !== null || undefined}
+              aria-describedby={customError !== null ? 'stats-range-error' : undefined}
+              onInput={(event) => setCustom({ ...custom, to: event.currentTarget.value })}
+            />
+          </div>
+          <button type="submit">Show</button>
+          {customError !== null && (
+            <p id="stats-range-error" class="field-error" role="alert">
+              {customError}
+            </p>
+          )}
+        </form>
+      )}
+      {error !== null ? (
+        <ErrorMessage>
+          <p>The clicks could not be loaded: {error}</p>
+          <button type="button" onClick={() => setAttempt(attempt + 1)}>
+            Try again
+          </button>
+        </ErrorMessage>
+      ) : stats === null ? (
+        <p class="loading">Loading clicks…</p>
+      ) : (
+        <div class={loading ? 'stats stats-loading' : 'stats'} aria-busy={loading}>
+          <p class="totals" aria-live="polite">
+            <span>
+              <strong>{formatCount(stats.total.clicks)}</strong> {stats.total.clicks === 1 ? 'click' : 'clicks'} by people
+            </span>
+            <span>
+              <strong>{formatCount(stats.total.botClicks)}</strong> by bots
+            </span>
+            <span class="muted">
+              {formatDay(stats.from)} – {formatDay(stats.to)} (UTC days)
+            </span>
+          </p>
+          <ClicksChart daily={stats.daily} />
+          <p class="hint">Clicks of the last few seconds may not be counted yet.</p>
+          <details class="data-table">
+            <summary>Clicks per day as a table</summary>
+            <div class="table-scroll">
+              <table>
+                <caption class="visually-hidden">
+                  Clicks per day from {formatDay(stats.from)} to {formatDay(stats.to)}: {plural(stats.total.clicks, 'click', 'clicks')} by
+                  people, {formatCount(stats.total.botClicks)} by bots
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Day (UTC)</th>
+                    <th scope="col" class="numeric">
+                      People
+                    </th>
+                    <th scope="col" class="numeric">
+                      Bots
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {stats.daily.map((d) => (
+                    <tr key={d.day}>
+                      <th scope="row">
+                        <time dateTime={d.day}>{formatDay(d.day)}</time>
+                      </th>
+                      <td class="numeric">{formatCount(d.clicks)}</td>
+                      <td class="numeric">{formatCount(d.botClicks)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </details>
+        </div>
+      )}
+    </section>
+  );
+}

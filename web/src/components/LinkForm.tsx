@@ -1,0 +1,131 @@
+import { useRef, useState } from 'preact/hooks';
+import { ApiError } from '../api.ts';
+import { linkFieldOf, errorMessage, type LinkField } from '../errors.ts';
+import { ErrorMessage, Field } from './Field.tsx';
+
+export interface LinkFormValues {
+  url: string;
+  alias: string;
+  /** The `<input type=datetime-local>` value: local wall time, '' for none. */
+  expiresAt: string;
+  title: string;
+  /** Comma-separated. */
+  tags: string;
+}
+
+interface LinkFormProps {
+  /** The alias field exists only when creating: a link's code never changes. */
+  mode: 'create' | 'edit';
+  initial: LinkFormValues;
+  submitLabel: string;
+  busyLabel: string;
+  /** Sends the values; an ApiError it throws is shown next to the field its code concerns. */
+  onSubmit: (values: LinkFormValues) => Promise<void>;
+  onCancel?: () => void;
+}
+
+type FieldErrors = Partial<Record<LinkField, string>>;
+
+/** The fields of a link, for creating one or editing it. The API checks every rule; its message is shown. */
+export function LinkForm({ mode, initial, submitLabel, busyLabel, onSubmit, onCancel }: LinkFormProps) {
+  const [values, setValues] = useState(initial);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
+  const prefix = `link-${mode}`;
+
+  const set = (field: keyof LinkFormValues) => (event: { currentTarget: HTMLInputElement }) =>
+    setValues({ ...values, [field]: event.currentTarget.value });
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setErrors({});
+    setFormError(null);
+    try {
+      await onSubmit(values);
+    } catch (error) {
+      const field = error instanceof ApiError ? linkFieldOf(error.code) : null;
+      if (field !== null && (field !== 'alias' || mode === 'create')) {
+        setErrors({ [field]: errorMessage(error) });
+        // Focus the field in error: its message is read with it (aria-describedby).
+        requestAnimationFrame(() => form.current?.querySelector<HTMLElement>(`#${prefix}-${field}`)?.focus());
+      } else {
+        setFormError(errorMessage(error));
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form ref={form} class="form" onSubmit={(event) => void submit(event)} noValidate>
+      {formError !== null && <ErrorMessage>{formError}</ErrorMessage>}
+      <Field
+        id={`${prefix}-url`}
+        label="Target URL"
+        hint="The address the short link sends people to: http:// or https://."
+        error={errors.url}
+      >
+        {(control) => (
+          <input {...control} type="url" name="url" required inputMode="url" autoComplete="url" value={values.url} onInput={set('url')} />
+        )}
+      </Field>
+      {mode === 'create' && (
+        <Field
+          id={`${prefix}-alias`}
+          label="Custom alias (optional)"
+          hint="3–64 letters, digits, - or _. Leave empty for a generated code."
+          error={errors.alias}
+        >
+          {(control) => (
+            <input
+              {...control}
+              type="text"
+              name="alias"
+              autoComplete="off"
+              spellcheck={false}
+              value={values.alias}
+              onInput={set('alias')}
+            />
+          )}
+        </Field>
+      )}
+      <Field
+        id={`${prefix}-expiresAt`}
+        label="Expires (optional)"
+        hint={`In your time zone (${timeZone()}). Leave empty to keep the link for good.`}
+        error={errors.expiresAt}
+      >
+        {(control) => <input {...control} type="datetime-local" name="expiresAt" value={values.expiresAt} onInput={set('expiresAt')} />}
+      </Field>
+      <Field id={`${prefix}-title`} label="Title (optional)" hint="Up to 200 characters, for finding the link later." error={errors.title}>
+        {(control) => <input {...control} type="text" name="title" maxLength={200} value={values.title} onInput={set('title')} />}
+      </Field>
+      <Field
+        id={`${prefix}-tags`}
+        label="Tags (optional)"
+        hint="Separated by commas, up to 10, e.g. spring, newsletter."
+        error={errors.tags}
+      >
+        {(control) => <input {...control} type="text" name="tags" autoComplete="off" value={values.tags} onInput={set('tags')} />}
+      </Field>
+      <div class="button-row">
+        <button type="submit" class="button-primary" aria-disabled={busy}>
+          {busy ? busyLabel : submitLabel}
+        </button>
+        {onCancel !== undefined && (
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+function timeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}

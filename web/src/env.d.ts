@@ -1,0 +1,2 @@
+// Vite bundles the stylesheets that modules import.
+declare module '*.css' {}

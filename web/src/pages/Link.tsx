@@ -1,0 +1,102 @@
+import { useRoute } from 'preact-iso';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, type Link } from '../api.ts';
+import { ClicksPanel } from '../components/ClicksPanel.tsx';
+import { EditLinkPanel } from '../components/EditLinkPanel.tsx';
+import { ErrorMessage } from '../components/Field.tsx';
+import { LinkActions } from '../components/LinkActions.tsx';
+import { LinkDetails } from '../components/LinkDetails.tsx';
+import { Page } from '../components/Page.tsx';
+import { QrPanel } from '../components/QrPanel.tsx';
+import { permissions, useApp } from '../context.ts';
+import { errorMessage, isAbort } from '../errors.ts';
+
+type LoadState = { status: 'loading' } | { status: 'ready'; link: Link } | { status: 'error'; error: ApiError | null; message: string };
+
+/** One link: what it is, its QR code, its clicks, and (for who may change it) edit, disable and delete. */
+export function LinkPage() {
+  const { params } = useRoute();
+  const code = params['code'] ?? '';
+  const { api, session } = useApp();
+  const [state, setState] = useState<LoadState>({ status: 'loading' });
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    setState({ status: 'loading' });
+    api.getLink(code, abort.signal).then(
+      (link) => setState({ status: 'ready', link }),
+      (error: unknown) => {
+        if (!isAbort(error)) setState({ status: 'error', error: error instanceof ApiError ? error : null, message: errorMessage(error) });
+      },
+    );
+    return () => abort.abort();
+  }, [api, code, attempt]);
+
+  if (state.status === 'loading') {
+    return (
+      <Page title={`Link ${code}`}>
+        <p class="loading">Loading the link…</p>
+      </Page>
+    );
+  }
+  if (state.status === 'error') {
+    const notFound = state.error?.code === 'LINK_NOT_FOUND';
+    return (
+      <Page title={notFound ? 'Link not found' : `Link ${code}`}>
+        {notFound ? (
+          <p>There is no link with the code “{code}” in this workspace. It may have been deleted.</p>
+        ) : (
+          <ErrorMessage>
+            <p>The link could not be loaded: {state.message}</p>
+            <button type="button" onClick={() => setAttempt(attempt + 1)}>
+              Try again
+            </button>
+          </ErrorMessage>
+        )}
+        <p>
+          <a href="/app/links">Back to the links</a>
+        </p>
+      </Page>
+    );
+  }
+
+  const { link } = state;
+  const canManage = permissions(session).canManage(link.creator);
+  const setLink = (updated: Link) => setState({ status: 'ready', link: updated });
+
+  return (
+    <Page
+      title={`Link ${link.code}`}
+      heading={
+        <>
+          <span class="heading-prefix">Link </span>
+          <span class="break">{link.title ?? link.code}</span>
+        </>
+      }
+    >
+      <p class="breadcrumb">
+        <a href="/app/links">← All links</a>
+      </p>
+      <div class="link-layout">
+        <div class="link-main">
+          <LinkDetails link={link} />
+          {canManage && <EditLinkPanel link={link} onChange={setLink} />}
+          <ClicksPanel code={link.code} />
+        </div>
+        <div class="link-side">
+          <QrPanel link={link} />
+          {canManage ? (
+            <LinkActions link={link} onChange={setLink} />
+          ) : (
+            <p class="hint">
+              {session.key.role === 'viewer'
+                ? 'Your key has the viewer role: it can read this link but not change it.'
+                : 'Only the key that created this link, or an admin, can change it.'}
+            </p>
+          )}
+        </div>
+      </div>
+    </Page>
+  );
+}

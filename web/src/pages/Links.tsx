@@ -1,0 +1,159 @@
+import { useLocation } from 'preact-iso';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { listParams, type Link, type TagCount } from '../api.ts';
+import { ErrorMessage } from '../components/Field.tsx';
+import { LinkFilters } from '../components/LinkFilters.tsx';
+import { LinkTable } from '../components/LinkTable.tsx';
+import { Page } from '../components/Page.tsx';
+import { permissions, useApp } from '../context.ts';
+import { errorMessage, isAbort } from '../errors.ts';
+import { exportHref, filtersSearch, hasFilters, listQuery, readFilters, type Filters } from '../list-filters.ts';
+
+interface ListState {
+  links: Link[];
+  nextCursor: string | null;
+  status: 'loading' | 'ready' | 'more' | 'error';
+  error: string | null;
+}
+
+const LOADING: ListState = { links: [], nextCursor: null, status: 'loading', error: null };
+
+/**
+ * The links list. Paging is "Load more": the API's cursors only go forward, and appending keeps what was read on
+ * screen (and on a phone, the scroll position), where Next/Previous would need a stack of cursors that a bookmark
+ * or a reload cannot restore anyway.
+ */
+export function LinksPage() {
+  const { api, session } = useApp();
+  const { path, query, route } = useLocation();
+  const filters = readFilters(query);
+  const apiQuery = listQuery(filters, session.key.id);
+  const queryKey = listParams(apiQuery).toString();
+  const can = permissions(session);
+
+  const [list, setList] = useState<ListState>(LOADING);
+  const [attempt, setAttempt] = useState(0);
+  const [tags, setTags] = useState<TagCount[]>([]);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    api.listTags(abort.signal).then(setTags, (error: unknown) => {
+      if (!isAbort(error)) setTags([]);
+    });
+    return () => abort.abort();
+  }, [api]);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    setList(LOADING);
+    api.listLinks(apiQuery, null, abort.signal).then(
+      (page) => setList({ links: page.links, nextCursor: page.nextCursor, status: 'ready', error: null }),
+      (error: unknown) => {
+        if (!isAbort(error)) setList({ ...LOADING, status: 'error', error: errorMessage(error) });
+      },
+    );
+    return () => abort.abort();
+  }, [api, queryKey, attempt]);
+
+  const loadMore = async () => {
+    if (list.nextCursor === null || list.status !== 'ready') return;
+    setList({ ...list, status: 'more', error: null });
+    try {
+      const page = await api.listLinks(apiQuery, list.nextCursor);
+      setList({ links: [...list.links, ...page.links], nextCursor: page.nextCursor, status: 'ready', error: null });
+      // Keyboard and screen reader users go on from the first new row.
+      const first = page.links[0];
+      if (first !== undefined) requestAnimationFrame(() => document.getElementById(`row-${first.code}`)?.focus());
+    } catch (error) {
+      setList({ ...list, status: 'ready', error: errorMessage(error) });
+    }
+  };
+
+  // The same path (/app or /app/links): only the query changes, so the page is not "navigated" and focus stays put.
+  const changeFilters = (next: Filters, replace: boolean) => route(`${path}${filtersSearch(next)}`, replace);
+  const filtered = hasFilters(filters);
+  const summary = useMemo(() => countText(list, filtered), [list, filtered]);
+
+  return (
+    <Page
+      title="Links"
+      actions={
+        <>
+          {can.canCreate && (
+            <a class="button button-primary" href="/app/links/new">
+              New link
+            </a>
+          )}
+          <a class="button" href={exportHref(filters, session.key.id)} download>
+            Export CSV
+          </a>
+        </>
+      }
+    >
+      <LinkFilters filters={filters} tags={tags} myName={session.key.name} onChange={changeFilters} />
+      <p class="list-summary" aria-live="polite">
+        {summary}
+      </p>
+      {list.status === 'error' ? (
+        <ErrorMessage>
+          <p>The links could not be loaded: {list.error}</p>
+          <button type="button" onClick={() => setAttempt(attempt + 1)}>
+            Try again
+          </button>
+        </ErrorMessage>
+      ) : list.status !== 'loading' && list.links.length === 0 ? (
+        <EmptyState
+          filtered={filtered}
+          canCreate={can.canCreate}
+          onClear={() => changeFilters({ ...filters, q: '', tag: '', state: '', creator: '' }, false)}
+        />
+      ) : (
+        <>
+          {list.links.length > 0 && <LinkTable links={list.links} busy={list.status === 'more'} />}
+          {list.error !== null && <ErrorMessage>More links could not be loaded: {list.error}</ErrorMessage>}
+          {list.nextCursor !== null && (
+            <div class="load-more">
+              <button type="button" onClick={() => void loadMore()} aria-disabled={list.status === 'more'}>
+                {list.status === 'more' ? 'Loading…' : 'Load more links'}
+              </button>
+            </div>
+          )}
+        </>
+      )}
+    </Page>
+  );
+}
+
+function countText(list: ListState, filtered: boolean): string {
+  if (list.status === 'loading') return 'Loading links…';
+  if (list.status === 'error' || list.links.length === 0) return '';
+  const n = list.links.length;
+  const what = `${n} ${n === 1 ? 'link' : 'links'}${filtered ? ' matching the filters' : ''}`;
+  return list.nextCursor === null ? `Showing ${what}.` : `Showing the first ${what}; more can be loaded.`;
+}
+
+function EmptyState({ filtered, canCreate, onClear }: { filtered: boolean; canCreate: boolean; onClear: () => void }) {
+  if (filtered) {
+    return (
+      <div class="empty">
+        <h2>No links match these filters</h2>
+        <p>Try another search, or clear the filters to see every link.</p>
+        <button type="button" onClick={onClear}>
+          Clear filters
+        </button>
+      </div>
+    );
+  }
+  return (
+    <div class="empty">
+      <h2>No links yet</h2>
+      {canCreate ? (
+        <p>
+          <a href="/app/links/new">Create your first link</a> or <a href="/app/import">import links from a CSV file</a>.
+        </p>
+      ) : (
+        <p>Links created in this workspace will be listed here.</p>
+      )}
+    </div>
+  );
+}

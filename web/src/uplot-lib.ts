@@ -1,0 +1,5 @@
+// uPlot and its stylesheet, loaded on demand (only the link page draws a chart) as a chunk of their own.
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+export { uPlot };
