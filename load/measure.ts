@@ -35,6 +35,8 @@ export interface Variant {
   readonly wrk?: Wrk | undefined;
   /** Set when the figure is informational only (e.g. the server shares a core with the load generator). */
   readonly informational?: string | undefined;
+  /** Every counted response's latency (ms) is also pushed here (autocannon only): runs pooled into one figure. */
+  readonly latencySink?: number[] | undefined;
 }
 
 interface Totals {
@@ -112,8 +114,10 @@ async function runOnce(variant: Variant, seconds: number, warmupMs: number, roun
         url: variant.url,
         connections: slices.length,
         duration: seconds + warmupMs / 1000,
-        // autocannon ignores `duration` once `amount` is set; the timer below keeps both bounds.
-        ...(variant.amount === undefined ? {} : { amount: variant.amount }),
+        // autocannon ignores `duration` once `amount` is set; the timer below keeps both bounds. It
+        // notices that the amount is reached only at its next sample (every second by default),
+        // which would count up to a second of idling: sample every 10 ms instead.
+        ...(variant.amount === undefined ? {} : { amount: variant.amount, sampleInt: 10 }),
         timeout: 10,
         requests: [first],
         setupClient(client) {
@@ -136,6 +140,7 @@ async function runOnce(variant: Variant, seconds: number, warmupMs: number, roun
     tracker.on('response', (_client, status, _bytes, ms) => {
       if (!counting) return;
       into.latencies.push(ms);
+      variant.latencySink?.push(ms);
       into.statuses[status] = (into.statuses[status] ?? 0) + 1;
     });
     // With `amount`, this timer is what ends the run on time; without, it is a safety net.
@@ -231,11 +236,19 @@ function pace(client: PacedClient, intervalMs: number, offsetMs: number): void {
 }
 
 /** Percentiles of every response's latency, to the microsecond. */
-function percentiles(ms: number[]): Latency {
+export function percentiles(ms: readonly number[]): Latency {
   const sorted = Float64Array.from(ms).sort();
   const at = (q: number) => roundTo(sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? 0, 3);
   const sum = sorted.reduce((a, b) => a + b, 0);
-  return { mean: roundTo(sum / Math.max(1, sorted.length), 3), p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: at(1) };
+  return {
+    mean: roundTo(sum / Math.max(1, sorted.length), 3),
+    p50: at(0.5),
+    p90: at(0.9),
+    p95: at(0.95),
+    p99: at(0.99),
+    p999: at(0.999),
+    max: at(1),
+  };
 }
 
 function roundTo(n: number, digits: number): number {

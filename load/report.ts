@@ -1,7 +1,7 @@
 // Turns a load-suite result into one self-contained HTML page (inline CSS and SVG, no scripts,
 // nothing fetched) and into a plain-text table for the terminal.
 
-import type { RunResult, StorageFigures, SuiteResult, TargetResult, Verdict } from './types.ts';
+import type { ListFigures, ListPlan, RunResult, StorageFigures, SuiteResult, TargetResult, Verdict } from './types.ts';
 
 const intFmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const SVG_W = 1060;
@@ -46,20 +46,28 @@ function fmtMemory(run: RunResult): string {
   );
 }
 
-/** The storage figures in two lines: Postgres, then Redis. */
-export function describeStorage(storage: StorageFigures): [string, string] {
+/** The storage figures in lines: Postgres (links and link_totals; the indexes of links; after clicks), then Redis. */
+export function describeStorage(storage: StorageFigures): string[] {
   const n = (v: number) => intFmt.format(v);
   const p = storage.postgres;
+  const t = p.totals;
+  const postgres =
+    `Postgres ${n(p.allBytesPerLink)} B/link: links ${n(p.bytesPerLink)} B/link (heap ${n(p.heapBytesPerLink)}, ` +
+    `indexes ${n(p.indexBytesPerLink)}, other ${n(p.bytesPerLink - p.heapBytesPerLink - p.indexBytesPerLink)}) over ` +
+    `${n(p.links)} links of ${p.urlBytes}-byte URLs, and link_totals ${n(t.bytesPerLink)} B/link ` +
+    `(heap ${n(t.heapBytesPerLink)}, indexes ${n(t.indexBytesPerLink)}; ${n(t.rows)} rows)`;
+  const indexes = `indexes of links, B/link: ${Object.entries(p.indexBytesPerLinkByName)
+    .map(([name, bytes]) => `${name} ${n(bytes)}`)
+    .join(', ')}`;
+  const c = p.clickedTotals;
   const clicks =
     p.clickBytesPerRow === null
-      ? 'no rows written'
-      : `${n(p.clickBytesPerRow)} B/row over ${n(p.clickRows)} rows, links heap then ${n(p.clickedHeapBytesPerLink)} B/link`;
-  const postgres =
-    `Postgres ${n(p.bytesPerLink)} B/link (heap ${n(p.heapBytesPerLink)}, index ${n(p.indexBytesPerLink)}, ` +
-    `other ${n(p.bytesPerLink - p.heapBytesPerLink - p.indexBytesPerLink)}) over ${n(p.links)} links of ${p.urlBytes}-byte URLs · ` +
-    `link_clicks_daily ${clicks}`;
+      ? 'after clicks: no rows written to link_clicks_daily'
+      : `after one click on ${n(p.clickRows)} links: link_clicks_daily ${n(p.clickBytesPerRow)} B/row; ` +
+        `link_totals ${n(c.bytesPerLink)} B/link (heap ${n(c.heapBytesPerLink)}, indexes ${n(c.indexBytesPerLink)}); ` +
+        `links heap ${n(p.clickedHeapBytesPerLink)} B/link (clicks do not write to links)`;
   const r = storage.redis;
-  if (r === null) return [postgres, 'Redis off (REDIS_URL unset)'];
+  if (r === null) return [postgres, indexes, clicks, 'Redis off (REDIS_URL unset)'];
   const own = r.private;
   const redis =
     `Redis ${n(r.memoryUsagePerKey)} B/key by MEMORY USAGE (${n(r.keys)} keys, ${n(r.keysWithTtl)} with a TTL; ` +
@@ -68,7 +76,99 @@ export function describeStorage(storage: StorageFigures): [string, string] {
       ? ' · no private redis-server'
       : ` · private redis-server, prefix "${own.keyPrefix}": ${n(own.bytesPerKey)} B/key of used_memory, ` +
         `+${n(own.ttlBytesPerKey)} B with a TTL, negative entry ${n(own.negativeBytesPerKey)} B`);
-  return [postgres, redis];
+  return [postgres, indexes, clicks, redis];
+}
+
+const fmtMb = (bytes: number) => `${intFmt.format(bytes / 2 ** 20)} MB`;
+
+/** The list scenario's figures besides latency, in lines: the data, the index builds, the export, the worst shape. */
+export function describeList(list: ListFigures): string[] {
+  const n = (v: number) => intFmt.format(v);
+  const s = list.seeding;
+  const settings = ['server_version', 'maintenance_work_mem', 'max_parallel_maintenance_workers', 'shared_buffers']
+    .filter((name) => s.postgres[name] !== undefined)
+    .map((name) => `${name} ${s.postgres[name]}`)
+    .join(', ');
+  const e = list.export;
+  return [
+    `${n(list.links)} links in one workspace, seeded with SQL in ${s.linksSeconds} s (${n(s.linksPerSecond)} links/s), ` +
+      `their click totals copied in ${s.totalsSeconds} s; links ${fmtMb(s.linksBytes)}, link_totals ${fmtMb(s.totalsBytes)}; ${settings}`,
+    `the list's indexes (migrations/0006) built after the load in ${s.indexSeconds} s ` +
+      `(${((s.indexSeconds * 1e6) / list.links).toFixed(1)} s per million links): ` +
+      s.indexes.map((i) => `${i.name} ${i.seconds} s (${fmtMb(i.bytes)})`).join(', '),
+    e === null
+      ? `GET /links/export.csv failed: ${list.exportProblem ?? 'no figures'}`
+      : `GET /links/export.csv: ${n(e.rows)} rows, ${fmtMb(e.bytes)} in ${e.seconds} s (${n(e.rowsPerSecond)} rows/s); ` +
+        `head after ${e.headMs} ms, first byte after ${e.firstByteMs} ms` +
+        (e.serverCpuMsPer1000Rows === null ? '' : `; service CPU ${e.serverCpuMsPer1000Rows} ms per 1000 rows`),
+    `${n(list.requestsPerShape)} requests per shape over ${list.connections} connections (autocannon); ` +
+      `worst shape "${list.worst.label}", p99 ${fmtMs(list.worst.p99)} ms`,
+  ];
+}
+
+const isListShape = (run: RunResult) => run.listShape !== undefined;
+
+const LIST_HEADERS = ['shape', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'failed', 'rows matched', 'plan: indexes (ms in Postgres)'];
+
+/** Responses other than 200, and requests without an answer. */
+function failedRequests(run: RunResult): string {
+  const failed = run.errors + Object.entries(run.statuses).reduce((sum, [status, n]) => sum + (status === '200' ? 0 : n), 0);
+  return intFmt.format(failed);
+}
+
+/** One row per list shape, and one over all of them: percentiles, the rows its filter matches, the plan's indexes. */
+function listRows(runs: readonly RunResult[]): string[][] {
+  const overall = runs.find((run) => run.list !== undefined);
+  const percentileCells = (run: RunResult) => [run.latency.p50, run.latency.p95 ?? Number.NaN, run.latency.p99, run.latency.max].map(fmtMs);
+  const shapes = runs.filter(isListShape).map((run) => {
+    const plan = slowestPlan(run.listShape?.plans ?? []);
+    return [
+      run.label.replace(/^list · /, ''),
+      fmtRps(run),
+      ...percentileCells(run),
+      failedRequests(run),
+      plan === undefined || plan.matches === null ? '—' : intFmt.format(plan.matches),
+      plan === undefined ? '—' : `${plan.indexes.join(' + ') || 'no index'} (${fmtMs(plan.executionMs)})${pathValues(run, plan)}`,
+    ];
+  });
+  return overall === undefined || shapes.length === 0
+    ? []
+    : [...shapes, ['all shapes', fmtRps(overall), ...percentileCells(overall), failedRequests(overall), '', '']];
+}
+
+/** The plan that took Postgres longest. */
+export function slowestPlan(plans: readonly ListPlan[]): ListPlan | undefined {
+  return plans.reduce<ListPlan | undefined>((a, b) => (a === undefined || b.executionMs > a.executionMs ? b : a), undefined);
+}
+
+/** For a shape of several paths, which one a plan is: its query string without the page size. */
+function pathValues(run: RunResult, plan: ListPlan): string {
+  if ((run.listShape?.paths.length ?? 0) < 2) return '';
+  const params = new URL(plan.path, 'http://list.invalid').searchParams;
+  const value = [...params].filter(([name]) => name !== 'limit' && name !== 'cursor' && name !== 'sort');
+  return value.length === 0 ? '' : ` for ${value.map(([name, v]) => `${name}=${v}`).join('&')}`;
+}
+
+function listSection(runs: readonly RunResult[]): string {
+  const overall = runs.find((run) => run.list !== undefined);
+  const rows = listRows(runs);
+  if (overall?.list === undefined || rows.length === 0) return '';
+  const cell = (text: string, i: number) => td(text, i > 0 && i < 8 ? 'num' : '');
+  const plans = runs.flatMap((run) =>
+    (run.listShape?.plans ?? []).map(
+      (plan) =>
+        `<details><summary>${escapeHtml(`${run.label}: ${plan.path} (${fmtMs(plan.executionMs)} ms in Postgres)`)}</summary>` +
+        `<pre>${escapeHtml(plan.text)}</pre></details>`,
+    ),
+  );
+  return `<h2>Link list</h2>
+${describeList(overall.list)
+  .map((line) => `<p class="meta">${escapeHtml(line)}</p>`)
+  .join('\n')}
+<div class="scroll"><table class="runs"><thead><tr>${LIST_HEADERS.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead>
+<tbody>${rows.map((cells) => `<tr>${cells.map(cell).join('')}</tr>`).join('')}</tbody></table></div>
+<p class="muted">The plans: EXPLAIN (ANALYZE, BUFFERS) of the statement that the service runs for each path of each shape, on a warm cache; the table shows the slowest path's.</p>
+${plans.join('')}`;
 }
 
 function hasLatency(run: RunResult): boolean {
@@ -287,7 +387,8 @@ function runRow(run: RunResult): string {
     `<tr class="sub"><td colspan="4"></td><td colspan="${RUN_HEADERS.length - 4}">${escapeHtml(text)}</td></tr>`;
   const memory = run.memory === undefined ? '' : sub(`memory: ${fmtMemory(run)}`);
   const storage = run.storage === undefined ? '' : describeStorage(run.storage).map(sub).join('');
-  return `<tr>${head}${cells.join('')}</tr>${memory}${storage}`;
+  const list = run.list === undefined ? '' : describeList(run.list).map(sub).join('');
+  return `<tr>${head}${cells.join('')}</tr>${memory}${storage}${list}`;
 }
 
 function runsTable(runs: readonly RunResult[]): string {
@@ -313,6 +414,8 @@ td.verdict { font-weight: 700; text-align: center; }
 table.runs td:first-child { max-width: 200px; } table.runs td:nth-child(2) { white-space: nowrap; }
 table.runs td:nth-child(3) { max-width: 140px; } tr.sub td { border-top: 0; color: #374151; }
 svg { display: block; background: #fff; border: 1px solid #e5e7eb; }
+details { margin: 4px 0; } summary { cursor: pointer; }
+pre { font-size: 12px; background: #fff; border: 1px solid #e5e7eb; padding: 8px; overflow-x: auto; }
 `;
 
 export function renderReport(result: SuiteResult): string {
@@ -339,6 +442,7 @@ export function renderReport(result: SuiteResult): string {
 <p class="meta">${escapeHtml(`load generator: ${s.generator} · ${s.cpus}`)}</p>
 <h2>Targets</h2>
 ${targetsTable(result.targets)}
+${listSection(result.runs)}
 <h2>Throughput</h2>
 ${throughputChart(result.runs)}
 <h2>Latency</h2>
@@ -400,6 +504,7 @@ function terminalRows(r: RunResult): string[][] {
     row,
     ...(r.memory === undefined ? [] : [['', `memory: ${fmtMemory(r)}`]]),
     ...(r.storage === undefined ? [] : describeStorage(r.storage).map((line) => ['', line])),
+    ...(r.list === undefined ? [] : describeList(r.list).map((line) => ['', line])),
   ];
 }
 
@@ -407,15 +512,21 @@ export function renderTable(result: SuiteResult): string {
   const runs = padColumns(
     [
       ['run', 'gen', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'statuses', 'errors', 'cpu client / server', 'note'],
-      ...result.runs.flatMap(terminalRows),
+      // The list's shapes have a table of their own, below.
+      ...result.runs.filter((run) => !isListShape(run)).flatMap(terminalRows),
     ],
     new Set([2, 3, 4, 5, 7]),
   );
+  const shapes = listRows(result.runs);
+  const list =
+    shapes.length === 0
+      ? ''
+      : `\nlist: one workspace's links, by shape\n${padColumns([LIST_HEADERS, ...shapes], new Set([1, 2, 3, 4, 5, 6, 7]))}\n`;
   const limited = result.runs.some((r) => r.generatorLimited !== undefined);
   const head = `load generator: ${result.settings.generator}\n${result.settings.cpus}\n\n`;
   const targets = padColumns(
     [['verdict', 'target', 'value', 'detail'], ...result.targets.map((t) => [t.verdict, t.name, t.value, t.detail ?? ''])],
     new Set([2]),
   );
-  return `${head}${runs}\n${limited ? `${LIMIT_LEGEND}\n` : ''}\ntargets: ${verdictSummary(result.targets)}\n${targets}\n`;
+  return `${head}${runs}\n${limited ? `${LIMIT_LEGEND}\n` : ''}${list}\ntargets: ${verdictSummary(result.targets)}\n${targets}\n`;
 }

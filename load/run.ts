@@ -6,6 +6,8 @@
 //   npm run load -- --links 1000000 --seconds 10  bigger and longer
 //   REDIS_URL=redis://127.0.0.1:6379 npm run load   with the Redis tier (the redis scenario needs it)
 //   DATABASE_URL=postgres://… npm run load -- --scenario storage    bytes per link in Postgres (and Redis)
+//   DATABASE_URL=postgres://… npm run load -- --scenario list --list-links 1000000
+//                                                  the link list's latency with a million links in a workspace
 //   taskset -c 0 npm run load -- --server-cpus 1 --scenario baseline,hot --against ../old
 //                                                  per core, and the service of another checkout in the same rounds
 //   taskset -c 0 npm run load -- --server-cpus 1 --scenario ceiling,baseline,hot,hot-slow,go
@@ -13,7 +15,8 @@
 //
 // It starts what it needs as child processes (the service, the bare node:http baseline, the
 // load generator's ceiling, the Go reference, the naive variants), seeds links through POST
-// /links, runs each scenario for a bounded time, prints one table, and writes
+// /links (the list scenario seeds its own workspace with SQL: load/list-seed.ts), runs each
+// scenario for a bounded time, prints one table, and writes
 // load/results/<timestamp>.json and .html. The redirect runs are driven by wrk when it is
 // installed (autocannon in this process tops out below a fast path), the others by autocannon.
 // Read the ratios, not the absolute figures: the load generator and the servers share the
@@ -27,17 +30,20 @@ import { basename, join, resolve as resolvePath } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { Request } from 'autocannon';
+import { createApiKey } from '../src/auth/api-keys.ts';
 import { createTestDatabase, withClient } from '../test/helpers/db.ts';
 import { deleteKeys, randomPrefix } from '../test/helpers/redis.ts';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.ts';
 import { buildGoReference, startGoReference, writeLinksFile } from './go-reference.ts';
-import { compare, measure, WARMUP_MS, type Variant } from './measure.ts';
+import { breakerNotOpen, chooseTerms, deepCursors, explainPath, exportAll, listShapes } from './list-bench.ts';
+import { LIST_WORKSPACE_ID, seedList } from './list-seed.ts';
+import { compare, measure, percentiles, WARMUP_MS, type Variant } from './measure.ts';
 import { ownCpus, parseCpuList, which } from './proc.ts';
-import { describeStorage, renderReport, renderTable } from './report.ts';
+import { describeStorage, renderReport, renderTable, slowestPlan } from './report.ts';
 import { clicksStorage, linksStorage, redisStorage } from './storage.ts';
 import { judgeTargets, markGeneratorLimits, quietRun, SCENARIOS, type Scenario } from './targets.ts';
 import { get, post, randomCodes, seededRandom, targetUrl, zipfPaths } from './traffic.ts';
-import type { RunResult, SuiteResult } from './types.ts';
+import type { ListExport, ListPlan, RunResult, SuiteResult } from './types.ts';
 import { findWrk } from './wrk.ts';
 
 /**
@@ -62,7 +68,20 @@ const CLICK_SAMPLE = 20_000;
 const MAX_SCANNER_RPS = { autocannon: 40_000, wrk: 150_000 };
 
 /** The redirect runs that wrk drives when it is there: plain GETs at full speed. */
-const WRK_SCENARIOS = ['ceiling', 'baseline', 'hot', 'hot-slow', 'go', 'cluster', 'not-found'];
+const WRK_SCENARIOS = ['ceiling', 'baseline', 'hot', 'hot-slow', 'go', 'cluster', 'not-found', 'dashboard'];
+
+/** Scenarios that need neither the main service nor its seeded links. */
+const SELF_CONTAINED: readonly string[] = ['list', 'memory'];
+
+/**
+ * The list scenario asks each shape of GET /links over this many connections: a few people on
+ * the dashboard at once, not a flood (the list's goal is a latency, not a rate).
+ */
+const LIST_CONNECTIONS = 4;
+/** Requests of each list shape before the measured ones, not counted. */
+const LIST_WARMUP = 20;
+/** The most a list shape may take; a shape that slow is stopped and measured on what it answered. */
+const LIST_SHAPE_SECONDS = 60;
 
 /** A failure the suite explains in one line (a server that misbehaved, a probe that failed). */
 class LoadError extends Error {}
@@ -80,6 +99,8 @@ const { values } = parseArgs({
     links: { type: 'string', default: '100000' },
     connections: { type: 'string', default: '100' },
     'memory-links': { type: 'string', default: '1000000' },
+    'list-links': { type: 'string', default: '1000000' },
+    'list-requests': { type: 'string', default: '300' },
     'zipf-s': { type: 'string', default: '1.1' },
     'redis-url': { type: 'string', default: process.env.REDIS_URL },
     'server-cpus': { type: 'string' },
@@ -95,6 +116,10 @@ const rounds = Math.round(positive('rounds'));
 const linkCount = positive('links');
 const connections = positive('connections');
 const memoryLinks = positive('memory-links');
+const listLinkCount = Math.round(positive('list-links'));
+const listRequests = Math.round(positive('list-requests'));
+// Its deep pages are pages 21–30 of 25 links.
+if (listLinkCount < 1000) usage(`--list-links must be at least 1000, not "${values['list-links']}"`);
 const zipfS = positive('zipf-s');
 const remote = values.url?.replace(/\/+$/, '');
 const redisUrl = values['redis-url'];
@@ -128,8 +153,9 @@ if (selected.has('latency')) {
 }
 const wants = (s: Scenario) => selected.has(s);
 
-// Whatever happens, the suite ends by itself: every run is bounded, and so is the whole.
-const WATCHDOG_MS = 20 * 60_000;
+// Whatever happens, the suite ends by itself: every run is bounded, and so is the whole (the list
+// scenario's seeding and index builds take a few minutes per million links on two cores).
+const WATCHDOG_MS = (20 + (selected.has('list') ? Math.ceil(listLinkCount / 1_000_000) * 10 : 0)) * 60_000;
 const watchdog = setTimeout(() => {
   console.error(`load: the suite ran longer than ${WATCHDOG_MS / 60_000} minutes; stopping`);
   void abandon(1);
@@ -185,6 +211,68 @@ function skip(scenario: Scenario, label: string, reason: string): void {
 
 log(`load generator: ${generatorNote}; ${cpusNote}`);
 try {
+  // First, while nothing else runs: the link list, on a database and a service of its own.
+  if (wants('list')) await listRun();
+  const ranOn = [...selected].some((s) => !SELF_CONTAINED.includes(s))
+    ? await serviceRuns()
+    : {
+        database: process.env.DATABASE_URL === undefined ? 'none' : 'scratch databases on DATABASE_URL’s server, dropped afterwards',
+        redis: 'not used',
+      };
+
+  if (wants('memory')) runs.push(await memoryRun());
+
+  const marked = markGeneratorLimits(runs);
+  const targets = judgeTargets(marked);
+  const result: SuiteResult = {
+    startedAt: started.toISOString(),
+    durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
+    machine: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      os: `${type()} ${release()}`,
+      node: process.version,
+    },
+    settings: {
+      database: ranOn.database,
+      redis: ranOn.redis,
+      url: remote ?? null,
+      links: linkCount,
+      zipfS,
+      secondsPerRun: seconds,
+      connections,
+      generator: generatorNote,
+      cpus: cpusNote,
+      command: `npm run load -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, ''),
+    },
+    runs: marked,
+    targets,
+  };
+  await mkdir(values.out, { recursive: true });
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  const jsonPath = join(values.out, `${stamp}.json`);
+  const htmlPath = join(values.out, `${stamp}.html`);
+  await writeFile(jsonPath, `${JSON.stringify(result, null, 2)}\n`);
+  await writeFile(htmlPath, renderReport(result));
+  console.log(renderTable(result));
+  console.log(`\nresults: ${jsonPath}\nreport:  ${htmlPath}`);
+} catch (err) {
+  console.error(err instanceof LoadError ? `load: ${err.message}` : err);
+  process.exitCode = 1;
+} finally {
+  // After a failure, servers may still be up: they hold the scratch database and keep this
+  // process alive.
+  for (const server of live) await stop(server);
+  clearTimeout(watchdog);
+  await runCleanups();
+}
+
+/**
+ * Every scenario that runs against the main service (seeded through POST /links) or beside it;
+ * what they ran on, for the report.
+ */
+async function serviceRuns(): Promise<{ database: string; redis: string }> {
   const database = remote === undefined ? await prepareDatabase() : null;
   const redis = remote === undefined ? prepareRedis() : null;
   const service = (extra: Record<string, string> = {}) => launch({ ...database?.env, ...extra });
@@ -546,112 +634,97 @@ try {
     }
   }
 
-  if (wants('metrics')) {
+  /**
+   * The hot path on two services that differ in one setting, each with every link in its LRU,
+   * side by side in alternating rounds (one after the other on an embedded database).
+   */
+  const pairedHot = async (
+    scenario: Scenario,
+    pair: readonly { variant: string; label: string; env: Record<string, string> }[],
+    requests: readonly Request[],
+    setting: string,
+  ) => {
     if (!local) {
-      for (const label of ['metrics', 'metrics · off'])
-        skip('metrics', label, 'needs services started with and without METRICS_ENABLED (not with --url)');
+      for (const v of pair) skip(scenario, v.label, `needs services started with and without ${setting} (not with --url)`);
+      return;
+    }
+    const warmed = async (env: Record<string, string>) => {
+      const server = await service(env);
+      await measure(
+        {
+          scenario,
+          variant: 'warm-up',
+          label: 'warm-up',
+          url: server.url,
+          connections,
+          requests: fixed(pathsOf(codes)),
+          amount: codes.length,
+        },
+        600,
+        0,
+      );
+      return server;
+    };
+    const variantOf = (v: (typeof pair)[number], server: ServerProcess): Variant => ({
+      scenario,
+      variant: v.variant,
+      label: v.label,
+      url: server.url,
+      connections,
+      requests: fixed(requests),
+      serverPid: pidOf(server),
+      ...driver(scenario),
+    });
+    if (shared) {
+      const servers = await Promise.all(pair.map((v) => warmed(v.env)));
+      (
+        await compare(
+          pair.map((v, i) => variantOf(v, servers[i] as ServerProcess)),
+          seconds,
+          rounds,
+        )
+      ).forEach(record);
+      for (const server of servers) await stop(server);
     } else {
-      // The hot path with metrics on and off: two services, each with every link in its LRU,
-      // side by side in alternating rounds (one after the other on an embedded database). Both
-      // count clicks, so requests carry a browser's User-Agent, as real clicks do.
-      const browser = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-      const clicks = fixed(hotPaths.map((request) => ({ ...request, headers: { 'user-agent': browser } })));
-      const pair = [
-        { variant: 'METRICS_ENABLED=true', label: 'metrics', env: { METRICS_ENABLED: 'true' } },
-        { variant: 'METRICS_ENABLED=false', label: 'metrics · off', env: { METRICS_ENABLED: 'false' } },
-      ];
-      const warmed = async (env: Record<string, string>) => {
-        const server = await service(env);
-        await measure(
-          {
-            scenario: 'metrics',
-            variant: 'warm-up',
-            label: 'warm-up',
-            url: server.url,
-            connections,
-            requests: fixed(pathsOf(codes)),
-            amount: codes.length,
-          },
-          600,
-          0,
-        );
-        return server;
-      };
-      const variantOf = (v: (typeof pair)[number], server: ServerProcess): Variant => ({
-        scenario: 'metrics',
-        variant: v.variant,
-        label: v.label,
-        url: server.url,
-        connections,
-        requests: clicks,
-        serverPid: pidOf(server),
-      });
-      if (shared) {
-        const servers = await Promise.all(pair.map((v) => warmed(v.env)));
-        (
-          await compare(
-            pair.map((v, i) => variantOf(v, servers[i] as ServerProcess)),
-            seconds,
-            rounds,
-          )
-        ).forEach(record);
-        for (const server of servers) await stop(server);
-      } else {
-        for (const v of pair) {
-          const server = await warmed(v.env);
-          record(await measure(variantOf(v, server), seconds));
-          await stop(server);
-        }
+      for (const v of pair) {
+        const server = await warmed(v.env);
+        record(await measure(variantOf(v, server), seconds));
+        await stop(server);
       }
     }
+  };
+
+  if (wants('metrics')) {
+    // Both count clicks, so requests carry a browser's User-Agent, as real clicks do.
+    const browser = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+    await pairedHot(
+      'metrics',
+      [
+        { variant: 'METRICS_ENABLED=true', label: 'metrics', env: { METRICS_ENABLED: 'true' } },
+        { variant: 'METRICS_ENABLED=false', label: 'metrics · off', env: { METRICS_ENABLED: 'false' } },
+      ],
+      hotPaths.map((request) => ({ ...request, headers: { 'user-agent': browser } })),
+      'METRICS_ENABLED',
+    );
   }
 
-  if (wants('memory')) runs.push(await memoryRun());
-
-  const marked = markGeneratorLimits(runs);
-  const targets = judgeTargets(marked);
-  const result: SuiteResult = {
-    startedAt: started.toISOString(),
-    durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
-    machine: {
-      cpu: cpus()[0]?.model ?? 'unknown',
-      cores: cpus().length,
-      memoryGiB: Math.round(totalmem() / 2 ** 30),
-      os: `${type()} ${release()}`,
-      node: process.version,
-    },
-    settings: {
-      database: remote !== undefined ? 'the deployment’s own' : (database?.label ?? ''),
-      redis: remote !== undefined ? 'the deployment’s own' : (redis?.label ?? 'off (REDIS_URL unset)'),
-      url: remote ?? null,
-      links: linkCount,
-      zipfS,
-      secondsPerRun: seconds,
-      connections,
-      generator: generatorNote,
-      cpus: cpusNote,
-      command: `npm run load -- ${process.argv.slice(2).join(' ')}`.trim().replace(/ --$/, ''),
-    },
-    runs: marked,
-    targets,
+  if (wants('dashboard')) {
+    // The dashboard is Fastify routes under /app/ (src/http/dashboard.ts): the redirect path must
+    // not know whether it is there. Plain GETs, so wrk drives them when it is installed.
+    await pairedHot(
+      'dashboard',
+      [
+        { variant: 'DASHBOARD_ENABLED=true', label: 'dashboard', env: { DASHBOARD_ENABLED: 'true' } },
+        { variant: 'DASHBOARD_ENABLED=false', label: 'dashboard · off', env: { DASHBOARD_ENABLED: 'false' } },
+      ],
+      hotPaths,
+      'DASHBOARD_ENABLED',
+    );
+  }
+  return {
+    database: remote !== undefined ? 'the deployment’s own' : (database?.label ?? ''),
+    redis: remote !== undefined ? 'the deployment’s own' : (redis?.label ?? 'off (REDIS_URL unset)'),
   };
-  await mkdir(values.out, { recursive: true });
-  const stamp = started.toISOString().replace(/[:.]/g, '-');
-  const jsonPath = join(values.out, `${stamp}.json`);
-  const htmlPath = join(values.out, `${stamp}.html`);
-  await writeFile(jsonPath, `${JSON.stringify(result, null, 2)}\n`);
-  await writeFile(htmlPath, renderReport(result));
-  console.log(renderTable(result));
-  console.log(`\nresults: ${jsonPath}\nreport:  ${htmlPath}`);
-} catch (err) {
-  console.error(err instanceof LoadError ? `load: ${err.message}` : err);
-  process.exitCode = 1;
-} finally {
-  // After a failure, servers may still be up: they hold the scratch database and keep this
-  // process alive.
-  for (const server of live) await stop(server);
-  clearTimeout(watchdog);
-  await runCleanups();
 }
 
 async function runCleanups(): Promise<void> {
@@ -719,10 +792,14 @@ async function warmUp(url: string, codes: readonly string[], name: string, copie
 /** Seeds links through POST /links; returns [code, url] of each one created. */
 async function seed(url: string, count: number): Promise<[string, string][]> {
   const links: [string, string][] = [];
+  const refused = new Map<string, number>();
   const onResponse = (status: number, body: string) => {
     if (status === 201) {
       const created = JSON.parse(body) as { code: string; url: string };
       links.push([created.code, created.url]);
+    } else {
+      const code = (JSON.parse(body) as { error?: { code?: string } }).error?.code ?? String(status);
+      refused.set(code, (refused.get(code) ?? 0) + 1);
     }
   };
   const requests = Array.from({ length: count }, (_, i): Request => ({ ...post('/links', { url: targetUrl(i) }), onResponse }));
@@ -733,7 +810,10 @@ async function seed(url: string, count: number): Promise<[string, string][]> {
     0,
   );
   if (links.length !== count)
-    fail(`seeding created ${links.length} of ${count} links: ${JSON.stringify(run.statuses)}, ${run.errors} connection errors or timeouts`);
+    fail(
+      `seeding created ${links.length} of ${count} links: ${JSON.stringify(run.statuses)} (${JSON.stringify(Object.fromEntries(refused))}), ` +
+        `${run.errors} connection errors or timeouts`,
+    );
   log(`seeded at ${run.rps.toLocaleString('en-US')} links/s`);
   return links;
 }
@@ -797,6 +877,127 @@ async function clickRowsWritten(databaseUrl: string, rows: number): Promise<void
     await sleep(250);
   }
   log(`storage: link_clicks_daily holds ${await count()} of ${rows} rows after 10 s; sizing those`);
+}
+
+/**
+ * The list scenario: a workspace of --list-links links seeded straight into a scratch database
+ * (load/list-seed.ts), the service on it, and each shape of the link list (load/list-bench.ts)
+ * asked --list-requests times over LIST_CONNECTIONS connections by autocannon, which times every
+ * response from its request's write to its last byte; then each shape's plan, and the export of
+ * the whole list, once. One run per shape, and one over all of them ('list').
+ */
+async function listRun(): Promise<void> {
+  if (remote !== undefined) return skip('list', 'list', 'needs local processes (not with --url)');
+  if (process.env.DATABASE_URL === undefined) {
+    return skip(
+      'list',
+      'list',
+      'needs DATABASE_URL: it seeds its workspace with SQL into a scratch database (the embedded engine is one session, held by the service)',
+    );
+  }
+  const db = await createTestDatabase('list');
+  cleanups.push(() => db.drop());
+  log(`list: seeding ${listLinkCount.toLocaleString('en-US')} links into the scratch database ${db.name}`);
+  const seeded = await seedList(db.url, listLinkCount, log);
+  const server = await launch({ DATABASE_URL: db.url });
+  const serverPid = server.child.pid;
+  try {
+    const key = await withClient(db.url, (client) =>
+      createApiKey(client, { name: 'list benchmark', role: 'viewer', workspaceId: LIST_WORKSPACE_ID }),
+    );
+    const headers = { authorization: `Bearer ${key.secret}` };
+    const terms = await chooseTerms(db.url, seeded);
+    const deep = {
+      created: await deepCursors(server.url, key.secret, 'created'),
+      clicks: await deepCursors(server.url, key.secret, 'clicks'),
+    };
+    const pooled: number[] = [];
+    const shapeRuns: RunResult[] = [];
+    for (const shape of listShapes(seeded, terms, deep)) {
+      // Every connection walks every path of the shape.
+      const requests = Array.from({ length: LIST_CONNECTIONS * shape.paths.length }, (_, i): Request => ({
+        method: 'GET',
+        path: shape.paths[i % shape.paths.length] ?? '/',
+        headers,
+      }));
+      const variant: Variant = {
+        scenario: 'list',
+        variant: 'service',
+        label: `list · ${shape.label}`,
+        url: server.url,
+        connections: LIST_CONNECTIONS,
+        requests: () => requests,
+        serverPid,
+      };
+      const waited = await breakerNotOpen(server.url);
+      if (waited > 0) log(`list: waited ${waited} ms for the Postgres breaker that the shape before opened`);
+      await measure({ ...variant, label: 'warm-up', amount: LIST_WARMUP }, LIST_SHAPE_SECONDS, 0);
+      const run = await measure({ ...variant, amount: listRequests, latencySink: pooled }, LIST_SHAPE_SECONDS, 0);
+      const plans: ListPlan[] = [];
+      for (const path of shape.paths) {
+        const plan = await explainPath(db.url, path);
+        if (plan !== null) plans.push(plan);
+      }
+      shapeRuns.push(record({ ...run, listShape: { paths: shape.paths, plans } }));
+      const slowest = slowestPlan(plans);
+      if (slowest !== undefined) {
+        const matched = slowest.matches === null ? '' : `, ${slowest.matches.toLocaleString('en-US')} rows match`;
+        const ofPaths = plans.length > 1 ? ` (the slowest of its ${plans.length} paths: ${slowest.path})` : '';
+        log(`  plan${ofPaths}: ${slowest.indexes.join(', ') || 'no index'}, ${slowest.executionMs} ms in Postgres${matched}`);
+      }
+    }
+    let exported: ListExport | null = null;
+    let exportProblem: string | undefined;
+    try {
+      await breakerNotOpen(server.url);
+      exported = await exportAll(server.url, key.secret, serverPid);
+      log(
+        `list: GET /links/export.csv: ${exported.rows.toLocaleString('en-US')} rows in ${exported.seconds} s ` +
+          `(${exported.rowsPerSecond.toLocaleString('en-US')} rows/s), first byte after ${exported.firstByteMs} ms`,
+      );
+    } catch (err) {
+      exportProblem = err instanceof Error ? err.message : String(err);
+      log(`list: GET /links/export.csv failed: ${exportProblem}`);
+    }
+    const worst = shapeRuns.reduce((a, b) => (b.latency.p99 > a.latency.p99 ? b : a));
+    const counted = shapeRuns.reduce((sum, run) => sum + run.seconds, 0);
+    const sum = (pick: (run: RunResult) => number) => shapeRuns.reduce((total, run) => total + pick(run), 0);
+    const statuses: Record<string, number> = {};
+    for (const run of shapeRuns) for (const [status, n] of Object.entries(run.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+    const requests = sum((run) => run.requests);
+    const overall: RunResult = {
+      scenario: 'list',
+      variant: 'service',
+      label: 'list',
+      generator: 'autocannon',
+      connections: LIST_CONNECTIONS,
+      offeredRate: null,
+      seconds: Math.round(counted * 100) / 100,
+      requests,
+      rps: Math.round(requests / counted),
+      latency: percentiles(pooled),
+      statuses,
+      errors: sum((run) => run.errors),
+      cpu: {
+        client: Math.round((sum((run) => run.cpu.client * run.seconds) / counted) * 100) / 100,
+        server: shapeRuns.some((run) => run.cpu.server === null)
+          ? null
+          : Math.round((sum((run) => (run.cpu.server ?? 0) * run.seconds) / counted) * 100) / 100,
+      },
+      list: {
+        links: seeded.links,
+        requestsPerShape: listRequests,
+        connections: LIST_CONNECTIONS,
+        worst: { label: worst.label, p99: worst.latency.p99 },
+        seeding: seeded.seeding,
+        export: exported,
+        ...(exportProblem === undefined ? {} : { exportProblem }),
+      },
+    };
+    record(overall);
+  } finally {
+    await stop(server);
+  }
 }
 
 async function memoryRun(): Promise<RunResult> {
@@ -867,7 +1068,9 @@ function placeCluster(option: number[] | null): { cpus: number[] | null; informa
       };
 }
 
-function positive(name: 'seconds' | 'rounds' | 'links' | 'connections' | 'memory-links' | 'zipf-s'): number {
+function positive(
+  name: 'seconds' | 'rounds' | 'links' | 'connections' | 'memory-links' | 'list-links' | 'list-requests' | 'zipf-s',
+): number {
   const n = Number(values[name]);
   if (!Number.isFinite(n) || n <= 0) usage(`--${name} must be a positive number, not "${values[name]}"`);
   return n;

@@ -1,6 +1,8 @@
 // The `storage` scenario's probes: what a link costs in Postgres and in Redis once the service has
 // written it (the suite seeds through POST /links; creates write through to Redis under the run's
-// key prefix), and what clicks add (rows of link_clicks_daily, counts updated in `links`).
+// key prefix), and what clicks add (rows of link_clicks_daily, counts updated in `link_totals`).
+// In Postgres a link is a row of `links` and, since migrations/0005, a row of `link_totals` (its
+// click totals, written by a trigger with the link): both are sized, apart.
 // Postgres sizes come after VACUUM ANALYZE; Redis is measured key by key with MEMORY
 // USAGE (the suite's Redis is shared, so used_memory there says nothing about this run), and again
 // on a private redis-server, where used_memory also shows what MEMORY USAGE leaves out: the dict
@@ -12,26 +14,31 @@ import type pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { withClient } from '../test/helpers/db.ts';
 import { PrivateRedis, scanKeys, withRedis } from '../test/helpers/redis.ts';
-import type { PostgresStorage, RedisStorage } from './types.ts';
+import type { PostgresStorage, RedisStorage, TableSize } from './types.ts';
 
 /** Commands per pipeline: each one stays small on a Redis that others use. */
 const CHUNK = 1000;
 
 /**
- * The `links` table as the seeding left it: run before any click, whose counts UPDATE the rows.
- * Dead tuples and stale statistics would make the figures drift from run to run, hence VACUUM.
+ * `links` and `link_totals` as the seeding left them: run before any click, whose counts UPDATE
+ * link_totals. Dead tuples and stale statistics would make the figures drift from run to run, hence VACUUM.
  */
 export async function linksStorage(
   databaseUrl: string,
-): Promise<Omit<PostgresStorage, 'clickRows' | 'clickBytesPerRow' | 'clickedHeapBytesPerLink'>> {
+): Promise<Omit<PostgresStorage, 'clickRows' | 'clickBytesPerRow' | 'clickedHeapBytesPerLink' | 'clickedTotals'>> {
   return withClient(databaseUrl, async (client) => {
-    await client.query('VACUUM ANALYZE links');
+    await client.query('VACUUM ANALYZE links, link_totals');
     const row = await one<{ links: string; url: string | null; total: string; heap: string; indexes: string }>(
       client,
       `SELECT (SELECT count(*) FROM links) AS links, (SELECT avg(octet_length(url)) FROM links) AS url,
               pg_total_relation_size('links') AS total, pg_relation_size('links') AS heap, pg_indexes_size('links') AS indexes`,
     );
     const links = Number(row.links);
+    const byName = await client.query<{ name: string; bytes: string }>(
+      `SELECT indexrelid::regclass::text AS name, pg_relation_size(indexrelid) AS bytes
+       FROM pg_index WHERE indrelid = 'links'::regclass ORDER BY 1`,
+    );
+    const totals = await tableSize(client, 'link_totals', links);
     return {
       links,
       urlBytes: Math.round(Number(row.url ?? 0) * 10) / 10,
@@ -41,29 +48,52 @@ export async function linksStorage(
       bytesPerLink: per(row.total, links),
       heapBytesPerLink: per(row.heap, links),
       indexBytesPerLink: per(row.indexes, links),
+      indexBytesPerLinkByName: Object.fromEntries(byName.rows.map((index) => [index.name, per(index.bytes, links)])),
+      totals,
+      allBytesPerLink: per(row.total, links) + totals.bytesPerLink,
     };
   });
 }
 
-/** After clicks: link_clicks_daily (table and key) per row, and the heap of `links` per link once the click counts were written to it. */
+/**
+ * After clicks: link_clicks_daily (table and key) per row, the heap of `links` per link (clicks no
+ * longer write to it), and link_totals per link, where the click counts are written.
+ */
 export async function clicksStorage(
   databaseUrl: string,
-): Promise<Pick<PostgresStorage, 'clickRows' | 'clickBytesPerRow' | 'clickedHeapBytesPerLink'>> {
+): Promise<Pick<PostgresStorage, 'clickRows' | 'clickBytesPerRow' | 'clickedHeapBytesPerLink' | 'clickedTotals'>> {
   return withClient(databaseUrl, async (client) => {
-    await client.query('VACUUM ANALYZE links');
-    await client.query('VACUUM ANALYZE link_clicks_daily');
+    await client.query('VACUUM ANALYZE links, link_totals, link_clicks_daily');
     const row = await one<{ links: string; heap: string; clicks: string; total: string }>(
       client,
       `SELECT (SELECT count(*) FROM links) AS links, pg_relation_size('links') AS heap,
               (SELECT count(*) FROM link_clicks_daily) AS clicks, pg_total_relation_size('link_clicks_daily') AS total`,
     );
     const clickRows = Number(row.clicks);
+    const links = Number(row.links);
     return {
       clickRows,
       clickBytesPerRow: clickRows === 0 ? null : per(row.total, clickRows),
-      clickedHeapBytesPerLink: per(row.heap, Number(row.links)),
+      clickedHeapBytesPerLink: per(row.heap, links),
+      clickedTotals: await tableSize(client, 'link_totals', links),
     };
   });
+}
+
+/** A table's size (after the caller's VACUUM ANALYZE), per link of `links`. */
+async function tableSize(client: pg.Client, table: 'link_totals', links: number): Promise<TableSize> {
+  const row = await one<{ rows: string; total: string; heap: string; indexes: string }>(
+    client,
+    `SELECT (SELECT count(*) FROM ${table}) AS rows, pg_total_relation_size('${table}') AS total,
+            pg_relation_size('${table}') AS heap, pg_indexes_size('${table}') AS indexes`,
+  );
+  return {
+    rows: Number(row.rows),
+    totalBytes: Number(row.total),
+    bytesPerLink: per(row.total, links),
+    heapBytesPerLink: per(row.heap, links),
+    indexBytesPerLink: per(row.indexes, links),
+  };
 }
 
 async function one<T extends object>(client: pg.Client, sql: string): Promise<T> {

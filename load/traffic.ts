@@ -63,9 +63,13 @@ export function post(path: string, body: unknown): Request {
   return { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
-/** A unique target URL of exactly 80 characters, like a tracked campaign link. */
+/**
+ * A unique target URL of exactly 80 characters for i below 10^8, like a tracked campaign link.
+ * (Its id had 4 digits of room until this head was shortened, so from i = 10,000 on it was 81 and
+ * 82 characters: 81.9 on average over the memory probe's million links.)
+ */
 export function targetUrl(i: number): string {
-  const head = `https://shop.example.com/campaign/spring-sale/landing?utm_source=sms&utm_id=`;
+  const head = `https://shop.example.com/campaign/spring-sale/landing?utm_source=sms&id=`;
   return head + String(i).padStart(80 - head.length, '0');
 }
 

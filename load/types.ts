@@ -5,6 +5,8 @@ export interface Latency {
   readonly mean: number;
   readonly p50: number;
   readonly p90: number;
+  /** Runs whose every latency was kept (autocannon's); wrk prints no p95. */
+  readonly p95?: number;
   readonly p99: number;
   readonly p999: number;
   readonly max: number;
@@ -12,7 +14,7 @@ export interface Latency {
 
 /** One measurement: one server variant under one traffic shape for a bounded time. */
 export interface RunResult {
-  /** The scenario it belongs to: ceiling, baseline, hot, hot-slow, go, cluster, redis, postgres, not-found, create, mixed, latency, metrics, memory, storage. */
+  /** The scenario it belongs to: ceiling, baseline, hot, hot-slow, go, cluster, redis, postgres, not-found, create, mixed, latency, metrics, dashboard, memory, storage, list. */
   readonly scenario: string;
   /** Which server answered: 'service', 'baseline (node:http + Map)', 'one SELECT per request', ... */
   readonly variant: string;
@@ -53,6 +55,10 @@ export interface RunResult {
   };
   /** Only for the storage scenario. */
   readonly storage?: StorageFigures;
+  /** Only for the list scenario's run over all its shapes (label 'list'). */
+  readonly list?: ListFigures;
+  /** Only for the list scenario's shapes: the request paths cycled through, and the plan of each. */
+  readonly listShape?: { readonly paths: readonly string[]; readonly plans: readonly ListPlan[] };
   /** Set when the run did not happen; says why (e.g. "the Redis tier does not exist yet"). */
   readonly skipped?: string;
 }
@@ -64,7 +70,11 @@ export interface StorageFigures {
   readonly redis: RedisStorage | null;
 }
 
-/** Sizes after VACUUM ANALYZE, in bytes; those of `links` before any click. */
+/**
+ * Sizes after VACUUM ANALYZE, in bytes; those of `links` and `link_totals` before any click. The
+ * `links` fields are the table `links` alone; since migrations/0005 each link also has a row in
+ * `link_totals` (its click totals), counted apart in `totals`.
+ */
 export interface PostgresStorage {
   /** Rows of `links`, and the mean length of their URLs. */
   readonly links: number;
@@ -73,19 +83,105 @@ export interface PostgresStorage {
   readonly totalBytes: number;
   /** pg_relation_size('links'): the heap alone. */
   readonly heapBytes: number;
-  /** pg_indexes_size('links'): the primary key on `code` (the only index). */
+  /** pg_indexes_size('links'): the primary key on `code` and the link list's indexes (migrations/0006). */
   readonly indexBytes: number;
   readonly bytesPerLink: number;
   readonly heapBytesPerLink: number;
   readonly indexBytesPerLink: number;
+  /** Each index of `links`, by name: bytes per link. */
+  readonly indexBytesPerLinkByName: Readonly<Record<string, number>>;
+  /** `link_totals` (a row per link, written by a trigger with the link) before any click; per link of `links`. */
+  readonly totals: TableSize;
+  /** `links` and `link_totals` together, per link: what a link costs in Postgres before its first click. */
+  readonly allBytesPerLink: number;
   /** link_clicks_daily after one click on some links: one row per link and UTC day clicked; its total size (table and key) per row. */
   readonly clickRows: number;
   readonly clickBytesPerRow: number | null;
   /**
-   * The heap of `links` per link after those clicks: their counts are UPDATEs, whose old row
-   * versions VACUUM frees but does not give back.
+   * The heap of `links` per link after those clicks. Before migrations/0005 the counts were
+   * UPDATEs of `links`, whose old row versions VACUUM frees but does not give back; now they go to
+   * `link_totals` (`clickedTotals`), and this stays at `heapBytesPerLink`.
    */
   readonly clickedHeapBytesPerLink: number;
+  /**
+   * `link_totals` per link after those clicks: each count is an UPDATE of a narrow row that changes
+   * an indexed column (link_totals_by_clicks), so it writes a new row version and new index entries.
+   */
+  readonly clickedTotals: TableSize;
+}
+
+/** A table's size after VACUUM ANALYZE, in bytes, per link of `links`. */
+export interface TableSize {
+  readonly rows: number;
+  /** pg_total_relation_size. */
+  readonly totalBytes: number;
+  readonly bytesPerLink: number;
+  /** pg_relation_size: the heap alone. */
+  readonly heapBytesPerLink: number;
+  /** pg_indexes_size. */
+  readonly indexBytesPerLink: number;
+}
+
+/** The list scenario's figures besides latency: the data it measured on, how it was made, the export. */
+export interface ListFigures {
+  /** Links in the workspace listed (--list-links). */
+  readonly links: number;
+  /** Requests measured per shape, over how many connections. */
+  readonly requestsPerShape: number;
+  readonly connections: number;
+  /** The shape with the highest p99 and that p99 (ms). */
+  readonly worst: { readonly label: string; readonly p99: number };
+  readonly seeding: ListSeeding;
+  /** GET /links/export.csv over the whole workspace, once; null if it failed (see `exportProblem`). */
+  readonly export: ListExport | null;
+  readonly exportProblem?: string;
+}
+
+export interface ListSeeding {
+  /** The INSERT … SELECT of the links (without the list's indexes; the primary key and the triggers on). */
+  readonly linksSeconds: number;
+  readonly linksPerSecond: number;
+  /** The migration's copy of the click totals into link_totals (one row per link). */
+  readonly totalsSeconds: number;
+  /** Each CREATE INDEX of the link list (migrations/0006), built after the load, in the migration's order. */
+  readonly indexes: readonly IndexBuild[];
+  readonly indexSeconds: number;
+  readonly vacuumSeconds: number;
+  /** pg_total_relation_size of links and of link_totals once built. */
+  readonly linksBytes: number;
+  readonly totalsBytes: number;
+  /** The server's version and the settings that index builds and queries depend on. */
+  readonly postgres: Readonly<Record<string, string>>;
+}
+
+export interface IndexBuild {
+  readonly name: string;
+  readonly table: string;
+  readonly seconds: number;
+  readonly bytes: number;
+}
+
+/** EXPLAIN (ANALYZE, BUFFERS) of the statement the service runs for a request, on a warm cache. */
+export interface ListPlan {
+  readonly path: string;
+  /** The indexes it read, and 'Seq Scan on <table>' for each table it read whole. */
+  readonly indexes: readonly string[];
+  readonly executionMs: number;
+  /** Rows its filter selects (from its cursor on): the statement counted instead of ordered and cut; null for GET /tags. */
+  readonly matches: number | null;
+  readonly text: string;
+}
+
+export interface ListExport {
+  /** Until the response's head, and until the first byte of its body. */
+  readonly headMs: number;
+  readonly firstByteMs: number;
+  readonly seconds: number;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly rowsPerSecond: number;
+  /** CPU seconds of the service over the export, per 1000 rows. */
+  readonly serverCpuMsPer1000Rows: number | null;
 }
 
 export interface RedisStorage {
