@@ -90,7 +90,7 @@ function Shell() {
 
   let content;
   if (auth.status === 'loading') {
-    content = <p class="loading">Loading…</p>;
+    content = <LoadingPage />;
   } else if (auth.status === 'unreachable') {
     content = (
       <div class="message message-error" role="alert">
@@ -109,7 +109,7 @@ function Shell() {
         onSignedIn={(session) => setAuth({ status: 'signed-in', session })}
       />
     ) : (
-      <p class="loading">Loading…</p>
+      <LoadingPage />
     );
   } else {
     content = (

@@ -183,11 +183,6 @@ export class ApiClient {
     }
   }
 
-  /** Forgets the CSRF token after the API said the session is gone. */
-  forgetSession(): void {
-    this.#csrfToken = null;
-  }
-
   // Links
 
   listLinks(query: ListQuery, cursor: string | null, signal?: AbortSignal): Promise<LinkPage> {

@@ -30,7 +30,7 @@ export function ClicksChart({ daily }: { daily: DailyClicks[] }) {
     import('../uplot-lib.ts').then(
       ({ uPlot }) => {
         if (cancelled) return;
-        chart = new uPlot(chartOptions(uPlot, element.clientWidth, daily.length), data, element);
+        chart = new uPlot(chartOptions(uPlot, chartWidth(element), daily.length), data, element);
         const drawn = chart;
         resize = new ResizeObserver(() => drawn.setSize({ width: chartWidth(element), height: HEIGHT }));
         resize.observe(element);
@@ -54,11 +54,13 @@ function chartWidth(element: HTMLElement): number {
 function chartOptions(plot: typeof uPlot, width: number, days: number): uPlot.Options {
   const axis = { stroke: '#3d4650', grid: { stroke: '#e6e9ed' }, ticks: { stroke: '#c3c9d0' } };
   return {
-    width: Math.max(width, 200),
+    width,
     height: HEIGHT,
     // The days are UTC days: show them as such whatever the browser's zone.
     tzDate: (ts) => plot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     cursor: { drag: { x: false, y: false } },
+    // The series' names and colours only: the numbers are in the table below, not in a legend that reads "--" until hovered.
+    legend: { live: false },
     scales: { y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] } },
     axes: [
       {

@@ -104,12 +104,7 @@ export function ClicksPanel({ code }: { code: string }) {
         </form>
       )}
       {error !== null ? (
-        <ErrorMessage>
-          <p>The clicks could not be loaded: {error}</p>
-          <button type="button" onClick={() => setAttempt(attempt + 1)}>
-            Try again
-          </button>
-        </ErrorMessage>
+        <ErrorMessage onRetry={() => setAttempt(attempt + 1)}>The clicks could not be loaded: {error}</ErrorMessage>
       ) : stats === null ? (
         <p class="loading">Loading clicks…</p>
       ) : (

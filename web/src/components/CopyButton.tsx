@@ -7,14 +7,13 @@ interface CopyButtonProps {
   what: string;
   /** The id of the element showing `text`, selected when the clipboard cannot be written. */
   sourceId: string;
-  label?: string;
 }
 
 /**
  * Copies `text` with the Clipboard API. Where there is none (a plain-HTTP origin other than localhost) or it is
  * refused, the text is selected instead so that the person can copy it with the keyboard.
  */
-export function CopyButton({ text, what, sourceId, label = 'Copy' }: CopyButtonProps) {
+export function CopyButton({ text, what, sourceId }: CopyButtonProps) {
   const announce = useAnnounce();
   const [copied, setCopied] = useState(false);
   const timer = useRef<number | undefined>(undefined);
@@ -35,7 +34,7 @@ export function CopyButton({ text, what, sourceId, label = 'Copy' }: CopyButtonP
 
   return (
     <button type="button" class="button-small" onClick={() => void copy()}>
-      {copied ? 'Copied' : label}
+      {copied ? 'Copied' : 'Copy'}
       <span class="visually-hidden"> {what}</span>
     </button>
   );

@@ -44,10 +44,20 @@ export function Field({ id, label, hint, error, live = false, children }: FieldP
   );
 }
 
-export function ErrorMessage({ children }: { children: ComponentChildren }) {
+/** An error for the page or a part of it; with `onRetry`, a "Try again" button after it. */
+export function ErrorMessage({ children, onRetry }: { children: ComponentChildren; onRetry?: () => void }) {
   return (
     <div class="message message-error" role="alert">
-      {children}
+      {onRetry === undefined ? (
+        children
+      ) : (
+        <>
+          <p>{children}</p>
+          <button type="button" onClick={onRetry}>
+            Try again
+          </button>
+        </>
+      )}
     </div>
   );
 }

@@ -80,10 +80,10 @@ function LinkRow({ link }: { link: Link }) {
       <td role="cell" class="numeric">
         <CellLabel>Clicks</CellLabel>
         <span class="clicks">
-          {formatCount(link.clicks)} <span class="muted">people</span>
+          {formatCount(link.clicks)} <span class="muted">{link.clicks === 1 ? 'person' : 'people'}</span>
         </span>{' '}
         <span class="clicks">
-          {formatCount(link.botClicks)} <span class="muted">bots</span>
+          {formatCount(link.botClicks)} <span class="muted">{link.botClicks === 1 ? 'bot' : 'bots'}</span>
         </span>
       </td>
       <td role="cell">

@@ -20,6 +20,8 @@ export function QrPanel({ link }: { link: Link }) {
   const [failed, setFailed] = useState(false);
   const svg = qrUrl(link.code, { format: 'svg', ...options });
   const png = qrUrl(link.code, { format: 'png', ...options });
+  // The preview is shown at 256 px whatever the size chosen: only the margin and the level change it.
+  const preview = qrUrl(link.code, { format: 'svg', ...options, size: 256 });
 
   const setNumber = (field: 'size' | 'margin', min: number, max: number) => (event: { currentTarget: HTMLInputElement }) => {
     const value = Number(event.currentTarget.value);
@@ -40,7 +42,7 @@ export function QrPanel({ link }: { link: Link }) {
             {failed ? (
               <p class="message message-error">The QR code could not be loaded.</p>
             ) : (
-              <img src={svg} alt={`QR code for ${link.shortUrl}`} width={256} height={256} onError={() => setFailed(true)} />
+              <img src={preview} alt={`QR code for ${link.shortUrl}`} width={256} height={256} onError={() => setFailed(true)} />
             )}
           </div>
           <div class="qr-controls">

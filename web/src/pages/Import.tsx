@@ -1,12 +1,12 @@
 import { useRef, useState } from 'preact/hooks';
 import { IMPORT_FORMATS, type ImportFormat, type ImportReport } from '../api.ts';
-import { Field } from '../components/Field.tsx';
+import { ErrorMessage, Field } from '../components/Field.tsx';
 import { ImportResults } from '../components/ImportResults.tsx';
 import { Page } from '../components/Page.tsx';
 import { useAnnounce } from '../components/Status.tsx';
 import { permissions, useApp } from '../context.ts';
 import { errorMessage } from '../errors.ts';
-import { plural } from '../format.ts';
+import { formatCount } from '../format.ts';
 
 const MAX_BYTES = 5 * 1024 * 1024;
 
@@ -77,11 +77,7 @@ export function ImportPage() {
           importing the same file again creates nothing new.
         </p>
         <form class="form" onSubmit={(event) => void submit(event)} noValidate>
-          {formError !== null && (
-            <div class="message message-error" role="alert">
-              The file was not imported: {formError}
-            </div>
-          )}
+          {formError !== null && <ErrorMessage>The file was not imported: {formError}</ErrorMessage>}
           <Field id="import-file" label="CSV file" hint="At most 5 MiB and 5,000 rows, with a header row." error={fileError}>
             {(control) => (
               <input
@@ -112,7 +108,7 @@ export function ImportPage() {
             <button type="submit" class="button-primary" aria-disabled={busy}>
               {busy ? 'Importing…' : 'Import'}
             </button>
-            {file !== null && <span class="hint">{`${file.name}, ${plural(Math.ceil(file.size / 1024), 'KiB', 'KiB')}`}</span>}
+            {file !== null && <span class="hint">{`${formatCount(Math.ceil(file.size / 1024))} KiB`}</span>}
           </div>
         </form>
       </div>

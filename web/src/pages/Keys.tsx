@@ -58,12 +58,7 @@ export function KeysPage() {
         <section class="panel" aria-labelledby="keys-heading">
           <h2 id="keys-heading">Keys of {session.workspace.name}</h2>
           {error !== null ? (
-            <ErrorMessage>
-              <p>The keys could not be loaded: {error}</p>
-              <button type="button" onClick={() => setAttempt(attempt + 1)}>
-                Try again
-              </button>
-            </ErrorMessage>
+            <ErrorMessage onRetry={() => setAttempt(attempt + 1)}>The keys could not be loaded: {error}</ErrorMessage>
           ) : keys === null ? (
             <p class="loading">Loading keys…</p>
           ) : (

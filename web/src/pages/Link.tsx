@@ -47,12 +47,7 @@ export function LinkPage() {
         {notFound ? (
           <p>There is no link with the code “{code}” in this workspace. It may have been deleted.</p>
         ) : (
-          <ErrorMessage>
-            <p>The link could not be loaded: {state.message}</p>
-            <button type="button" onClick={() => setAttempt(attempt + 1)}>
-              Try again
-            </button>
-          </ErrorMessage>
+          <ErrorMessage onRetry={() => setAttempt(attempt + 1)}>The link could not be loaded: {state.message}</ErrorMessage>
         )}
         <p>
           <a href="/app/links">Back to the links</a>

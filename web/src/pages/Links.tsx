@@ -1,5 +1,5 @@
 import { useLocation } from 'preact-iso';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { listParams, type Link, type TagCount } from '../api.ts';
 import { ErrorMessage } from '../components/Field.tsx';
 import { LinkFilters } from '../components/LinkFilters.tsx';
@@ -7,7 +7,8 @@ import { LinkTable } from '../components/LinkTable.tsx';
 import { Page } from '../components/Page.tsx';
 import { permissions, useApp } from '../context.ts';
 import { errorMessage, isAbort } from '../errors.ts';
-import { exportHref, filtersSearch, hasFilters, listQuery, readFilters, type Filters } from '../list-filters.ts';
+import { plural } from '../format.ts';
+import { exportHref, filtersSearch, hasFilters, listQuery, NO_FILTERS, readFilters, type Filters } from '../list-filters.ts';
 
 interface ListState {
   links: Link[];
@@ -72,7 +73,7 @@ export function LinksPage() {
   // The same path (/app or /app/links): only the query changes, so the page is not "navigated" and focus stays put.
   const changeFilters = (next: Filters, replace: boolean) => route(`${path}${filtersSearch(next)}`, replace);
   const filtered = hasFilters(filters);
-  const summary = useMemo(() => countText(list, filtered), [list, filtered]);
+  const summary = countText(list, filtered);
 
   return (
     <Page
@@ -95,17 +96,12 @@ export function LinksPage() {
         {summary}
       </p>
       {list.status === 'error' ? (
-        <ErrorMessage>
-          <p>The links could not be loaded: {list.error}</p>
-          <button type="button" onClick={() => setAttempt(attempt + 1)}>
-            Try again
-          </button>
-        </ErrorMessage>
+        <ErrorMessage onRetry={() => setAttempt(attempt + 1)}>The links could not be loaded: {list.error}</ErrorMessage>
       ) : list.status !== 'loading' && list.links.length === 0 ? (
         <EmptyState
           filtered={filtered}
           canCreate={can.canCreate}
-          onClear={() => changeFilters({ ...filters, q: '', tag: '', state: '', creator: '' }, false)}
+          onClear={() => changeFilters({ ...NO_FILTERS, sort: filters.sort }, false)}
         />
       ) : (
         <>
@@ -127,8 +123,7 @@ export function LinksPage() {
 function countText(list: ListState, filtered: boolean): string {
   if (list.status === 'loading') return 'Loading links…';
   if (list.status === 'error' || list.links.length === 0) return '';
-  const n = list.links.length;
-  const what = `${n} ${n === 1 ? 'link' : 'links'}${filtered ? ' matching the filters' : ''}`;
+  const what = `${plural(list.links.length, 'link', 'links')}${filtered ? ' matching the filters' : ''}`;
   return list.nextCursor === null ? `Showing ${what}.` : `Showing the first ${what}; more can be loaded.`;
 }
 
