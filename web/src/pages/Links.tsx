@@ -1,5 +1,5 @@
 import { useLocation } from 'preact-iso';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { listParams, type Link, type TagCount } from '../api.ts';
 import { ErrorMessage } from '../components/Field.tsx';
 import { LinkFilters } from '../components/LinkFilters.tsx';
@@ -35,6 +35,8 @@ export function LinksPage() {
   const [list, setList] = useState<ListState>(LOADING);
   const [attempt, setAttempt] = useState(0);
   const [tags, setTags] = useState<TagCount[]>([]);
+  /** The "Load more" in flight: a new query stops it, so its page never lands in another query's list. */
+  const more = useRef<AbortController | null>(null);
 
   useEffect(() => {
     const abort = new AbortController();
@@ -53,20 +55,25 @@ export function LinksPage() {
         if (!isAbort(error)) setList({ ...LOADING, status: 'error', error: errorMessage(error) });
       },
     );
-    return () => abort.abort();
+    return () => {
+      abort.abort();
+      more.current?.abort();
+    };
   }, [api, queryKey, attempt]);
 
   const loadMore = async () => {
     if (list.nextCursor === null || list.status !== 'ready') return;
+    const abort = new AbortController();
+    more.current = abort;
     setList({ ...list, status: 'more', error: null });
     try {
-      const page = await api.listLinks(apiQuery, list.nextCursor);
-      setList({ links: [...list.links, ...page.links], nextCursor: page.nextCursor, status: 'ready', error: null });
+      const page = await api.listLinks(apiQuery, list.nextCursor, abort.signal);
+      setList((shown) => ({ links: [...shown.links, ...page.links], nextCursor: page.nextCursor, status: 'ready', error: null }));
       // Keyboard and screen reader users go on from the first new row.
       const first = page.links[0];
       if (first !== undefined) requestAnimationFrame(() => document.getElementById(`row-${first.code}`)?.focus());
     } catch (error) {
-      setList({ ...list, status: 'ready', error: errorMessage(error) });
+      if (!isAbort(error)) setList((shown) => ({ ...shown, status: 'ready', error: errorMessage(error) }));
     }
   };
 
