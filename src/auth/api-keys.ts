@@ -3,14 +3,13 @@
 // role there (roles.ts). The queries here are the only ones that touch api_keys.
 
 import { createHash, randomBytes } from 'node:crypto';
+import { DEFAULT_WORKSPACE_ID } from '../core/link.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Principal, Role } from './roles.ts';
 
 const PREFIX = 'sk_';
 /** sk_ and 32 bytes in base64url. */
 export const KEY_SHAPE = /^sk_[A-Za-z0-9_-]{43}$/;
-/** The workspace of links created without a key, and of every key and link from before workspaces. */
-export const DEFAULT_WORKSPACE_ID = 1;
 
 export function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();

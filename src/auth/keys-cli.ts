@@ -5,18 +5,10 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
+import { DEFAULT_WORKSPACE_ID } from '../core/link.ts';
 import { migrate } from '../db/migrate.ts';
 import { createLogger } from '../logger.ts';
-import {
-  createApiKey,
-  createWorkspace,
-  DEFAULT_WORKSPACE_ID,
-  findWorkspace,
-  listApiKeys,
-  listWorkspaces,
-  revokeApiKey,
-  setRole,
-} from './api-keys.ts';
+import { createApiKey, createWorkspace, findWorkspace, listApiKeys, listWorkspaces, revokeApiKey, setRole } from './api-keys.ts';
 import { isRole, ROLES } from './roles.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);

@@ -16,6 +16,9 @@ export interface Link {
   readonly version: number;
 }
 
+/** The workspace of links created without a key, and of every key and link from before workspaces. */
+export const DEFAULT_WORKSPACE_ID = 1;
+
 /** The body of POST /links once its JSON shape has been checked. */
 export interface CreateLinkBody {
   url: string;

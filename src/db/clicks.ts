@@ -1,6 +1,7 @@
 // Click counts in Postgres: totals per link (link_totals, a narrow table of their own: see
-// migrations/0005_workspaces.sql) and one row per link per UTC day (link_clicks_daily). Written by the click flusher, one statement per flush
-// however many links it holds; read by the stats route.
+// migrations/0005_workspaces.sql) and one row per link per UTC day (link_clicks_daily). Written
+// by the click flusher, one statement per flush however many links it holds; read by the stats
+// route.
 
 import { STATS_MAX_DAYS, type DayRange } from '../core/day-range.ts';
 import type { Queryable } from './pool.ts';

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DEFAULT_WORKSPACE_ID } from '../auth/api-keys.ts';
+import { DEFAULT_WORKSPACE_ID } from '../core/link.ts';
 import { createProblem } from '../auth/roles.ts';
 import type { IdempotencyKey } from '../db/links.ts';
 import { AppError, isAppError } from '../errors.ts';

@@ -12,7 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ShortCode } from '../core/codes.ts';
-import type { Link, LinkRequest } from '../core/link.ts';
+import { DEFAULT_WORKSPACE_ID, type Link, type LinkRequest } from '../core/link.ts';
 import type { IdempotencyKey, Inserted, NewLink } from '../db/links.ts';
 import { AppError } from '../errors.ts';
 
@@ -63,8 +63,8 @@ export class IdempotencyKeyTaken extends Error {
   override name = 'IdempotencyKeyTaken';
 }
 
-/** The default workspace (DEFAULT_WORKSPACE_ID), without a key. */
-const ANONYMOUS: CreateOptions = { workspaceId: 1, ownerKeyId: null, idempotency: undefined };
+/** The default workspace, without a key. */
+const ANONYMOUS: CreateOptions = { workspaceId: DEFAULT_WORKSPACE_ID, ownerKeyId: null, idempotency: undefined };
 
 interface Pending {
   readonly request: LinkRequest;
