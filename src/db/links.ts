@@ -121,11 +121,12 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
 }
 
 /** The create an Idempotency-Key was first used for: its request hash and link code. */
-export async function findIdempotencyKey(
-  db: Queryable,
-  scope: number,
-  key: string,
-): Promise<{ requestHash: Buffer; code: ShortCode } | undefined> {
+export interface IdempotencyRecord {
+  readonly requestHash: Buffer;
+  readonly code: ShortCode;
+}
+
+export async function findIdempotencyKey(db: Queryable, scope: number, key: string): Promise<IdempotencyRecord | undefined> {
   const { rows } = await db.query<{ request_hash: Buffer; code: ShortCode }>(
     'SELECT request_hash, code FROM idempotency_keys WHERE scope = $1 AND key = $2',
     [scope, key],
@@ -135,11 +136,7 @@ export async function findIdempotencyKey(
 }
 
 /** The creates that first used each of `keys` (one scope), by key: one round trip for a whole file. */
-export async function findIdempotencyKeys(
-  db: Queryable,
-  scope: number,
-  keys: readonly string[],
-): Promise<Map<string, { requestHash: Buffer; code: ShortCode }>> {
+export async function findIdempotencyKeys(db: Queryable, scope: number, keys: readonly string[]): Promise<Map<string, IdempotencyRecord>> {
   const { rows } = await db.query<{ key: string; request_hash: Buffer; code: ShortCode }>(
     'SELECT key, request_hash, code FROM idempotency_keys WHERE scope = $1 AND key = ANY($2::text[])',
     [scope, keys],

@@ -5,11 +5,12 @@
 // second time: its rows come back "existing". A row whose alias is taken by a link of the same
 // workspace to the same URL is "existing" too (an export imported back).
 
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { detectFormat, headerProblem, IMPORT_FORMATS, readRecords, type ImportFormat, type RowVerdict } from '../core/import-formats.ts';
 import type { DbBreaker } from '../db/breaker.ts';
-import { findIdempotencyKeys, findLinkDetails, type IdempotencyKey } from '../db/links.ts';
+import { findIdempotencyKeys, findLinkDetails, type IdempotencyKey, type IdempotencyRecord } from '../db/links.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError, isAppError, type ErrorCode } from '../errors.ts';
 import type { Creator, LinkCreates } from '../write/creates.ts';
@@ -94,25 +95,27 @@ export async function importRoutes(app: FastifyInstance, deps: ImportDeps): Prom
   );
 }
 
+const unreadable = (why: string) => new AppError('IMPORT_INVALID', `The file cannot be read as CSV: ${why}.`);
+
 async function readFile(body: Buffer): Promise<CsvFile> {
+  // Checked without decoding the whole file into a string (the parser reads it in slices).
+  if (!isUtf8(body)) throw unreadable('it is not UTF-8 text (save it as "CSV UTF-8")');
   let file: CsvFile;
   try {
-    new TextDecoder('utf-8', { fatal: true }).decode(body);
     file = await parseCsv(body, IMPORT_ROWS_MAX);
   } catch (err) {
-    const why =
-      err instanceof TypeError
-        ? 'it is not UTF-8 text (save it as "CSV UTF-8")'
-        : err instanceof RangeError
-          ? `it has more than ${IMPORT_ROWS_MAX} rows: split it`
-          : (err as Error).message;
-    throw new AppError('IMPORT_INVALID', `The file cannot be read as CSV: ${why}.`);
+    throw unreadable(err instanceof RangeError ? `it has more than ${IMPORT_ROWS_MAX} rows: split it` : (err as Error).message);
   }
   if (file.header.length === 0 || file.records.length === 0) throw new AppError('IMPORT_INVALID', 'The file has no rows below its header.');
   return file;
 }
 
-async function importRow(deps: ImportDeps, creator: Creator, verdict: RowVerdict, used: ReadonlyMap<string, unknown>): Promise<RowResult> {
+async function importRow(
+  deps: ImportDeps,
+  creator: Creator,
+  verdict: RowVerdict,
+  used: ReadonlyMap<string, IdempotencyRecord>,
+): Promise<RowResult> {
   const row = verdict.line;
   if (!verdict.ok) return { row, status: 'failed', error: { code: 'IMPORT_ROW_INVALID', message: verdict.message } };
   const note = verdict.note === undefined ? {} : { note: verdict.note };
@@ -121,8 +124,8 @@ async function importRow(deps: ImportDeps, creator: Creator, verdict: RowVerdict
   const shortUrl = (code: string) => `${deps.baseUrl}/${code}`;
   try {
     // A row never imported before is created without looking its key up again; one seen before
-    // gets its link back (or hears that it was deleted since).
-    const created = await deps.creates.create(link, creator, key, !used.has(key.key));
+    // gets its link back (or hears that it was deleted since), from the record read with the file.
+    const created = await deps.creates.create(link, creator, key, used.get(key.key) ?? null);
     return {
       row,
       status: created.replayed ? 'existing' : 'created',

@@ -5,7 +5,7 @@
 import { checkLinkRequest, type CreateLinkBody, type Link, type LinkRequest } from '../core/link.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import type { DbBreaker } from '../db/breaker.ts';
-import { findIdempotencyKey, findLinkDetails, type IdempotencyKey } from '../db/links.ts';
+import { findIdempotencyKey, findLinkDetails, type IdempotencyKey, type IdempotencyRecord } from '../db/links.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { IdempotencyKeyTaken, type CreateOptions, type WriteQueue } from './write-queue.ts';
@@ -41,10 +41,10 @@ export class LinkCreates {
 
   /**
    * Creates one link by the rules of a create; rejects with an AppError (400, 409, 422, 503).
-   * `keyUnused`: the caller has just seen that `key` was never used (one lookup for a whole file),
-   * so it is not looked up again before the create.
+   * `seen`: what the caller has just read of `key` (one lookup for a whole file): its record, or
+   * null when it was never used; it is not looked up again before the create.
    */
-  async create(body: CreateLinkBody, creator: Creator, key: IdempotencyKey | undefined, keyUnused = false): Promise<Created> {
+  async create(body: CreateLinkBody, creator: Creator, key: IdempotencyKey | undefined, seen?: IdempotencyRecord | null): Promise<Created> {
     const verdict = checkLinkRequest(body, this.#deps.policy, Date.now());
     if (!verdict.ok) throw new AppError(verdict.code);
     if (key === undefined) {
@@ -60,7 +60,7 @@ export class LinkCreates {
       await running.catch(() => {});
     }
     // What the caller saw of the key is stale once another attempt with it has run.
-    const attempt = this.#createWithKey(verdict.request, creator, key, keyUnused && !waited);
+    const attempt = this.#createWithKey(verdict.request, creator, key, waited ? undefined : seen);
     this.#inFlightKeys.set(slot, attempt);
     try {
       return await attempt;
@@ -69,10 +69,13 @@ export class LinkCreates {
     }
   }
 
-  /** The original answer of the create that first used `key`; 422 if it came with another body. */
-  async #replay(key: IdempotencyKey): Promise<CreatedLinkState | undefined> {
+  /**
+   * The original answer of the create that first used `key` (`seen`, or looked up); 422 if it came
+   * with another body.
+   */
+  async #replay(key: IdempotencyKey, seen?: IdempotencyRecord): Promise<CreatedLinkState | undefined> {
     const { db, breaker } = this.#deps;
-    const first = await breaker.run(() => findIdempotencyKey(db, key.scope, key.key));
+    const first = seen ?? (await breaker.run(() => findIdempotencyKey(db, key.scope, key.key)));
     if (first === undefined) return undefined;
     if (!first.requestHash.equals(key.requestHash)) throw new AppError('IDEMPOTENCY_KEY_REUSED');
     const link = await breaker.run(() => findLinkDetails(db, first.code));
@@ -81,8 +84,13 @@ export class LinkCreates {
   }
 
   /** A create with an Idempotency-Key: the original answer if the key was used, else a create that stores the key. */
-  async #createWithKey(request: LinkRequest, creator: Creator, key: IdempotencyKey, keyUnused: boolean): Promise<Created> {
-    const earlier = keyUnused ? undefined : await this.#replay(key);
+  async #createWithKey(
+    request: LinkRequest,
+    creator: Creator,
+    key: IdempotencyKey,
+    seen: IdempotencyRecord | null | undefined,
+  ): Promise<Created> {
+    const earlier = seen === null ? undefined : await this.#replay(key, seen);
     if (earlier !== undefined) return { link: earlier, replayed: true };
     try {
       return { link: withFields(await this.#deps.queue.enqueue(request, { ...creator, idempotency: key }), request), replayed: false };
