@@ -15,6 +15,8 @@ export interface OpenedSession {
   readonly token: string;
   readonly csrfToken: string;
   readonly expiresAt: Date;
+  /** The name of the key's workspace, read by the same statement. */
+  readonly workspaceName: string;
 }
 
 export interface Session {
@@ -24,17 +26,19 @@ export interface Session {
   readonly expiresAt: Date;
 }
 
-/** Opens a session for `keyId`, and drops expired ones on the way (one statement). */
-export async function openSession(db: Queryable, keyId: number, ttlMs: number): Promise<OpenedSession> {
+/** Opens a session for `key`, and drops expired ones on the way (one statement). */
+export async function openSession(db: Queryable, key: Pick<Principal, 'id' | 'workspaceId'>, ttlMs: number): Promise<OpenedSession> {
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
-  const { rows } = await db.query<{ expires_at: Date }>(
+  const { rows } = await db.query<{ expires_at: Date; workspace_name: string | null }>(
     `WITH expired AS (DELETE FROM sessions WHERE expires_at < now())
      INSERT INTO sessions (hash, key_id, csrf_token, expires_at)
-     VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond') RETURNING expires_at`,
-    [hashSecret(token), keyId, csrfToken, ttlMs],
+     VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
+     RETURNING expires_at, (SELECT name FROM workspaces WHERE id = $5) AS workspace_name`,
+    [hashSecret(token), key.id, csrfToken, ttlMs, key.workspaceId],
   );
-  return { token, csrfToken, expiresAt: (rows[0] as { expires_at: Date }).expires_at };
+  const row = rows[0] as { expires_at: Date; workspace_name: string | null };
+  return { token, csrfToken, expiresAt: row.expires_at, workspaceName: row.workspace_name ?? '' };
 }
 
 /** The live session of `token` (not expired, its key not revoked), or undefined. */
@@ -65,9 +69,4 @@ export async function findSession(db: Queryable, token: string): Promise<Session
 
 export async function closeSession(db: Queryable, token: string): Promise<void> {
   await db.query('DELETE FROM sessions WHERE hash = $1', [hashSecret(token)]);
-}
-
-export async function workspaceName(db: Queryable, workspaceId: number): Promise<string> {
-  const { rows } = await db.query<{ name: string }>('SELECT name FROM workspaces WHERE id = $1', [workspaceId]);
-  return rows[0]?.name ?? '';
 }

@@ -9,7 +9,7 @@ import { stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findActiveKey, hashSecret, KEY_SHAPE } from '../auth/api-keys.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, type ForgetSession } from '../auth/authenticate.ts';
-import { closeSession, openSession, workspaceName, type Session } from '../auth/sessions.ts';
+import { closeSession, openSession, type Session } from '../auth/sessions.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
@@ -80,12 +80,10 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
         if (failed.current > deps.maxFailures) limited(reply, failed.ttl);
         throw new AppError('API_KEY_INVALID');
       }
-      const [opened, name] = await breaker.run(() =>
-        Promise.all([openSession(db, key.id, deps.ttlMs), workspaceName(db, key.workspaceId)]),
-      );
+      const opened = await breaker.run(() => openSession(db, key, deps.ttlMs));
       setCookie(reply, secure(request), opened.token, deps.ttlMs);
       reply.header('cache-control', 'no-store');
-      return info({ key, workspaceName: name, csrfToken: opened.csrfToken, expiresAt: opened.expiresAt });
+      return info({ key, ...opened });
     },
   );
 
