@@ -9,14 +9,14 @@
 // `list` scenario (load/list-bench.ts) measures every shape on a million links.
 
 import { LRUCache } from 'lru-cache';
-import { containsPattern, encodeCursor, type Cursor, type ListFilter, type ListRequest } from '../core/list-query.ts';
+import { containsPattern, type Cursor, type ListFilter, type ListRequest } from '../core/list-query.ts';
 import { DETAILS_COLUMNS, detailsOf, type DetailsRow, type LinkDetails } from './links.ts';
 import type { Queryable } from './pool.ts';
 
 export interface LinkPage {
   readonly links: LinkDetails[];
-  /** The cursor of the next page; undefined: this was the last. */
-  readonly next: string | undefined;
+  /** Where the next page starts; undefined: this was the last. */
+  readonly next: Cursor | undefined;
 }
 
 /** The search's expression, exactly as the trigram index has it (in the database's collation: its case folding is the locale's). */
@@ -222,7 +222,7 @@ export async function page(db: Queryable, workspaceId: number, request: ListRequ
   const shown = more ? rows.slice(0, request.limit) : rows;
   const last = shown.at(-1);
   const next: Cursor | undefined = more && last !== undefined ? { sort: request.sort, value: last.sort_key, code: last.code } : undefined;
-  return { links: shown.map(detailsOf), next: next === undefined ? undefined : encodeCursor(next) };
+  return { links: shown.map(detailsOf), next };
 }
 
 export const TAGS_LISTED_MAX = 1000;

@@ -6,7 +6,15 @@ import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireKey } from '../auth/authenticate.ts';
-import { LIST_LIMIT_MAX, readFilter, readListQuery, type ListFilter } from '../core/list-query.ts';
+import {
+  encodeCursor,
+  LIST_LIMIT_MAX,
+  readFilter,
+  readListQuery,
+  type Cursor,
+  type ListFilter,
+  type ListRequest,
+} from '../core/list-query.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import { listTags, type LinkLists } from '../db/link-list.ts';
 import type { LinkDetails } from '../db/links.ts';
@@ -62,7 +70,10 @@ export async function linkListRoutes(plain: FastifyInstance, { db, lists, breake
       if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
       const page = await breaker.run(() => lists.page(key.workspaceId, verdict.request));
       const now = Date.now();
-      return { links: page.links.map((link) => linkView(link, baseUrl, now)), nextCursor: page.next ?? null };
+      return {
+        links: page.links.map((link) => linkView(link, baseUrl, now)),
+        nextCursor: page.next === undefined ? null : encodeCursor(page.next),
+      };
     },
   );
 
@@ -126,11 +137,9 @@ export async function linkListRoutes(plain: FastifyInstance, { db, lists, breake
 const EXPORT_PAGE = LIST_LIMIT_MAX * 10;
 
 async function* exportPages(lists: LinkLists, breaker: DbBreaker, workspaceId: number, filter: ListFilter): AsyncGenerator<LinkDetails[]> {
-  let after: string | undefined;
+  let after: Cursor | undefined;
   do {
-    const verdict = readListQuery({ limit: undefined, ...(after === undefined ? {} : { cursor: after }) });
-    if (!verdict.ok) return;
-    const request = { ...verdict.request, filter, limit: EXPORT_PAGE };
+    const request: ListRequest = { sort: 'created', limit: EXPORT_PAGE, filter, after };
     const page = await breaker.run(() => lists.page(workspaceId, request));
     yield page.links;
     after = page.next;
