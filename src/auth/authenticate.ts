@@ -120,7 +120,7 @@ function keyRequired(request: FastifyRequest): boolean {
 }
 
 /** The session cookie's token, undefined without one. */
-export function sessionToken(request: FastifyRequest): string | undefined {
+function sessionToken(request: FastifyRequest): string | undefined {
   const header = request.headers.cookie;
   if (header === undefined) return undefined;
   const cookies = parseCookie(header);

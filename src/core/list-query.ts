@@ -3,13 +3,12 @@
 // meanwhile never shifts a page (no link is shown twice or skipped), and reading page 1000 costs
 // what page 1 does.
 
-import { codePoints, type LinkState } from './link.ts';
+import { codePoints, TAG_MAX_LENGTH, type LinkState } from './link.ts';
 
 export const LIST_LIMIT_DEFAULT = 25;
 export const LIST_LIMIT_MAX = 100;
 export const SEARCH_MIN = 3;
 export const SEARCH_MAX = 100;
-const TAG_MAX = 40;
 const STATES: readonly LinkState[] = ['active', 'expired', 'disabled'];
 const SORTS = ['created', 'clicks'] as const;
 export type ListSort = (typeof SORTS)[number];
@@ -62,7 +61,7 @@ export function readFilter(params: ListQueryParams): ListFilter | string {
   }
   if (params.tag !== undefined) {
     const tag = params.tag.trim();
-    if (tag.length === 0 || codePoints(tag) > TAG_MAX) return `tag must be 1 to ${TAG_MAX} characters.`;
+    if (tag.length === 0 || codePoints(tag) > TAG_MAX_LENGTH) return `tag must be 1 to ${TAG_MAX_LENGTH} characters.`;
     filter.tag = tag;
   }
   if (params.state !== undefined) {
@@ -130,7 +129,7 @@ export function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify([cursor.sort, cursor.value, cursor.code])).toString('base64url');
 }
 
-export function decodeCursor(text: string): Cursor | undefined {
+function decodeCursor(text: string): Cursor | undefined {
   if (text.length > 200 || !/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
   let parsed: unknown;
   try {

@@ -59,8 +59,7 @@ export async function dashboardRoutes(
   const page = readFileSync(index);
   const sendPage = (reply: FastifyReply) =>
     reply.headers(PAGE_HEADERS).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
-  app.get('/app/', { schema: { hide: true } }, async (_request, reply) => sendPage(reply));
-  // The app's own routes (/app/links/XArj78D, …) are the same page; it reads its path itself.
+  // /app/ and the app's own routes (/app/links/XArj78D, …) are the same page; it reads its path itself.
   app.get('/app/*', { schema: { hide: true } }, async (_request, reply) => sendPage(reply));
   await app.register(fastifyStatic, {
     root: `${dir}assets/`,

@@ -8,7 +8,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { detectFormat, headerProblem, IMPORT_FORMATS, readRecords, type ImportFormat, type RowVerdict } from '../core/import-formats.ts';
+import { detectFormat, headerProblem, IMPORT_FORMATS, readRecords, type RowVerdict } from '../core/import-formats.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import { findIdempotencyKeys, findLinkDetails, type IdempotencyKey, type IdempotencyRecord } from '../db/links.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -169,5 +169,3 @@ async function inBatches<T, R>(items: readonly T[], limit: number, fn: (item: T,
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
 }
-
-export type { ImportFormat };

@@ -2,6 +2,8 @@
 // types (the TypeBox type provider) and the OpenAPI document (/docs).
 
 import { Type, type Static } from 'typebox';
+import { TAG_MAX_LENGTH, TAGS_MAX, TITLE_MAX_LENGTH } from '../core/link.ts';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, SEARCH_MAX, SEARCH_MIN } from '../core/list-query.ts';
 
 const BULK_MAX_ITEMS = 1000;
 
@@ -25,10 +27,10 @@ export const ErrorBody = Type.Object(
 );
 
 const TitleIn = Type.Union([Type.String(), Type.Null()], {
-  description: 'For people, shown in lists and searched: at most 200 characters, no control characters; empty or null: none.',
+  description: `For people, shown in lists and searched: at most ${TITLE_MAX_LENGTH} characters, no control characters; empty or null: none.`,
 });
 const TagsIn = Type.Array(Type.String(), {
-  description: 'At most 10 tags of 1–40 characters, without control characters, "," or "|"; repeated tags (in any case) are kept once.',
+  description: `At most ${TAGS_MAX} tags of 1–${TAG_MAX_LENGTH} characters, without control characters, "," or "|"; repeated tags (in any case) are kept once.`,
 });
 const Title = Type.Union([Type.String(), Type.Null()]);
 const Tags = Type.Array(Type.String());
@@ -129,14 +131,16 @@ export const Stats = Type.Object({
   daily: Type.Array(Type.Object({ day: Type.String(), clicks: Type.Integer(), botClicks: Type.Integer() })),
 });
 
-export const LIST_LIMIT_MAX = 100;
-
 export const ListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.String({ description: `Links per page, 1–${LIST_LIMIT_MAX} (default 25).` })),
+    limit: Type.Optional(Type.String({ description: `Links per page, 1–${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}).` })),
     cursor: Type.Optional(Type.String({ description: 'nextCursor of the page before; leave out for the first page.' })),
     sort: Type.Optional(Type.String({ description: '`created` (newest first, the default) or `clicks` (most clicked by people first).' })),
-    q: Type.Optional(Type.String({ description: '3–100 characters, searched (without case) in the code, the target and the title.' })),
+    q: Type.Optional(
+      Type.String({
+        description: `${SEARCH_MIN}–${SEARCH_MAX} characters, searched (without case) in the code, the target and the title.`,
+      }),
+    ),
     tag: Type.Optional(Type.String({ description: 'Only links with this tag.' })),
     state: Type.Optional(Type.String({ description: '`active`, `expired` or `disabled`.' })),
     creator: Type.Optional(Type.String({ description: 'Only links created by the key with this id.' })),
