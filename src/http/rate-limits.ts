@@ -80,6 +80,15 @@ return {weight, window}
 const COMMAND = 'shortenerCreateLimit';
 type WithScript = { [COMMAND](key: string, weight: number, max: number, windowMs: number): Promise<[number, number]> };
 
+/**
+ * A counter of clients: in Redis under `<prefix><namespace>` when the tier is on (`redis`), else in
+ * this process; `what` it counts, for the log lines.
+ */
+export function clientCounter(redis: RedisClient | null, prefix: string, log: Logger, namespace: string, what: string): Counter {
+  const local = new LocalCounter(LOCAL_CLIENTS_MAX);
+  return redis === null ? local : new SharedCounter(redis, prefix, local, log, namespace, what);
+}
+
 /** Counts in Redis; in `local` while Redis fails (and for REDIS_BYPASS_MS after each failure). */
 export class SharedCounter {
   readonly #client: RedisClient & WithScript;
@@ -172,8 +181,7 @@ export async function registerCreateLimits(
   { config, redis, log }: CreateLimitsDeps,
 ): Promise<{ rateLimit: RateLimitOptions } | undefined> {
   if (!config.rateLimitEnabled) return undefined;
-  const local = new LocalCounter(LOCAL_CLIENTS_MAX);
-  const counter: Counter = redis === null ? local : new SharedCounter(redis, config.redisKeyPrefix, local, log);
+  const counter = clientCounter(redis, config.redisKeyPrefix, log, 'creates:', 'create rate limits');
   const perKey = config.rateLimitCreatesPerKey;
   const perIp = config.rateLimitCreatesPerIp;
   const windowSeconds = Math.round(config.rateLimitWindowMs / 1000);

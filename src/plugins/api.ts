@@ -10,14 +10,11 @@ import { qrRoutes } from '../http/qr.ts';
 import { importRoutes } from '../http/import.ts';
 import { keysRoutes } from '../http/keys.ts';
 import { linkListRoutes } from '../http/link-list.ts';
-import { LocalCounter, registerCreateLimits, SharedCounter, type Counter } from '../http/rate-limits.ts';
+import { clientCounter, registerCreateLimits } from '../http/rate-limits.ts';
 import { sessionRoutes } from '../http/session.ts';
 import { targetPolicyOf } from '../core/target-policy.ts';
 import { LinkCreates } from '../write/creates.ts';
 import type { Part } from './options.ts';
-
-/** Client addresses whose failed sign-ins this process remembers (without Redis, or while it fails). */
-const SIGN_IN_CLIENTS_MAX = 100_000;
 
 /** Encapsulated: the rate limiter and the creates' slow-request hook stay with their routes. */
 const api: Part = async function apiPart(app, { config, log, lifecycle }) {
@@ -44,9 +41,7 @@ const api: Part = async function apiPart(app, { config, log, lifecycle }) {
   await app.register(manageRoutes, { db, breaker, links, baseUrl: config.baseUrl, policy });
   await app.register(linkListRoutes, { db: app.listDb, lists: app.linkLists, breaker: app.listBreaker, baseUrl: config.baseUrl });
   await app.register(keysRoutes, { db, breaker, forgetAll: app.remembered.forgetAll });
-  const local = new LocalCounter(SIGN_IN_CLIENTS_MAX);
-  const failures: Counter =
-    redis === null ? local : new SharedCounter(redis.client, config.redisKeyPrefix, local, log, 'signin:', 'sign-in limits');
+  const failures = clientCounter(redis?.client ?? null, config.redisKeyPrefix, log, 'signin:', 'sign-in limits');
   await app.register(sessionRoutes, {
     db,
     breaker,
