@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { parse } from 'csv-parse/sync';
 import { readExpiry } from '../../src/core/import-cells.ts';
 import {
   detectFormat,
@@ -13,31 +12,18 @@ import {
   type ImportRecord,
   type RowVerdict,
 } from '../../src/core/import-formats.ts';
+import { parseCsv, type CsvFile } from '../../src/http/csv.ts';
 
-interface CsvFile {
-  header: string[];
-  records: ImportRecord[];
+/** Far above the rows of any file here. */
+const ROWS = 1000;
+
+/** A CSV file parsed by the import route's own parser (src/http/csv.ts). */
+async function fixture(name: string): Promise<CsvFile> {
+  return parseCsv(readFileSync(new URL(`../fixtures/import/${name}`, import.meta.url)), ROWS);
 }
 
-/** A CSV text parsed as the import route does: a bare NULL (phpMyAdmin's SQL NULL) is null, a quoted "NULL" stays text. */
-function parseCsv(text: string): CsvFile {
-  const rows = parse(text, {
-    bom: true,
-    relax_column_count: true,
-    info: true,
-    cast: (value, context) => (!context.quoting && value === 'NULL' ? null : value),
-  }) as unknown as { record: (string | null)[]; info: { lines: number } }[];
-  const [first, ...rest] = rows;
-  // info.lines is the line a record ends on; no fixture has a cell spanning lines.
-  return { header: (first?.record ?? []).map(String), records: rest.map(({ record, info }) => ({ line: info.lines, fields: record })) };
-}
-
-function fixture(name: string): CsvFile {
-  return parseCsv(readFileSync(new URL(`../fixtures/import/${name}`, import.meta.url), 'utf8'));
-}
-
-function read(format: ImportFormat, text: string): RowVerdict[] {
-  const { header, records } = parseCsv(text);
+async function read(format: ImportFormat, text: string): Promise<RowVerdict[]> {
+  const { header, records } = await parseCsv(Buffer.from(text), ROWS);
   return readRecords(format, header, records);
 }
 
@@ -230,43 +216,44 @@ const FIXTURES: { file: string; format: ImportFormat; rows: RowVerdict[] }[] = [
 
 describe('import fixtures: one file per exporter', () => {
   for (const { file, format, rows } of FIXTURES) {
-    test(`${file} is detected as ${format}, and no other exporter claims its header`, () => {
-      const { header } = fixture(file);
+    test(`${file} is detected as ${format}, and no other exporter claims its header`, async () => {
+      const { header } = await fixture(file);
       assert.equal(detectFormat(header), format);
       assert.equal(headerProblem(format, header), undefined);
       const claimants = SERVICE_FORMATS.filter((other) => headerProblem(other, header) === undefined);
       assert.deepEqual(claimants, format === 'generic' ? [] : [format]);
     });
 
-    test(`${file} gives the exact link, note or refusal of each row`, () => {
-      const { header, records } = fixture(file);
+    test(`${file} gives the exact link, note or refusal of each row`, async () => {
+      const { header, records } = await fixture(file);
       assert.deepEqual(readRecords(format, header, records), rows);
     });
   }
 });
 
 describe('import headers', () => {
-  test('names match whatever their case, spacing, punctuation or BOM', () => {
+  test('names match whatever their case, spacing, punctuation or BOM', async () => {
     assert.equal(detectFormat(['\uFEFFURL', ' Alias ', 'EXPIRES_AT']), 'generic');
     assert.equal(detectFormat(['\uFEFFcreatedAt', 'domain', 'shortCode', 'shortUrl', 'longUrl', 'title', 'tags', 'visits']), 'shlink');
     assert.equal(detectFormat(['LINK', 'custom link', 'DESTINATION URL']), 'bitly');
-    assert.deepEqual(read('generic', '\uFEFF URL ,ALIAS,ExpiresAt\nhttps://example.com/a,Keep-Me,2027-01-01 00:00:00+0000\n'), [
+    assert.deepEqual(await read('generic', '\uFEFF URL ,ALIAS,ExpiresAt\nhttps://example.com/a,Keep-Me,2027-01-01 00:00:00+0000\n'), [
       ok(2, { url: 'https://example.com/a', alias: 'Keep-Me', expiresAt: '2027-01-01T00:00:00+00:00' }),
     ]);
   });
 
-  test('messages name a column as the file spells it', () => {
-    assert.deepEqual(read('generic', '\uFEFF URL ,Alias\n,abc\n'), [{ ok: false, line: 2, message: 'no URL in column "URL"' }]);
+  test('messages name a column as the file spells it', async () => {
+    assert.deepEqual(await read('generic', '\uFEFF URL ,Alias\n,abc\n'), [{ ok: false, line: 2, message: 'no URL in column "URL"' }]);
     assert.deepEqual(readRecords('generic', ['\uFEFFUrl ', 'alias'], [{ line: 3, fields: [' ', 'abc'] }]), [
       { ok: false, line: 3, message: 'no URL in column "Url"' },
     ]);
   });
 
-  test("Bitly's API fields and Shlink's import template are recognised", () => {
+  test("Bitly's API fields and Shlink's import template are recognised", async () => {
     assert.equal(detectFormat(['id', 'link', 'long_url', 'title', 'created_at']), 'bitly');
-    assert.deepEqual(read('shlink', 'Long URL,Short code,Domain,Title,Tags\nhttps://example.com/x,promo-x,s.example.net,X,"a|b,c"\n'), [
-      ok(2, { url: 'https://example.com/x', alias: 'promo-x', title: 'X', tags: ['a', 'b,c'] }),
-    ]);
+    assert.deepEqual(
+      await read('shlink', 'Long URL,Short code,Domain,Title,Tags\nhttps://example.com/x,promo-x,s.example.net,X,"a|b,c"\n'),
+      [ok(2, { url: 'https://example.com/x', alias: 'promo-x', title: 'X', tags: ['a', 'b,c'] })],
+    );
   });
 
   test('a header no exporter writes is named as none, and each format says what it lacks', () => {
@@ -290,8 +277,8 @@ describe('import headers', () => {
     assert.throws(() => readRecords('generic', header, []), { message: 'a generic file needs a column "url"' });
   });
 
-  test('a service file read as ours still finds its URLs, without its codes', () => {
-    const { header } = fixture('yourls-db.csv');
+  test('a service file read as ours still finds its URLs, without its codes', async () => {
+    const { header } = await fixture('yourls-db.csv');
     assert.equal(headerProblem('generic', header), undefined);
     assert.equal(detectFormat(header), 'yourls');
   });
@@ -313,13 +300,13 @@ describe('import rows', () => {
     ]);
   });
 
-  test('our own export imports back to the same links, whatever other columns it has', () => {
+  test('our own export imports back to the same links, whatever other columns it has', async () => {
     const exported = [
       'code,shortUrl,url,title,tags,expiresAt,createdAt,disabled,clicks,botClicks,creator',
       "aB3xK9q,https://sho.rt/aB3xK9q,https://example.com/sum,'=SUM(A1:A3) totals,'-draft|'@team,2027-06-30T23:59:59Z,2025-01-01T00:00:00Z,false,3,1,key:ci",
       "spring,https://sho.rt/spring,https://example.com/spring,'+1 more,ok|'+plus,,2025-01-01T00:00:00Z,true,0,0,",
     ].join('\n');
-    assert.deepEqual(read('generic', exported), [
+    assert.deepEqual(await read('generic', exported), [
       ok(2, {
         url: 'https://example.com/sum',
         alias: 'aB3xK9q',
@@ -354,33 +341,33 @@ describe('import rows', () => {
     assert.deepEqual(titles('shlink', ['longUrl', 'shortCode', 'title'], cells.slice(0, 2)), ["'=1+1", "'+1"]);
   });
 
-  test('tags split on "|", else on "," in our files; Shlink by its layout; trimmed, empties dropped', () => {
-    const tags = (format: ImportFormat, header: string, cell: string) => {
-      const [row] = read(format, `${header}\n${cell}\n`);
+  test('tags split on "|", else on "," in our files; Shlink by its layout; trimmed, empties dropped', async () => {
+    const tags = async (format: ImportFormat, header: string, cell: string) => {
+      const [row] = await read(format, `${header}\n${cell}\n`);
       return row?.ok === true ? row.link.tags : row;
     };
-    assert.deepEqual(tags('generic', 'url,tags', 'https://example.com/,"a|b,c"'), ['a', 'b,c']);
-    assert.deepEqual(tags('generic', 'url,tags', 'https://example.com/," a , b ,,c "'), ['a', 'b', 'c']);
-    assert.deepEqual(tags('generic', 'url,tags', 'https://example.com/, | '), undefined);
-    assert.deepEqual(tags('shlink', 'shortCode,longUrl,tags', 'abc,https://example.com/,"black friday|retail, EU"'), [
+    assert.deepEqual(await tags('generic', 'url,tags', 'https://example.com/,"a|b,c"'), ['a', 'b,c']);
+    assert.deepEqual(await tags('generic', 'url,tags', 'https://example.com/," a , b ,,c "'), ['a', 'b', 'c']);
+    assert.deepEqual(await tags('generic', 'url,tags', 'https://example.com/, | '), undefined);
+    assert.deepEqual(await tags('shlink', 'shortCode,longUrl,tags', 'abc,https://example.com/,"black friday|retail, EU"'), [
       'black friday',
       'retail, EU',
     ]);
-    assert.deepEqual(tags('shlink', 'shortUrl,longUrl,tags', 'https://s.example.net/abc,https://example.com/,"a,b|c"'), ['a', 'b|c']);
-    assert.deepEqual(tags('bitly', 'Link,Destination URL,Tags', 'https://bit.ly/abc,https://example.com/,"news, sport"'), [
+    assert.deepEqual(await tags('shlink', 'shortUrl,longUrl,tags', 'https://s.example.net/abc,https://example.com/,"a,b|c"'), ['a', 'b|c']);
+    assert.deepEqual(await tags('bitly', 'Link,Destination URL,Tags', 'https://bit.ly/abc,https://example.com/,"news, sport"'), [
       'news',
       'sport',
     ]);
   });
 
-  test('titles are trimmed, and an empty or NULL one is left out; a quoted "NULL" is a title', () => {
+  test('titles are trimmed, and an empty or NULL one is left out; a quoted "NULL" is a title', async () => {
     const text = [
       'keyword,url,title',
       'abc,https://example.com/a,"  Hello  "',
       'abd,https://example.com/b,NULL',
       'abe,https://example.com/c,"NULL"',
     ];
-    assert.deepEqual(read('yourls', text.join('\n')), [
+    assert.deepEqual(await read('yourls', text.join('\n')), [
       ok(2, { url: 'https://example.com/a', alias: 'abc', title: 'Hello' }),
       ok(3, { url: 'https://example.com/b', alias: 'abd' }),
       ok(4, { url: 'https://example.com/c', alias: 'abe', title: 'NULL' }),
@@ -413,30 +400,33 @@ describe('import rows', () => {
     ]);
   });
 
-  test('a row can lose several codes; each is named', () => {
-    assert.deepEqual(read('bitly', 'Link,Custom Link,Destination URL\nhttps://bit.ly/ab,https://bit.ly/docs,https://example.com/\n'), [
-      ok(
-        2,
-        { url: 'https://example.com/' },
-        'code "docs" is a reserved word here; code "ab" is not a valid alias here (3–64 of A-Z a-z 0-9 _ -); a new code will be generated',
-      ),
-    ]);
+  test('a row can lose several codes; each is named', async () => {
+    assert.deepEqual(
+      await read('bitly', 'Link,Custom Link,Destination URL\nhttps://bit.ly/ab,https://bit.ly/docs,https://example.com/\n'),
+      [
+        ok(
+          2,
+          { url: 'https://example.com/' },
+          'code "docs" is a reserved word here; code "ab" is not a valid alias here (3–64 of A-Z a-z 0-9 _ -); a new code will be generated',
+        ),
+      ],
+    );
   });
 
-  test('expiry cells become RFC 3339 with a zone; a cell that is no date refuses the row and names the column', () => {
+  test('expiry cells become RFC 3339 with a zone; a cell that is no date refuses the row and names the column', async () => {
     const kutt = [
       'address,target,expire_in',
       'abc,https://example.com/a,2027-06-30 23:59:59',
       'abd,https://example.com/b,NULL',
       'abe,https://example.com/c,soon',
     ];
-    assert.deepEqual(read('kutt', kutt.join('\n')), [
+    assert.deepEqual(await read('kutt', kutt.join('\n')), [
       ok(2, { url: 'https://example.com/a', alias: 'abc', expiresAt: '2027-06-30T23:59:59Z' }),
       ok(3, { url: 'https://example.com/b', alias: 'abd' }),
       { ok: false, line: 4, message: 'column "expire_in": "soon" is not a date (expected e.g. 2027-06-30T23:59:59Z)' },
     ]);
     // Ours has no zone to assume: the time would be hours off.
-    assert.deepEqual(read('generic', 'url,expiresAt\nhttps://example.com/a,2027-06-30 23:59:59\n'), [
+    assert.deepEqual(await read('generic', 'url,expiresAt\nhttps://example.com/a,2027-06-30 23:59:59\n'), [
       { ok: false, line: 2, message: 'column "expiresAt": "2027-06-30 23:59:59" has no time zone (write e.g. 2027-06-30T23:59:59Z)' },
     ]);
   });
