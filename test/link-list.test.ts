@@ -706,11 +706,13 @@ describe('titles and tags', () => {
     const { code } = await create(keys.owner, { url: 'https://example.com/patched', title: 'Before', tags: ['old'] });
     const changed = await patch(keys.owner, code, { title: '  After  ', tags: ['b', 'B', ' c ', 'b'] });
     assert.deepEqual([changed.title, changed.tags], ['After', ['b', 'c']]);
-    assert.deepEqual([(await details(code)).title, (await details(code)).tags], ['After', ['b', 'c']]);
+    const read = await details(code);
+    assert.deepEqual([read.title, read.tags], ['After', ['b', 'c']]);
 
     const untagged = await patch(keys.owner, code, { tags: [] });
     assert.deepEqual([untagged.title, untagged.tags], ['After', []]);
-    assert.deepEqual([(await details(code)).title, (await details(code)).tags], ['After', []]);
+    const reread = await details(code);
+    assert.deepEqual([reread.title, reread.tags], ['After', []]);
 
     await patch(keys.owner, code, { tags: ['back'] });
     const untitled = await patch(keys.owner, code, { title: null });

@@ -114,7 +114,10 @@ describe('roles', () => {
 
     // Those the document leaves open answer without a key (a create, a redirect, health, a QR code).
     const someCode = await create(app, { url: 'https://example.com/some' });
-    for (const { name } of operations.filter((operation) => !secured.includes(operation.name))) {
+    const open = operations.filter((operation) => !secured.includes(operation.name)).map(({ name }) => name);
+    for (const route of ['POST /links', 'GET /{code}', 'GET /healthz'])
+      assert.ok(open.includes(route), `${route} is among the open routes`);
+    for (const name of open) {
       if (name === 'DELETE /auth/session' || name === 'GET /auth/session' || name === 'POST /auth/session') continue;
       const request = await requestFor(app, name.replace('{code}', someCode), {});
       const res = await app.inject({
