@@ -134,16 +134,18 @@ export async function deepCursors(base: string, secret: string, sort: 'created' 
 }
 
 /**
- * Waits (up to 30 s) until the service's Postgres breaker is not open (GET /readyz): a shape slow
- * enough to open it (statement timeouts count against it) must not make the next shape's requests
- * fail fast. Returns how long it waited for the breaker, in ms: 0 when it was not open.
+ * Waits (up to 30 s) until the list answers again (GET /tags, through the list's own pool and
+ * breaker, which GET /readyz does not report): a shape slow enough to open the list's breaker
+ * (statement timeouts count against it) must not make the next shape's requests fail fast.
+ * Returns how long it waited, in ms: 0 when the list answered at once.
  */
-export async function breakerNotOpen(base: string): Promise<number> {
+export async function listAnswers(base: string, secret: string): Promise<number> {
   const t0 = performance.now();
   for (let polls = 0; ; polls++) {
-    const ready = (await (await fetch(`${base}/readyz`)).json()) as { breaker?: string };
+    const res = await fetch(`${base}/tags`, { headers: { authorization: `Bearer ${secret}` }, signal: AbortSignal.timeout(5000) });
+    await res.arrayBuffer();
     const waited = performance.now() - t0;
-    if (ready.breaker !== 'open' || waited > 30_000) return polls === 0 ? 0 : Math.round(waited);
+    if (res.status !== 503 || waited > 30_000) return polls === 0 ? 0 : Math.round(waited);
     await sleep(250);
   }
 }
@@ -220,9 +222,9 @@ function requestOf(path: string): ListRequest {
 }
 
 /**
- * EXPLAIN (ANALYZE, BUFFERS) of the statements behind `path` (each run twice: the second, warm, is
- * kept; a workspace's sample is left out, as the service keeps it a minute), the indexes and
- * sequential scans they used, and how many rows the filter matches.
+ * EXPLAIN (ANALYZE, BUFFERS) of the statements behind `path`, warm: each has just been run by the
+ * service's own code (statementsOf); a workspace's sample is left out, as the service keeps it a
+ * minute. The indexes and sequential scans they used, and how many rows the filter matches.
  */
 export async function explainPath(databaseUrl: string, path: string): Promise<ListPlan | null> {
   return withClient(databaseUrl, async (client) => {
@@ -231,12 +233,9 @@ export async function explainPath(databaseUrl: string, path: string): Promise<Li
     const texts: string[] = [];
     let executionMs = 0;
     for (const statement of statements) {
-      const explain = async () =>
-        (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.text}`, statement.values)).rows
-          .map((row) => row['QUERY PLAN'])
-          .join('\n');
-      await explain();
-      const text = await explain();
+      const text = (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.text}`, statement.values)).rows
+        .map((row) => row['QUERY PLAN'])
+        .join('\n');
       texts.push(text);
       executionMs += Number(/Execution Time: ([\d.]+) ms/.exec(text)?.[1] ?? Number.NaN);
     }

@@ -1,5 +1,6 @@
 // The list scenario's data: a workspace of many links written straight into Postgres with a few
-// INSERT … SELECT FROM generate_series statements (POST /links would take minutes per million),
+// INSERT … SELECT FROM generate_series statements, about 50k links/s (POST /links took 5.9k
+// creates/s at 400 connections in the create scenario the same day: nearly 3 minutes a million),
 // shaped like a real workspace's: alias-shaped codes, targets of 55–120 characters (85 on
 // average) with paths and query strings, titles on 40 % and tags on 60 % (words and tags drawn
 // with a Zipf-like skew, so that searches and filters meet common and rare values), 20 creator
