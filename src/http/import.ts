@@ -9,6 +9,8 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { detectFormat, headerProblem, IMPORT_FORMATS, readRecords, type RowVerdict } from '../core/import-formats.ts';
+import type { TargetPolicy } from '../core/target-policy.ts';
+import { checkTargetUrl } from '../core/url-rules.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import { findIdempotencyKeys, findLinkDetails, type IdempotencyKey, type IdempotencyRecord } from '../db/links.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -28,6 +30,8 @@ export interface ImportDeps {
   db: Queryable;
   breaker: DbBreaker;
   baseUrl: string;
+  /** Where links may point: the rules that store a row's URL, to compare it with an existing link's. */
+  policy: TargetPolicy;
   /** Route options of the creates (rate limits: a file costs one create per row). */
   createRouteConfig?: Record<string, unknown>;
 }
@@ -145,9 +149,8 @@ async function importRow(
 /** Whether the link with code `alias` is in `workspaceId` and points at `url` (as the rules would store it). */
 async function sameLink(deps: ImportDeps, workspaceId: number, alias: string, url: string): Promise<boolean> {
   const existing = await deps.breaker.run(() => findLinkDetails(deps.db, alias as never));
-  return (
-    existing !== undefined && existing.workspaceId === workspaceId && (existing.url === url || existing.url === URL.parse(url.trim())?.href)
-  );
+  const stored = checkTargetUrl(url, deps.policy);
+  return existing !== undefined && existing.workspaceId === workspaceId && existing.url === (stored.ok ? stored.url : url);
 }
 
 /** The row's Idempotency-Key: its content, scoped to the workspace (negative scopes are imports; API keys are positive, 0 anonymous). */

@@ -36,6 +36,7 @@ const api: Part = async function apiPart(app, { config, log, lifecycle }) {
     db,
     breaker,
     baseUrl: config.baseUrl,
+    policy,
     ...(createRouteConfig === undefined ? {} : { createRouteConfig }),
   });
   await app.register(manageRoutes, { db, breaker, links, baseUrl: config.baseUrl, policy });
