@@ -12,10 +12,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { parse } from 'csv-parse/sync';
-import { createApiKey, type CreatedKey } from '../src/auth/api-keys.ts';
+import type { CreatedKey } from '../src/auth/api-keys.ts';
 import { startApp } from './helpers/app.ts';
 import { inPage, launchChromium, screenshot, seriousViolations, sidewaysScroll, watchedPage } from './helpers/browser.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { keysWith } from './helpers/workspaces.ts';
 import { freePort } from './helpers/redis.ts';
 
 let database: TestDatabase;
@@ -27,10 +28,7 @@ let viewer: CreatedKey;
 
 before(async () => {
   database = await createTestDatabase('dashboard');
-  await withClient(database.url, async (client) => {
-    admin = await createApiKey(client, { name: 'Ada', role: 'admin' });
-    viewer = await createApiKey(client, { name: 'Vera', role: 'viewer' });
-  });
+  ({ Ada: admin, Vera: viewer } = await keysWith(database.url, { Ada: 'admin', Vera: 'viewer' }));
   landing = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Landing page</title><h1>Landed</h1>');
   });

@@ -10,7 +10,7 @@ import { parse } from 'csv-parse/sync';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import type { CreatedKey } from '../src/auth/api-keys.ts';
-import { startApp, type Cleanup } from './helpers/app.ts';
+import { errorOf, bearer, startApp, type Cleanup } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { workspaceWith } from './helpers/workspaces.ts';
 
@@ -57,9 +57,6 @@ interface Link {
   createdAt: string;
   disabled: boolean;
 }
-
-const bearer = (key: CreatedKey) => ({ authorization: `Bearer ${key.secret}` });
-const errorOf = (res: { json: () => unknown }) => (res.json() as { error?: { code: string; message: string } }).error;
 
 function postImport(
   on: FastifyInstance,

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import type { CreatedKey } from '../src/auth/api-keys.ts';
 import { SAMPLE_SIZE, TAG_FIRST_MAX, WALK_MAX } from '../src/db/link-list.ts';
-import { startApp } from './helpers/app.ts';
+import { errorOf, bearer, startApp } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { workspaceWith } from './helpers/workspaces.ts';
 
@@ -46,8 +46,6 @@ interface Page {
   nextCursor: string | null;
 }
 
-const bearer = (key: CreatedKey) => ({ authorization: `Bearer ${key.secret}` });
-const errorOf = (res: { json: () => unknown }) => (res.json() as { error?: { code: string; message: string } }).error;
 const sorted = (codes: Iterable<string>) => [...codes].sort();
 
 async function create(key: CreatedKey, body: Record<string, unknown>): Promise<Link> {

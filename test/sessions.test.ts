@@ -8,8 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createApiKey, type CreatedKey } from '../src/auth/api-keys.ts';
 import { ensureFirstKey } from '../src/auth/first-key.ts';
-import { startApp, type Cleanup } from './helpers/app.ts';
+import { bearer, errorCode, startApp, type Cleanup } from './helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { keysWith } from './helpers/workspaces.ts';
 import { memoryLogger } from './helpers/logs.ts';
 import { deleteKeys, randomPrefix, redisInUse, SHARED_REDIS_URL } from './helpers/redis.ts';
 import { until } from './helpers/wait.ts';
@@ -20,18 +21,12 @@ let admin: CreatedKey;
 let member: CreatedKey;
 before(async () => {
   database = await createTestDatabase('sessions');
-  await withClient(database.url, async (client) => {
-    admin = await createApiKey(client, { name: 'admin', role: 'admin' });
-    member = await createApiKey(client, { name: 'member', role: 'member' });
-  });
+  ({ admin, member } = await keysWith(database.url, { admin: 'admin', member: 'member' }));
 });
 after(async () => {
   await deleteKeys(SHARED_REDIS_URL, prefix);
   await database.drop();
 });
-
-const errorCode = (res: { json: () => unknown }) => (res.json() as { error?: { code: string } }).error?.code;
-const bearer = (key: CreatedKey) => ({ authorization: `Bearer ${key.secret}` });
 
 function signIn(app: FastifyInstance, key: string, headers: Record<string, string> = {}) {
   return app.inject({ method: 'POST', url: '/auth/session', payload: { key }, headers });

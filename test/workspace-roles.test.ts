@@ -6,28 +6,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { createApiKey, createWorkspace, type CreatedKey } from '../src/auth/api-keys.ts';
-import { startApp, type Cleanup } from './helpers/app.ts';
+import { createApiKey, type CreatedKey } from '../src/auth/api-keys.ts';
+import { errorCode, bearer, startApp, type Cleanup } from './helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { keysWith, workspaceWith } from './helpers/workspaces.ts';
 
 let database: TestDatabase;
 const keys: Record<'admin' | 'owner' | 'member' | 'viewer' | 'stranger', CreatedKey> = {} as never;
 before(async () => {
   database = await createTestDatabase('workspace_roles');
-  await withClient(database.url, async (client) => {
-    keys.admin = await createApiKey(client, { name: 'admin', role: 'admin' });
-    keys.owner = await createApiKey(client, { name: 'owner', role: 'member' });
-    keys.member = await createApiKey(client, { name: 'member', role: 'member' });
-    keys.viewer = await createApiKey(client, { name: 'viewer', role: 'viewer' });
-    const other = await createWorkspace(client, 'Other team');
-    assert.ok(other !== undefined);
-    keys.stranger = await createApiKey(client, { name: 'stranger', role: 'admin', workspaceId: other.id });
-  });
+  Object.assign(keys, await keysWith(database.url, { admin: 'admin', owner: 'member', member: 'member', viewer: 'viewer' }));
+  keys.stranger = (await workspaceWith(database.url, 'Other team', { stranger: 'admin' })).keys.stranger;
 });
 after(() => database.drop());
-
-const bearer = (key: CreatedKey) => ({ authorization: `Bearer ${key.secret}` });
-const errorCode = (res: { json: () => unknown }) => (res.json() as { error?: { code: string } }).error?.code;
 
 async function create(app: FastifyInstance, body: Record<string, unknown>, headers: Record<string, string> = {}) {
   const res = await app.inject({ method: 'POST', url: '/links', payload: body, headers });

@@ -103,6 +103,20 @@ export async function createLink(app: FastifyInstance, body: Record<string, unkn
   return { status: res.statusCode, body: res.json<Record<string, unknown>>(), headers: res.headers };
 }
 
+/** The Authorization header of an API key. */
+export function bearer(key: { readonly secret: string }): { authorization: string } {
+  return { authorization: `Bearer ${key.secret}` };
+}
+
+/** The error of an answer (`{"error": {code, message}}`), or undefined. */
+export function errorOf(res: { json: () => unknown }): { code: string; message: string } | undefined {
+  return (res.json() as { error?: { code: string; message: string } }).error;
+}
+
+export function errorCode(res: { json: () => unknown }): string | undefined {
+  return errorOf(res)?.code;
+}
+
 /** Redirect requests of `app` that missed its LRU: each was handed to the resolver there and then. */
 export function lruMisses(app: FastifyInstance): number {
   return app.metrics?.redirects.lru[1] ?? Number.NaN;
