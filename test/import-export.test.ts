@@ -13,6 +13,7 @@ import type { CreatedKey } from '../src/auth/api-keys.ts';
 import { errorOf, bearer, startApp, type Cleanup } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { workspaceWith } from './helpers/workspaces.ts';
+import { invalidCodeNote as invalid, reservedCodeNote as reserved } from './helpers/import-notes.ts';
 
 let database: TestDatabase;
 let app: FastifyInstance;
@@ -125,9 +126,6 @@ const generated = (row: number, url: string, note?: string): Expected => ({
   ...(note === undefined ? {} : { note }),
 });
 const failed = (row: number, error: string): Expected => ({ row, status: 'failed', error });
-const invalid = (code: string, instead?: string) =>
-  `code ${JSON.stringify(code)} is not a valid alias here (3–64 of A-Z a-z 0-9 _ -); ${instead ?? 'a new code will be generated'}`;
-const reserved = (code: string) => `code ${JSON.stringify(code)} is a reserved word here; a new code will be generated`;
 
 /**
  * The fixtures, in the order the tests import them. Codes are one namespace for every workspace (a

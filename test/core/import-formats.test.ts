@@ -13,6 +13,7 @@ import {
   type RowVerdict,
 } from '../../src/core/import-formats.ts';
 import { parseCsv, type CsvFile } from '../../src/http/csv.ts';
+import { invalidCodeNote as invalid, reservedCodeNote as reserved } from '../helpers/import-notes.ts';
 
 /** Far above the rows of any file here. */
 const ROWS = 1000;
@@ -29,9 +30,6 @@ async function read(format: ImportFormat, text: string): Promise<RowVerdict[]> {
 
 const ok = (line: number, link: ImportedLink, note?: string): RowVerdict =>
   note === undefined ? { ok: true, line, link } : { ok: true, line, link, note };
-const invalid = (code: string, kept?: string) =>
-  `code ${JSON.stringify(code)} is not a valid alias here (3–64 of A-Z a-z 0-9 _ -); ${kept ?? 'a new code will be generated'}`;
-const reserved = (code: string) => `code ${JSON.stringify(code)} is a reserved word here; a new code will be generated`;
 
 const SERVICE_FORMATS = IMPORT_FORMATS.filter((format) => format !== 'generic');
 
