@@ -13,20 +13,21 @@ import { pino } from 'pino';
 import { hashSecret } from '../src/auth/api-keys.ts';
 import { migrate, MIGRATIONS_DIR } from '../src/db/migrate.ts';
 import { startApp } from './helpers/app.ts';
-import { ADMIN_URL, adminQuery, dropDatabase, withClient, withDatabase } from './helpers/db.ts';
+import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 
 const log = pino({ level: 'silent' });
-const name = `shortener_migrate_ws_${process.pid}`;
-const url = withDatabase(ADMIN_URL, name);
+let database: TestDatabase;
+let url: string;
 let before0005: string;
 
 before(async () => {
-  await adminQuery(`CREATE DATABASE ${name}`);
+  database = await createTestDatabase('migrate_ws', { migrated: false });
+  ({ url } = database);
   before0005 = await mkdtemp(join(tmpdir(), 'migrations-before-0005-'));
   for (const file of await readdir(MIGRATIONS_DIR)) if (file < '0005') await cp(join(MIGRATIONS_DIR, file), join(before0005, file));
 });
 after(async () => {
-  await dropDatabase(name);
+  await database.drop();
   await rm(before0005, { recursive: true, force: true });
 });
 

@@ -7,20 +7,21 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pino } from 'pino';
 import { migrate, MIGRATIONS_DIR } from '../src/db/migrate.ts';
-import { ADMIN_URL, adminQuery, dropDatabase, withClient, withDatabase } from './helpers/db.ts';
+import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 
 const log = pino({ level: 'silent' });
-const name = `shortener_migrate_${process.pid}`;
-const url = withDatabase(ADMIN_URL, name);
+let database: TestDatabase;
+let url: string;
 let dir: string;
 
 before(async () => {
-  await adminQuery(`CREATE DATABASE ${name}`);
+  database = await createTestDatabase('migrate', { migrated: false });
+  ({ url } = database);
   dir = await mkdtemp(join(tmpdir(), 'migrations-'));
   await cp(MIGRATIONS_DIR, dir, { recursive: true });
 });
 after(async () => {
-  await dropDatabase(name);
+  await database.drop();
   await rm(dir, { recursive: true, force: true });
 });
 
