@@ -3,6 +3,7 @@
 // role there (roles.ts). The queries here are the only ones that touch api_keys.
 
 import { createHash, randomBytes } from 'node:crypto';
+import { parseId } from '../core/ids.ts';
 import { DEFAULT_WORKSPACE_ID } from '../core/link.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Principal, Role } from './roles.ts';
@@ -10,6 +11,15 @@ import type { Principal, Role } from './roles.ts';
 const PREFIX = 'sk_';
 /** sk_ and 32 bytes in base64url. */
 export const KEY_SHAPE = /^sk_[A-Za-z0-9_-]{43}$/;
+
+/** The most characters of a key's or a workspace's name. */
+export const NAME_MAX_LENGTH = 100;
+
+/** A name of a key or a workspace, trimmed; undefined when empty, too long or holding a control character. */
+export function cleanName(name: string | undefined): string | undefined {
+  const trimmed = name?.trim();
+  return trimmed === undefined || trimmed.length === 0 || trimmed.length > NAME_MAX_LENGTH || /\p{Cc}/u.test(trimmed) ? undefined : trimmed;
+}
 
 export function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
@@ -122,7 +132,7 @@ export async function listWorkspaces(db: Queryable): Promise<(Workspace & { keys
 
 export async function findWorkspace(db: Queryable, idOrName: string): Promise<Workspace | undefined> {
   const { rows } = await db.query<{ id: string; name: string }>(
-    `SELECT id, name FROM workspaces WHERE name = $1 OR (${/^\d{1,15}$/.test(idOrName) ? 'id = $1::bigint' : 'false'})`,
+    `SELECT id, name FROM workspaces WHERE name = $1 OR (${parseId(idOrName) === undefined ? 'false' : 'id = $1::bigint'})`,
     [idOrName],
   );
   const row = rows[0];

@@ -5,10 +5,11 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
+import { parseId } from '../core/ids.ts';
 import { DEFAULT_WORKSPACE_ID } from '../core/link.ts';
 import { migrate } from '../db/migrate.ts';
 import { createLogger } from '../logger.ts';
-import { createApiKey, createWorkspace, findWorkspace, listApiKeys, listWorkspaces, revokeApiKey, setRole } from './api-keys.ts';
+import { cleanName, createApiKey, createWorkspace, findWorkspace, listApiKeys, listWorkspaces, revokeApiKey, setRole } from './api-keys.ts';
 import { isRole, ROLES } from './roles.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -20,11 +21,6 @@ const USAGE = `usage: npm run keys -- <command>
   workspaces                                                         workspaces, with their keys and links
   workspace <name>                                                   a new workspace`;
 const EX_USAGE = 64;
-/** An id is a bigint in Postgres; more digits than a safe integer has would be refused there. */
-const ID = /^\d{1,15}$/;
-const NAME_MAX = 100;
-
-const validName = (name: string | undefined): name is string => name !== undefined && name.trim().length > 0 && name.length <= NAME_MAX;
 
 /** The workspace an option names (the default one without it); undefined, having said why, if none has that name or id. */
 async function workspaceOf(db: pg.Pool, option: string | undefined): Promise<number | undefined> {
@@ -41,12 +37,14 @@ async function run(
   options: { role?: string; workspace?: string },
 ): Promise<number> {
   const [first, second] = args;
-  if (command === 'create' && args.length === 1 && validName(first)) {
+  const nameArg = cleanName(first);
+  const idArg = parseId(first);
+  if (command === 'create' && args.length === 1 && nameArg !== undefined) {
     const role = options.role ?? 'member';
     if (!isRole(role)) return usage(`--role must be one of ${ROLES.join(', ')}`);
     const workspaceId = await workspaceOf(db, options.workspace);
     if (workspaceId === undefined) return 1;
-    const key = await createApiKey(db, { name: first.trim(), role, workspaceId });
+    const key = await createApiKey(db, { name: nameArg, role, workspaceId });
     print(JSON.stringify({ id: key.id, name: key.name, role: key.role, workspaceId: key.workspaceId, key: key.secret }));
     console.error('Keep this key now: it is stored only as a hash and cannot be shown again.');
     return 0;
@@ -60,15 +58,15 @@ async function run(
     }
     return 0;
   }
-  if (command === 'revoke' && args.length === 1 && ID.test(first ?? '')) {
-    const outcome = await revokeApiKey(db, Number(first));
+  if (command === 'revoke' && args.length === 1 && idArg !== undefined) {
+    const outcome = await revokeApiKey(db, idArg);
     if (outcome === 'revoked') print(`key ${first} revoked (every instance refuses it, and its sessions, within 10 s)`);
     else if (outcome === 'last-admin') console.error(`key ${first} is its workspace's last admin key: create another admin key first`);
     else console.error(`no active key ${first}`);
     return outcome === 'revoked' ? 0 : 1;
   }
-  if (command === 'role' && args.length === 2 && ID.test(first ?? '') && isRole(second)) {
-    const changed = await setRole(db, Number(first), second);
+  if (command === 'role' && args.length === 2 && idArg !== undefined && isRole(second)) {
+    const changed = await setRole(db, idArg, second);
     if (changed) print(`key ${first} is now ${second} (every instance knows within 10 s)`);
     else console.error(`no active key ${first}`);
     return changed ? 0 : 1;
@@ -77,10 +75,10 @@ async function run(
     for (const workspace of await listWorkspaces(db)) print(JSON.stringify(workspace));
     return 0;
   }
-  if (command === 'workspace' && args.length === 1 && validName(first)) {
-    const workspace = await createWorkspace(db, first.trim());
+  if (command === 'workspace' && args.length === 1 && nameArg !== undefined) {
+    const workspace = await createWorkspace(db, nameArg);
     if (workspace === undefined) {
-      console.error(`a workspace is called "${first.trim()}" already`);
+      console.error(`a workspace is called "${nameArg}" already`);
       return 1;
     }
     print(JSON.stringify(workspace));

@@ -3,6 +3,7 @@
 // meanwhile never shifts a page (no link is shown twice or skipped), and reading page 1000 costs
 // what page 1 does.
 
+import { parseId } from './ids.ts';
 import { codePoints, TAG_MAX_LENGTH, type LinkState } from './link.ts';
 
 export const LIST_LIMIT_DEFAULT = 25;
@@ -70,8 +71,9 @@ export function readFilter(params: ListQueryParams): ListFilter | string {
     filter.state = state;
   }
   if (params.creator !== undefined) {
-    if (!/^\d{1,15}$/.test(params.creator)) return 'creator must be the id of a key (an integer).';
-    filter.creator = Number(params.creator);
+    const creator = parseId(params.creator);
+    if (creator === undefined) return 'creator must be the id of a key (an integer).';
+    filter.creator = creator;
   }
   return filter;
 }

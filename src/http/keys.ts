@@ -5,9 +5,10 @@
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from '../auth/api-keys.ts';
+import { cleanName, createApiKey, listApiKeys, NAME_MAX_LENGTH, revokeApiKey, type ApiKeyInfo } from '../auth/api-keys.ts';
 import { requireKey } from '../auth/authenticate.ts';
 import { keysProblem, type Principal } from '../auth/roles.ts';
+import { parseId } from '../core/ids.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
@@ -69,9 +70,9 @@ export async function keysRoutes(plain: FastifyInstance, { db, breaker, forgetAl
     },
     async (request, reply) => {
       const key = admin(request);
-      const name = request.body.name.trim();
-      if (name.length === 0 || /\p{Cc}/u.test(name))
-        throw new AppError('BODY_INVALID', 'name must be 1 to 100 characters, without control characters.');
+      const name = cleanName(request.body.name);
+      if (name === undefined)
+        throw new AppError('BODY_INVALID', `name must be 1 to ${NAME_MAX_LENGTH} characters, without control characters.`);
       const made = await breaker.run(() => createApiKey(db, { name, role: request.body.role, workspaceId: key.workspaceId }));
       reply.header('cache-control', 'no-store');
       return reply.code(201).send({ ...view({ ...made, revokedAt: null }), key: made.secret });
@@ -93,7 +94,7 @@ export async function keysRoutes(plain: FastifyInstance, { db, breaker, forgetAl
     },
     async (request, reply) => {
       const key = admin(request);
-      const id = /^\d{1,15}$/.test(request.params.id) ? Number(request.params.id) : undefined;
+      const id = parseId(request.params.id);
       if (id === undefined) throw new AppError('KEY_NOT_FOUND');
       const outcome = await breaker.run(() => revokeApiKey(db, id, key.workspaceId));
       if (outcome === 'not-found') throw new AppError('KEY_NOT_FOUND');

@@ -2,6 +2,7 @@
 // types (the TypeBox type provider) and the OpenAPI document (/docs).
 
 import { Type, type Static } from 'typebox';
+import { NAME_MAX_LENGTH } from '../auth/api-keys.ts';
 import { TAG_MAX_LENGTH, TAGS_MAX, TITLE_MAX_LENGTH } from '../core/link.ts';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, SEARCH_MAX, SEARCH_MIN } from '../core/list-query.ts';
 
@@ -174,7 +175,7 @@ export const KeyList = Type.Object({ keys: Type.Array(KeyInfo) });
 
 export const CreateKeyBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, description: 'For people: who or what uses the key.' }),
+    name: Type.String({ minLength: 1, maxLength: NAME_MAX_LENGTH, description: 'For people: who or what uses the key.' }),
     role: Role,
   },
   { additionalProperties: false },
