@@ -151,6 +151,21 @@ test('sign in, create, search, open, follow, see the click, QR code, edit, disab
   assert.equal(days.filter(([people]) => people !== '0').length, 1, 'and no other day has one');
   assert.ok((await page.locator('canvas').count()) > 0, 'the chart is drawn');
   await look(page, 'desktop-04-link');
+  // A range of its own: the last three UTC days.
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  await page.getByRole('radio', { name: 'Custom' }).check();
+  await page.getByLabel('From', { exact: true }).fill(day(-2));
+  await page.getByLabel('To', { exact: true }).fill(day(0));
+  await page.getByRole('button', { name: 'Show' }).click();
+  // The 30 days' table gives way to the range's: no fourth row.
+  await page.locator('details table tbody tr').nth(3).waitFor({ state: 'detached' });
+  assert.equal(await page.locator('details table tbody tr').count(), 3, 'one row per day of the range');
+  const lastDay = await page.locator('details table tbody tr').last().locator('td').allTextContents();
+  assert.deepEqual(
+    lastDay.map((cell) => cell.trim()),
+    ['1', '0'],
+    'the custom range ends today, with its click',
+  );
 
   // The QR code: a preview, and both downloads.
   const qr = page.getByRole('img', { name: /^QR code for / });

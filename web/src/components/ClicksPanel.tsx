@@ -19,6 +19,12 @@ const PRESETS: { value: Preset; label: string }[] = [
   { value: 'custom', label: 'Custom' },
 ];
 
+/** The two date fields of a custom range. */
+const RANGE_ENDS = [
+  { end: 'from', label: 'From' },
+  { end: 'to', label: 'To' },
+] as const;
+
 function lastDays(days: number): Range {
   const now = new Date();
   return { from: utcDay(now, 1 - days), to: utcDay(now) };
@@ -73,28 +79,19 @@ export function ClicksPanel({ code }: { code: string }) {
       </fieldset>
       {preset === 'custom' && (
         <form class="custom-range" onSubmit={applyCustom} noValidate>
-          <div class="field">
-            <label for="stats-from">From</label>
-            <input
-              id="stats-from"
-              type="date"
-              value={custom.from}
-              aria-invalid={customError !== null || undefined}
-              aria-describedby={customError !== null ? 'stats-range-error' : undefined}
-              onInput={(event) => setCustom({ ...custom, from: event.currentTarget.value })}
-            />
-          </div>
-          <div class="field">
-            <label for="stats-to">To</label>
-            <input
-              id="stats-to"
-              type="date"
-              value={custom.to}
-              aria-invalid={customError !== null || undefined}
-              aria-describedby={customError !== null ? 'stats-range-error' : undefined}
-              onInput={(event) => setCustom({ ...custom, to: event.currentTarget.value })}
-            />
-          </div>
+          {RANGE_ENDS.map(({ end, label }) => (
+            <div class="field" key={end}>
+              <label for={`stats-${end}`}>{label}</label>
+              <input
+                id={`stats-${end}`}
+                type="date"
+                value={custom[end]}
+                aria-invalid={customError !== null || undefined}
+                aria-describedby={customError !== null ? 'stats-range-error' : undefined}
+                onInput={(event) => setCustom({ ...custom, [end]: event.currentTarget.value })}
+              />
+            </div>
+          ))}
           <button type="submit">Show</button>
           {customError !== null && (
             <p id="stats-range-error" class="field-error" role="alert">

@@ -2,9 +2,9 @@ import { useState } from 'preact/hooks';
 import type { ApiKey } from '../api.ts';
 import { useApp } from '../context.ts';
 import { errorMessage } from '../errors.ts';
-import { formatDate, formatDateTime } from '../format.ts';
 import { CellLabel } from './CellLabel.tsx';
 import { ConfirmDialog } from './ConfirmDialog.tsx';
+import { DateText } from './DateText.tsx';
 import { useAnnounce } from './Status.tsx';
 
 /** The workspace's keys, each revocable (DELETE /keys/:id) after a confirmation. */
@@ -69,19 +69,11 @@ export function KeyTable({ keys, myId, onRevoked }: { keys: ApiKey[]; myId: numb
                 </td>
                 <td role="cell">
                   <CellLabel>Created</CellLabel>
-                  <time dateTime={key.createdAt} title={formatDateTime(key.createdAt)}>
-                    {formatDate(key.createdAt)}
-                  </time>
+                  <DateText iso={key.createdAt} />
                 </td>
                 <td role="cell">
                   <CellLabel>Revoked</CellLabel>
-                  {key.revokedAt === null ? (
-                    <span class="muted">No</span>
-                  ) : (
-                    <time dateTime={key.revokedAt} title={formatDateTime(key.revokedAt)}>
-                      {formatDate(key.revokedAt)}
-                    </time>
-                  )}
+                  {key.revokedAt === null ? <span class="muted">No</span> : <DateText iso={key.revokedAt} />}
                 </td>
                 <td role="cell">
                   {key.revokedAt === null && (

@@ -1,7 +1,8 @@
 import type { Link } from '../api.ts';
-import { formatCount, formatDate, formatDateTime } from '../format.ts';
+import { formatCount } from '../format.ts';
 import { CopyButton } from './CopyButton.tsx';
 import { CellLabel } from './CellLabel.tsx';
+import { DateText } from './DateText.tsx';
 import { StateBadge } from './StateBadge.tsx';
 import { Tags } from './Tags.tsx';
 
@@ -88,9 +89,7 @@ function LinkRow({ link }: { link: Link }) {
       </td>
       <td role="cell">
         <CellLabel>Created</CellLabel>
-        <time dateTime={link.createdAt} title={formatDateTime(link.createdAt)}>
-          {formatDate(link.createdAt)}
-        </time>
+        <DateText iso={link.createdAt} />
       </td>
     </tr>
   );
