@@ -76,13 +76,12 @@ async function runInTransaction(client: pg.Client, file: string, sql: string): P
   }
 }
 
-/** The statements of a file without a transaction, one by one; it holds no function body ($$), so ";" at a line's end ends one. */
+/**
+ * The statements of a file without a transaction, one by one: ";" at a line's end ends one, except
+ * inside a $$ body (a DO block, which runs as one statement and so in one transaction of its own).
+ */
 async function runStatements(client: pg.Client, file: string, sql: string): Promise<void> {
-  if (sql.includes('$$')) throw new Error(`migration ${file} runs without a transaction and cannot hold a $$ body`);
-  const statements = sql
-    .split(/;\s*$/m)
-    .map((statement) => statement.replace(/^\s*--.*$/gm, '').trim())
-    .filter((statement) => statement !== '');
+  const statements = splitStatements(sql);
   const indexes = [...sql.matchAll(/CREATE (?:UNIQUE )?INDEX CONCURRENTLY IF NOT EXISTS (\w+)/g)].map((match) => match[1] as string);
   try {
     const { rows } = await client.query<{ name: string }>(
@@ -110,4 +109,19 @@ async function takeLock(client: pg.Client): Promise<void> {
     if (Date.now() > deadline) throw new Error(`another instance held the migration lock for over ${LOCK_WAIT_MS / 1000} s`);
     await sleep(LOCK_POLL_MS);
   }
+}
+
+/** The statements of `sql`, comments left out; a $$ body is never cut. */
+export function splitStatements(sql: string): string[] {
+  const statements: string[] = [];
+  let pending = '';
+  for (const part of sql.split(/;\s*$/m)) {
+    pending = pending === '' ? part : `${pending};${part}`;
+    // An odd number of $$ so far: the ";" was inside a body.
+    if ((pending.split('$$').length - 1) % 2 === 1) continue;
+    const statement = pending.replace(/^\s*--.*$/gm, '').trim();
+    if (statement !== '') statements.push(statement);
+    pending = '';
+  }
+  return statements;
 }
