@@ -5,6 +5,7 @@
 //   node --expose-gc load/memory-probe.ts [--links 1000000]
 
 import { parseArgs } from 'node:util';
+import type { LinkKey } from '../src/core/domains.ts';
 import { ABSENT, createLinkCache, isRedirect } from '../src/cache/link-cache.ts';
 import { loadConfig } from '../src/config.ts';
 import { createCodeCodec } from '../src/core/codes.ts';
@@ -41,7 +42,7 @@ for (let i = 0; i < links; i++) {
   // Strings as pg hands them over: flat, decoded from a buffer, not built by concatenation.
   const url = Buffer.from(targetUrl(i)).toString();
   const code = codec.fromId(i);
-  cache.fill(code, { code, url, expiresAt: null, disabled: false, deleted: false, version: 0 }, now);
+  cache.fill(code as string as LinkKey, { domainId: 0, code, url, expiresAt: null, disabled: false, deleted: false, version: 0 }, now);
 }
 collect();
 const after = process.memoryUsage();

@@ -30,7 +30,7 @@ app.post<{ Body: CreateLinkBody }>('/links', async (request, reply) => {
   if (!verdict.ok) return reply.code(400).send({ error: { code: verdict.code } });
   const [id] = await ids.take(1);
   const code = codec.fromId(id as number);
-  await pool.query('INSERT INTO links (code, url, expires_at) VALUES ($1, $2, $3) ON CONFLICT (code) DO NOTHING', [
+  await pool.query('INSERT INTO links (code, url, expires_at) VALUES ($1, $2, $3) ON CONFLICT (domain_id, code) DO NOTHING', [
     code,
     verdict.request.url,
     verdict.request.expiresAt,

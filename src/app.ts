@@ -21,12 +21,26 @@ import metrics from './plugins/metrics.ts';
 import type { Part, PartOptions } from './plugins/options.ts';
 import postgres from './plugins/postgres.ts';
 import readPath from './plugins/read-path.ts';
+import domains from './plugins/domains.ts';
 import redirect from './plugins/redirect.ts';
 import redis from './plugins/redis.ts';
 import writePath from './plugins/write-path.ts';
 
 /** The parts, in the order they are built; each may use those before it. */
-export const PARTS: readonly Part[] = [metrics, docs, postgres, redis, readPath, clicks, writePath, auth, redirect, api, dashboard];
+export const PARTS: readonly Part[] = [
+  metrics,
+  docs,
+  postgres,
+  redis,
+  readPath,
+  domains,
+  clicks,
+  writePath,
+  auth,
+  redirect,
+  api,
+  dashboard,
+];
 
 export interface AppDeps {
   config: Config;

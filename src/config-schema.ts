@@ -112,6 +112,16 @@ export function isRedirectTarget(raw: string): boolean {
   return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') && /^[\x21-\x7e]+$/.test(raw);
 }
 
+/** An absolute http(s) URL a redirect may send a browser to. */
+export function isAbsoluteRedirect(raw: string): boolean {
+  return !raw.startsWith('/') && raw !== 'none' && isRedirectTarget(raw);
+}
+
+/** A host name (letters, digits, dots, hyphens; a port is allowed and left out), or `*`. */
+export function isHostName(raw: string): boolean {
+  return raw === '*' || /^[A-Za-z0-9.-]+(?::\d+)?$/.test(raw) || /^\[[0-9A-Fa-f:.]+\](?::\d+)?$/.test(raw);
+}
+
 /** A comma-separated list (unset: empty) of at most `maxItems` items that each pass `isItem`. */
 export function commaList(isItem: (item: string) => boolean, maxItems = Number.POSITIVE_INFINITY) {
   const valid = (raw: string) => {

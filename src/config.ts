@@ -10,6 +10,8 @@ import {
   domainFile,
   domainList,
   hoursAsMs,
+  isAbsoluteRedirect,
+  isHostName,
   isRedirectTarget,
   isTrustProxy,
   optional,
@@ -19,6 +21,7 @@ import {
 } from './config-schema.ts';
 import type { Decoded, Env, Settings } from './config-schema.ts';
 import { CODE_LENGTH_MAX, CODE_LENGTH_MIN } from './core/codes.ts';
+import { requestHostName } from './core/domains.ts';
 
 export const DEV_CODE_SECRET = 'dev-only-secret-change-me-in-production';
 
@@ -278,6 +281,21 @@ export const SETTINGS = {
     doc:
       "where `GET /` redirects (`302`): the dashboard, or on a branded short domain the company's site " +
       '(`https://acme.example`); `none`: `404`',
+  },
+  defaultDomainHosts: {
+    env: 'DEFAULT_DOMAIN_HOSTS',
+    schema: Type.Decode(commaList(isHostName), (hosts) => hosts.map((host) => (host === '*' ? host : requestHostName(host)))),
+    expected: 'a comma-separated list of host names, or *',
+    doc:
+      "other host names the default domain answers for besides `BASE_URL`'s and `localhost`, `127.0.0.1`, `[::1]` " +
+      '(an old name, an internal one); `*`: every host that is no short domain (the behaviour of the release before domains). ' +
+      'See [Short domains](#short-domains)',
+  },
+  unknownHostRedirect: {
+    env: 'UNKNOWN_HOST_REDIRECT',
+    schema: optional(Type.Refine(Type.String(), isAbsoluteRedirect)),
+    expected: 'an http(s) URL',
+    doc: 'where a request for a code on a host this deployment does not serve is redirected (`302`); unset: `404 HOST_NOT_SERVED`',
   },
   sessionTtlMs: {
     env: 'SESSION_TTL_HOURS',

@@ -52,13 +52,21 @@ export const ERRORS = {
     message: 'A change made with a session cookie needs the X-CSRF-Token header that signing in gave.',
   },
   // 404, 409, 410
+  DOMAIN_INVALID: { status: 400, message: 'host must be a host name such as go.example.com: no scheme, port, path or IP address.' },
+  DOMAIN_UNKNOWN: { status: 400, message: 'domain is not a short domain of this workspace (GET /domains lists them).' },
+  DOMAIN_DEFAULT: { status: 400, message: "The default domain is BASE_URL's host: it is configured, not added, changed or removed." },
   LINK_NOT_FOUND: { status: 404, message: 'No link has this code.' },
+  DOMAIN_NOT_FOUND: { status: 404, message: 'This workspace has no domain with this host.' },
+  HOST_NOT_SERVED: { status: 404, message: 'This deployment serves no short domain with this host name.' },
   KEY_NOT_FOUND: { status: 404, message: 'No active key of this workspace has this id.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such route.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this route.' },
   EXPECTATION_FAILED: { status: 417, message: 'The only expectation this service meets is Expect: 100-continue.' },
   ALIAS_TAKEN: { status: 409, message: 'This alias is already taken.' },
   CONFLICT: { status: 409, message: 'The request conflicts with data that exists already.' },
+  DOMAIN_TAKEN: { status: 409, message: 'This host is already a short domain of this deployment.' },
+  DOMAIN_IN_USE: { status: 409, message: 'Links use this domain: delete them, or remove it with moveLinksTo=<another domain>.' },
+  DOMAIN_MOVE_CONFLICT: { status: 409, message: 'Some aliases of this domain exist on the domain its links would move to.' },
   LAST_ADMIN_KEY: { status: 409, message: "This is the workspace's last admin key: create another admin key before revoking it." },
   LINK_EXPIRED: { status: 410, message: 'This link has expired.' },
   LINK_DISABLED: { status: 410, message: 'This link has been disabled.' },
@@ -94,11 +102,14 @@ export class AppError extends Error {
   override name = 'AppError';
   readonly code: ErrorCode;
   readonly statusCode: number;
+  /** The field of the request body the error is about, where it is one field's. */
+  readonly field: string | undefined;
 
-  constructor(code: ErrorCode, message: string = ERRORS[code].message, options?: ErrorOptions) {
+  constructor(code: ErrorCode, message: string = ERRORS[code].message, options?: ErrorOptions & { field?: string }) {
     super(message, options);
     this.code = code;
     this.statusCode = ERRORS[code].status;
+    this.field = options?.field;
   }
 }
 
@@ -106,9 +117,9 @@ export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }
 
-/** The JSON body of every error answer. */
-export function errorBody(code: ErrorCode, message: string = ERRORS[code].message): string {
-  return JSON.stringify({ error: { code, message } });
+/** The JSON body of every error answer; `field`: the body field it is about, where it is one's. */
+export function errorBody(code: ErrorCode, message: string = ERRORS[code].message, field?: string): string {
+  return JSON.stringify({ error: field === undefined ? { code, message } : { code, message, field } });
 }
 
 /**

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { msToNextUtcDay, statsRange, utcDay } from '../src/core/day-range.ts';
 import { addClicks, readStats } from '../src/db/clicks.ts';
-import { createLink, startApp } from './helpers/app.ts';
+import { createLink, onDefault, startApp } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
 import { startLoggedApp } from './helpers/logs.ts';
 import { postLink, startServer } from './helpers/server-process.ts';
@@ -97,12 +97,12 @@ test('after N redirects and a flush the counts are exact, through the listener a
 
   const range = statsRange(undefined, undefined, Date.now());
   assert.ok(range !== undefined);
-  const stats = await readStats(pool, code, range);
+  const stats = await readStats(pool, onDefault(code), range);
   assert.deepEqual(stats?.total, { clicks: 36, botClicks: 10 });
   assert.equal(stats.daily.length, 30, 'every day of the range, zero-filled');
   assert.deepEqual(stats.daily.at(-1), { day: range.to, clicks: 36, botClicks: 10 });
   assert.ok(stats.daily.slice(0, -1).every((d) => d.clicks === 0 && d.botClicks === 0));
-  assert.equal(await readStats(pool, 'no-such-link', range), undefined);
+  assert.equal(await readStats(pool, onDefault('no-such-link'), range), undefined);
 });
 
 test('a click on a code with no row does not break the flush: the other links get theirs', async (t) => {

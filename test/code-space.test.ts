@@ -144,6 +144,22 @@ test('an alias written by hand is known to every instance once committed, howeve
   assert.equal(reader.lookups(), 1, 'a random code is still ruled out from memory');
 });
 
+test('an alias is possible on its own domain only: the same code elsewhere is still ruled out from memory', async (t) => {
+  const reader = await instance(t);
+  const alias = randomCode();
+  const host = `cs-${Date.now()}.example.com`;
+  await withClient(database.url, async (client) => {
+    const { rows } = await client.query<{ id: string }>('INSERT INTO domains (workspace_id, host) VALUES (1, $1) RETURNING id', [host]);
+    await client.query("INSERT INTO links (domain_id, code, url) VALUES ($1, $2, 'https://example.com/on-a-domain')", [rows[0]?.id, alias]);
+  });
+  await new Promise((resolve) => setTimeout(resolve, ACK_DELAY_MS + REFRESH_MS));
+  const res = await reader.app.inject({ url: `/${alias}`, headers: { host } });
+  assert.equal(res.headers.location, 'https://example.com/on-a-domain');
+  assert.equal(reader.lookups(), 1, 'the alias on its domain is looked up');
+  assert.equal((await reader.app.inject({ url: `/${alias}`, headers: { host: 'sho.rt' } })).statusCode, 404);
+  assert.equal(reader.lookups(), 1, 'on the default domain the same code is ruled out without a lookup');
+});
+
 test('an instance with another CODE_SECRET than the one that generated the codes looks every code up', async (t) => {
   const owner = await instance(t);
   const code = (await createLink(owner.app, { url: 'https://example.com/owned' })).body.code as string;

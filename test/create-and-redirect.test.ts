@@ -20,6 +20,7 @@ describe('create, then redirect', () => {
     assert.match(code, /^[0-9A-Za-z]{7}$/);
     assert.deepEqual(created.body, {
       code,
+      domain: 'sho.rt',
       shortUrl: `${TEST_BASE_URL}/${code}`,
       url: 'https://example.com/a%20b?q=1#top',
       expiresAt: null,

@@ -30,7 +30,20 @@ after(async () => {
   await database.drop();
 });
 
-const EXPORT_HEADER = ['code', 'shortUrl', 'url', 'title', 'tags', 'createdAt', 'expiresAt', 'disabled', 'clicks', 'botClicks', 'creator'];
+const EXPORT_HEADER = [
+  'code',
+  'domain',
+  'shortUrl',
+  'url',
+  'title',
+  'tags',
+  'createdAt',
+  'expiresAt',
+  'disabled',
+  'clicks',
+  'botClicks',
+  'creator',
+];
 const GENERATED = /^[0-9A-Za-z]{7}$/;
 
 interface RowResult {
@@ -556,6 +569,7 @@ describe('GET /links/export.csv', () => {
         record,
         {
           code: link.code,
+          domain: 'sho.rt',
           shortUrl: `https://sho.rt/${link.code}`,
           url: link.url,
           createdAt: link.createdAt,
@@ -621,6 +635,7 @@ describe('GET /links/export.csv', () => {
     assert.deepEqual(codes, expected);
     assert.deepEqual(records[1234], {
       code: 'bulk01266',
+      domain: 'sho.rt',
       shortUrl: 'https://sho.rt/bulk01266',
       url: 'https://example.com/bulk/1266',
       title: 'Bulk, 1266',

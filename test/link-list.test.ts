@@ -621,6 +621,7 @@ describe('titles and tags', () => {
     });
     assert.deepEqual(created, {
       code: created.code,
+      domain: 'sho.rt',
       shortUrl: `https://sho.rt/${created.code}`,
       url: 'https://example.com/fields',
       expiresAt: null,
@@ -631,6 +632,7 @@ describe('titles and tags', () => {
     assert.match(shown.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.deepEqual(shown, {
       code: created.code,
+      domain: 'sho.rt',
       shortUrl: `https://sho.rt/${created.code}`,
       url: 'https://example.com/fields',
       title: 'Spring launch',

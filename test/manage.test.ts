@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { createApiKey, revokeApiKey } from '../src/auth/api-keys.ts';
-import { linkKey } from '../src/redis/entries.ts';
+import { redisLinkKey } from '../src/redis/entries.ts';
 import { startApp, startCountedApp, type Cleanup } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
 import { deleteKeys, randomPrefix, redisInUse, SHARED_REDIS_URL, startMonitor, withRedis } from './helpers/redis.ts';
@@ -128,7 +128,7 @@ describe('management', () => {
       const res = await a.inject({ ...request, headers: bearer(alice) });
       const ms = performance.now() - started;
       // At once, without polling, while what A sends now is still held: the state at the acknowledgement.
-      const value = await withRedis(SHARED_REDIS_URL, (client) => client.get(linkKey(prefix, 'managed-1')));
+      const value = await withRedis(SHARED_REDIS_URL, (client) => client.get(redisLinkKey(prefix, 'managed-1')));
       await monitor.settle();
       proxy.delayRequest = () => 0;
       assert.match(value ?? '(none)', stored, what);

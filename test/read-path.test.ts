@@ -2,11 +2,12 @@
 // lookup, and unknown codes are remembered for a while instead of asked for again.
 
 import assert from 'node:assert/strict';
+import type { LinkKey } from '../src/core/domains.ts';
 import { after, before, test } from 'node:test';
 import { createLinkCache } from '../src/cache/link-cache.ts';
 import type { ShortCode } from '../src/core/codes.ts';
 import type { Queryable } from '../src/db/pool.ts';
-import { startApp, startCountedApp, testConfig, type Cleanup, type StartOptions, lruMisses } from './helpers/app.ts';
+import { startApp, startCountedApp, testConfig, onDefault, type Cleanup, type StartOptions, lruMisses } from './helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase, holdLookups } from './helpers/db.ts';
 import { until, within } from './helpers/wait.ts';
 
@@ -93,7 +94,7 @@ test("a lookup that saw a link's old target must not overwrite the change made w
   const lookup = app.inject({ url: '/in-flight-change' });
   assert.equal(await within('the lookup is held', hold.reached), 1, 'the held lookup found the old row: the race is on');
   // Without Redis, the change goes straight into this instance's LRU.
-  await app.links.change('in-flight-change' as ShortCode, { url: 'https://example.com/after' });
+  await app.links.change(onDefault('in-flight-change'), { url: 'https://example.com/after' });
   hold.release();
   // The request that asked before the change may see either target...
   assert.ok(['https://example.com/before', 'https://example.com/after'].includes(String((await lookup).headers.location)));
@@ -103,13 +104,21 @@ test("a lookup that saw a link's old target must not overwrite the change made w
 
 test('"not found" never replaces a link the LRU holds: that link was created while the lookup ran', () => {
   const cache = createLinkCache(testConfig(database.url));
-  const code = 'made-meanwhile' as ShortCode;
-  const link = { code, url: 'https://example.com/meanwhile', expiresAt: null, disabled: false, deleted: false, version: 0 };
+  const code = 'made-meanwhile' as LinkKey;
+  const link = {
+    domainId: 0,
+    code: code as string as ShortCode,
+    url: 'https://example.com/meanwhile',
+    expiresAt: null,
+    disabled: false,
+    deleted: false,
+    version: 0,
+  };
   assert.equal(cache.fill(code, link, Date.now()), link.url);
   assert.equal(cache.fill(code, undefined, Date.now()), link.url, 'the lookup is answered with the link');
   assert.equal(cache.get(code), link.url);
   // A code that no link has is remembered as such.
-  assert.deepEqual(cache.fill('never-made' as ShortCode, undefined, Date.now()), { answer: 'LINK_NOT_FOUND' });
+  assert.deepEqual(cache.fill('never-made' as LinkKey, undefined, Date.now()), { answer: 'LINK_NOT_FOUND' });
   assert.deepEqual(cache.get('never-made'), { answer: 'LINK_NOT_FOUND' });
 });
 

@@ -8,11 +8,10 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import type { ShortCode } from '../src/core/codes.ts';
 import { migrate } from '../src/db/migrate.ts';
 import type { ReplicaStatus } from '../src/db/replicas.ts';
-import { encodeInvalidation, invalidationChannel, linkKey } from '../src/redis/entries.ts';
-import { createLink, getRedirect, startCountedApp, type Cleanup } from './helpers/app.ts';
+import { encodeInvalidation, invalidationChannel, redisLinkKey } from '../src/redis/entries.ts';
+import { createLink, getRedirect, startCountedApp, onDefault, type Cleanup } from './helpers/app.ts';
 import { insertRawLinks, withClient } from './helpers/db.ts';
 import { PrivatePostgres } from './helpers/private-postgres.ts';
 import { deleteKeys, randomPrefix, redisInUse, SHARED_REDIS_URL, withRedis } from './helpers/redis.ts';
@@ -193,9 +192,9 @@ test('a change made on another instance is read on the primary while the replica
   const primaryReads = b.lookups();
 
   await pauseReplay(t);
-  await a.app.links.change('chg1' as ShortCode, { url: 'https://example.com/chg1-v2' });
+  await a.app.links.change(onDefault('chg1'), { url: 'https://example.com/chg1-v2' });
   // As if Redis had evicted it: B must go to Postgres, where the replica still has the old state.
-  await withRedis(SHARED_REDIS_URL, (redis) => redis.del(linkKey(prefix, 'chg1')));
+  await withRedis(SHARED_REDIS_URL, (redis) => redis.del(redisLinkKey(prefix, 'chg1')));
   await until('B follows the change', async () => (await getRedirect(b.app, 'chg1')).location === 'https://example.com/chg1-v2', 3000);
   assert.equal(b.replicaReads().found, found + 1, "the replica's old state was not taken");
   assert.equal((await replicaStatus(b.app)).state, 'up', 'though the replica is within the lag bound');
@@ -214,7 +213,7 @@ test('after invalidations were missed, no replica answer is taken until the repl
   await changeBehindTheBack('miss3', 'https://example.com/miss3-v2');
   const channel = invalidationChannel(prefix);
   await withRedis(SHARED_REDIS_URL, async (redis) => {
-    await redis.del(linkKey(prefix, 'miss1')); // so that B asks Postgres, not Redis
+    await redis.del(redisLinkKey(prefix, 'miss1')); // so that B asks Postgres, not Redis
     await redis.publish(channel, encodeInvalidation('someone-else', 1, []));
     await redis.publish(channel, encodeInvalidation('someone-else', 2, []));
   });
@@ -319,7 +318,7 @@ test('with two replicas, both take reads in turn, and one that goes down leaves 
     (
       await sql(
         target,
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'shortener' AND query LIKE '%FROM links WHERE code = ANY%'",
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'shortener' AND query LIKE '%AS wanted (code, domain_id)%'",
       )
     ).rows[0] as { n: number };
   assert.ok((await looked(replicaUrl)).n > 0, 'the first replica was read');
@@ -346,8 +345,8 @@ test('with two replicas, one of which has not replayed a change, the change is n
   // The second replica stops replaying; A changes the links; Redis loses them, so B reads Postgres.
   await sql(second.url, 'SELECT pg_wal_replay_pause()'); // stopped with it at the end
   const since = Date.now();
-  for (const code of codes) await a.app.links.change(code as ShortCode, { url: `https://example.com/${code}-v2` });
-  await withRedis(SHARED_REDIS_URL, (redis) => redis.del(...codes.map((code) => linkKey(prefix, code))));
+  for (const code of codes) await a.app.links.change(onDefault(code), { url: `https://example.com/${code}-v2` });
+  await withRedis(SHARED_REDIS_URL, (redis) => redis.del(...codes.map((code) => redisLinkKey(prefix, code))));
   const firstName = `127.0.0.1:${standby.port}/shortener`;
   await until("the first replica has caught up past the changes, by B's measure", async () => {
     const res = await b.app.inject({ url: '/readyz' });
@@ -393,8 +392,8 @@ test('with the primary down, a standby stands in for the links it has; a code it
 
   // Deleted through this instance while the standby's replay is paused: the standby still has it.
   await pauseReplay(t);
-  await a.app.links.remove('pd3' as ShortCode);
-  await withRedis(SHARED_REDIS_URL, (redis) => redis.del(linkKey(prefix, 'pd3')));
+  await a.app.links.remove(onDefault('pd3'));
+  await withRedis(SHARED_REDIS_URL, (redis) => redis.del(redisLinkKey(prefix, 'pd3')));
 
   await primary.down();
   t.after(() => primary.up().catch(() => {}));

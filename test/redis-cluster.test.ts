@@ -4,8 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { ShortCode } from '../src/core/codes.ts';
-import { getRedirect, startCountedApp, type Cleanup } from './helpers/app.ts';
+import { getRedirect, startCountedApp, onDefault, type Cleanup } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, type TestDatabase } from './helpers/db.ts';
 import { PrivateRedisCluster, randomPrefix, redisInUse, redisReadiness, withRedis } from './helpers/redis.ts';
 import { until } from './helpers/wait.ts';
@@ -96,11 +95,11 @@ test('Redis Cluster: Postgres answers are written back across the masters, and a
   assert.equal(b.lookups(), 0);
   await looksUpOnce(b, 'back-control');
 
-  await a.app.links.change('clu3' as ShortCode, { url: 'https://example.com/clu3-v2' });
+  await a.app.links.change(onDefault('clu3'), { url: 'https://example.com/clu3-v2' });
   await until('B follows the change', async () => (await get(b.app, 'clu3')).location === 'https://example.com/clu3-v2', 2000);
 
   // A deletion is a tombstone on the cluster too: B follows, and a new instance reads it from Redis.
-  await a.app.links.remove('clu4' as ShortCode);
+  await a.app.links.remove(onDefault('clu4'));
   await until('B follows the deletion', async () => (await get(b.app, 'clu4')).status === 404, 2000);
   const c = await instance(t);
   await until('C on the cluster', live(c.app));
@@ -156,7 +155,7 @@ test('Redis Cluster: a master that hangs, then dies, costs no request: every ans
   await node.restart();
   await Promise.all([until('A on the cluster again', live(a.app), 20_000), until('B on the cluster again', live(b.app), 20_000)]);
   const changed = codes.slice(50);
-  for (const code of changed) await a.app.links.change(code as ShortCode, { url: `https://example.com/${code}-v2` });
+  for (const code of changed) await a.app.links.change(onDefault(code), { url: `https://example.com/${code}-v2` });
   await until(
     'written to the cluster',
     async () => {

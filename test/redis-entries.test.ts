@@ -2,14 +2,17 @@
 // trip, and what this version cannot read is a miss, never a wrong redirect.
 
 import assert from 'node:assert/strict';
+import type { LinkKey } from '../src/core/domains.ts';
 import { test } from 'node:test';
 import type { ShortCode } from '../src/core/codes.ts';
 import type { Link } from '../src/core/link.ts';
 import { reconnectDelay } from '../src/redis/client.ts';
-import { decodeInvalidation, decodeKnown, encodeInvalidation, encodeKnown, Ledger, linkKey, Outbox } from '../src/redis/entries.ts';
+import { decodeInvalidation, decodeKnown, encodeInvalidation, encodeKnown, Ledger, Outbox, redisLinkKey } from '../src/redis/entries.ts';
 
 const code = 'Ab3dE5f' as ShortCode;
+const key = code as string as LinkKey;
 const link = (extra: Partial<Link> = {}): Link => ({
+  domainId: 0,
   code,
   url: 'https://example.com/a?b=c',
   expiresAt: null,
@@ -29,7 +32,9 @@ test('every link state survives encoding: active, expiring, disabled, deleted, a
     link({ version: 2_000_000_000 }),
     null,
   ];
-  for (const state of states) assert.deepEqual(decodeKnown(code, encodeKnown(state)), state);
+  for (const state of states) assert.deepEqual(decodeKnown(key, encodeKnown(state)), state);
+  const branded = link({ domainId: 7 });
+  assert.deepEqual(decodeKnown('7:Ab3dE5f' as LinkKey, encodeKnown(branded)), branded, "a branded domain's key gives its domain back");
   assert.equal(encodeKnown(link()), 'a0. https://example.com/a?b=c');
   assert.equal(encodeKnown(link({ version: 3, expiresAt: new Date(5) })), 'a3.5 https://example.com/a?b=c');
   assert.equal(encodeKnown(null), '');
@@ -49,12 +54,12 @@ test('a missing key, or a value in a format this version does not read, is a mis
     'a0. two words',
   ];
   for (const value of unreadable) {
-    assert.equal(decodeKnown(code, value), undefined, JSON.stringify(value));
+    assert.equal(decodeKnown(key, value), undefined, JSON.stringify(value));
   }
 });
 
 test('keys and invalidation messages', () => {
-  assert.equal(linkKey('shortener:', 'abc'), 'shortener:link:abc');
+  assert.equal(redisLinkKey('shortener:', 'abc'), 'shortener:link:abc');
   assert.equal(encodeInvalidation('i1', 7, []), 'i1 7');
   assert.deepEqual(decodeInvalidation('i1 7'), { instance: 'i1', seq: 7, codes: [] });
   assert.deepEqual(decodeInvalidation(encodeInvalidation('i1', 8, ['a-b', 'C_d'])), { instance: 'i1', seq: 8, codes: ['a-b', 'C_d'] });

@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import type { ShortCode } from '../src/core/codes.ts';
-import { startCountedApp, type Cleanup } from './helpers/app.ts';
+import { startCountedApp, onDefault, type Cleanup } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, type TestDatabase } from './helpers/db.ts';
 import { PrivateRedis, redisInUse, redisReadiness, withRedis } from './helpers/redis.ts';
 import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
@@ -233,7 +232,7 @@ test('a subscription connection cut while a change is published: the instance cl
   assert.equal(b.cache.get('out9'), undefined, 'B cleared its LRU');
   await until('B has reconnected, and its SUBSCRIBE is held', async () => subscribes.length >= 1, 5000);
 
-  await a.links.change('out9' as ShortCode, { url: 'https://example.com/out9-v2' });
+  await a.links.change(onDefault('out9'), { url: 'https://example.com/out9-v2' });
   assert.equal(await invalidations(b), 'deaf', 'the change was published while B could not hear it');
   const looked = lookupsBelowTheLru(b);
   assert.equal((await b.inject({ url: '/out9' })).headers.location, 'https://example.com/out9-v2');
@@ -291,7 +290,7 @@ test('an instance that stops hearing invalidations serves a changed link for at 
   redis.pause();
   t.after(() => redis.resume());
   const changed = performance.now();
-  await a.links.change('out7' as ShortCode, { url: 'https://example.com/out7-v2' });
+  await a.links.change(onDefault('out7'), { url: 'https://example.com/out7-v2' });
   assert.equal((await a.inject({ url: '/out7' })).headers.location, 'https://example.com/out7-v2', 'A follows its own change');
   await until(
     'B drops the old target',

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { getRedirect, startCountedApp, type Cleanup, type StartOptions, lruMisses } from './helpers/app.ts';
+import { getRedirect, startCountedApp, onDefault, type Cleanup, type StartOptions, lruMisses } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase, holdLookups } from './helpers/db.ts';
 import {
   deleteKeys,
@@ -197,7 +197,7 @@ test('an update or a disable on instance A: instance B stops serving the old tar
   let heard = channel.heard.length;
   const monitor = await startMonitor(SHARED_REDIS_URL, prefix);
   t.after(() => monitor.stop());
-  await a.app.links.change(code, { url: 'https://example.com/v2' });
+  await a.app.links.change(onDefault(code), { url: 'https://example.com/v2' });
   // Acknowledged once Redis has the change and the invalidation is out.
   assert.equal(
     (await redis.get(`${prefix}link:${code}`))?.endsWith(' https://example.com/v2'),
@@ -212,7 +212,7 @@ test('an update or a disable on instance A: instance B stops serving the old tar
   t.diagnostic(`B followed the update ${(performance.now() - delivered).toFixed(1)} ms after the message reached this process`);
 
   heard = channel.heard.length;
-  await a.app.links.change(code, { disabled: true });
+  await a.app.links.change(onDefault(code), { disabled: true });
   await published(channel, heard, code);
   await until('B answers 410', async () => (await get(b.app, code)).status === 410, DELIVERY_MS);
   const c = await instance(t);
@@ -267,7 +267,7 @@ test('changes of the same links on two instances at once, with reads throughout:
     while (state.running) {
       const code = pick(codes);
       const on = Math.floor(Math.random() * apps.length);
-      await (apps[on] as FastifyInstance).links.change(code as ShortCode, { url: `https://example.com/${code}/v${changes++}` });
+      await (apps[on] as FastifyInstance).links.change(onDefault(code), { url: `https://example.com/${code}/v${changes++}` });
       made[on] = (made[on] ?? 0) + 1;
     }
   };
@@ -327,10 +327,10 @@ test('a change Redis did not take is cached by its instance; a newer change hear
   t.after(() => proxy.down());
   const a = await instance(t, { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_COMMAND_TIMEOUT_MS: '400' });
   const b = await instance(t);
-  const aChange = a.app.links.change(code as ShortCode, { url: 'https://example.com/overtaken/a' });
+  const aChange = a.app.links.change(onDefault(code), { url: 'https://example.com/overtaken/a' });
   await within("A's write to Redis is held", held.promise, 5000);
   // B's change commits after A's, and A hears of it while its own write to Redis still waits.
-  await b.app.links.change(code as ShortCode, { url: 'https://example.com/overtaken/b' });
+  await b.app.links.change(onDefault(code), { url: 'https://example.com/overtaken/b' });
   await aChange;
   holding = false;
   assert.equal((await get(a.app, code)).location, 'https://example.com/overtaken/a', 'the race happened: A cached its own change');
@@ -341,10 +341,10 @@ test('a change Redis did not take is cached by its instance; a newer change hear
 
 test('a change to a code that no link has is a 404 error, and nothing is written to Redis', async (t) => {
   const { app } = await instance(t);
-  await assert.rejects(app.links.change('NoSuchLink' as ShortCode, { disabled: true }), { code: 'LINK_NOT_FOUND' });
+  await assert.rejects(app.links.change(onDefault('NoSuchLink'), { disabled: true }), { code: 'LINK_NOT_FOUND' });
   assert.equal(await redis.exists(`${prefix}link:NoSuchLink`), 0);
   // The same change of a link that exists is written, under the key looked at above.
   const [code = ''] = await insertLinks('SomeLink', 1);
-  await app.links.change(code as ShortCode, { disabled: true });
+  await app.links.change(onDefault(code), { disabled: true });
   assert.equal(await redis.exists(`${prefix}link:${code}`), 1);
 });

@@ -3,11 +3,11 @@
 // expiry or the bound. Postgres here is a real database whose failure is switched on in front of it.
 
 import assert from 'node:assert/strict';
+import type { LinkKey } from '../src/core/domains.ts';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { createLinkCache, isRedirect } from '../src/cache/link-cache.ts';
-import type { ShortCode } from '../src/core/codes.ts';
-import { findLinks } from '../src/db/links.ts';
+import { findLinks, LOOKUP_SOURCE } from '../src/db/links.ts';
 import type { Queryable } from '../src/db/pool.ts';
 import { AppError } from '../src/errors.ts';
 import { createResolver } from '../src/resolve/resolver.ts';
@@ -44,7 +44,7 @@ function setUp(lastKnownTtlMs = 60_000) {
     lastKnownTtlMs,
   });
   const target = async (code: string) => {
-    const entry = await resolver.resolve(code as ShortCode);
+    const entry = await resolver.resolve(code as LinkKey);
     return isRedirect(entry) ? entry : entry.answer;
   };
   return { cache, postgres, resolver, target };
@@ -125,7 +125,7 @@ test('in the app, the bound is CACHE_TTL_SECONDS', async (t) => {
   const postgres = { down: false };
   const wrapDb = (db: Queryable): Queryable => ({
     query(text, values) {
-      if (postgres.down && text.includes('FROM links')) return Promise.reject(new Error('Postgres is down (test)'));
+      if (postgres.down && text.includes(LOOKUP_SOURCE)) return Promise.reject(new Error('Postgres is down (test)'));
       return db.query(text, values);
     },
   });

@@ -61,7 +61,16 @@ const EXPECTED: Record<string, Outcomes> = {
   'POST /keys': KEYS(201),
   // A key of the admin's workspace: the other workspace's admin does not find it.
   'DELETE /keys/{id}': { ...KEYS(204), stranger: [404, 'KEY_NOT_FOUND'] },
+  'GET /domains': READ,
+  'POST /domains': KEYS(201),
+  // A domain of the admin's workspace: the other workspace's admin does not find it.
+  'PATCH /domains/{host}': { ...KEYS(200), stranger: [404, 'DOMAIN_NOT_FOUND'] },
+  'DELETE /domains/{host}': { ...KEYS(204), stranger: [404, 'DOMAIN_NOT_FOUND'] },
 };
+
+let domains = 0;
+/** A host no domain has yet. */
+const freshHost = () => `d${++domains}-${Date.now()}.example.com`;
 
 /** The request for an operation, on a fresh target where it changes one (a link of the owner's, a key to revoke). */
 async function requestFor(app: FastifyInstance, operation: string, headers: Record<string, string>): Promise<InjectOptions> {
@@ -72,7 +81,14 @@ async function requestFor(app: FastifyInstance, operation: string, headers: Reco
     const fresh = await withClient(database.url, (client) => createApiKey(client, { name: 'to revoke', role: 'viewer' }));
     url = path.replace('{id}', String(fresh.id));
   }
+  if (path.includes('{host}')) {
+    const host = freshHost();
+    await withClient(database.url, (client) => client.query('INSERT INTO domains (workspace_id, host) VALUES (1, $1)', [host]));
+    url = path.replace('{host}', host);
+  }
   const payloads: Record<string, InjectOptions['payload']> = {
+    'POST /domains': { host: freshHost() },
+    'PATCH /domains/{host}': { rootRedirect: 'https://example.com/' },
     'PATCH /links/{code}': { disabled: false },
     'POST /links/import': 'url\nhttps://example.com/imported\n',
     'POST /keys': { name: 'made here', role: 'viewer' },
@@ -183,6 +199,7 @@ describe('roles', () => {
       { ...details.json<Record<string, unknown>>(), createdAt: 'x' },
       {
         code: mine,
+        domain: 'sho.rt',
         shortUrl: `https://sho.rt/${mine}`,
         url: 'https://example.com/by-owner',
         title: 'Owned',

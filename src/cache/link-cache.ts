@@ -1,4 +1,4 @@
-// Tier 1: the in-process LRU. It holds, per code, what the redirect route will write: for a link,
+// Tier 1: the in-process LRU. It holds, per link key (domain and code, core/domains.ts), what the redirect route will write: for a link,
 // its target URL, the only part of the 302 head that differs between links (the rest is built
 // once, see http/respond.ts); for an expired or disabled code, a shared 410 entry. Bounded by
 // entries and by approximate bytes; every entry has a TTL. Unknown codes live in a second, smaller
@@ -10,7 +10,7 @@
 
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
-import type { ShortCode } from '../core/codes.ts';
+import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
 
 /** The target of a link that redirects: its URL, as stored. */
@@ -38,16 +38,16 @@ const ENTRY_OVERHEAD_BYTES = 120;
 export type CacheOptions = Pick<Config, 'cacheMaxEntries' | 'cacheMaxBytes' | 'cacheTtlMs' | 'negativeMaxEntries' | 'negativeTtlMs'>;
 
 export interface LinkCache {
-  /** Any string may be asked for: only codes that passed the shape check are ever stored. */
-  get(code: string): CacheEntry | undefined;
+  /** Any string may be asked for: only keys of codes that passed the shape check are ever stored. */
+  get(key: string): CacheEntry | undefined;
   /**
    * Caches what a lookup found, or did not find, and returns the entry to answer with; `now`
    * decides expiry. "Not found" never replaces a link already cached: that link was created
    * while the lookup ran.
    */
-  fill(code: ShortCode, link: Link | undefined, now: number): CacheEntry;
-  /** Drops what is cached for `code`, a link or a negative entry (it changed on another instance). */
-  invalidate(code: string): void;
+  fill(key: LinkKey, link: Link | undefined, now: number): CacheEntry;
+  /** Drops what is cached for `key`, a link or a negative entry (it changed on another instance). */
+  invalidate(key: string): void;
   /** Drops everything, and from now on keeps entries at most `maxTtlMs` (by default: as configured). */
   reset(maxTtlMs?: number): void;
   /** Changes at each reset: a lookup begun before one must not fill the cache after it. */

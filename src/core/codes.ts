@@ -45,6 +45,7 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   'tags',
   'workspace',
   'workspaces',
+  'domains',
 ]);
 
 /** The code if it has the shape of a link code (generated or alias), else undefined. */

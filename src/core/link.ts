@@ -2,10 +2,13 @@
 
 import type { ErrorCode } from '../errors.ts';
 import { aliasProblem, type ShortCode } from './codes.ts';
+import { DEFAULT_DOMAIN_ID } from './domains.ts';
 import type { TargetPolicy } from './target-policy.ts';
 import { checkTargetUrl } from './url-rules.ts';
 
 export interface Link {
+  /** The short domain it is on (core/domains.ts); its code is unique there. */
+  readonly domainId: number;
   readonly code: ShortCode;
   readonly url: string;
   readonly expiresAt: Date | null;
@@ -26,9 +29,12 @@ export interface CreateLinkBody {
   expiresAt?: string | null | undefined;
   title?: string | null | undefined;
   tags?: string[] | undefined;
+  /** The host of the short domain; absent: the default domain. */
+  domain?: string | undefined;
 }
 
 export interface LinkRequest {
+  readonly domainId: number;
   readonly url: string;
   readonly alias: ShortCode | undefined;
   readonly expiresAt: Date | null;
@@ -50,7 +56,13 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?
 /** Links may expire at most this far ahead; later means "never", which is null. */
 const MAX_EXPIRY_MS = 100 * 365 * 24 * 3600 * 1000;
 
-export function checkLinkRequest(body: CreateLinkBody, policy: TargetPolicy, now: number): LinkRequestVerdict {
+/** `domainId`: the domain `body.domain` names, which the caller looked up. */
+export function checkLinkRequest(
+  body: CreateLinkBody,
+  policy: TargetPolicy,
+  now: number,
+  domainId = DEFAULT_DOMAIN_ID,
+): LinkRequestVerdict {
   const target = checkTargetUrl(body.url, policy);
   if (!target.ok) return target;
   let alias: ShortCode | undefined;
@@ -69,7 +81,7 @@ export function checkLinkRequest(body: CreateLinkBody, policy: TargetPolicy, now
   if (!title.ok) return title;
   const tags = checkTags(body.tags ?? []);
   if (!tags.ok) return tags;
-  return { ok: true, request: { url: target.url, alias, expiresAt, title: title.value, tags: tags.value } };
+  return { ok: true, request: { domainId, url: target.url, alias, expiresAt, title: title.value, tags: tags.value } };
 }
 
 /** Characters as Postgres counts them (char_length): code points, not UTF-16 units. */

@@ -21,6 +21,8 @@ export interface ListFilter {
   readonly state?: LinkState;
   /** The id of the key that created the links. */
   readonly creator?: number;
+  /** The id of their short domain (the API names it by host; the route looks it up). */
+  readonly domainId?: number;
 }
 
 /** Where the page before ended: its last link's sort key (created_at as Postgres prints it, or clicks) and code. */
@@ -48,6 +50,7 @@ export interface ListQueryParams {
   tag?: string | undefined;
   state?: string | undefined;
   creator?: string | undefined;
+  domain?: string | undefined;
 }
 
 const refuse = (message: string): ListQueryVerdict => ({ ok: false, code: 'LIST_QUERY_INVALID', message });

@@ -4,6 +4,8 @@
 // route.
 
 import { STATS_MAX_DAYS, type DayRange } from '../core/day-range.ts';
+import { splitKey, type LinkKey } from '../core/domains.ts';
+import type { LinkRef } from './links.ts';
 import type { Queryable } from './pool.ts';
 
 /** Clicks on one link since the last flush: by people, and by bots (isbot on the User-Agent). */
@@ -12,22 +14,25 @@ export interface ClickCount {
   bots: number;
 }
 
-/** Counts waiting to be written: UTC day ('YYYY-MM-DD') -> code -> count. */
+/** Counts waiting to be written: UTC day ('YYYY-MM-DD') -> link key (core/domains.ts) -> count. */
 export type DailyCounts = ReadonlyMap<string, ReadonlyMap<string, ClickCount>>;
 
 /**
  * Adds `counts` to the totals of their links and to their daily rows, in one statement (one
- * round trip, one commit). A code with no row in links is left out, not an error. Rows are locked
- * in code order, so that instances flushing the same links at once wait for each other instead
+ * round trip, one commit). A key with no row in links is left out, not an error. Rows are locked
+ * in (domain, code) order, so that instances flushing the same links at once wait for each other instead
  * of deadlocking. Returns how many daily rows were written.
  */
 export async function addClicks(db: Queryable, counts: DailyCounts): Promise<number> {
+  const domains: number[] = [];
   const codes: string[] = [];
   const days: string[] = [];
   const clicks: number[] = [];
   const bots: number[] = [];
   for (const [day, byCode] of counts) {
-    for (const [code, count] of byCode) {
+    for (const [key, count] of byCode) {
+      const { domainId, code } = splitKey(key as LinkKey);
+      domains.push(domainId);
       codes.push(code);
       days.push(day);
       clicks.push(count.clicks);
@@ -37,23 +42,24 @@ export async function addClicks(db: Queryable, counts: DailyCounts): Promise<num
   if (codes.length === 0) return 0;
   const { rowCount } = await db.query(
     `WITH input AS (
-       SELECT code, day, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks
-       FROM unnest($1::text[], $2::date[], $3::bigint[], $4::bigint[]) AS i (code, day, clicks, bot_clicks)
-       GROUP BY code, day
+       SELECT domain_id, code, day, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks
+       FROM unnest($1::text[], $2::date[], $3::bigint[], $4::bigint[], $5::bigint[]) AS i (code, day, clicks, bot_clicks, domain_id)
+       GROUP BY domain_id, code, day
      ), locked AS MATERIALIZED (
-       SELECT code FROM link_totals WHERE code IN (SELECT code FROM input) ORDER BY code FOR NO KEY UPDATE
+       SELECT domain_id, code FROM link_totals WHERE (domain_id, code) IN (SELECT domain_id, code FROM input)
+       ORDER BY domain_id, code FOR NO KEY UPDATE
      ), totals AS (
        UPDATE link_totals l SET clicks = l.clicks + t.clicks, bot_clicks = l.bot_clicks + t.bot_clicks
-       FROM (SELECT code, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks FROM input GROUP BY code) AS t
-       WHERE l.code = t.code AND l.code IN (SELECT code FROM locked)
-       RETURNING l.code
+       FROM (SELECT domain_id, code, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks FROM input GROUP BY domain_id, code) AS t
+       WHERE l.domain_id = t.domain_id AND l.code = t.code AND (l.domain_id, l.code) IN (SELECT domain_id, code FROM locked)
+       RETURNING l.domain_id, l.code
      )
-     INSERT INTO link_clicks_daily AS d (code, day, clicks, bot_clicks)
-     SELECT code, day, clicks, bot_clicks FROM input WHERE code IN (SELECT code FROM totals)
-     ORDER BY code, day
-     ON CONFLICT (code, day) DO UPDATE
+     INSERT INTO link_clicks_daily AS d (domain_id, code, day, clicks, bot_clicks)
+     SELECT domain_id, code, day, clicks, bot_clicks FROM input WHERE (domain_id, code) IN (SELECT domain_id, code FROM totals)
+     ORDER BY domain_id, code, day
+     ON CONFLICT (domain_id, code, day) DO UPDATE
        SET clicks = d.clicks + excluded.clicks, bot_clicks = d.bot_clicks + excluded.bot_clicks`,
-    [codes, days, clicks, bots],
+    [codes, days, clicks, bots, domains],
   );
   return rowCount ?? 0;
 }
@@ -73,11 +79,11 @@ interface StatsRow {
 }
 
 /**
- * The click totals of `code` and its clicks per UTC day over `range` (both ends included; make it
- * with statsRange, core/day-range.ts), zero-filled; undefined when no link has the code. Clicks
+ * The click totals of a link and its clicks per UTC day over `range` (both ends included; make it
+ * with statsRange, core/day-range.ts), zero-filled; undefined when there is no such link. Clicks
  * of the last CLICK_FLUSH_INTERVAL_MS are not in yet. One round trip; run it through the breaker.
  */
-export async function readStats(db: Queryable, code: string, range: DayRange): Promise<ClickStats | undefined> {
+export async function readStats(db: Queryable, { domainId, code }: LinkRef, range: DayRange): Promise<ClickStats | undefined> {
   const span = (Date.parse(range.to) - Date.parse(range.from)) / 86_400_000;
   if (!(span >= 0 && span < STATS_MAX_DAYS))
     throw new RangeError(`stats range ${range.from}..${range.to} is not within ${STATS_MAX_DAYS} days`);
@@ -86,10 +92,10 @@ export async function readStats(db: Queryable, code: string, range: DayRange): P
             coalesce(d.clicks, 0)::text AS clicks, coalesce(d.bot_clicks, 0)::text AS bot_clicks
      FROM link_totals l
      CROSS JOIN LATERAL (SELECT $2::date + n AS day FROM generate_series(0, $3::date - $2::date) AS n) AS g
-     LEFT JOIN link_clicks_daily d ON d.code = l.code AND d.day = g.day
-     WHERE l.code = $1
+     LEFT JOIN link_clicks_daily d ON d.domain_id = l.domain_id AND d.code = l.code AND d.day = g.day
+     WHERE l.code = $1 AND l.domain_id = $4
      ORDER BY g.day`,
-    [code, range.from, range.to],
+    [code, range.from, range.to, domainId],
   );
   const first = rows[0];
   if (first === undefined) return undefined;

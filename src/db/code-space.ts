@@ -1,5 +1,7 @@
 // The queries of the code space (resolve/code-space.ts): its one settings row and the alias log.
 
+import { linkKey, type LinkKey } from '../core/domains.ts';
+import type { ShortCode } from '../core/codes.ts';
 import type { Queryable } from './pool.ts';
 
 export interface CodeSpaceRow {
@@ -19,23 +21,26 @@ export async function claimCodeSpace(db: Queryable, codeLength: number, keyFinge
 export interface CodeSpaceRead {
   /** The first id no block has been reserved for: every id handed out so far is below it. */
   readonly mark: number;
-  /** Aliases logged after the version asked for, oldest first. */
-  readonly aliases: { version: number; code: string }[];
+  /** Aliases logged after the version asked for, oldest first, by link key (core/domains.ts). */
+  readonly aliases: { version: number; key: LinkKey }[];
 }
 
 /** The id mark and the aliases logged after `version` (at most `limit`), in one round trip. */
 export async function readCodeSpace(db: Queryable, version: number, limit: number): Promise<CodeSpaceRead> {
-  const { rows } = await db.query<{ mark: string; version: string | null; code: string | null }>(
-    `SELECT m.mark, a.version, a.code
+  const { rows } = await db.query<{ mark: string; version: string | null; domain_id: string | null; code: ShortCode | null }>(
+    `SELECT m.mark, a.version, a.domain_id, a.code
      FROM (SELECT CASE WHEN s.is_called THEN s.last_value + p.seqincrement ELSE s.last_value END AS mark
            FROM link_id_blocks s, pg_sequence p WHERE p.seqrelid = 'link_id_blocks'::regclass) m
-     LEFT JOIN LATERAL (SELECT version, code FROM alias_log WHERE version > $1 ORDER BY version LIMIT $2) a ON true
+     LEFT JOIN LATERAL (SELECT version, domain_id, code FROM alias_log WHERE version > $1 ORDER BY version LIMIT $2) a ON true
      ORDER BY a.version`,
     [version, limit],
   );
   const mark = Number(rows[0]?.mark ?? Number.NaN);
   if (!Number.isSafeInteger(mark)) throw new Error('sequence link_id_blocks is missing; run the migrations');
-  const aliases: { version: number; code: string }[] = [];
-  for (const row of rows) if (row.version !== null && row.code !== null) aliases.push({ version: Number(row.version), code: row.code });
+  const aliases: { version: number; key: LinkKey }[] = [];
+  for (const row of rows) {
+    if (row.version !== null && row.code !== null)
+      aliases.push({ version: Number(row.version), key: linkKey(Number(row.domain_id), row.code) });
+  }
   return { mark, aliases };
 }

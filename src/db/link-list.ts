@@ -32,6 +32,7 @@ function conditions(filter: ListFilter, values: unknown[]): string[] {
   if (filter.q !== undefined) where.push(`${SEARCHED} ILIKE ${param(containsPattern(filter.q))}`);
   if (filter.tag !== undefined) where.push(`l.tags @> ARRAY[${param(filter.tag)}::text]`);
   if (filter.creator !== undefined) where.push(`l.owner_key_id = ${param(filter.creator)}`);
+  if (filter.domainId !== undefined) where.push(`l.domain_id = ${param(filter.domainId)}`);
   if (filter.state === 'disabled') where.push('l.disabled');
   if (filter.state === 'expired') where.push('NOT l.disabled AND l.expires_at IS NOT NULL AND l.expires_at <= now()');
   if (filter.state === 'active') where.push('NOT l.disabled AND (l.expires_at IS NULL OR l.expires_at > now())');
@@ -138,7 +139,8 @@ export class LinkLists {
   }
 }
 
-const onlySearch = (filter: ListFilter) => filter.tag === undefined && filter.state === undefined && filter.creator === undefined;
+const onlySearch = (filter: ListFilter) =>
+  filter.tag === undefined && filter.state === undefined && filter.creator === undefined && filter.domainId === undefined;
 
 async function newestTexts(db: Queryable, workspaceId: number): Promise<string[]> {
   const { rows } = await db.query<{ text: string }>(
@@ -196,10 +198,10 @@ export async function page(db: Queryable, workspaceId: number, request: ListRequ
     const tagged = [...own, `l.tags @> ARRAY[${param(request.filter.tag)}::text]`, ...conditions(request.filter, values)].join(' AND ');
     if (byClicks) {
       // The tagged links' codes that pass, their totals, the page of them; then their details.
-      prefix = `WITH tagged AS MATERIALIZED (SELECT l.code FROM links l WHERE ${tagged})\n`;
+      prefix = `WITH tagged AS MATERIALIZED (SELECT l.domain_id, l.code FROM links l WHERE ${tagged})\n`;
       const totals = ['t.workspace_id = $1', ...keyset].join(' AND ');
-      source = `(SELECT t.* FROM tagged g JOIN link_totals t ON t.code = g.code WHERE ${totals}
-                 ORDER BY ${order} LIMIT ${param(request.limit + 1)}) t JOIN links l ON l.code = t.code`;
+      source = `(SELECT t.* FROM tagged g JOIN link_totals t ON t.domain_id = g.domain_id AND t.code = g.code WHERE ${totals}
+                 ORDER BY ${order} LIMIT ${param(request.limit + 1)}) t JOIN links l ON l.domain_id = t.domain_id AND l.code = t.code`;
     } else {
       // Newest first, the page is cut before the totals are joined to it.
       prefix = `WITH tagged AS MATERIALIZED (SELECT * FROM links l WHERE ${tagged})\n`;
@@ -207,10 +209,10 @@ export async function page(db: Queryable, workspaceId: number, request: ListRequ
       source = `(SELECT * FROM tagged l ${afterCursor} ORDER BY ${order} LIMIT ${param(request.limit + 1)}) l`;
     }
   } else where = [...own, ...conditions(request.filter, values), ...keyset];
-  let from = `${source} LEFT JOIN link_totals t ON t.code = l.code`;
+  let from = `${source} LEFT JOIN link_totals t ON t.domain_id = l.domain_id AND t.code = l.code`;
   if (plan === 'tag first' && byClicks) from = source;
   else if (byClicks) {
-    from = `link_totals t JOIN ${source} ON l.code = t.code`;
+    from = `link_totals t JOIN ${source} ON l.domain_id = t.domain_id AND l.code = t.code`;
     where.push('t.workspace_id = $1');
   }
   const { rows } = await db.query<DetailsRow & { sort_key: string }>(

@@ -2,9 +2,11 @@
 
 import type { Link } from '../core/link.ts';
 import type { ShortCode } from '../core/codes.ts';
+import { keyOf, splitKey, type LinkKey } from '../core/domains.ts';
 import type { Queryable } from './pool.ts';
 
 interface LinkRow {
+  domain_id: string;
   code: ShortCode;
   url: string;
   expires_at: Date | null;
@@ -13,18 +15,40 @@ interface LinkRow {
   version: number;
 }
 
-export async function findLinks(db: Queryable, codes: readonly ShortCode[]): Promise<Map<ShortCode, Link>> {
+/** A link by what names it in the API: its domain and its code there. */
+export interface LinkRef {
+  readonly domainId: number;
+  readonly code: ShortCode;
+}
+
+/** What the redirect path's lookup reads from (tests recognise the statement by it). */
+export const LOOKUP_SOURCE = 'FROM unnest($1::text[], $2::bigint[]) AS wanted (code, domain_id)';
+
+/** The links `keys` name (core/domains.ts), by key; absent keys are left out: one statement, one index probe per key. */
+export async function findLinks(db: Queryable, keys: readonly LinkKey[]): Promise<Map<LinkKey, Link>> {
+  const domains: number[] = [];
+  const codes: string[] = [];
+  for (const key of keys) {
+    const { domainId, code } = splitKey(key);
+    domains.push(domainId);
+    codes.push(code);
+  }
   const { rows } = await db.query<LinkRow>(
-    'SELECT code, url, expires_at, disabled, deleted, version FROM links WHERE code = ANY($1::text[])',
-    [codes],
+    `SELECT l.domain_id, l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version
+     ${LOOKUP_SOURCE} JOIN links l USING (domain_id, code)`,
+    [codes, domains],
   );
-  const found = new Map<ShortCode, Link>();
-  for (const row of rows) found.set(row.code, linkOf(row));
+  const found = new Map<LinkKey, Link>();
+  for (const row of rows) {
+    const link = linkOf(row);
+    found.set(keyOf(link), link);
+  }
   return found;
 }
 
 function linkOf(row: LinkRow): Link {
   return {
+    domainId: Number(row.domain_id),
     code: row.code,
     url: row.url,
     expiresAt: row.expires_at,
@@ -54,17 +78,18 @@ export interface NewLink extends Link {
 }
 
 export interface Inserted {
-  /** Codes written. */
+  /** Keys of the links written (core/domains.ts). */
   readonly written: Set<string>;
-  /** Codes written whose Idempotency-Key was taken meanwhile (by a create on another instance). */
+  /** Keys of links written whose Idempotency-Key was taken meanwhile (by a create on another instance). */
   readonly keyTaken: Set<string>;
 }
 
 /**
  * One statement, committed on its own: the links, then the Idempotency-Keys of those written.
- * A code that is not in `written` met an existing row (or an earlier row of the same batch).
+ * A link whose key is not in `written` met an existing row of its domain (or an earlier row of the same batch).
  */
 export async function insertLinks(db: Queryable, links: readonly NewLink[]): Promise<Inserted> {
+  const domains: number[] = [];
   const codes: string[] = [];
   const urls: string[] = [];
   const expiries: (Date | null)[] = [];
@@ -78,6 +103,7 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
   const keys: (string | null)[] = [];
   const hashes: (Buffer | null)[] = [];
   for (const link of links) {
+    domains.push(link.domainId);
     codes.push(link.code);
     urls.push(link.url);
     expiries.push(link.expiresAt);
@@ -90,58 +116,69 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
     keys.push(link.idempotency?.key ?? null);
     hashes.push(link.idempotency?.requestHash ?? null);
   }
-  const { rows } = await db.query<{ code: string; key_taken: boolean }>(
+  const { rows } = await db.query<{ domain_id: string; code: ShortCode; key_taken: boolean }>(
     `WITH input AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::boolean[], $5::bigint[], $6::bigint[], $7::text[], $8::bytea[],
-                            $9::bigint[], $10::text[], $11::jsonb[])
-         AS t(code, url, expires_at, generated, owner_key_id, scope, key, request_hash, workspace_id, title, tags)
+                            $9::bigint[], $10::text[], $11::jsonb[], $12::bigint[])
+         AS t(code, url, expires_at, generated, owner_key_id, scope, key, request_hash, workspace_id, title, tags, domain_id)
      ), written AS (
-       INSERT INTO links (code, url, expires_at, generated, owner_key_id, workspace_id, title, tags)
-       SELECT code, url, expires_at, generated, owner_key_id, workspace_id, title,
+       INSERT INTO links (domain_id, code, url, expires_at, generated, owner_key_id, workspace_id, title, tags)
+       SELECT domain_id, code, url, expires_at, generated, owner_key_id, workspace_id, title,
               ARRAY(SELECT jsonb_array_elements_text(tags)) FROM input
-       ON CONFLICT (code) DO NOTHING
-       RETURNING code
+       ON CONFLICT (domain_id, code) DO NOTHING
+       RETURNING domain_id, code
      ), keyed AS (
-       INSERT INTO idempotency_keys (scope, key, request_hash, code)
-       SELECT i.scope, i.key, i.request_hash, i.code FROM input i JOIN written w USING (code) WHERE i.key IS NOT NULL
+       INSERT INTO idempotency_keys (scope, key, request_hash, domain_id, code)
+       SELECT i.scope, i.key, i.request_hash, i.domain_id, i.code FROM input i JOIN written w USING (domain_id, code) WHERE i.key IS NOT NULL
        ON CONFLICT DO NOTHING
-       RETURNING code
+       RETURNING domain_id, code
      )
-     SELECT w.code, (i.key IS NOT NULL AND k.code IS NULL) AS key_taken
-     FROM written w JOIN input i USING (code) LEFT JOIN keyed k USING (code)`,
-    [codes, urls, expiries, generated, owners, scopes, keys, hashes, workspaces, titles, tags],
+     SELECT w.domain_id, w.code, (i.key IS NOT NULL AND k.code IS NULL) AS key_taken
+     FROM written w JOIN input i USING (domain_id, code) LEFT JOIN keyed k USING (domain_id, code)`,
+    [codes, urls, expiries, generated, owners, scopes, keys, hashes, workspaces, titles, tags, domains],
   );
   const written = new Set<string>();
   const keyTaken = new Set<string>();
   for (const row of rows) {
-    written.add(row.code);
-    if (row.key_taken) keyTaken.add(row.code);
+    const key = keyOf({ domainId: Number(row.domain_id), code: row.code });
+    written.add(key);
+    if (row.key_taken) keyTaken.add(key);
   }
   return { written, keyTaken };
 }
 
-/** The create an Idempotency-Key was first used for: its request hash and link code. */
+/** The create an Idempotency-Key was first used for: its request hash and link. */
 export interface IdempotencyRecord {
   readonly requestHash: Buffer;
-  readonly code: ShortCode;
+  readonly link: LinkRef;
+}
+
+interface IdempotencyRow {
+  request_hash: Buffer;
+  domain_id: string;
+  code: ShortCode;
+}
+
+function recordOf(row: IdempotencyRow): IdempotencyRecord {
+  return { requestHash: row.request_hash, link: { domainId: Number(row.domain_id), code: row.code } };
 }
 
 export async function findIdempotencyKey(db: Queryable, scope: number, key: string): Promise<IdempotencyRecord | undefined> {
-  const { rows } = await db.query<{ request_hash: Buffer; code: ShortCode }>(
-    'SELECT request_hash, code FROM idempotency_keys WHERE scope = $1 AND key = $2',
+  const { rows } = await db.query<IdempotencyRow>(
+    'SELECT request_hash, domain_id, code FROM idempotency_keys WHERE scope = $1 AND key = $2',
     [scope, key],
   );
   const row = rows[0];
-  return row === undefined ? undefined : { requestHash: row.request_hash, code: row.code };
+  return row === undefined ? undefined : recordOf(row);
 }
 
 /** The creates that first used each of `keys` (one scope), by key: one round trip for a whole file. */
 export async function findIdempotencyKeys(db: Queryable, scope: number, keys: readonly string[]): Promise<Map<string, IdempotencyRecord>> {
-  const { rows } = await db.query<{ key: string; request_hash: Buffer; code: ShortCode }>(
-    'SELECT key, request_hash, code FROM idempotency_keys WHERE scope = $1 AND key = ANY($2::text[])',
+  const { rows } = await db.query<IdempotencyRow & { key: string }>(
+    'SELECT key, request_hash, domain_id, code FROM idempotency_keys WHERE scope = $1 AND key = ANY($2::text[])',
     [scope, keys],
   );
-  return new Map(rows.map((row) => [row.key, { requestHash: row.request_hash, code: row.code }]));
+  return new Map(rows.map((row) => [row.key, recordOf(row)]));
 }
 
 /** Reserves a block of ids from the sequence: [start, start + size). */
@@ -164,8 +201,8 @@ export interface LinkChange {
   readonly tags?: readonly string[];
 }
 
-/** Changes one link and returns its new state (its version one higher), or undefined if no link has this code. */
-export async function updateLink(db: Queryable, code: ShortCode, change: LinkChange): Promise<Link | undefined> {
+/** Changes one link and returns its new state (its version one higher), or undefined if there is none. */
+export async function updateLink(db: Queryable, { domainId, code }: LinkRef, change: LinkChange): Promise<Link | undefined> {
   const { rows } = await db.query<LinkRow>(
     `UPDATE links SET
        url = COALESCE($2, url),
@@ -174,8 +211,8 @@ export async function updateLink(db: Queryable, code: ShortCode, change: LinkCha
        title = CASE WHEN $6 THEN $7::text ELSE title END,
        tags = COALESCE($8::text[], tags),
        version = version + 1
-     WHERE code = $1 AND NOT deleted
-     RETURNING code, url, expires_at, disabled, deleted, version`,
+     WHERE code = $1 AND domain_id = $9 AND NOT deleted
+     RETURNING domain_id, code, url, expires_at, disabled, deleted, version`,
     [
       code,
       change.url ?? null,
@@ -185,6 +222,7 @@ export async function updateLink(db: Queryable, code: ShortCode, change: LinkCha
       change.title !== undefined,
       change.title ?? null,
       change.tags ?? null,
+      domainId,
     ],
   );
   const row = rows[0];
@@ -192,12 +230,12 @@ export async function updateLink(db: Queryable, code: ShortCode, change: LinkCha
 }
 
 /** Marks a link deleted (its row and code stay) and returns its new state; undefined if there is none, or it was deleted already. */
-export async function deleteLink(db: Queryable, code: ShortCode): Promise<Link | undefined> {
+export async function deleteLink(db: Queryable, { domainId, code }: LinkRef): Promise<Link | undefined> {
   const { rows } = await db.query<LinkRow>(
     `UPDATE links SET deleted = true, version = version + 1
-     WHERE code = $1 AND NOT deleted
-     RETURNING code, url, expires_at, disabled, deleted, version`,
-    [code],
+     WHERE code = $1 AND domain_id = $2 AND NOT deleted
+     RETURNING domain_id, code, url, expires_at, disabled, deleted, version`,
+    [code, domainId],
   );
   const row = rows[0];
   return row === undefined ? undefined : linkOf(row);
@@ -228,7 +266,7 @@ export interface DetailsRow extends LinkRow {
 }
 
 /** The columns of a DetailsRow, for a query FROM links l LEFT JOIN link_totals t, api_keys k (see findLinkDetails). */
-export const DETAILS_COLUMNS = `l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version, l.created_at, l.workspace_id,
+export const DETAILS_COLUMNS = `l.domain_id, l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version, l.created_at, l.workspace_id,
   l.owner_key_id, k.name AS owner_name, l.title, l.tags, coalesce(t.clicks, 0) AS clicks, coalesce(t.bot_clicks, 0) AS bot_clicks`;
 
 export function detailsOf(row: DetailsRow): LinkDetails {
@@ -246,12 +284,12 @@ export function detailsOf(row: DetailsRow): LinkDetails {
 }
 
 /** A link that is not deleted, with its workspace, creator and click totals. */
-export async function findLinkDetails(db: Queryable, code: ShortCode): Promise<LinkDetails | undefined> {
+export async function findLinkDetails(db: Queryable, { domainId, code }: LinkRef): Promise<LinkDetails | undefined> {
   const { rows } = await db.query<DetailsRow>(
     `SELECT ${DETAILS_COLUMNS}
-     FROM links l LEFT JOIN link_totals t ON t.code = l.code LEFT JOIN api_keys k ON k.id = l.owner_key_id
-     WHERE l.code = $1 AND NOT l.deleted`,
-    [code],
+     FROM links l LEFT JOIN link_totals t ON t.domain_id = l.domain_id AND t.code = l.code LEFT JOIN api_keys k ON k.id = l.owner_key_id
+     WHERE l.code = $1 AND l.domain_id = $2 AND NOT l.deleted`,
+    [code, domainId],
   );
   const row = rows[0];
   return row === undefined ? undefined : detailsOf(row);

@@ -25,7 +25,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { ShortCode } from '../core/codes.ts';
+import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
 import { findLinks } from './links.ts';
 import { createPool } from './pool.ts';
@@ -181,14 +181,14 @@ export class ReplicaSet {
   }
 
   /** What a replica within the lag bound has of `codes`, the replicas in turn; rejects when none can be read or it fails. */
-  readonly fetchFresh = (codes: ShortCode[]): Promise<Map<ShortCode, Replicated>> => {
+  readonly fetchFresh = (codes: LinkKey[]): Promise<Map<LinkKey, Replicated>> => {
     const now = performance.now();
     const candidates = this.#replicas.filter((replica) => replica.readable(now, this.#maxLagMs));
     return this.#read(candidates[this.#turn++ % Math.max(1, candidates.length)], codes);
   };
 
   /** The same from the freshest standby caught up within STAND_IN_MAX_MS: for when the primary cannot answer. */
-  readonly fetchStanding = (codes: ShortCode[]): Promise<Map<ShortCode, Replicated>> => {
+  readonly fetchStanding = (codes: LinkKey[]): Promise<Map<LinkKey, Replicated>> => {
     const now = performance.now();
     let best: Replica | undefined;
     for (const replica of this.#replicas) {
@@ -213,13 +213,13 @@ export class ReplicaSet {
     await Promise.all([this.#primary.end(), ...this.#replicas.flatMap((replica) => [replica.pool.end(), replica.probes.end()])]);
   }
 
-  async #read(replica: Replica | undefined, codes: ShortCode[]): Promise<Map<ShortCode, Replicated>> {
+  async #read(replica: Replica | undefined, codes: LinkKey[]): Promise<Map<LinkKey, Replicated>> {
     if (replica === undefined) throw new Error('no replica can be read');
     // Taken before the query: the snapshot the query reads is at least this fresh.
     const caughtUpTo = replica.caughtUpTo;
     try {
       const links = await findLinks(replica.pool, codes);
-      const answered = new Map<ShortCode, Replicated>();
+      const answered = new Map<LinkKey, Replicated>();
       for (const [code, link] of links) answered.set(code, { link, caughtUpTo });
       return answered;
     } catch (err) {

@@ -44,6 +44,28 @@ export function clientOfReader(
   };
 }
 
+/**
+ * Reads the host a request is for: its Host, or the last X-Forwarded-Host where the peer is a
+ * proxy TRUST_PROXY trusts (as Fastify's request.host reads it). With no proxy trusted, the Host
+ * alone, at the cost of a function call.
+ */
+export function hostOfReader(
+  trust: TrustProxy | undefined,
+): (peer: string | undefined, host: string | undefined, forwardedHost: string | undefined) => string | undefined {
+  if (trust === undefined) return (_peer, host) => host;
+  return (peer = '', host, forwardedHost) => {
+    if (forwardedHost === undefined || !trust(peer, 0)) return host;
+    const comma = forwardedHost.lastIndexOf(',');
+    return comma === -1 ? forwardedHost : forwardedHost.slice(comma + 1).trim();
+  };
+}
+
+/** The same rule for node:http's requests. */
+export function hostReader(trust: TrustProxy | undefined): (req: IncomingMessage) => string | undefined {
+  const hostOf = hostOfReader(trust);
+  return (req) => hostOf(req.socket.remoteAddress, req.headers.host, req.headers['x-forwarded-host'] as string | undefined);
+}
+
 /** An IPv4 address as it is (IPv4-mapped IPv6 included); an IPv6 address as its /64 prefix. */
 export function clientKey(address: string): string {
   if (!ipaddr.isValid(address)) return address;

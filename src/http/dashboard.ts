@@ -7,7 +7,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.ts';
 
@@ -25,8 +25,8 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export interface DashboardOptions {
-  /** Where GET / redirects; 'none': no route. */
-  rootRedirect: string;
+  /** Where GET / of the request's host redirects (ROOT_REDIRECT, or a domain's own); null: 404. */
+  rootOf: (request: FastifyRequest) => string | null;
   /** false: no dashboard routes at all. */
   enabled: boolean;
   /** dist/app by default. */
@@ -36,15 +36,15 @@ export interface DashboardOptions {
 
 export async function dashboardRoutes(
   app: FastifyInstance,
-  { rootRedirect, enabled, dir = DASHBOARD_DIR, log }: DashboardOptions,
+  { rootOf, enabled, dir = DASHBOARD_DIR, log }: DashboardOptions,
 ): Promise<void> {
-  if (rootRedirect !== 'none') {
-    app.get('/', { schema: { hide: true } }, async (request, reply) => {
-      // The router takes the asterisk-form target of `GET * HTTP/1.1` (for OPTIONS only) for `/`: no code, no page.
-      if (!request.url.startsWith('/')) throw new AppError('LINK_NOT_FOUND');
-      return reply.code(302).header('location', rootRedirect).header('cache-control', 'no-cache').send();
-    });
-  }
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    // The router takes the asterisk-form target of `GET * HTTP/1.1` (for OPTIONS only) for `/`: no code, no page.
+    if (!request.url.startsWith('/')) throw new AppError('LINK_NOT_FOUND');
+    const location = rootOf(request);
+    if (location === null) throw new AppError('ROUTE_NOT_FOUND');
+    return reply.code(302).header('location', location).header('cache-control', 'no-cache').send();
+  });
   if (!enabled) return;
   app.get('/app', { schema: { hide: true } }, async (_request, reply) => reply.code(308).header('location', '/app/').send());
 

@@ -75,7 +75,7 @@ declare module 'fastify' {
 
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler(function onError(err: FastifyError | AppError, request, reply) {
-    if (err instanceof AppError) return sendError(reply, err.code, err.message);
+    if (err instanceof AppError) return sendError(reply, err.code, err.message, err.field);
     if (err.validation !== undefined) {
       const code =
         err.validationContext === 'body'
@@ -100,8 +100,11 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   });
 }
 
-function sendError(reply: FastifyReply, code: ErrorCode, message: string = ERRORS[code].message): FastifyReply {
-  return reply.code(ERRORS[code].status).headers(errorHeaders(code)).send(errorBody(code, message));
+function sendError(reply: FastifyReply, code: ErrorCode, message: string = ERRORS[code].message, field?: string): FastifyReply {
+  return reply
+    .code(ERRORS[code].status)
+    .headers(errorHeaders(code))
+    .send(errorBody(code, message, field));
 }
 
 function validationMessage(err: FastifyError, query: unknown): string {

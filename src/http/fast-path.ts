@@ -64,7 +64,11 @@ export interface FastPathDeps {
 type ConnectionListener = (this: Server, socket: Socket) => void;
 
 /** The handler's transport on the fast path: answers go to their connection, in order. */
-export function fastTransport(answers: RawAnswers, client: (peer: string | undefined, forwardedFor: string | undefined) => string) {
+export function fastTransport(
+  answers: RawAnswers,
+  client: (peer: string | undefined, forwardedFor: string | undefined) => string,
+  hostOf: (peer: string | undefined, host: string | undefined, forwardedHost: string | undefined) => string | undefined,
+) {
   const transport: RedirectTransport<FastRequest, FastRequest> = {
     writeEntry(req, entry: CacheEntry) {
       if (!isRedirect(entry)) return transport.writePrebuilt(req, ANSWERS[entry.answer]);
@@ -80,6 +84,7 @@ export function fastTransport(answers: RawAnswers, client: (peer: string | undef
     },
     status: (req) => req.status,
     userAgent: (req) => req.request.userAgent,
+    host: (req) => hostOf(req.conn.socket.remoteAddress, req.request.host, req.request.forwardedHost),
     client: (req) => client(req.conn.socket.remoteAddress, req.request.forwardedFor),
   };
   return transport;

@@ -8,17 +8,20 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { ShortCode } from '../core/codes.ts';
+import { DEFAULT_DOMAIN_ID } from '../core/domains.ts';
 import { detectFormat, headerProblem, IMPORT_FORMATS, readRecords, type RowVerdict } from '../core/import-formats.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { checkTargetUrl } from '../core/url-rules.ts';
 import type { DbBreaker } from '../db/breaker.ts';
-import { findIdempotencyKeys, findLinkDetails, type IdempotencyKey, type IdempotencyRecord } from '../db/links.ts';
+import { findIdempotencyKeys, findLinkDetails, type IdempotencyKey, type IdempotencyRecord, type LinkRef } from '../db/links.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError, isAppError, type ErrorCode } from '../errors.ts';
 import type { Creator, LinkCreates } from '../write/creates.ts';
 import { isCsvFile, parseCsv, type CsvFile } from './csv.ts';
 import { creatorOf } from './links.ts';
 import { errors, ImportQuery, ImportReport, SECURITY } from './schemas.ts';
+import type { ShortUrls } from './short-urls.ts';
 
 export const IMPORT_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 export const IMPORT_ROWS_MAX = 5000;
@@ -29,7 +32,7 @@ export interface ImportDeps {
   creates: LinkCreates;
   db: Queryable;
   breaker: DbBreaker;
-  baseUrl: string;
+  shortUrls: ShortUrls;
   /** Where links may point: the rules that store a row's URL, to compare it with an existing link's. */
   policy: TargetPolicy;
   /** Route options of the creates (rate limits: a file costs one create per row). */
@@ -75,7 +78,10 @@ export async function importRoutes(app: FastifyInstance, deps: ImportDeps): Prom
       const creator = creatorOf(request, true);
       const file = request.body;
       if (!isCsvFile(file)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as text/csv (UTF-8).');
-      const { format: asked = 'auto' } = request.query as { format?: string };
+      const { format: asked = 'auto', domain: host } = request.query as { format?: string; domain?: string };
+      // Every row on one domain: looked up once, before any row (400 DOMAIN_UNKNOWN).
+      const domain = await deps.shortUrls.domainOf(host, creator.workspaceId);
+      const onDomain = domain.id === DEFAULT_DOMAIN_ID ? {} : { domain: domain.host };
       const format = asked === 'auto' ? detectFormat(file.header) : IMPORT_FORMATS.find((known) => known === asked);
       if (format === undefined) {
         throw new AppError(
@@ -88,11 +94,13 @@ export async function importRoutes(app: FastifyInstance, deps: ImportDeps): Prom
       }
       const problem = headerProblem(format, file.header);
       if (problem !== undefined) throw new AppError('IMPORT_INVALID', problem);
-      const verdicts = readRecords(format, file.header, file.records);
+      const verdicts = readRecords(format, file.header, file.records).map((verdict) =>
+        verdict.ok ? { ...verdict, link: { ...verdict.link, ...onDomain } } : verdict,
+      );
       // One lookup for the whole file: which rows were imported before.
       const keys = verdicts.flatMap((verdict) => (verdict.ok ? [rowKey(creator.workspaceId, verdict.link).key] : []));
       const used = await deps.breaker.run(() => findIdempotencyKeys(deps.db, -creator.workspaceId, keys));
-      const results = await inBatches(verdicts, ROWS_IN_FLIGHT, (verdict) => importRow(deps, creator, verdict, used));
+      const results = await inBatches(verdicts, ROWS_IN_FLIGHT, (verdict) => importRow(deps, creator, domain.id, verdict, used));
       const count = (status: RowResult['status']) => results.filter((result) => result.status === status).length;
       return { format, rows: results.length, created: count('created'), existing: count('existing'), failed: count('failed'), results };
     },
@@ -117,6 +125,7 @@ async function readFile(body: Buffer): Promise<CsvFile> {
 async function importRow(
   deps: ImportDeps,
   creator: Creator,
+  domainId: number,
   verdict: RowVerdict,
   used: ReadonlyMap<string, IdempotencyRecord>,
 ): Promise<RowResult> {
@@ -125,7 +134,7 @@ async function importRow(
   const note = verdict.note === undefined ? {} : { note: verdict.note };
   const { link } = verdict;
   const key = rowKey(creator.workspaceId, link);
-  const shortUrl = (code: string) => `${deps.baseUrl}/${code}`;
+  const shortUrl = (code: string) => deps.shortUrls.of({ domainId, code }).shortUrl;
   try {
     // A row never imported before is created without looking its key up again; one seen before
     // gets its link back (or hears that it was deleted since), from the record read with the file.
@@ -139,16 +148,20 @@ async function importRow(
     };
   } catch (err) {
     if (!isAppError(err)) throw err;
-    if (err.code === 'ALIAS_TAKEN' && link.alias !== undefined && (await sameLink(deps, creator.workspaceId, link.alias, link.url))) {
+    if (
+      err.code === 'ALIAS_TAKEN' &&
+      link.alias !== undefined &&
+      (await sameLink(deps, creator.workspaceId, { domainId, code: link.alias as ShortCode }, link.url))
+    ) {
       return { row, status: 'existing', code: link.alias, shortUrl: shortUrl(link.alias), ...note };
     }
     return { row, status: 'failed', error: { code: err.code, message: err.message }, ...note };
   }
 }
 
-/** Whether the link with code `alias` is in `workspaceId` and points at `url` (as the rules would store it). */
-async function sameLink(deps: ImportDeps, workspaceId: number, alias: string, url: string): Promise<boolean> {
-  const existing = await deps.breaker.run(() => findLinkDetails(deps.db, alias as never));
+/** Whether the link `ref` names is in `workspaceId` and points at `url` (as the rules would store it). */
+async function sameLink(deps: ImportDeps, workspaceId: number, ref: LinkRef, url: string): Promise<boolean> {
+  const existing = await deps.breaker.run(() => findLinkDetails(deps.db, ref));
   const stored = checkTargetUrl(url, deps.policy);
   return existing !== undefined && existing.workspaceId === workspaceId && existing.url === (stored.ok ? stored.url : url);
 }

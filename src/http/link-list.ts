@@ -23,17 +23,19 @@ import { AppError } from '../errors.ts';
 import { csvLine, formulaSafe } from './csv.ts';
 import { linkView } from './link-view.ts';
 import { errors, LinkList, ListQuery, TagList, SECURITY } from './schemas.ts';
+import type { ShortUrls } from './short-urls.ts';
 
 export interface LinkListDeps {
   db: Queryable;
   /** The pages, read through `db`. */
   lists: LinkLists;
   breaker: DbBreaker;
-  baseUrl: string;
+  shortUrls: ShortUrls;
 }
 
 export const EXPORT_COLUMNS = [
   'code',
+  'domain',
   'shortUrl',
   'url',
   'title',
@@ -46,8 +48,11 @@ export const EXPORT_COLUMNS = [
   'creator',
 ];
 
-export async function linkListRoutes(plain: FastifyInstance, { db, lists, breaker, baseUrl }: LinkListDeps): Promise<void> {
+export async function linkListRoutes(plain: FastifyInstance, { db, lists, breaker, shortUrls }: LinkListDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  /** `filter` with the domain `host` names, if any: one of the workspace's (400 DOMAIN_UNKNOWN otherwise). */
+  const onDomain = async (filter: ListFilter, host: string | undefined, workspaceId: number): Promise<ListFilter> =>
+    host === undefined ? filter : { ...filter, domainId: (await shortUrls.domainOf(host, workspaceId)).id };
 
   app.get(
     '/links',
@@ -68,10 +73,11 @@ export async function linkListRoutes(plain: FastifyInstance, { db, lists, breake
       const key = requireKey(request);
       const verdict = readListQuery(request.query);
       if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
-      const page = await breaker.run(() => lists.page(key.workspaceId, verdict.request));
+      const filter = await onDomain(verdict.request.filter, request.query.domain, key.workspaceId);
+      const page = await breaker.run(() => lists.page(key.workspaceId, { ...verdict.request, filter }));
       const now = Date.now();
       return {
-        links: page.links.map((link) => linkView(link, baseUrl, now)),
+        links: page.links.map((link) => linkView(link, shortUrls, now)),
         nextCursor: page.next === undefined ? null : encodeCursor(page.next),
       };
     },
@@ -116,8 +122,9 @@ export async function linkListRoutes(plain: FastifyInstance, { db, lists, breake
     },
     async (request, reply) => {
       const key = requireKey(request);
-      const filter = readFilter(request.query);
-      if (typeof filter === 'string') throw new AppError('LIST_QUERY_INVALID', filter);
+      const read = readFilter(request.query);
+      if (typeof read === 'string') throw new AppError('LIST_QUERY_INVALID', read);
+      const filter = await onDomain(read, request.query.domain, key.workspaceId);
       // The first page is read before answering: a database that cannot answer is a 503, not a cut CSV.
       const pages = exportPages(lists, breaker, key.workspaceId, filter);
       const first = await pages.next();
@@ -128,7 +135,7 @@ export async function linkListRoutes(plain: FastifyInstance, { db, lists, breake
           .header('content-disposition', `attachment; filename="links-${day}.csv"`)
           .header('cache-control', 'no-store')
           // The schema documents the body as text; Fastify sends a stream as it comes (no serialiser runs).
-          .send(Readable.from(exportLines(first, pages, baseUrl)) as unknown as string)
+          .send(Readable.from(exportLines(first, pages, shortUrls)) as unknown as string)
       );
     },
   );
@@ -149,20 +156,22 @@ async function* exportPages(lists: LinkLists, breaker: DbBreaker, workspaceId: n
 async function* exportLines(
   first: IteratorResult<LinkDetails[]>,
   rest: AsyncGenerator<LinkDetails[]>,
-  baseUrl: string,
+  urls: ShortUrls,
 ): AsyncGenerator<string> {
   yield csvLine(EXPORT_COLUMNS);
   if (first.done === true) return;
-  yield exportRows(first.value, baseUrl);
-  for await (const links of rest) yield exportRows(links, baseUrl);
+  yield exportRows(first.value, urls);
+  for await (const links of rest) yield exportRows(links, urls);
 }
 
-function exportRows(links: readonly LinkDetails[], baseUrl: string): string {
+function exportRows(links: readonly LinkDetails[], urls: ShortUrls): string {
   return links
-    .map((link) =>
-      csvLine([
+    .map((link) => {
+      const { domain, shortUrl } = urls.of(link);
+      return csvLine([
         link.code,
-        `${baseUrl}/${link.code}`,
+        domain,
+        shortUrl,
         link.url,
         { text: link.title ?? '' },
         // Each tag on its own: the import splits the cell, then reads each tag back.
@@ -173,7 +182,7 @@ function exportRows(links: readonly LinkDetails[], baseUrl: string): string {
         String(link.clicks),
         String(link.botClicks),
         { text: link.ownerName ?? '' },
-      ]),
-    )
+      ]);
+    })
     .join('');
 }

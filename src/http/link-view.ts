@@ -3,11 +3,14 @@
 
 import { linkState } from '../core/link.ts';
 import type { LinkDetails } from '../db/links.ts';
+import type { ShortUrls } from './short-urls.ts';
 
-export function linkView(link: LinkDetails, baseUrl: string, now: number) {
+export function linkView(link: LinkDetails, urls: ShortUrls, now: number) {
+  const { domain, shortUrl } = urls.of(link);
   return {
     code: link.code,
-    shortUrl: `${baseUrl}/${link.code}`,
+    domain,
+    shortUrl,
     url: link.url,
     title: link.title,
     tags: [...link.tags],

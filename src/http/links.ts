@@ -11,6 +11,7 @@ import type { IdempotencyKey } from '../db/links.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { CreatedLinkState, Creator, LinkCreates } from '../write/creates.ts';
 import { BulkBody, BulkResult, CreatedLink, CreateLinkBody, errors } from './schemas.ts';
+import type { ShortUrls } from './short-urls.ts';
 
 export const BODY_LIMIT_BYTES = 8 * 1024;
 /** 1000 links of the longest URL, with room for the JSON around them. */
@@ -18,7 +19,7 @@ const BULK_BODY_LIMIT_BYTES = 2560 * 1024;
 
 export interface LinksDeps {
   creates: LinkCreates;
-  baseUrl: string;
+  shortUrls: ShortUrls;
   /** Creates need an API key (CREATE_REQUIRES_API_KEY). */
   keyRequired: boolean;
   slowRequestMs: number;
@@ -52,12 +53,12 @@ declare module 'fastify' {
 /** An encapsulated plugin: its slow-request hook does not touch the redirect route. */
 export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { creates, baseUrl } = deps;
+  const { creates, shortUrls } = deps;
   app.decorateRequest('ackDelayMs', 0);
   const delayOf = (body: CreateLinkBody): number => (typeof body.alias === 'string' ? deps.ackDelayMs(body.alias) : 0);
   const created = (link: CreatedLinkState) => ({
     code: link.code,
-    shortUrl: `${baseUrl}/${link.code}`,
+    ...shortUrls.of(link),
     url: link.url,
     expiresAt: link.expiresAt?.toISOString() ?? null,
     title: link.title,
@@ -89,7 +90,8 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
       const key = idempotencyKey(request, creator.ownerKeyId);
       const { link, replayed } = await creates.create(request.body, creator, key);
       if (replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(201).header('location', `${baseUrl}/${link.code}`).send(created(link));
+      const view = created(link);
+      return reply.code(201).header('location', view.shortUrl).send(view);
     },
   );
 
@@ -149,12 +151,14 @@ function idempotencyKey(request: FastifyRequest<{ Body: CreateLinkBody }>, owner
   const header = request.headers['idempotency-key'];
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) throw new AppError('IDEMPOTENCY_KEY_INVALID');
-  const { url, alias, expiresAt, title, tags } = request.body;
-  // Keys stored before titles and tags existed were hashed from the first three fields alone.
+  const { url, alias, expiresAt, title, tags, domain } = request.body;
+  // Keys stored before titles and tags, or domains, existed were hashed from the fields there were then.
   const fields =
-    title === undefined && tags === undefined
+    title === undefined && tags === undefined && domain === undefined
       ? [url, alias ?? null, expiresAt ?? null]
-      : [url, alias ?? null, expiresAt ?? null, title ?? null, tags ?? null];
+      : domain === undefined
+        ? [url, alias ?? null, expiresAt ?? null, title ?? null, tags ?? null]
+        : [url, alias ?? null, expiresAt ?? null, title ?? null, tags ?? null, domain];
   const requestHash = createHash('sha256').update(JSON.stringify(fields)).digest();
   // A key has no spaces: the first one ends the address.
   return ownerKeyId === null ? { scope: 0, key: `${request.ip} ${header}`, requestHash } : { scope: ownerKeyId, key: header, requestHash };

@@ -19,35 +19,42 @@ import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { LinkChanges } from '../write/link-changes.ts';
 import { linkView } from './link-view.ts';
-import { CodeParams, errors, LinkDetails as LinkDetailsSchema, PatchLinkBody, Stats, StatsQuery, SECURITY } from './schemas.ts';
+import { CodeParams, errors, LinkDetails as LinkDetailsSchema, LinkQuery, PatchLinkBody, Stats, StatsQuery, SECURITY } from './schemas.ts';
+import type { ShortUrls } from './short-urls.ts';
 
 export interface ManageDeps {
   db: Queryable;
   breaker: DbBreaker;
   links: LinkChanges;
-  baseUrl: string;
+  shortUrls: ShortUrls;
   policy: TargetPolicy;
 }
 
 /**
- * The link with `code` in the workspace of the request's key: 401 without a key, 404 if there is
- * no such link (or it was deleted, or it is another workspace's).
+ * The link with `code` on the domain `?domain=` names (absent: the default) in the workspace of
+ * the request's key: 401 without a key, 404 if there is no such domain or link (or it was
+ * deleted, or it is another workspace's).
  */
 async function workspaceLink(
   request: FastifyRequest,
-  deps: Pick<ManageDeps, 'db' | 'breaker'>,
+  deps: Pick<ManageDeps, 'db' | 'breaker' | 'shortUrls'>,
   raw: string,
 ): Promise<{ key: Principal; link: LinkDetails }> {
   const key = requireKey(request);
+  const domain = await deps.shortUrls.domainOf((request.query as LinkQuery).domain, key.workspaceId, 'DOMAIN_NOT_FOUND');
   const code = asShortCode(raw);
   if (code === undefined) throw new AppError('LINK_NOT_FOUND');
-  const link = await deps.breaker.run(() => findLinkDetails(deps.db, code));
+  const link = await deps.breaker.run(() => findLinkDetails(deps.db, { domainId: domain.id, code }));
   if (link === undefined || link.workspaceId !== key.workspaceId) throw new AppError('LINK_NOT_FOUND');
   return { key, link };
 }
 
 /** The link, if the request's key may change it: 403 for a viewer, or a member that did not create it. */
-async function changeableLink(request: FastifyRequest, deps: Pick<ManageDeps, 'db' | 'breaker'>, raw: string): Promise<LinkDetails> {
+async function changeableLink(
+  request: FastifyRequest,
+  deps: Pick<ManageDeps, 'db' | 'breaker' | 'shortUrls'>,
+  raw: string,
+): Promise<LinkDetails> {
   const { key, link } = await workspaceLink(request, deps, raw);
   const problem = changeProblem(key, link.ownerKeyId);
   if (problem !== undefined) throw new AppError(problem);
@@ -56,9 +63,9 @@ async function changeableLink(request: FastifyRequest, deps: Pick<ManageDeps, 'd
 
 export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { links, baseUrl, policy } = deps;
+  const { links, shortUrls, policy } = deps;
 
-  const details = (link: LinkDetails) => linkView(link, baseUrl, Date.now());
+  const details = (link: LinkDetails) => linkView(link, shortUrls, Date.now());
 
   app.get(
     '/links/:code',
@@ -69,6 +76,7 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
         tags: ['links'],
         security: SECURITY,
         params: CodeParams,
+        querystring: LinkQuery,
         response: { 200: LinkDetailsSchema, ...errors(401, 404, 503) },
       },
     },
@@ -95,7 +103,7 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
       const { link } = await workspaceLink(request, deps, request.params.code);
       const range = statsRange(request.query.from, request.query.to, Date.now());
       if (range === undefined) throw new AppError('STATS_RANGE_INVALID');
-      const stats = await deps.breaker.run(() => readStats(deps.db, link.code, range));
+      const stats = await deps.breaker.run(() => readStats(deps.db, link, range));
       if (stats === undefined) throw new AppError('LINK_NOT_FOUND');
       return { code: link.code, ...range, ...stats };
     },
@@ -112,6 +120,7 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
         tags: ['links'],
         security: SECURITY,
         params: CodeParams,
+        querystring: LinkQuery,
         body: PatchLinkBody,
         response: { 200: LinkDetailsSchema, ...errors(400, 401, 403, 404, 415, 503) },
       },
@@ -119,7 +128,7 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
     async (request) => {
       const link = await changeableLink(request, deps, request.params.code);
       const change = checkChange(request.body, policy, Date.now());
-      const changed = await links.change(link.code, change);
+      const changed = await links.change(link, change);
       return details({
         ...link,
         ...changed,
@@ -140,12 +149,13 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
         tags: ['links'],
         security: SECURITY,
         params: CodeParams,
+        querystring: LinkQuery,
         response: { 204: { type: 'null', description: 'Deleted.' }, ...errors(401, 403, 404, 503) },
       },
     },
     async (request, reply) => {
       const link = await changeableLink(request, deps, request.params.code);
-      await links.remove(link.code);
+      await links.remove(link);
       return reply.code(204).send(null);
     },
   );

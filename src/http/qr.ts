@@ -12,15 +12,20 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { ABSENT, isRedirect, type LinkCache } from '../cache/link-cache.ts';
 import { asShortCode } from '../core/codes.ts';
+import { linkKey, requestHostName } from '../core/domains.ts';
 import { qrMatrix, qrPng, qrSvg, type QrLevel } from '../core/qr-image.ts';
 import { AppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
+import type { HostTable } from '../resolve/hosts.ts';
 import type { Resolver } from '../resolve/resolver.ts';
 import type { NotFoundLimit } from './not-found-limit.ts';
 import { CodeParams, errors } from './schemas.ts';
+import type { ShortUrls } from './short-urls.ts';
 
 export interface QrDeps {
-  baseUrl: string;
+  shortUrls: ShortUrls;
+  /** The domain `?domain=` names: any domain's links have public QR codes, as they have public redirects. */
+  hosts: Pick<HostTable, 'byHost' | 'defaultDomain'>;
   cache: LinkCache;
   codeSpace: CodeSpace;
   resolver: Resolver;
@@ -89,7 +94,7 @@ export function qrOptionsOf(query: Record<string, string | undefined>, accept: s
 }
 
 export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void> {
-  const { baseUrl, cache, codeSpace, resolver, notFoundLimit: limit, clientAddress } = deps;
+  const { shortUrls, hosts, cache, codeSpace, resolver, notFoundLimit: limit, clientAddress } = deps;
   const rendered = new LRUCache<string, string | Buffer>({
     maxSize: RENDERED_MAX_BYTES,
     sizeCalculation: (image, key) => key.length + image.length,
@@ -100,9 +105,15 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
     return new AppError('NOT_FOUND_RATE_LIMITED');
   };
 
-  /** Whether the code is a link that redirects; a 404 is taken from the client's budget, as on GET /:code. */
-  const check = async (request: FastifyRequest, reply: FastifyReply, raw: string): Promise<string> => {
-    const code = asShortCode(raw);
+  /**
+   * The short URL of the link (`raw` on the domain `host` names) if it redirects; a 404 is taken
+   * from the client's budget, as on GET /:code.
+   */
+  const check = async (request: FastifyRequest, reply: FastifyReply, raw: string, host: string | undefined): Promise<string> => {
+    const domain = host === undefined ? hosts.defaultDomain : hosts.byHost(requestHostName(host));
+    if (domain === undefined) throw new AppError('DOMAIN_NOT_FOUND', 'No short domain of this deployment has this host.');
+    const shape = asShortCode(raw);
+    const code = shape === undefined ? undefined : linkKey(domain.id, shape);
     let entry = code === undefined ? ABSENT : cache.get(code);
     if (entry === ABSENT) {
       if (limit !== null && !limit.take(clientAddress(request.raw), performance.now())) throw limited(reply);
@@ -122,7 +133,7 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
       if (client !== undefined && entry !== ABSENT) limit?.refund(client);
     }
     if (entry === undefined || !isRedirect(entry)) throw new AppError(entry?.answer ?? 'LINK_NOT_FOUND');
-    return code as string;
+    return shortUrls.of({ domainId: domain.id, code: shape as string }).shortUrl;
   };
 
   app.get<{ Params: { code: string }; Querystring: Record<string, string | undefined> }>(
@@ -143,6 +154,7 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
             size: { type: 'string', description: `pixels per side, ${QR_SIZE_MIN}–${QR_SIZE_MAX} (default 256)` },
             margin: { type: 'string', description: `quiet zone in modules, 0–${QR_MARGIN_MAX} (default 4)` },
             level: { type: 'string', description: 'error correction: L, M (default), Q or H' },
+            domain: { type: 'string', description: "the host of the link's short domain; absent: the default domain" },
           },
         },
         response: {
@@ -158,11 +170,11 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
     },
     async function qr(request, reply) {
       const options = qrOptionsOf(request.query, request.headers.accept);
-      const code = await check(request, reply, request.params.code);
-      const key = `${code} ${options.format} ${options.size} ${options.margin} ${options.level}`;
+      const shortUrl = await check(request, reply, request.params.code, request.query.domain);
+      const key = `${shortUrl} ${options.format} ${options.size} ${options.margin} ${options.level}`;
       let image = rendered.get(key);
       if (image === undefined) {
-        const matrix = qrMatrix(`${baseUrl}/${code}`, options.level);
+        const matrix = qrMatrix(shortUrl, options.level);
         // Fewer than two pixels per module cannot be scanned reliably (a PNG would drop modules).
         const side = matrix.size + 2 * options.margin;
         if (options.format === 'png' && options.size < 2 * side) {

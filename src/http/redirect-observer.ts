@@ -8,7 +8,7 @@ import type { RedirectObserver } from './redirect.ts';
 
 export function createRedirectObserver(clicks: ClickCounter, metrics: RedirectCounts | null): RedirectObserver {
   const click = (userAgent: string | undefined, status: number, code: string): void => {
-    if (status === 302) clicks.count(code, userAgent);
+    if (status === 302 && code !== '') clicks.count(code, userAgent);
   };
   if (metrics === null) {
     return { now: () => 0, cached: () => {}, answered: click };

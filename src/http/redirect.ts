@@ -15,16 +15,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { ABSENT, type CacheEntry, type LinkCache } from '../cache/link-cache.ts';
-import { asShortCode, type ShortCode } from '../core/codes.ts';
+import { ABSENT, isRedirect, type CacheEntry, type LinkCache, type RedirectTarget } from '../cache/link-cache.ts';
+import { asShortCode } from '../core/codes.ts';
+import type { LinkKey } from '../core/domains.ts';
 import { isAppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
+import type { HostTable, ServedDomain } from '../resolve/hosts.ts';
 import type { Resolver } from '../resolve/resolver.ts';
 import type { NotFoundLimit } from './not-found-limit.ts';
 import { errors } from './schemas.ts';
 import { ANSWERS, createEntryWriter, isPrebuilt, prebuilt, writeAnswer, writePrebuilt, type Prebuilt } from './respond.ts';
 
 export interface RedirectDeps {
+  /** Which domain a Host names (resolve/hosts.ts). */
+  hosts: Pick<HostTable, 'lookup' | 'loaded'>;
+  /** Where a request for a host no domain has goes (UNKNOWN_HOST_REDIRECT); null: 404 HOST_NOT_SERVED. */
+  unknownHostRedirect: RedirectTarget | null;
   cache: Pick<LinkCache, 'get'>;
   codeSpace: Pick<CodeSpace, 'impossible'>;
   resolver: Pick<Resolver, 'resolve' | 'inFlight'>;
@@ -42,8 +48,12 @@ export interface RedirectObserver {
   now(): number;
   /** Whether the LRU had the code of a redirect, or a lookup was needed. */
   cached(hit: boolean): void;
-  /** A request for `code` from `userAgent` was just answered with `status`; it came in at `started`. */
-  answered(userAgent: string | undefined, status: number, code: string, started: number): void;
+  /**
+   * A request for the link `key` names (core/domains.ts) from `userAgent` was just answered with
+   * `status`; it came in at `started`. An empty key: the answer was no link's (a domain's fallback,
+   * a host not served, a path that is no code).
+   */
+  answered(userAgent: string | undefined, status: number, key: string, started: number): void;
 }
 
 /**
@@ -58,83 +68,98 @@ export interface RedirectTransport<Q, R> {
   /** The status of the answer once it is written; 0 until then. */
   status(res: R): number;
   userAgent(req: Q): string | undefined;
+  /** The host the request is for: its Host, or a forwarded one where TRUST_PROXY says so (client-address.ts). */
+  host(req: Q): string | undefined;
   /** The client whose 404 budget the request spends (see client-address.ts). */
   client(req: Q): string;
 }
 
 export interface RedirectHandler<Q = IncomingMessage, R = ServerResponse> {
-  /** Answers a code that passed the shape check: from the cache, or after the resolver. */
-  serve(req: Q, res: R, code: ShortCode): void;
-  /** Answers a path that cannot be a code: 404, from the client's budget of them. */
+  /** Answers a path that cannot be a code: 404 (from the client's budget of them), or its domain's fallback. */
   notFound(req: Q, res: R): void;
   /**
-   * Answers a request for `path` (the first path segment, without percent-encoding or query) and
-   * returns true if it is cached or shaped like a code; returns false, having written nothing, if not.
+   * Answers a request for `path` (the first path segment, without percent-encoding or query) on
+   * the domain its host names, and returns true if it is cached or shaped like a code; returns
+   * false, having written nothing, if not (a reserved word such as /healthz, on any host).
    */
   tryPath(req: Q, res: R, path: string): boolean;
 }
 
 export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTransport<Q, R>): RedirectHandler<Q, R> {
-  const { cache, codeSpace, resolver, log, slowRequestMs, notFoundLimit: limit, observer } = deps;
+  const { hosts, unknownHostRedirect, cache, codeSpace, resolver, log, slowRequestMs, notFoundLimit: limit, observer } = deps;
   const limited = prebuilt('NOT_FOUND_RATE_LIMITED', { 'retry-after': String(limit?.retryAfterSeconds ?? 1) });
 
   /** Something threw while answering: the response still ends, and nothing becomes an unhandled rejection. */
-  const crashed = (res: R, code: string, err: unknown): void => {
-    log.error({ err, code }, 'redirect failed');
+  const crashed = (res: R, key: string, err: unknown): void => {
+    log.error({ err, key }, 'redirect failed');
     io.crash(res);
   };
 
   // A write that throws is answered here, so that the answer is still reported to the observer.
-  const write = (res: R, code: string, entry: CacheEntry): void => {
+  const write = (res: R, key: string, entry: CacheEntry): void => {
     try {
       io.writeEntry(res, entry);
     } catch (err) {
-      crashed(res, code, err);
+      crashed(res, key, err);
     }
   };
 
-  const report = (req: Q, res: R, code: string, started: number): void => {
-    observer.answered(io.userAgent(req), io.status(res), code, started);
+  const report = (req: Q, res: R, key: string, started: number): void => {
+    observer.answered(io.userAgent(req), io.status(res), key, started);
+  };
+
+  /**
+   * Writes what a link's entry answers on `domain`: a redirect; or, for an unknown code or an
+   * expired or disabled link, the domain's fallback if it has one, else the 404 or 410. Returns
+   * the key to report clicks on: '' when the answer was no link's.
+   */
+  const writeOn = (res: R, key: LinkKey, entry: CacheEntry, domain: ServedDomain): string => {
+    if (isRedirect(entry)) {
+      write(res, key, entry);
+      return key;
+    }
+    const fallback = entry === ABSENT ? domain.notFoundRedirect : domain.expiredRedirect;
+    write(res, key, fallback ?? entry);
+    return fallback === null ? key : '';
   };
 
   /** A cached entry: a 404 is taken from the client's budget, and is a 429 if none is left. */
-  const answer = (req: Q, res: R, code: string, entry: CacheEntry): void => {
+  const answer = (req: Q, res: R, key: LinkKey, entry: CacheEntry, domain: ServedDomain): string => {
     if (entry === ABSENT && limit !== null && !limit.take(io.client(req), performance.now())) {
       io.writePrebuilt(res, limited);
-    } else {
-      write(res, code, entry);
+      return key;
     }
+    return writeOn(res, key, entry, domain);
   };
 
-  const found = (req: Q, res: R, code: ShortCode, client: string | undefined, started: number, entry: CacheEntry) => {
+  const found = (req: Q, res: R, key: LinkKey, domain: ServedDomain, client: string | undefined, started: number, entry: CacheEntry) => {
     try {
       if (client !== undefined && entry !== ABSENT) limit?.refund(client);
-      write(res, code, entry);
-      report(req, res, code, started);
+      report(req, res, writeOn(res, key, entry, domain), started);
       const ms = performance.now() - started;
-      if (ms > slowRequestMs) log.warn({ code, ms: Math.round(ms) }, 'slow redirect');
+      if (ms > slowRequestMs) log.warn({ key, ms: Math.round(ms) }, 'slow redirect');
     } catch (err) {
-      crashed(res, code, err);
+      crashed(res, key, err);
     }
   };
 
-  const failed = (req: Q, res: R, code: ShortCode, client: string | undefined, started: number, err: unknown) => {
+  const failed = (req: Q, res: R, key: LinkKey, client: string | undefined, started: number, err: unknown) => {
     try {
       if (client !== undefined) limit?.refund(client);
       if (isAppError(err) && isPrebuilt(err.code)) io.writePrebuilt(res, ANSWERS[err.code]);
-      else crashed(res, code, err);
-      report(req, res, code, started);
+      else crashed(res, key, err);
+      report(req, res, key, started);
     } catch (thrown) {
-      crashed(res, code, thrown);
+      crashed(res, key, thrown);
     }
   };
 
   /** `client` reserved a 404 for this lookup: it gets it back if the code turns out to exist. */
-  const resolveAndWrite = (req: Q, res: R, code: ShortCode, client: string | undefined): void => {
+  const resolveAndWrite = (req: Q, res: R, key: LinkKey, domain: ServedDomain, client: string | undefined): void => {
     const started = performance.now();
-    resolver.resolve(code).then(
-      (entry) => found(req, res, code, client, started, entry),
-      (err: unknown) => failed(req, res, code, client, started, err),
+    resolver.resolve(key).then(
+      (entry) => found(req, res, key, domain, client, started, entry),
+      (err: unknown) => failed(req, res, key, client, started, err),
     );
   };
 
@@ -142,66 +167,68 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
    * After a cache miss. A lookup may end in a 404, so it reserves one of the client's 404s before
    * it starts, and a client with none left gets a 429 without I/O: however many requests a scanner
    * sends at once, it gets no more lookups than its budget. Joining a lookup already in flight for
-   * the same code costs nothing (a crowd behind one NAT clicking a new link is one lookup). A code
-   * that cannot exist is a 404 without I/O.
+   * the same link costs nothing (a crowd behind one NAT clicking a new link is one lookup). A code
+   * that cannot exist on its domain is a 404 without I/O. Returns the key to report, once answered.
    */
-  const lookUp = (req: Q, res: R, code: ShortCode): void => {
+  const lookUp = (req: Q, res: R, key: LinkKey, domain: ServedDomain): string => {
     let client: string | undefined;
-    if (limit !== null && !resolver.inFlight(code)) {
+    if (limit !== null && !resolver.inFlight(key)) {
       client = io.client(req);
-      if (!limit.take(client, performance.now())) return io.writePrebuilt(res, limited);
+      if (!limit.take(client, performance.now())) {
+        io.writePrebuilt(res, limited);
+        return key;
+      }
     }
-    if (codeSpace.impossible(code)) write(res, code, ABSENT);
-    else resolveAndWrite(req, res, code, client);
+    if (codeSpace.impossible(key)) return writeOn(res, key, ABSENT, domain);
+    resolveAndWrite(req, res, key, domain, client);
+    return key;
   };
 
-  /** Reports an answer written within this call; a lookup still under way reports its own. */
-  const reportIfAnswered = (req: Q, res: R, code: string, started: number): void => {
-    if (io.status(res) !== 0) report(req, res, code, started);
-  };
-
-  const serve = (req: Q, res: R, code: ShortCode): void => {
-    const started = observer.now();
-    const entry = cache.get(code);
-    observer.cached(entry !== undefined);
-    if (entry !== undefined) answer(req, res, code, entry);
-    else lookUp(req, res, code);
-    reportIfAnswered(req, res, code, started);
+  /**
+   * A host no domain has: 404 HOST_NOT_SERVED, or UNKNOWN_HOST_REDIRECT; never another domain's
+   * link. Until the domains have been read once, it may be one: a 503, as for a link that cannot be looked up.
+   */
+  const unserved = (res: R): void => {
+    if (!hosts.loaded) io.writePrebuilt(res, ANSWERS.DATABASE_UNAVAILABLE);
+    else if (unknownHostRedirect !== null) write(res, '', unknownHostRedirect);
+    else io.writePrebuilt(res, ANSWERS.HOST_NOT_SERVED);
   };
 
   const notFound = (req: Q, res: R): void => {
     const started = observer.now();
-    answer(req, res, '', ABSENT);
+    const domain = hosts.lookup(io.host(req));
+    if (domain === undefined) unserved(res);
+    else answer(req, res, ABSENT_KEY, ABSENT, domain);
     report(req, res, '', started);
   };
 
   const tryPath = (req: Q, res: R, path: string): boolean => {
-    // A hit needs no shape check: only codes that passed it are ever cached.
     const started = observer.now();
-    const entry = cache.get(path);
-    if (entry !== undefined) {
-      observer.cached(true);
-      answer(req, res, path, entry);
-      report(req, res, path, started);
+    const domain = hosts.lookup(io.host(req));
+    if (domain === undefined) {
+      if (asShortCode(path) === undefined) return false;
+      unserved(res);
+      report(req, res, '', started);
       return true;
     }
-    const code = asShortCode(path);
-    if (code === undefined) return false;
+    // A hit needs no shape check: only keys of codes that passed it are ever cached.
+    const key = (domain.prefix === '' ? path : domain.prefix + path) as LinkKey;
+    const entry = cache.get(key);
+    if (entry !== undefined) {
+      observer.cached(true);
+      report(req, res, answer(req, res, key, entry, domain), started);
+      return true;
+    }
+    if (asShortCode(path) === undefined) return false;
     observer.cached(false);
-    lookUp(req, res, code);
-    reportIfAnswered(req, res, code, started);
+    const reported = lookUp(req, res, key, domain);
+    // A lookup still under way reports its own answer.
+    if (io.status(res) !== 0) report(req, res, reported, started);
     return true;
   };
 
   // A throw (an observer, a log call) must not end the process from a socket's listener: it ends the response instead.
   return {
-    serve(req, res, code) {
-      try {
-        serve(req, res, code);
-      } catch (err) {
-        crashed(res, code, err);
-      }
-    },
     notFound(req, res) {
       try {
         notFound(req, res);
@@ -220,10 +247,14 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
   };
 }
 
-/** The handler's transport on node:http: `clientAddress` reads TRUST_PROXY's rule (client-address.ts). */
+/** The key a path that is no code is reported under: none. */
+const ABSENT_KEY = '' as LinkKey;
+
+/** The handler's transport on node:http: `clientAddress` and `hostOf` read TRUST_PROXY's rule (client-address.ts). */
 export function nodeTransport(
   cacheControl: string,
   clientAddress: (req: IncomingMessage) => string,
+  hostOf: (req: IncomingMessage) => string | undefined,
 ): RedirectTransport<IncomingMessage, ServerResponse> {
   return {
     writeEntry: createEntryWriter(cacheControl),
@@ -235,6 +266,7 @@ export function nodeTransport(
     },
     status: (res) => (res.writableEnded ? res.statusCode : 0),
     userAgent: (req) => req.headers['user-agent'],
+    host: hostOf,
     client: clientAddress,
   };
 }
@@ -269,8 +301,6 @@ export function registerRedirect(app: FastifyInstance, handler: RedirectHandler)
   };
   app.get('/:code', { schema }, function redirect(request: FastifyRequest<{ Params: { code: string } }>, reply) {
     reply.hijack();
-    const code = asShortCode(request.params.code);
-    if (code === undefined) handler.notFound(request.raw, reply.raw);
-    else handler.serve(request.raw, reply.raw, code);
+    if (!handler.tryPath(request.raw, reply.raw, request.params.code)) handler.notFound(request.raw, reply.raw);
   });
 }

@@ -21,6 +21,7 @@ export interface RequestHead {
   readonly userAgent: string | undefined;
   readonly referer: string | undefined;
   readonly forwardedFor: string | undefined;
+  readonly forwardedHost: string | undefined;
   readonly acceptLanguage: string | undefined;
   /** Bytes of the head, its final CR LF included: the next request starts after them. */
   readonly length: number;
@@ -112,6 +113,7 @@ export function parseHead(buf: Buffer, start: number): ParseResult {
   let userAgent: string | undefined;
   let referer: string | undefined;
   let forwardedFor: string | undefined;
+  let forwardedHost: string | undefined;
   let acceptLanguage: string | undefined;
   let connection: string | undefined;
   let contentLength = false;
@@ -161,6 +163,10 @@ export function parseHead(buf: Buffer, start: number): ParseResult {
         if (forwardedFor !== undefined) return HANDOFF;
         forwardedFor = text(buf, valueStart, valueEnd);
         break;
+      case Field.ForwardedHost:
+        if (forwardedHost !== undefined) return HANDOFF;
+        forwardedHost = text(buf, valueStart, valueEnd);
+        break;
       case Field.AcceptLanguage:
         if (acceptLanguage !== undefined) return HANDOFF;
         acceptLanguage = text(buf, valueStart, valueEnd);
@@ -181,7 +187,7 @@ export function parseHead(buf: Buffer, start: number): ParseResult {
   if (http11 ? hosts !== 1 || connection === 'close' : connection !== 'keep-alive') return HANDOFF;
   if (connection !== undefined && connection !== 'keep-alive' && connection !== 'close') return HANDOFF;
   const path = buf.toString('latin1', pathStart, pathEnd);
-  return { head, path, host, userAgent, referer, forwardedFor, acceptLanguage, length: i - start };
+  return { head, path, host, userAgent, referer, forwardedFor, forwardedHost, acceptLanguage, length: i - start };
 }
 
 /** Whether the bytes from `from` to `to` begin `expected` (all of them, or as many as there are). */
@@ -207,6 +213,7 @@ const Field = {
   ContentLength: 7,
   /** Transfer-Encoding, Expect, Upgrade: node:http's to answer. */
   Refused: 8,
+  ForwardedHost: 9,
 } as const;
 type Field = (typeof Field)[keyof typeof Field];
 
@@ -215,6 +222,7 @@ const FIELDS: ReadonlyMap<string, Field> = new Map([
   ['user-agent', Field.UserAgent],
   ['referer', Field.Referer],
   ['x-forwarded-for', Field.ForwardedFor],
+  ['x-forwarded-host', Field.ForwardedHost],
   ['accept-language', Field.AcceptLanguage],
   ['connection', Field.Connection],
   ['content-length', Field.ContentLength],

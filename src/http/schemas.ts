@@ -17,11 +17,18 @@ const ExpiresAt = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]
   description: 'RFC 3339 date-time with a time zone, in the future; null: never.',
 });
 
+const DomainIn = Type.String({
+  description: 'The host of a short domain of the workspace (GET /domains); absent: the default domain.',
+  examples: ['go.example.com'],
+});
+const Domain = Type.String({ description: "The host of the link's short domain.", examples: ['sho.rt'] });
+
 export const ErrorBody = Type.Object(
   {
     error: Type.Object({
       code: Type.String({ description: 'Stable error code; branch on it.', examples: ['LINK_NOT_FOUND'] }),
       message: Type.String({ description: 'For people; may change.' }),
+      field: Type.Optional(Type.String({ description: 'The body field the error is about, where it is one field’s.' })),
     }),
   },
   { $id: 'Error', title: 'Error' },
@@ -43,6 +50,7 @@ export const CreateLinkBody = Type.Object(
     expiresAt: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'RFC 3339 date-time with a zone, or null.' })),
     title: Type.Optional(TitleIn),
     tags: Type.Optional(TagsIn),
+    domain: Type.Optional(DomainIn),
   },
   { additionalProperties: false },
 );
@@ -50,6 +58,7 @@ export type CreateLinkBody = Static<typeof CreateLinkBody>;
 
 export const CreatedLink = Type.Object({
   code: Code,
+  domain: Domain,
   shortUrl: Type.String({ examples: ['https://sho.rt/XArj78D'] }),
   url: Url,
   expiresAt: ExpiresAt,
@@ -81,9 +90,53 @@ export const BulkResult = Type.Object({
 
 export const CodeParams = Type.Object({ code: Type.String() });
 
+const Fallback = (what: string) =>
+  Type.Optional(
+    Type.Union([Type.String(), Type.Null()], { description: `${what}: an http(s) URL, checked like a link target; null: none.` }),
+  );
+export const CreateDomainBody = Type.Object(
+  {
+    host: Type.String({ description: 'A host name such as go.example.com (IDN allowed: stored as punycode).' }),
+    rootRedirect: Fallback('Where the domain’s root (/) redirects; none: 404'),
+    notFoundRedirect: Fallback('Where an unknown code redirects; none: 404'),
+    expiredRedirect: Fallback('Where an expired or disabled link redirects; none: 410'),
+  },
+  { additionalProperties: false },
+);
+export const PatchDomainBody = Type.Object(
+  {
+    rootRedirect: Fallback('Where the domain’s root (/) redirects'),
+    notFoundRedirect: Fallback('Where an unknown code redirects'),
+    expiredRedirect: Fallback('Where an expired or disabled link redirects'),
+  },
+  { additionalProperties: false },
+);
+export const DomainView = Type.Object(
+  {
+    host: Type.String({ examples: ['go.example.com'] }),
+    isDefault: Type.Boolean({ description: "BASE_URL's host: every workspace's, configured rather than added." }),
+    rootRedirect: Type.Union([Type.String(), Type.Null()]),
+    notFoundRedirect: Type.Union([Type.String(), Type.Null()]),
+    expiredRedirect: Type.Union([Type.String(), Type.Null()]),
+    links: Type.Integer({ description: "The workspace's links on it (deleted ones left out)." }),
+    createdAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { title: 'Domain' },
+);
+export const DomainList = Type.Object({ domains: Type.Array(DomainView) });
+export const DomainParams = Type.Object({ host: Type.String() });
+export const RemoveDomainQuery = Type.Object(
+  { moveLinksTo: Type.Optional(Type.String({ description: 'The host of the domain its links move to.' })) },
+  { additionalProperties: false },
+);
+/** The domain of the link a per-link route names. */
+export const LinkQuery = Type.Object({ domain: Type.Optional(DomainIn) }, { additionalProperties: false });
+export type LinkQuery = Static<typeof LinkQuery>;
+
 export const LinkDetails = Type.Object(
   {
     code: Code,
+    domain: Domain,
     shortUrl: Type.String(),
     url: Url,
     title: Title,
@@ -119,6 +172,7 @@ export const StatsQuery = Type.Object(
   {
     from: Type.Optional(Type.String({ description: 'First UTC day (YYYY-MM-DD); default 29 days before `to`.' })),
     to: Type.Optional(Type.String({ description: 'Last UTC day (YYYY-MM-DD); default today.' })),
+    domain: Type.Optional(DomainIn),
   },
   { additionalProperties: false },
 );
@@ -145,6 +199,7 @@ export const ListQuery = Type.Object(
     tag: Type.Optional(Type.String({ description: 'Only links with this tag.' })),
     state: Type.Optional(Type.String({ description: '`active`, `expired` or `disabled`.' })),
     creator: Type.Optional(Type.String({ description: 'Only links created by the key with this id.' })),
+    domain: Type.Optional(Type.String({ description: 'Only links on the short domain with this host (GET /domains).' })),
   },
   { additionalProperties: false },
 );
@@ -207,6 +262,7 @@ export const ImportQuery = Type.Object(
     format: Type.Optional(
       Type.String({ description: '`auto` (the default: told by the header), `generic`, `bitly`, `yourls`, `kutt` or `shlink`.' }),
     ),
+    domain: Type.Optional(Type.String({ description: 'The host of the short domain every row goes on; absent: the default domain.' })),
   },
   { additionalProperties: false },
 );

@@ -8,6 +8,7 @@ import { linksRoutes } from '../http/links.ts';
 import { manageRoutes } from '../http/manage.ts';
 import { qrRoutes } from '../http/qr.ts';
 import { importRoutes } from '../http/import.ts';
+import { domainsRoutes } from '../http/domains.ts';
 import { keysRoutes } from '../http/keys.ts';
 import { linkListRoutes } from '../http/link-list.ts';
 import { clientCounter, registerCreateLimits } from '../http/rate-limits.ts';
@@ -22,10 +23,17 @@ const api: Part = async function apiPart(app, { config, log, lifecycle }) {
   refuseUndecodedBodies(app);
   const policy = targetPolicyOf(config);
   const createRouteConfig = await registerCreateLimits(app, { config, redis: redis?.client ?? null, log });
-  const creates = new LinkCreates({ queue: writeQueue, db, breaker, policy });
+  const { shortUrls } = app;
+  const creates = new LinkCreates({
+    queue: writeQueue,
+    db,
+    breaker,
+    policy,
+    domainOf: async (host, workspaceId) => (await shortUrls.domainOf(host, workspaceId)).id,
+  });
   await app.register(linksRoutes, {
     creates,
-    baseUrl: config.baseUrl,
+    shortUrls,
     keyRequired: config.createRequiresApiKey,
     slowRequestMs: config.slowRequestMs,
     ackDelayMs: (alias) => codeSpace.ackDelayMs(alias),
@@ -35,12 +43,23 @@ const api: Part = async function apiPart(app, { config, log, lifecycle }) {
     creates,
     db,
     breaker,
-    baseUrl: config.baseUrl,
+    shortUrls,
     policy,
     ...(createRouteConfig === undefined ? {} : { createRouteConfig }),
   });
-  await app.register(manageRoutes, { db, breaker, links, baseUrl: config.baseUrl, policy });
-  await app.register(linkListRoutes, { db: app.listDb, lists: app.linkLists, breaker: app.listBreaker, baseUrl: config.baseUrl });
+  await app.register(manageRoutes, { db, breaker, links, shortUrls, policy });
+  await app.register(linkListRoutes, { db: app.listDb, lists: app.linkLists, breaker: app.listBreaker, shortUrls });
+  await app.register(domainsRoutes, {
+    db,
+    pool: app.pool,
+    breaker,
+    hosts: app.hosts,
+    shortUrls,
+    links,
+    codeSpace,
+    policy,
+    defaultRoot: config.rootRedirect === 'none' ? null : config.rootRedirect,
+  });
   await app.register(keysRoutes, { db, breaker, forgetAll: app.remembered.forgetAll });
   const failures = clientCounter(redis?.client ?? null, config.redisKeyPrefix, log, 'signin:', 'sign-in limits');
   await app.register(sessionRoutes, {
@@ -53,7 +72,7 @@ const api: Part = async function apiPart(app, { config, log, lifecycle }) {
     ttlMs: config.sessionTtlMs,
     baseUrl: config.baseUrl,
   });
-  await app.register(qrRoutes, { baseUrl: config.baseUrl, cache, codeSpace, resolver, notFoundLimit, clientAddress });
+  await app.register(qrRoutes, { shortUrls, hosts: app.hosts, cache, codeSpace, resolver, notFoundLimit, clientAddress });
   registerHealth(app, { db, breaker, queue: writeQueue, lifecycle, pingTimeoutMs: 1000, redis, replicas });
   if (app.metrics !== null) registerMetricsRoute(app, app.metrics);
 };

@@ -1,14 +1,27 @@
-// The dashboard's page and files under /app/, and where GET / goes (http/dashboard.ts). Last: it
-// needs nothing of the other parts, and the redirect path never reaches it.
+// The dashboard's page and files under /app/, and where GET / goes on each domain (http/dashboard.ts).
+// Last: it needs only the domains, and the redirect path never reaches it.
 
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { DEFAULT_DOMAIN_ID } from '../core/domains.ts';
+import { trustProxyRule } from '../core/trust-proxy.ts';
+import { AppError } from '../errors.ts';
+import { hostReader } from '../http/client-address.ts';
 import fp from 'fastify-plugin';
 import { dashboardRoutes } from '../http/dashboard.ts';
 import type { PartOptions } from './options.ts';
 
 export default fp(
   async function dashboardPart(app: FastifyInstance, { config, log }: PartOptions) {
-    await app.register(dashboardRoutes, { rootRedirect: config.rootRedirect, enabled: config.dashboardEnabled, log });
+    const { hosts } = app;
+    const hostOf = hostReader(trustProxyRule(config.trustProxy));
+    const defaultRoot = config.rootRedirect === 'none' ? null : config.rootRedirect;
+    // The default domain's root is ROOT_REDIRECT; a branded domain's its own; a host not served has none.
+    const rootOf = (request: FastifyRequest): string | null => {
+      const domain = hosts.lookup(hostOf(request.raw));
+      if (domain === undefined) throw new AppError('HOST_NOT_SERVED');
+      return domain.id === DEFAULT_DOMAIN_ID ? defaultRoot : domain.rootRedirect;
+    };
+    await app.register(dashboardRoutes, { rootOf, enabled: config.dashboardEnabled, log });
   },
-  { name: 'dashboard' },
+  { name: 'dashboard', dependencies: ['domains'] },
 );

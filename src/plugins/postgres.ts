@@ -3,6 +3,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type pg from 'pg';
 import { openDatabase } from '../db/database.ts';
 import { createDbBreaker, type DbBreaker } from '../db/breaker.ts';
 import { LinkLists } from '../db/link-list.ts';
@@ -13,6 +14,8 @@ import type { PartOptions } from './options.ts';
 declare module 'fastify' {
   interface FastifyInstance {
     db: Queryable;
+    /** The pool behind `db`, for the few changes that take a transaction of several statements. */
+    pool: pg.Pool;
     /** The Postgres breaker: its state and the failures it counted. */
     breaker: DbBreaker;
     /**
@@ -58,6 +61,7 @@ export default fp(
       listBreaker.shutdown();
     });
     app.decorate('db', wrapDb?.(pool) ?? pool);
+    app.decorate('pool', pool);
     app.decorate('breaker', breaker);
     const listDb = wrapDb?.(listPool) ?? listPool;
     app.decorate('listDb', listDb);

@@ -5,7 +5,8 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { trustProxyRule } from '../core/trust-proxy.ts';
-import { clientAddressReader, clientOfReader } from '../http/client-address.ts';
+import type { RedirectTarget } from '../cache/link-cache.ts';
+import { clientAddressReader, clientOfReader, hostOfReader, hostReader } from '../http/client-address.ts';
 import { fastTransport } from '../http/fast-path.ts';
 import { NotFoundLimit } from '../http/not-found-limit.ts';
 import { rawAnswers } from '../http/raw-answers.ts';
@@ -24,12 +25,14 @@ declare module 'fastify' {
 
 export default fp(
   async function redirectPart(app: FastifyInstance, { config, log, edge }: PartOptions) {
-    const { cache, codeSpace, resolver, clicks, metrics } = app;
+    const { hosts, cache, codeSpace, resolver, clicks, metrics } = app;
     const notFoundLimit =
       config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients);
     const trust = trustProxyRule(config.trustProxy);
     const clientAddress = clientAddressReader(trust, log);
     const deps: RedirectDeps = {
+      hosts,
+      unknownHostRedirect: (config.unknownHostRedirect ?? null) as RedirectTarget | null,
       cache,
       codeSpace,
       resolver,
@@ -38,12 +41,12 @@ export default fp(
       notFoundLimit,
       observer: createRedirectObserver(clicks.counter, metrics?.redirects ?? null),
     };
-    const handler = createRedirectHandler(deps, nodeTransport(config.redirectCacheControl, clientAddress));
+    const handler = createRedirectHandler(deps, nodeTransport(config.redirectCacheControl, clientAddress, hostReader(trust)));
     registerRedirect(app, handler);
     edge.handler = handler;
     if (config.fastPath) {
       const answers = rawAnswers(config.redirectCacheControl, config.keepAliveTimeoutMs);
-      edge.fast = createRedirectHandler(deps, fastTransport(answers, clientOfReader(trust, log)));
+      edge.fast = createRedirectHandler(deps, fastTransport(answers, clientOfReader(trust, log), hostOfReader(trust)));
     }
     // Fastify marks its routes closing before this hook: from here on it answers redirects too, with Connection: close.
     app.addHook('preClose', async () => {
@@ -53,5 +56,5 @@ export default fp(
     app.decorate('notFoundLimit', notFoundLimit);
     app.decorate('clientAddress', clientAddress);
   },
-  { name: 'redirect', dependencies: ['read-path', 'clicks'] },
+  { name: 'redirect', dependencies: ['read-path', 'clicks', 'domains'] },
 );

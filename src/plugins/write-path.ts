@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ShortCode } from '../core/codes.ts';
+import { keyOf } from '../core/domains.ts';
 import { insertLinks, reserveIdBlock } from '../db/links.ts';
 import { AppError } from '../errors.ts';
 import { IdAllocator } from '../write/id-allocator.ts';
@@ -37,12 +38,12 @@ export default fp(
       },
       available: () => breaker.state !== 'open',
       async committed(links) {
-        for (const link of links) if (!link.generated) codeSpace.added(link.code);
+        for (const link of links) if (!link.generated) codeSpace.added(keyOf(link));
         await propagate(links);
       },
       ackDelayMs: (alias) => codeSpace.ackDelayMs(alias),
       async discard(written) {
-        await Promise.all(written.map((link) => changes.remove(link.code)));
+        await Promise.all(written.map((link) => changes.remove(link)));
       },
       maxBatch: config.writeBatchMax,
       maxQueued: config.writeQueueMax,

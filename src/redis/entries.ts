@@ -1,6 +1,7 @@
 // What the Redis tier stores, and under which names. Pure: no I/O.
 //
-//   key   <prefix>link:<code>
+//   key   <prefix>link:<link key>                the code on the default domain, <domain id>:<code> on
+//                                                another (core/domains.ts)
 //   value ""                                     no link has this code (a negative entry, short TTL)
 //         "a<version>.<expiresAtMs> <url>"       a link that redirects until it expires
 //         "a<version>. <url>"                    …that never expires
@@ -14,14 +15,14 @@
 // URLs are stored after normalisation (printable ASCII, no spaces), so the first space ends the
 // header.
 
-import type { ShortCode } from '../core/codes.ts';
+import { splitKey, type LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
 
 /** A code Redis knows: its link, or null when Redis knows that no link has it. */
 export type Known = Link | null;
 
-export function linkKey(prefix: string, code: string): string {
-  return `${prefix}link:${code}`;
+export function redisLinkKey(prefix: string, key: string): string {
+  return `${prefix}link:${key}`;
 }
 
 export function invalidationChannel(prefix: string): string {
@@ -37,13 +38,15 @@ export function encodeKnown(link: Known): string {
 const LINK_VALUE = /^([adx])(\d{1,10})\.(\d{0,16}) (\S+)$/;
 
 /** The stored entry, or undefined when there is none or it is not in a format this version reads. */
-export function decodeKnown(code: ShortCode, value: string | null): Known | undefined {
+export function decodeKnown(key: LinkKey, value: string | null): Known | undefined {
   if (value === null) return undefined;
   if (value === '') return null;
   const match = LINK_VALUE.exec(value);
   if (match === null) return undefined;
   const [, flag, version = '', expires = '', url = ''] = match;
+  const { domainId, code } = splitKey(key);
   return {
+    domainId,
     code,
     url,
     expiresAt: expires === '' ? null : new Date(Number(expires)),
@@ -71,9 +74,9 @@ return 1
 
 /**
  * An invalidation message: the sending instance, how many invalidations it has sent so far (this
- * one included), then the codes whose redirect may have changed. No codes is a heartbeat, which
- * repeats the count: a receiver that sees the count jump knows it missed an invalidation. Codes
- * never contain spaces (core/codes.ts).
+ * one included), then the keys of the links whose redirect may have changed (core/domains.ts). No
+ * keys is a heartbeat, which repeats the count: a receiver that sees the count jump knows it missed
+ * an invalidation. Keys never contain spaces.
  */
 export function encodeInvalidation(instance: string, seq: number, codes: readonly string[]): string {
   return codes.length === 0 ? `${instance} ${seq}` : `${instance} ${seq} ${codes.join(' ')}`;

@@ -16,10 +16,10 @@
 
 import CircuitBreaker from 'opossum';
 import type { Logger } from 'pino';
-import type { ShortCode } from '../core/codes.ts';
+import { keyOf, type LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
 import type { RedisClient } from './client.ts';
-import { decodeKnown, encodeKnown, invalidationChannel, linkKey, SET_NEWER, type Known, type Outbox } from './entries.ts';
+import { decodeKnown, encodeKnown, invalidationChannel, redisLinkKey, SET_NEWER, type Known, type Outbox } from './entries.ts';
 
 export interface RedisLinkStoreDeps {
   client: RedisClient;
@@ -45,8 +45,8 @@ export class RedisLinkStore {
   readonly #cluster: boolean;
   readonly #breaker: CircuitBreaker<[() => Promise<unknown>]>;
   readonly #channel: string;
-  #backFill: Map<ShortCode, Known> | null = null;
-  /** Links whose change Redis has not taken yet, by code (the newest state of each). */
+  #backFill: Map<LinkKey, Known> | null = null;
+  /** Links whose change Redis has not taken yet, by key (the newest state of each). */
   readonly #unsent = new Map<string, Link>();
   #reportedDown = false;
 
@@ -92,17 +92,17 @@ export class RedisLinkStore {
     return this.#breaker.opened ? 'bypassed' : 'ready';
   }
 
-  /** What Redis knows of `codes`, in one round trip; a code it does not know (or any failure) is left out. */
-  async fetch(codes: ShortCode[]): Promise<Map<ShortCode, Known>> {
-    const known = new Map<ShortCode, Known>();
+  /** What Redis knows of the links `keys` name, in one round trip; one it does not know (or any failure) is left out. */
+  async fetch(keys: LinkKey[]): Promise<Map<LinkKey, Known>> {
+    const known = new Map<LinkKey, Known>();
     const prefix = this.#deps.prefix;
-    const keys = codes.map((code) => linkKey(prefix, code));
-    const values = await this.#run(() => this.#read(keys));
+    const names = keys.map((key) => redisLinkKey(prefix, key));
+    const values = await this.#run(() => this.#read(names));
     if (values === undefined) return known;
-    for (let i = 0; i < codes.length; i++) {
-      const code = codes[i] as ShortCode;
-      const entry = decodeKnown(code, values[i] ?? null);
-      if (entry !== undefined) known.set(code, entry);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as LinkKey;
+      const entry = decodeKnown(key, values[i] ?? null);
+      if (entry !== undefined) known.set(key, entry);
     }
     return known;
   }
@@ -113,14 +113,14 @@ export class RedisLinkStore {
     return this.#cluster ? Promise.all(keys.map((key) => this.#client.get(key))) : this.#client.mget(keys);
   }
 
-  /** Remembers what Postgres answered for `code`; written back with the others of this turn. */
-  backFill(code: ShortCode, link: Known): void {
+  /** Remembers what Postgres answered for the link `key` names; written back with the others of this turn. */
+  backFill(key: LinkKey, link: Known): void {
     let batch = this.#backFill;
     if (batch === null) {
       batch = this.#backFill = new Map();
       setImmediate(flushBackFill, this);
     }
-    batch.set(code, link);
+    batch.set(key, link);
   }
 
   /** Writes the pending back-fills: one pipeline (on a cluster, auto-pipelined per node). */
@@ -130,9 +130,9 @@ export class RedisLinkStore {
     this.#backFill = null;
     const { prefix, ttlMs, negativeTtlMs } = this.#deps;
     const writes: Command[] = [];
-    for (const [code, link] of batch) {
-      const key = linkKey(prefix, code);
-      writes.push(link === null ? ['set', key, '', 'PX', negativeTtlMs, 'NX'] : setNewer(key, link, ttlMs));
+    for (const [key, link] of batch) {
+      const name = redisLinkKey(prefix, key);
+      writes.push(link === null ? ['set', name, '', 'PX', negativeTtlMs, 'NX'] : setNewer(name, link, ttlMs));
     }
     void this.#run(() => this.#send(writes));
   }
@@ -157,7 +157,7 @@ export class RedisLinkStore {
   async retryUnsent(): Promise<readonly Link[]> {
     if (this.#unsent.size === 0 || this.state !== 'ready') return [];
     const links = [...this.#unsent.values()].slice(0, RETRY_CHUNK);
-    for (const link of links) this.#unsent.delete(link.code);
+    for (const link of links) this.#unsent.delete(keyOf(link));
     const done = await this.#run(() => this.#write(links));
     if (done === undefined) {
       this.#remember(links);
@@ -177,15 +177,16 @@ export class RedisLinkStore {
 
   #remember(links: readonly Link[]): void {
     for (const link of links) {
-      const kept = this.#unsent.get(link.code);
-      if (kept === undefined || kept.version < link.version) this.#unsent.set(link.code, link);
+      const key = keyOf(link);
+      const kept = this.#unsent.get(key);
+      if (kept === undefined || kept.version < link.version) this.#unsent.set(key, link);
     }
     if (this.#unsent.size <= MAX_UNSENT) return;
     let excess = this.#unsent.size - MAX_UNSENT;
     this.#deps.log.error({ dropped: excess }, 'too many changes waiting for Redis: the oldest are dropped');
-    for (const code of this.#unsent.keys()) {
+    for (const key of this.#unsent.keys()) {
       if (excess-- === 0) break;
-      this.#unsent.delete(code);
+      this.#unsent.delete(key);
     }
   }
 
@@ -205,9 +206,9 @@ export class RedisLinkStore {
    */
   async #write(links: readonly Link[]): Promise<unknown> {
     const { prefix, ttlMs, outbox } = this.#deps;
-    const writes = links.map((link) => setNewer(linkKey(prefix, link.code), link, ttlMs));
+    const writes = links.map((link) => setNewer(redisLinkKey(prefix, keyOf(link)), link, ttlMs));
     // Numbered as it is sent: a heartbeat must not name it long before.
-    const publish = (): Command => ['publish', this.#channel, outbox.message(links.map((link) => link.code))];
+    const publish = (): Command => ['publish', this.#channel, outbox.message(links.map(keyOf))];
     if (!this.#cluster) return this.#send([...writes, publish()]);
     await this.#send(writes);
     return this.#send([publish()]);

@@ -4,6 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { keyOf } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
 import type { Config } from '../config.ts';
 import { Cluster } from 'ioredis';
@@ -107,7 +108,7 @@ function subscribe(
  */
 function dropSent(sent: readonly Link[], invalidations: Invalidations, log: Logger): void {
   try {
-    for (const link of sent) invalidations.changed(link.code);
+    for (const link of sent) invalidations.changed(keyOf(link));
   } catch (err) {
     log.error({ err }, 'changes sent again could not be dropped from the LRU');
   }

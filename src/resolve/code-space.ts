@@ -22,6 +22,7 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import { decodeBase62 } from '../core/base62.ts';
+import { splitKey, type LinkKey } from '../core/domains.ts';
 import { CODE_LENGTH_MAX, CODE_LENGTH_MIN, type CodeCodec } from '../core/codes.ts';
 import { claimCodeSpace, readCodeSpace } from '../db/code-space.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -45,7 +46,7 @@ export interface CodeSpaceOptions {
 
 export class CodeSpace {
   readonly #deps: CodeSpaceOptions;
-  /** Logged aliases of this instance's generated shape whose id is at or above mark + SLACK. */
+  /** Keys of logged aliases of this instance's generated shape whose id is at or above mark + SLACK. */
   readonly #aliases = new Set<string>();
   #mark = Infinity;
   #readStartedAt = -Infinity;
@@ -62,11 +63,15 @@ export class CodeSpace {
     this.#deps = deps;
   }
 
-  /** True only when `code` certainly names no link. */
-  impossible(code: string): boolean {
+  /**
+   * True only when no link has the code `key` names on its domain. Generated codes are unique
+   * across the deployment; an alias is one of its domain's only (so an alias on one domain never
+   * makes the same code on another possible).
+   */
+  impossible(key: LinkKey): boolean {
     if (this.#enabled !== true || performance.now() - this.#readStartedAt > MAX_AGE_MS) return false;
-    const id = this.#deps.codec.toId(code);
-    return id >= this.#mark + SLACK && !this.#aliases.has(code);
+    const id = this.#deps.codec.toId(splitKey(key).code);
+    return id >= this.#mark + SLACK && !this.#aliases.has(key);
   }
 
   /**
@@ -83,9 +88,9 @@ export class CodeSpace {
     return possible && decodeBase62(alias) >= 0 ? ACK_DELAY_MS : 0;
   }
 
-  /** A committed alias, known here at once (other instances learn it at their next read). */
-  added(alias: string): void {
-    if (this.#deps.codec.toId(alias) >= 0) this.#aliases.add(alias);
+  /** A committed alias (by its link key), known here at once (other instances learn it at their next read). */
+  added(key: LinkKey): void {
+    if (this.#deps.codec.toId(splitKey(key).code) >= 0) this.#aliases.add(key);
   }
 
   /** First read, then one every REFRESH_MS until stop(). Never rejects: a failed read only ages. */
@@ -128,8 +133,8 @@ export class CodeSpace {
     // The limit keeps one read's memory bounded.
     const { mark, aliases: logged } = await readCodeSpace(db, this.#aliasVersion, MAX_ALIASES + 1);
     if (logged.length > MAX_ALIASES) return this.#tooManyAliases();
-    for (const { version, code } of logged) {
-      if (codec.toId(code) >= mark + SLACK) this.#aliases.add(code);
+    for (const { version, key } of logged) {
+      if (codec.toId(splitKey(key).code) >= mark + SLACK) this.#aliases.add(key);
       this.#aliasVersion = Math.max(this.#aliasVersion, version);
     }
     if (this.#aliases.size > MAX_ALIASES) return this.#tooManyAliases();

@@ -22,21 +22,21 @@
 
 import { LRUCache } from 'lru-cache';
 import { ABSENT, entryOf, type CacheEntry, type LinkCache } from '../cache/link-cache.ts';
-import type { ShortCode } from '../core/codes.ts';
+import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
 import type { Replicated } from '../db/replicas.ts';
 import type { Known } from '../redis/entries.ts';
 import { KeyBatcher } from './batcher.ts';
 
 /** A tier below the LRU: fetches many codes in one round trip; absent codes are simply missing. */
-type LinkSource = (codes: ShortCode[]) => Promise<Map<ShortCode, Link>>;
+type LinkSource = (codes: LinkKey[]) => Promise<Map<LinkKey, Link>>;
 
 /** The Redis tier as the resolver uses it (redis/link-store.ts). */
 interface SharedCache {
   /** What the cache knows of `codes`, in one round trip; never rejects (a failure knows nothing). */
-  fetch(codes: ShortCode[]): Promise<Map<ShortCode, Known>>;
+  fetch(codes: LinkKey[]): Promise<Map<LinkKey, Known>>;
   /** Stores what Postgres answered for `code`, unless the cache has learnt something since. */
-  backFill(code: ShortCode, link: Known): void;
+  backFill(code: LinkKey, link: Known): void;
 }
 
 /** Postgres read replicas as the resolver uses them (db/replicas.ts). Instants are performance.now(). */
@@ -46,9 +46,9 @@ interface ReplicaReads {
   /** The latest instant up to which a replica within the lag bound has every change (-Infinity: none is within it). */
   readonly newestFresh: number;
   /** From a replica within the lag bound, in one round trip; rejects on failure. */
-  fetchFresh(codes: ShortCode[]): Promise<Map<ShortCode, Replicated>>;
+  fetchFresh(codes: LinkKey[]): Promise<Map<LinkKey, Replicated>>;
   /** From the freshest standby that may stand in; rejects on failure. */
-  fetchStanding(codes: ShortCode[]): Promise<Map<ShortCode, Replicated>>;
+  fetchStanding(codes: LinkKey[]): Promise<Map<LinkKey, Replicated>>;
 }
 
 /** Lookups below the LRU, counted for the metrics (metrics/metrics.ts). */
@@ -104,7 +104,7 @@ export interface ResolverDeps {
 
 export interface Resolver {
   /** The cache entry for a code the LRU did not have. Rejects with a 503 AppError on failure. */
-  resolve(code: ShortCode): Promise<CacheEntry>;
+  resolve(code: LinkKey): Promise<CacheEntry>;
   /** Whether a lookup of `code` is under way (a request for it now costs no I/O of its own). */
   inFlight(code: string): boolean;
   /** Drops `code` from the LRU, and keeps the lookup in flight for it, if any, from filling it. */
@@ -135,12 +135,12 @@ export function createResolver({
   hearing = () => true,
   stats = null,
 }: ResolverDeps): Resolver {
-  const postgres = new KeyBatcher<ShortCode, Link>(source, maxBatch, stats === null ? undefined : (size) => stats.postgresBatch(size));
+  const postgres = new KeyBatcher<LinkKey, Link>(source, maxBatch, stats === null ? undefined : (size) => stats.postgresBatch(size));
   const replicaSent = stats === null ? undefined : (size: number) => stats.replicaBatch(size);
   const freshReads =
-    replicas === null ? null : new KeyBatcher<ShortCode, Replicated>((codes) => replicas.fetchFresh(codes), maxBatch, replicaSent);
+    replicas === null ? null : new KeyBatcher<LinkKey, Replicated>((codes) => replicas.fetchFresh(codes), maxBatch, replicaSent);
   const standbyReads =
-    replicas === null ? null : new KeyBatcher<ShortCode, Replicated>((codes) => replicas.fetchStanding(codes), maxBatch, replicaSent);
+    replicas === null ? null : new KeyBatcher<LinkKey, Replicated>((codes) => replicas.fetchStanding(codes), maxBatch, replicaSent);
   /** A replica's answer counts only if it caught up after this: invalidations may have been missed before. */
   let floor = -Infinity;
   /** When each code last changed, as this instance made or heard it; a code forgotten for room raises the floor. */
@@ -162,7 +162,7 @@ export function createResolver({
   const redis =
     shared === null
       ? null
-      : new KeyBatcher<ShortCode, Known>(
+      : new KeyBatcher<LinkKey, Known>(
           (codes) => shared.fetch(codes),
           sharedMaxBatch,
           stats === null ? undefined : (size) => stats.redisBatch(size),
@@ -176,7 +176,7 @@ export function createResolver({
     ttl: Math.min(lastKnownTtlMs, LAST_KNOWN_TTL_MAX_MS),
   });
 
-  const lookUp = async (code: ShortCode, lookup: Lookup): Promise<CacheEntry> => {
+  const lookUp = async (code: LinkKey, lookup: Lookup): Promise<CacheEntry> => {
     try {
       let link = redis === null ? undefined : await redis.load(code);
       if (stats !== null && redis !== null) {
@@ -225,7 +225,7 @@ export function createResolver({
   };
 
   /** The link as a replica within the lag bound has it; undefined: read the primary. */
-  const fromReplica = async (code: ShortCode): Promise<Link | undefined> => {
+  const fromReplica = async (code: LinkKey): Promise<Link | undefined> => {
     // No replica within the lag bound, or none caught up past the code's last change: the primary at once.
     if (freshReads === null || replicas === null || replicas.newestFresh <= needed(code)) return undefined;
     try {
@@ -244,7 +244,7 @@ export function createResolver({
   };
 
   /** The primary failed (`err`): a standby's link, if it has caught up past every change known here, or `err` again. */
-  const standIn = async (code: ShortCode, err: unknown): Promise<Link> => {
+  const standIn = async (code: LinkKey, err: unknown): Promise<Link> => {
     const replicated = standbyReads === null || !replicas?.standing ? undefined : await standbyReads.load(code).catch(() => undefined);
     // Not found on a standby proves nothing: the link may be newer than its replay.
     if (replicated === undefined || replicated.caughtUpTo <= needed(code)) throw err;

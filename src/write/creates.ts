@@ -28,6 +28,8 @@ export interface CreatesDeps {
   breaker: DbBreaker;
   /** Where links may point. */
   policy: TargetPolicy;
+  /** The id of the domain a create names by host (absent: the default) for a workspace; rejects with DOMAIN_UNKNOWN. */
+  domainOf(host: string | undefined, workspaceId: number): Promise<number>;
 }
 
 export class LinkCreates {
@@ -45,7 +47,8 @@ export class LinkCreates {
    * null when it was never used; it is not looked up again before the create.
    */
   async create(body: CreateLinkBody, creator: Creator, key: IdempotencyKey | undefined, seen?: IdempotencyRecord | null): Promise<Created> {
-    const verdict = checkLinkRequest(body, this.#deps.policy, Date.now());
+    const domainId = await this.#deps.domainOf(body.domain, creator.workspaceId);
+    const verdict = checkLinkRequest(body, this.#deps.policy, Date.now(), domainId);
     if (!verdict.ok) throw new AppError(verdict.code);
     if (key === undefined) {
       const link = await this.#deps.queue.enqueue(verdict.request, { ...creator, idempotency: undefined });
@@ -78,7 +81,7 @@ export class LinkCreates {
     const first = seen ?? (await breaker.run(() => findIdempotencyKey(db, key.scope, key.key)));
     if (first === undefined) return undefined;
     if (!first.requestHash.equals(key.requestHash)) throw new AppError('IDEMPOTENCY_KEY_REUSED');
-    const link = await breaker.run(() => findLinkDetails(db, first.code));
+    const link = await breaker.run(() => findLinkDetails(db, first.link));
     if (link === undefined) throw new AppError('LINK_NOT_FOUND', 'The link this Idempotency-Key created has been deleted.');
     return link;
   }

@@ -12,6 +12,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ShortCode } from '../core/codes.ts';
+import { keyOf, linkKey } from '../core/domains.ts';
 import { DEFAULT_WORKSPACE_ID, type Link, type LinkRequest } from '../core/link.ts';
 import type { IdempotencyKey, Inserted, NewLink } from '../db/links.ts';
 import { AppError } from '../errors.ts';
@@ -143,9 +144,9 @@ export class WriteQueue {
     }
     this.#backoffMs = 0;
     // Committed: from here on nothing may answer these links as a failure (a retry would create a second link).
-    await this.#announce(links.filter((link) => inserted.written.has(link.code)));
+    await this.#announce(links.filter((link) => inserted.written.has(keyOf(link))));
     this.#settle(batch, links, inserted);
-    if (inserted.keyTaken.size > 0) await this.#discard(links.filter((link) => inserted.keyTaken.has(link.code)));
+    if (inserted.keyTaken.size > 0) await this.#discard(links.filter((link) => inserted.keyTaken.has(keyOf(link))));
   }
 
   async #announce(links: NewLink[]): Promise<void> {
@@ -170,9 +171,10 @@ export class WriteQueue {
       const link = links[i] as NewLink;
       const alias = item.request.alias;
       const delayMs = alias === undefined ? 0 : this.#deps.ackDelayMs(alias);
-      if (keyTaken.has(link.code)) {
-        item.settle.reject(new IdempotencyKeyTaken(link.code));
-      } else if (written.has(link.code)) {
+      const key = keyOf(link);
+      if (keyTaken.has(key)) {
+        item.settle.reject(new IdempotencyKeyTaken(key));
+      } else if (written.has(key)) {
         settleAfter(delayMs, () => item.settle.resolve(link));
       } else if (alias !== undefined) {
         settleAfter(delayMs, () => item.settle.reject(new AppError('ALIAS_TAKEN')));
@@ -195,7 +197,7 @@ export class WriteQueue {
     this.#backoffMs = Math.min(BACKOFF_MAX_MS, Math.max(BACKOFF_MIN_MS, this.#backoffMs * 2));
   }
 
-  /** Up to maxBatch links, each code at most once (a repeated alias waits for the next batch). */
+  /** Up to maxBatch links, each key at most once (an alias repeated on its domain waits for the next batch). */
   #takeBatch(): Pending[] {
     const batch: Pending[] = [];
     const later: Pending[] = [];
@@ -205,11 +207,12 @@ export class WriteQueue {
       const item = this.#queue[i] as Pending;
       const alias = item.request.alias;
       if (alias !== undefined) {
-        if (aliases.has(alias)) {
+        const key = linkKey(item.request.domainId, alias);
+        if (aliases.has(key)) {
           later.push(item);
           continue;
         }
-        aliases.add(alias);
+        aliases.add(key);
       }
       batch.push(item);
     }
@@ -254,6 +257,7 @@ function settleAfter(delayMs: number, settle: () => void): void {
 function linkOf(item: Pending): NewLink {
   const { url, expiresAt, alias, title, tags } = item.request;
   return {
+    domainId: item.request.domainId,
     code: item.code as ShortCode,
     url,
     expiresAt,

@@ -246,6 +246,18 @@ const CASES: Readonly<Record<string, Case>> = {
     valid: ['https://acme.example/', 'https://acme.example/'],
     invalid: '//evil.example',
   },
+  DEFAULT_DOMAIN_HOSTS: {
+    key: 'defaultDomainHosts',
+    unset: [],
+    valid: ['Old.Sho.rt:8443, internal-lb', ['old.sho.rt', 'internal-lb']],
+    invalid: 'https://old.sho.rt',
+  },
+  UNKNOWN_HOST_REDIRECT: {
+    key: 'unknownHostRedirect',
+    unset: undefined,
+    valid: ['https://www.example.org/', 'https://www.example.org/'],
+    invalid: '/app/',
+  },
   SESSION_TTL_HOURS: { key: 'sessionTtlMs', unset: 12 * 3_600_000, valid: ['1', 3_600_000], invalid: '721' },
   SIGN_IN_MAX_FAILURES: { key: 'signInMaxFailures', unset: 10, valid: ['3', 3], invalid: '0' },
   SIGN_IN_WINDOW_SECONDS: { key: 'signInWindowMs', unset: 900_000, valid: ['60', 60_000], invalid: '86401' },

@@ -5,6 +5,9 @@ import pg from 'pg';
 import { pino, type Logger } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
+import type { ShortCode } from '../../src/core/codes.ts';
+import { DEFAULT_DOMAIN_ID } from '../../src/core/domains.ts';
+import type { LinkRef } from '../../src/db/links.ts';
 import type { Queryable } from '../../src/db/pool.ts';
 import type { Lifecycle } from '../../src/lifecycle.ts';
 import type { Part } from '../../src/plugins/options.ts';
@@ -120,4 +123,9 @@ export function errorCode(res: { json: () => unknown }): string | undefined {
 /** Redirect requests of `app` that missed its LRU: each was handed to the resolver there and then. */
 export function lruMisses(app: FastifyInstance): number {
   return app.metrics?.redirects.lru[1] ?? Number.NaN;
+}
+
+/** The link `code` names on the default domain, as the management functions take it. */
+export function onDefault(code: string): LinkRef {
+  return { domainId: DEFAULT_DOMAIN_ID, code: code as ShortCode };
 }

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { pino } from 'pino';
+import { LOOKUP_SOURCE } from '../../src/db/links.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import type { Queryable } from '../../src/db/pool.ts';
 
@@ -95,7 +96,7 @@ export function holdLookups(which: (codes: readonly string[]) => boolean = () =>
     async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
       const result = await db.query<R>(text, values);
       const codes = values?.[0];
-      if (holding && text.includes('WHERE code = ANY') && Array.isArray(codes) && which(codes as string[])) {
+      if (holding && text.includes(LOOKUP_SOURCE) && Array.isArray(codes) && which(codes as string[])) {
         reached.resolve(result.rowCount ?? 0);
         await release.promise;
       }

@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { createLinkCache, entryOf, type CacheEntry } from '../../src/cache/link-cache.ts';
 import type { ShortCode } from '../../src/core/codes.ts';
+import type { LinkKey } from '../../src/core/domains.ts';
+import { HostTable } from '../../src/resolve/hosts.ts';
 import { AppError } from '../../src/errors.ts';
 import { createRedirectHandler, nodeTransport, redirectPath, type RedirectObserver } from '../../src/http/redirect.ts';
 import { testConfig } from '../helpers/app.ts';
@@ -15,6 +17,7 @@ import { recordEscapes } from '../helpers/escapes.ts';
 import { memoryLogger } from '../helpers/logs.ts';
 
 const link = (code: string) => ({
+  domainId: 0,
   code: code as ShortCode,
   url: `https://example.com/${code}`,
   expiresAt: null,
@@ -30,6 +33,9 @@ const LOOKUPS: Record<string, () => Promise<CacheEntry>> = {
   missBug: async () => Promise.reject(new TypeError('a bug in a tier')),
 };
 
+/** A host table of the default domain alone, never read. */
+const DEFAULT_HOSTS = new HostTable({ defaultHost: 'sho.rt', defaultAliases: [], read: async () => [], log: memoryLogger('error').log });
+
 const THROWING: RedirectObserver = {
   now: () => 0,
   cached: () => {},
@@ -40,9 +46,11 @@ const THROWING: RedirectObserver = {
 
 async function serverWith(observer: RedirectObserver) {
   const cache = createLinkCache(testConfig('postgres://unused'));
-  cache.fill('hitCode' as ShortCode, link('hitCode'), Date.now());
+  cache.fill('hitCode' as LinkKey, link('hitCode'), Date.now());
   const { log, lines } = memoryLogger('error');
   const deps = {
+    hosts: { lookup: () => DEFAULT_HOSTS.defaultDomain, loaded: true },
+    unknownHostRedirect: null,
     cache,
     codeSpace: { impossible: () => false },
     resolver: { resolve: (code: string) => (LOOKUPS[code] ?? (async () => entryOf(undefined, 0)))(), inFlight: () => false },
@@ -53,7 +61,11 @@ async function serverWith(observer: RedirectObserver) {
   };
   const handler = createRedirectHandler(
     deps,
-    nodeTransport('private, max-age=90', () => '127.0.0.1'),
+    nodeTransport(
+      'private, max-age=90',
+      () => '127.0.0.1',
+      (req) => req.headers.host,
+    ),
   );
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = redirectPath(req);

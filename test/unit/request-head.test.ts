@@ -17,7 +17,8 @@ function taken(text: string): RequestHead {
 test('a redirect request is taken, with the fields later features read and the length it took', () => {
   const text =
     'GET /abc123?utm=x&y=%41 HTTP/1.1\r\nhOsT: sho.rt:8080\r\nUser-Agent:  Mozilla/5.0 (X11)\r\n' +
-    'referer: https://a.example/\r\nX-Forwarded-For: 203.0.113.9, 10.0.0.1\r\nAccept-Language: de-CH,de;q=0.9\r\nX-Other: 1\r\n\r\n';
+    'referer: https://a.example/\r\nX-Forwarded-For: 203.0.113.9, 10.0.0.1\r\nX-Forwarded-Host: go.example.com\r\n' +
+    'Accept-Language: de-CH,de;q=0.9\r\nX-Other: 1\r\n\r\n';
   const head = taken(`${text}GET /next HTTP/1.1\r\n`);
   assert.deepEqual(head, {
     head: false,
@@ -26,6 +27,7 @@ test('a redirect request is taken, with the fields later features read and the l
     userAgent: 'Mozilla/5.0 (X11)',
     referer: 'https://a.example/',
     forwardedFor: '203.0.113.9, 10.0.0.1',
+    forwardedHost: 'go.example.com',
     acceptLanguage: 'de-CH,de;q=0.9',
     length: text.length,
   });

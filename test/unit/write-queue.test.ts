@@ -11,6 +11,7 @@ import { IdempotencyKeyTaken, WriteQueue, type WriteQueueDeps } from '../../src/
 import { memoryLogger } from '../helpers/logs.ts';
 
 const request = (url: string, alias?: string): LinkRequest => ({
+  domainId: 0,
   url,
   alias: alias as ShortCode | undefined,
   expiresAt: null,

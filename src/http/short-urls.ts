@@ -1,0 +1,55 @@
+// A link's address for people: its domain's host and its short URL. The default domain's short
+// URLs are BASE_URL's (its scheme, port and path); a branded domain's are https-or-http as BASE_URL
+// is, on the domain's host.
+
+import { checkDomainHost, DEFAULT_DOMAIN_ID } from '../core/domains.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
+import type { HostTable, ServedDomain } from '../resolve/hosts.ts';
+
+export interface LinkAddress {
+  readonly domain: string;
+  readonly shortUrl: string;
+}
+
+export interface ShortUrls {
+  /** Where the link (domainId, code) is; a domain removed meanwhile reads as the default. */
+  of(link: { readonly domainId: number; readonly code: string }): LinkAddress;
+  /**
+   * The domain `host` names for a request of `workspaceId`: the default (`host` absent, or the
+   * default's host) or one of the workspace's own; the AppError `unknown` otherwise (DOMAIN_UNKNOWN,
+   * a 400, by default). A host this instance has not heard of yet is looked for again
+   * in Postgres (at most once per REFRESH_GAP_MS), so a domain added on another instance is usable at once.
+   */
+  domainOf(host: string | undefined, workspaceId: number, unknown?: ErrorCode): Promise<ServedDomain>;
+}
+
+const REFRESH_GAP_MS = 250;
+
+export function createShortUrls(baseUrl: string, hosts: Pick<HostTable, 'byId' | 'byHost' | 'defaultDomain' | 'refresh'>): ShortUrls {
+  const scheme = new URL(baseUrl).protocol;
+  let refreshedAt = -Infinity;
+  const find = (host: string, workspaceId: number): ServedDomain | undefined => {
+    const domain = hosts.byHost(host);
+    return domain !== undefined && (domain.workspaceId === null || domain.workspaceId === workspaceId) ? domain : undefined;
+  };
+  return {
+    of(link) {
+      const domain = link.domainId === DEFAULT_DOMAIN_ID ? undefined : hosts.byId(link.domainId);
+      if (domain === undefined) return { domain: hosts.defaultDomain.host, shortUrl: `${baseUrl}/${link.code}` };
+      return { domain: domain.host, shortUrl: `${scheme}//${domain.host}/${link.code}` };
+    },
+    async domainOf(host, workspaceId, unknown = 'DOMAIN_UNKNOWN') {
+      if (host === undefined) return hosts.defaultDomain;
+      const checked = checkDomainHost(host);
+      const name = checked.ok ? checked.host : host.toLowerCase();
+      let domain = find(name, workspaceId);
+      if (domain === undefined && checked.ok && performance.now() - refreshedAt > REFRESH_GAP_MS) {
+        refreshedAt = performance.now();
+        await hosts.refresh();
+        domain = find(name, workspaceId);
+      }
+      if (domain === undefined) throw new AppError(unknown);
+      return domain;
+    },
+  };
+}

@@ -1,0 +1,154 @@
+// Which short domain a request is for, by its Host: the first step of a redirect. A table from
+// host name to domain, read from Postgres at start-up and again every REFRESH_MS (and at once
+// after a change made on this instance), so that a domain added or removed on one instance is
+// served or refused by every instance within REFRESH_MS. A failed read keeps the table it has.
+//
+// On the hot path a lookup is one Map.get of the Host string as it came: a Host sent in another
+// spelling (a port, capitals, a trailing dot) is normalised once and the spelling remembered
+// (at most SPELLINGS_MAX of them, so that made-up Hosts cannot grow memory).
+
+import type { Logger } from 'pino';
+import type { RedirectTarget } from '../cache/link-cache.ts';
+import { DEFAULT_DOMAIN_ID, keyPrefix, LOOPBACK_HOSTS, requestHostName } from '../core/domains.ts';
+import type { DomainRecord } from '../db/domains.ts';
+
+export const REFRESH_MS = 2000;
+const SPELLINGS_MAX = 1000;
+
+/** A domain as the redirect path serves it. */
+export interface ServedDomain {
+  readonly id: number;
+  /** Its host name (the default domain's: BASE_URL's). */
+  readonly host: string;
+  /** null: the default domain, every workspace's. */
+  readonly workspaceId: number | null;
+  /** The key of its link `code` is prefix + code (core/domains.ts). */
+  readonly prefix: string;
+  readonly rootRedirect: RedirectTarget | null;
+  readonly notFoundRedirect: RedirectTarget | null;
+  readonly expiredRedirect: RedirectTarget | null;
+}
+
+export interface HostsOptions {
+  /** BASE_URL's host name: the default domain's. */
+  readonly defaultHost: string;
+  /** Other names of the default domain (DEFAULT_DOMAIN_HOSTS); '*' in it: every host no domain has. */
+  readonly defaultAliases: readonly string[];
+  /** Every domain, from Postgres. */
+  readonly read: () => Promise<DomainRecord[]>;
+  readonly log: Logger;
+}
+
+export class HostTable {
+  readonly #options: HostsOptions;
+  readonly #default: ServedDomain;
+  /** Every name, as normalised, and each spelling of one seen in a request. */
+  #byName = new Map<string, ServedDomain>();
+  #spellings = new Map<string, ServedDomain>();
+  #byId = new Map<number, ServedDomain>();
+  #byHost = new Map<string, ServedDomain>();
+  /** Whether the domains have been read once: before that, a host that is no default name is not known to be unserved. */
+  #loaded = false;
+  readonly #anyHost: boolean;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(options: HostsOptions) {
+    this.#options = options;
+    this.#anyHost = options.defaultAliases.includes('*');
+    this.#default = served({ id: DEFAULT_DOMAIN_ID, host: options.defaultHost, workspaceId: null });
+    this.#install([]);
+  }
+
+  get defaultDomain(): ServedDomain {
+    return this.#default;
+  }
+
+  /** Whether the table has been read from Postgres. */
+  get loaded(): boolean {
+    return this.#loaded;
+  }
+
+  /**
+   * The domain a request's Host names; undefined when the deployment does not serve that host.
+   */
+  lookup(host: string | undefined): ServedDomain | undefined {
+    // No Host (HTTP/1.0) or an empty one (RFC 9112 3.2: a target without an authority): nothing names another domain.
+    if (host === undefined || host === '') return this.#default;
+    return this.#spellings.get(host) ?? this.#spelling(host);
+  }
+
+  #spelling(host: string): ServedDomain | undefined {
+    const domain = this.#byName.get(requestHostName(host)) ?? (this.#anyHost ? this.#default : undefined);
+    if (domain !== undefined) {
+      if (this.#spellings.size >= SPELLINGS_MAX) this.#spellings.clear();
+      this.#spellings.set(host, domain);
+    }
+    return domain;
+  }
+
+  byId(id: number): ServedDomain | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** A domain by its stored host name (as checkDomainHost gives it), the default's included. */
+  byHost(host: string): ServedDomain | undefined {
+    return this.#byHost.get(host);
+  }
+
+  /** Reads the domains now, then every REFRESH_MS until stop(). Never rejects. */
+  async start(): Promise<void> {
+    await this.refresh();
+    this.#schedule();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+  }
+
+  /** Reads the domains again; a failure keeps the table as it is. */
+  async refresh(): Promise<void> {
+    try {
+      this.#install(await this.#options.read());
+      this.#loaded = true;
+    } catch (err) {
+      this.#options.log.debug({ err }, 'domains: read failed; serving the domains read before');
+    }
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => void this.refresh().then(() => this.#schedule()), REFRESH_MS).unref();
+  }
+
+  #install(records: readonly DomainRecord[]): void {
+    const byName = new Map<string, ServedDomain>();
+    const byId = new Map<number, ServedDomain>([[DEFAULT_DOMAIN_ID, this.#default]]);
+    const byHost = new Map<string, ServedDomain>([[this.#default.host, this.#default]]);
+    for (const name of [...LOOPBACK_HOSTS, ...this.#options.defaultAliases, this.#default.host]) byName.set(name, this.#default);
+    for (const record of records) {
+      if (record.id === DEFAULT_DOMAIN_ID || record.host === null) continue;
+      const domain = served(record);
+      byName.set(domain.host, domain);
+      byId.set(domain.id, domain);
+      byHost.set(domain.host, domain);
+    }
+    this.#byName = byName;
+    this.#byId = byId;
+    this.#byHost = byHost;
+    this.#spellings = new Map();
+  }
+}
+
+function served(record: Pick<DomainRecord, 'id' | 'host' | 'workspaceId'> & Partial<DomainRecord>): ServedDomain {
+  return {
+    id: record.id,
+    host: record.host ?? '',
+    workspaceId: record.workspaceId,
+    prefix: keyPrefix(record.id),
+    rootRedirect: (record.rootRedirect ?? null) as RedirectTarget | null,
+    notFoundRedirect: (record.notFoundRedirect ?? null) as RedirectTarget | null,
+    expiredRedirect: (record.expiredRedirect ?? null) as RedirectTarget | null,
+  };
+}
