@@ -5,6 +5,7 @@ import { Header } from './components/Header.tsx';
 import { StatusProvider, useAnnounce } from './components/Status.tsx';
 import { AppContext, type AppContextValue } from './context.ts';
 import { errorMessage } from './errors.ts';
+import { DomainsPage } from './pages/Domains.tsx';
 import { ImportPage } from './pages/Import.tsx';
 import { KeysPage } from './pages/Keys.tsx';
 import { LinkPage } from './pages/Link.tsx';
@@ -121,6 +122,7 @@ function Shell() {
           <Route path="/app/links/:code" component={LinkPage} />
           <Route path="/app/import" component={ImportPage} />
           <Route path="/app/keys" component={KeysPage} />
+          <Route path="/app/domains" component={DomainsPage} />
           <Route path={SIGN_IN} component={LoadingPage} />
           <Route default component={NotFoundPage} />
         </Router>

@@ -14,6 +14,8 @@ export interface Session {
 
 export interface Link {
   code: string;
+  /** The host of the link's short domain; the same code may exist on two domains. */
+  domain: string;
   shortUrl: string;
   url: string;
   title: string | null;
@@ -34,6 +36,7 @@ export interface LinkPage {
 
 export interface ListQuery {
   q?: string;
+  domain?: string;
   tag?: string;
   state?: LinkState;
   creator?: number;
@@ -42,6 +45,8 @@ export interface ListQuery {
 
 export interface NewLink {
   url: string;
+  /** A host of the workspace's domains; absent: the default domain. */
+  domain?: string;
   alias?: string;
   expiresAt?: string | null;
   title?: string | null;
@@ -50,6 +55,7 @@ export interface NewLink {
 
 export interface CreatedLink {
   code: string;
+  domain: string;
   shortUrl: string;
   url: string;
   expiresAt: string | null;
@@ -63,6 +69,15 @@ export interface LinkChanges {
   disabled?: boolean;
   title?: string | null;
   tags?: string[];
+}
+
+/**
+ * Names one link: its code, and the host of its domain when that is not the default domain (null: the default
+ * domain, which the API takes when no `domain` is given).
+ */
+export interface LinkKey {
+  code: string;
+  domain: string | null;
 }
 
 export interface DailyClicks {
@@ -82,6 +97,26 @@ export interface Stats {
 export interface TagCount {
   tag: string;
   links: number;
+}
+
+export interface Domain {
+  host: string;
+  isDefault: boolean;
+  rootRedirect: string | null;
+  notFoundRedirect: string | null;
+  expiredRedirect: string | null;
+  links: number;
+  createdAt: string | null;
+}
+
+/** The three addresses a domain can send people to instead of the service's own 404 or 410 answer. */
+export const FALLBACKS = ['rootRedirect', 'notFoundRedirect', 'expiredRedirect'] as const;
+export type Fallback = (typeof FALLBACKS)[number];
+
+export type DomainFallbacks = Partial<Record<Fallback, string | null>>;
+
+export interface NewDomain extends DomainFallbacks {
+  host: string;
 }
 
 export const IMPORT_FORMATS = ['auto', 'generic', 'bitly', 'yourls', 'kutt', 'shlink'] as const;
@@ -126,13 +161,16 @@ export class ApiError extends Error {
   readonly status: number;
   /** Seconds from the Retry-After header of a 429 or 503, when there is one. */
   readonly retryAfter: number | null;
+  /** The request body's field the error is about, when the API names one (a domain's fallback URLs). */
+  readonly field: string | null;
 
-  constructor(status: number, code: string, message: string, retryAfter: number | null = null) {
+  constructor(status: number, code: string, message: string, retryAfter: number | null = null, field: string | null = null) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
     this.retryAfter = retryAfter;
+    this.field = field;
   }
 }
 
@@ -192,25 +230,24 @@ export class ApiClient {
     return this.#request<LinkPage>(`/links?${params}`, { signal });
   }
 
-  getLink(code: string, signal?: AbortSignal): Promise<Link> {
-    return this.#request<Link>(`/links/${encodeURIComponent(code)}`, { signal });
+  getLink(link: LinkKey, signal?: AbortSignal): Promise<Link> {
+    return this.#request<Link>(linkPath(link), { signal });
   }
 
   createLink(link: NewLink): Promise<CreatedLink> {
     return this.#request<CreatedLink>('/links', { method: 'POST', json: link });
   }
 
-  updateLink(code: string, changes: LinkChanges): Promise<Link> {
-    return this.#request<Link>(`/links/${encodeURIComponent(code)}`, { method: 'PATCH', json: changes });
+  updateLink(link: LinkKey, changes: LinkChanges): Promise<Link> {
+    return this.#request<Link>(linkPath(link), { method: 'PATCH', json: changes });
   }
 
-  deleteLink(code: string): Promise<void> {
-    return this.#request<void>(`/links/${encodeURIComponent(code)}`, { method: 'DELETE' });
+  deleteLink(link: LinkKey): Promise<void> {
+    return this.#request<void>(linkPath(link), { method: 'DELETE' });
   }
 
-  getStats(code: string, from: string, to: string, signal?: AbortSignal): Promise<Stats> {
-    const params = new URLSearchParams({ from, to });
-    return this.#request<Stats>(`/links/${encodeURIComponent(code)}/stats?${params}`, { signal });
+  getStats(link: LinkKey, from: string, to: string, signal?: AbortSignal): Promise<Stats> {
+    return this.#request<Stats>(linkPath(link, '/stats', { from, to }), { signal });
   }
 
   async listTags(signal?: AbortSignal): Promise<TagCount[]> {
@@ -218,9 +255,32 @@ export class ApiClient {
     return answer.tags;
   }
 
-  importLinks(file: Blob, format: ImportFormat): Promise<ImportReport> {
+  /** Every row on the domain `domain` (a host; null: the default domain). */
+  importLinks(file: Blob, format: ImportFormat, domain: string | null): Promise<ImportReport> {
     const params = new URLSearchParams({ format });
+    if (domain !== null) params.set('domain', domain);
     return this.#request<ImportReport>(`/links/import?${params}`, { method: 'POST', body: file, contentType: 'text/csv' });
+  }
+
+  // Domains
+
+  async listDomains(signal?: AbortSignal): Promise<Domain[]> {
+    const answer = await this.#request<{ domains: Domain[] }>('/domains', { signal });
+    return answer.domains;
+  }
+
+  createDomain(domain: NewDomain): Promise<Domain> {
+    return this.#request<Domain>('/domains', { method: 'POST', json: domain });
+  }
+
+  updateDomain(host: string, changes: DomainFallbacks): Promise<Domain> {
+    return this.#request<Domain>(`/domains/${encodeURIComponent(host)}`, { method: 'PATCH', json: changes });
+  }
+
+  /** With links on it, the domain goes only if they are moved: to `moveLinksTo`, another of the workspace's hosts. */
+  deleteDomain(host: string, moveLinksTo: string | null): Promise<void> {
+    const query = moveLinksTo === null ? '' : `?${new URLSearchParams({ moveLinksTo })}`;
+    return this.#request<void>(`/domains/${encodeURIComponent(host)}${query}`, { method: 'DELETE' });
   }
 
   // Keys
@@ -279,6 +339,7 @@ export class ApiClient {
 export function listParams(query: ListQuery): URLSearchParams {
   const params = new URLSearchParams();
   if (query.q !== undefined) params.set('q', query.q);
+  if (query.domain !== undefined) params.set('domain', query.domain);
   if (query.tag !== undefined) params.set('tag', query.tag);
   if (query.state !== undefined) params.set('state', query.state);
   if (query.creator !== undefined) params.set('creator', String(query.creator));
@@ -286,22 +347,38 @@ export function listParams(query: ListQuery): URLSearchParams {
   return params;
 }
 
-export function qrUrl(code: string, options: { format: 'svg' | 'png'; size: number; margin: number; level: string }): string {
-  const params = new URLSearchParams({
+/**
+ * The API's path of one link (and of its `/stats` or `/qr`), with `?domain=` for a link that is not on the
+ * default domain: without it, the API reads the code on the default domain.
+ */
+export function linkPath(link: LinkKey, sub: '' | '/stats' | '/qr' = '', query: Record<string, string> = {}): string {
+  const params = new URLSearchParams(query);
+  if (link.domain !== null) params.set('domain', link.domain);
+  const search = params.toString();
+  return `/links/${encodeURIComponent(link.code)}${sub}${search === '' ? '' : `?${search}`}`;
+}
+
+export function qrUrl(link: LinkKey, options: { format: 'svg' | 'png'; size: number; margin: number; level: string }): string {
+  return linkPath(link, '/qr', {
     format: options.format,
     size: String(options.size),
     margin: String(options.margin),
     level: options.level,
   });
-  return `/links/${encodeURIComponent(code)}/qr?${params}`;
 }
 
-async function readError(response: Response): Promise<ApiError> {
+/** An error answer as an ApiError; the field it concerns comes from `error.details.field` (or `error.field`). */
+export async function readError(response: Response): Promise<ApiError> {
   const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
   try {
-    const body = (await response.json()) as { error?: { code?: unknown; message?: unknown } };
-    const { code, message } = body.error ?? {};
-    if (typeof code === 'string' && typeof message === 'string') return new ApiError(response.status, code, message, retryAfter);
+    const body = (await response.json()) as {
+      error?: { code?: unknown; message?: unknown; field?: unknown; details?: { field?: unknown } };
+    };
+    const { code, message, field, details } = body.error ?? {};
+    const named = details?.field ?? field;
+    if (typeof code === 'string' && typeof message === 'string') {
+      return new ApiError(response.status, code, message, retryAfter, typeof named === 'string' ? named : null);
+    }
   } catch {
     // Not JSON (a proxy's error page, say): fall through to a generic error.
   }

@@ -22,6 +22,7 @@ export function permissions(session: Session) {
   return {
     canCreate: role !== 'viewer',
     canManageKeys: role === 'admin',
+    canManageDomains: role === 'admin',
     canManage: (creator: { id: number } | null) => role === 'admin' || (role === 'member' && creator !== null && creator.id === id),
   };
 }

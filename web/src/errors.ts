@@ -1,15 +1,31 @@
-import { ApiError } from './api.ts';
+import { ApiError, FALLBACKS, type Fallback } from './api.ts';
 
-export type LinkField = 'url' | 'alias' | 'expiresAt' | 'title' | 'tags';
+export type LinkField = 'url' | 'domain' | 'alias' | 'expiresAt' | 'title' | 'tags';
+export type DomainField = 'host' | Fallback;
 
 /** The form field an API error code is about, or null for an error of the whole form. */
 export function linkFieldOf(code: string): LinkField | null {
   if (code.startsWith('URL_')) return 'url';
+  if (code === 'DOMAIN_UNKNOWN') return 'domain';
   if (code.startsWith('ALIAS_')) return 'alias';
   if (code.startsWith('EXPIRES_AT_')) return 'expiresAt';
   if (code === 'TITLE_INVALID') return 'title';
   if (code === 'TAGS_INVALID') return 'tags';
   return null;
+}
+
+const FALLBACK_FIELDS: ReadonlySet<string> = new Set(FALLBACKS);
+
+/**
+ * The domain form's field an API error is about: the host's own codes, or a fallback URL's code (the same codes
+ * as a link's URL) on the field the error names, or on the only fallback `sent` if it names none; null for an
+ * error of the whole form.
+ */
+export function domainFieldOf(error: { code: string; field: string | null }, sent: readonly Fallback[]): DomainField | null {
+  if (error.code === 'DOMAIN_INVALID' || error.code === 'DOMAIN_TAKEN') return 'host';
+  if (!error.code.startsWith('URL_')) return null;
+  if (error.field !== null) return FALLBACK_FIELDS.has(error.field) ? (error.field as Fallback) : null;
+  return sent.length === 1 ? (sent[0] ?? null) : null;
 }
 
 /** The message to show for any error thrown by an API call. */

@@ -4,13 +4,15 @@ import { listParams, type LinkState, type ListQuery } from './api.ts';
 
 export interface Filters {
   q: string;
+  /** A domain's host; '' for every domain. */
+  domain: string;
   tag: string;
   state: LinkState | '';
   creator: 'me' | '';
   sort: 'created' | 'clicks';
 }
 
-export const NO_FILTERS: Filters = { q: '', tag: '', state: '', creator: '', sort: 'created' };
+export const NO_FILTERS: Filters = { q: '', domain: '', tag: '', state: '', creator: '', sort: 'created' };
 
 /** The API searches from this many characters on. */
 export const MIN_SEARCH = 3;
@@ -22,6 +24,7 @@ export function readFilters(query: Record<string, string | undefined>): Filters 
   const state = query['state'] ?? '';
   return {
     q: query['q'] ?? '',
+    domain: query['domain'] ?? '',
     tag: query['tag'] ?? '',
     state: STATES.has(state) ? (state as LinkState) : '',
     creator: query['creator'] === 'me' ? 'me' : '',
@@ -33,6 +36,7 @@ export function readFilters(query: Record<string, string | undefined>): Filters 
 export function filtersSearch(filters: Filters): string {
   const params = new URLSearchParams();
   if (filters.q !== '') params.set('q', filters.q);
+  if (filters.domain !== '') params.set('domain', filters.domain);
   if (filters.tag !== '') params.set('tag', filters.tag);
   if (filters.state !== '') params.set('state', filters.state);
   if (filters.creator !== '') params.set('creator', filters.creator);
@@ -42,7 +46,7 @@ export function filtersSearch(filters: Filters): string {
 }
 
 export function hasFilters(filters: Filters): boolean {
-  return searchTerm(filters) !== undefined || filters.tag !== '' || filters.state !== '' || filters.creator !== '';
+  return searchTerm(filters) !== undefined || filters.domain !== '' || filters.tag !== '' || filters.state !== '' || filters.creator !== '';
 }
 
 /** The search term the API is asked for: none while it is shorter than it accepts. */
@@ -56,6 +60,7 @@ export function listQuery(filters: Filters, myKeyId: number): ListQuery {
   const query: ListQuery = { sort: filters.sort };
   const q = searchTerm(filters);
   if (q !== undefined) query.q = q;
+  if (filters.domain !== '') query.domain = filters.domain;
   if (filters.tag !== '') query.tag = filters.tag;
   if (filters.state !== '') query.state = filters.state;
   if (filters.creator === 'me') query.creator = myKeyId;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Stats } from '../api.ts';
+import type { LinkKey, Stats } from '../api.ts';
 import { useApp } from '../context.ts';
 import { errorMessage, isAbort } from '../errors.ts';
 import { formatCount, formatDay, isDay, plural, utcDay } from '../format.ts';
@@ -31,7 +31,8 @@ function lastDays(days: number): Range {
 }
 
 /** Clicks per day of one link (GET /links/:code/stats), people and bots apart, as a chart, totals and a table. */
-export function ClicksPanel({ code }: { code: string }) {
+export function ClicksPanel({ linkKey }: { linkKey: LinkKey }) {
+  const { code, domain } = linkKey;
   const { api } = useApp();
   const [preset, setPreset] = useState<Preset>('30');
   const [range, setRange] = useState<Range>(() => lastDays(30));
@@ -44,11 +45,11 @@ export function ClicksPanel({ code }: { code: string }) {
   useEffect(() => {
     const abort = new AbortController();
     setError(null);
-    api.getStats(code, range.from, range.to, abort.signal).then(setStats, (caught: unknown) => {
+    api.getStats({ code, domain }, range.from, range.to, abort.signal).then(setStats, (caught: unknown) => {
       if (!isAbort(caught)) setError(errorMessage(caught));
     });
     return () => abort.abort();
-  }, [api, code, range.from, range.to, attempt]);
+  }, [api, code, domain, range.from, range.to, attempt]);
 
   const choose = (value: Preset) => {
     setPreset(value);

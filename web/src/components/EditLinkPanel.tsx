@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Link, LinkChanges } from '../api.ts';
+import type { Link, LinkChanges, LinkKey } from '../api.ts';
 import { useApp } from '../context.ts';
 import { fromDateTimeLocal, parseTags, toDateTimeLocal } from '../format.ts';
 import { LinkForm, type LinkFormValues } from './LinkForm.tsx';
 import { useAnnounce } from './Status.tsx';
 
 /** Edits a link's target, expiry, title and tags (PATCH /links/:code), behind an "Edit link" button. */
-export function EditLinkPanel({ link, onChange }: { link: Link; onChange: (link: Link) => void }) {
+export function EditLinkPanel({ link, linkKey, onChange }: { link: Link; linkKey: LinkKey; onChange: (link: Link) => void }) {
   const { api } = useApp();
   const announce = useAnnounce();
   const [editing, setEditing] = useState(false);
@@ -29,7 +29,7 @@ export function EditLinkPanel({ link, onChange }: { link: Link; onChange: (link:
       close();
       return;
     }
-    onChange(await api.updateLink(link.code, changes));
+    onChange(await api.updateLink(linkKey, changes));
     announce('Changes saved');
     close();
   };
@@ -49,6 +49,7 @@ export function EditLinkPanel({ link, onChange }: { link: Link; onChange: (link:
           mode="edit"
           initial={{
             url: link.url,
+            domain: '',
             alias: '',
             expiresAt: toDateTimeLocal(link.expiresAt),
             title: link.title ?? '',

@@ -20,6 +20,7 @@ export function Header({ session, onSignOut, signingOut }: HeaderProps) {
     ...(can.canCreate ? [{ href: '/app/links/new', label: 'New link', current: path === '/app/links/new' }] : []),
     ...(can.canCreate ? [{ href: '/app/import', label: 'Import', current: path === '/app/import' }] : []),
     ...(can.canManageKeys ? [{ href: '/app/keys', label: 'Keys', current: path === '/app/keys' }] : []),
+    ...(can.canManageDomains ? [{ href: '/app/domains', label: 'Domains', current: path === '/app/domains' }] : []),
   ];
   return (
     <header class="site-header">

@@ -1,10 +1,14 @@
 import type { ImportReport } from '../api.ts';
+import { linkHref } from '../domains.ts';
 import { formatCount } from '../format.ts';
 
 const STATUS_LABELS = { created: 'Created', existing: 'Already there', failed: 'Failed' } as const;
 
-/** The summary of an import and its report row by row (row numbers are the file's lines, the header being 1). */
-export function ImportResults({ report }: { report: ImportReport }) {
+/**
+ * The summary of an import and its report row by row (row numbers are the file's lines, the header being 1). Every
+ * row went to `domain` (a host; null: the default domain), which each link's page is told.
+ */
+export function ImportResults({ report, domain }: { report: ImportReport; domain: string | null }) {
   return (
     <section class="panel" aria-labelledby="import-results-heading">
       <h2 id="import-results-heading" tabIndex={-1}>
@@ -60,7 +64,7 @@ export function ImportResults({ report }: { report: ImportReport }) {
                         <code>{r.error.code}</code> {r.error.message}
                       </>
                     ) : r.code !== undefined ? (
-                      <a href={`/app/links/${encodeURIComponent(r.code)}`}>{r.shortUrl ?? r.code}</a>
+                      <a href={linkHref({ code: r.code, domain })}>{r.shortUrl ?? r.code}</a>
                     ) : (
                       (r.shortUrl ?? '')
                     )}

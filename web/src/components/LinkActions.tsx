@@ -1,6 +1,6 @@
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
-import type { Link } from '../api.ts';
+import type { Link, LinkKey } from '../api.ts';
 import { useApp } from '../context.ts';
 import { errorMessage } from '../errors.ts';
 import { ConfirmDialog } from './ConfirmDialog.tsx';
@@ -9,11 +9,12 @@ import { useAnnounce } from './Status.tsx';
 
 interface LinkActionsProps {
   link: Link;
+  linkKey: LinkKey;
   onChange: (link: Link) => void;
 }
 
 /** Disable or enable a link (PATCH disabled) and delete it after a confirmation. */
-export function LinkActions({ link, onChange }: LinkActionsProps) {
+export function LinkActions({ link, linkKey, onChange }: LinkActionsProps) {
   const { api } = useApp();
   const { route } = useLocation();
   const announce = useAnnounce();
@@ -28,7 +29,7 @@ export function LinkActions({ link, onChange }: LinkActionsProps) {
     setBusy(true);
     setError(null);
     try {
-      const updated = await api.updateLink(link.code, { disabled: !link.disabled });
+      const updated = await api.updateLink(linkKey, { disabled: !link.disabled });
       onChange(updated);
       announce(updated.disabled ? 'Link disabled' : 'Link enabled');
     } catch (caught) {
@@ -42,7 +43,7 @@ export function LinkActions({ link, onChange }: LinkActionsProps) {
     setDeleting(true);
     setDeleteError(null);
     try {
-      await api.deleteLink(link.code);
+      await api.deleteLink(linkKey);
       announce(`Link ${link.code} deleted`);
       route('/app/links');
     } catch (caught) {

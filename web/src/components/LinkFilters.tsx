@@ -1,9 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { TagCount } from '../api.ts';
+import type { Domain, TagCount } from '../api.ts';
 import { MAX_SEARCH, MIN_SEARCH, NO_FILTERS, hasFilters, type Filters } from '../list-filters.ts';
 
 interface LinkFiltersProps {
   filters: Filters;
+  /** The workspace's domains: the domain filter is offered when there is more than the default one. */
+  domains: readonly Domain[];
   tags: TagCount[];
   myName: string;
   /** `replace`: a change that should not add a history entry (each pause while typing a search). */
@@ -13,7 +15,7 @@ interface LinkFiltersProps {
 const SEARCH_DELAY_MS = 300;
 
 /** Search, filters and order of the links list. The search is sent once typing pauses. */
-export function LinkFilters({ filters, tags, myName, onChange }: LinkFiltersProps) {
+export function LinkFilters({ filters, domains, tags, myName, onChange }: LinkFiltersProps) {
   const [q, setQ] = useState(filters.q);
   const timer = useRef<number | undefined>(undefined);
 
@@ -33,12 +35,15 @@ export function LinkFilters({ filters, tags, myName, onChange }: LinkFiltersProp
   };
 
   const tooShort = q.trim().length > 0 && q.trim().length < MIN_SEARCH;
-  // A tag from the address bar that no link has (any more) still shows as chosen.
+  // A tag from the address bar that no link has (any more) still shows as chosen; so does a domain.
   const tagOptions = filters.tag !== '' && !tags.some((t) => t.tag === filters.tag) ? [{ tag: filters.tag, links: 0 }, ...tags] : tags;
+  const hosts = domains.map((d) => d.host);
+  if (filters.domain !== '' && !hosts.includes(filters.domain)) hosts.push(filters.domain);
+  const showDomains = hosts.length > 1 || filters.domain !== '';
 
   return (
     <form
-      class="filters"
+      class={showDomains ? 'filters filters-with-domain' : 'filters'}
       role="search"
       aria-label="Links"
       onSubmit={(event) => {
@@ -62,6 +67,23 @@ export function LinkFilters({ filters, tags, myName, onChange }: LinkFiltersProp
           {tooShort ? `Type at least ${MIN_SEARCH} characters to search.` : 'In codes, target URLs and titles.'}
         </p>
       </div>
+      {showDomains && (
+        <div class="field">
+          <label for="filter-domain">Domain</label>
+          <select
+            id="filter-domain"
+            value={filters.domain}
+            onChange={(event) => onChange({ ...filters, domain: event.currentTarget.value }, false)}
+          >
+            <option value="">Any domain</option>
+            {hosts.map((host) => (
+              <option key={host} value={host}>
+                {host}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
       <div class="field">
         <label for="filter-tag">Tag</label>
         <select id="filter-tag" value={filters.tag} onChange={(event) => onChange({ ...filters, tag: event.currentTarget.value }, false)}>

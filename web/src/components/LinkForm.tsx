@@ -1,10 +1,13 @@
 import { useRef, useState } from 'preact/hooks';
-import { ApiError } from '../api.ts';
+import { ApiError, type Domain } from '../api.ts';
 import { linkFieldOf, errorMessage, type LinkField } from '../errors.ts';
+import { DomainSelect } from './DomainSelect.tsx';
 import { ErrorMessage, Field } from './Field.tsx';
 
 export interface LinkFormValues {
   url: string;
+  /** The host of the link's domain; '' for the default domain. */
+  domain: string;
   alias: string;
   /** The `<input type=datetime-local>` value: local wall time, '' for none. */
   expiresAt: string;
@@ -14,9 +17,11 @@ export interface LinkFormValues {
 }
 
 interface LinkFormProps {
-  /** The alias field exists only when creating: a link's code never changes. */
+  /** The domain and alias fields exist only when creating: a link's domain and code never change. */
   mode: 'create' | 'edit';
   initial: LinkFormValues;
+  /** The workspace's domains to choose from, default first; no choice is shown for the default domain alone. */
+  domains?: readonly Domain[];
   submitLabel: string;
   busyLabel: string;
   /** Sends the values; an ApiError it throws is shown next to the field its code concerns. */
@@ -27,13 +32,16 @@ interface LinkFormProps {
 type FieldErrors = Partial<Record<LinkField, string>>;
 
 /** The fields of a link, for creating one or editing it. The API checks every rule; its message is shown. */
-export function LinkForm({ mode, initial, submitLabel, busyLabel, onSubmit, onCancel }: LinkFormProps) {
+export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, onSubmit, onCancel }: LinkFormProps) {
   const [values, setValues] = useState(initial);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   const prefix = `link-${mode}`;
+  const showDomain = mode === 'create' && domains.length > 1;
+  /** Whether the form shows `field`, so that an error about it can stand next to it. */
+  const shows = (field: LinkField) => (field === 'domain' ? showDomain : field !== 'alias' || mode === 'create');
 
   const set = (field: keyof LinkFormValues) => (event: { currentTarget: HTMLInputElement }) =>
     setValues({ ...values, [field]: event.currentTarget.value });
@@ -48,7 +56,7 @@ export function LinkForm({ mode, initial, submitLabel, busyLabel, onSubmit, onCa
       await onSubmit(values);
     } catch (error) {
       const field = error instanceof ApiError ? linkFieldOf(error.code) : null;
-      if (field !== null && (field !== 'alias' || mode === 'create')) {
+      if (field !== null && shows(field)) {
         setErrors({ [field]: errorMessage(error) });
         // Focus the field in error: its message is read with it (aria-describedby).
         requestAnimationFrame(() => form.current?.querySelector<HTMLElement>(`#${prefix}-${field}`)?.focus());
@@ -73,6 +81,19 @@ export function LinkForm({ mode, initial, submitLabel, busyLabel, onSubmit, onCa
           <input {...control} type="url" name="url" required inputMode="url" autoComplete="url" value={values.url} onInput={set('url')} />
         )}
       </Field>
+      {showDomain && (
+        <Field id={`${prefix}-domain`} label="Short domain" hint="The host of the short URL." error={errors.domain}>
+          {(control) => (
+            <DomainSelect
+              control={control}
+              name="domain"
+              domains={domains}
+              value={values.domain}
+              onChange={(domain) => setValues({ ...values, domain })}
+            />
+          )}
+        </Field>
+      )}
       {mode === 'create' && (
         <Field
           id={`${prefix}-alias`}

@@ -1,4 +1,5 @@
 import type { Link } from '../api.ts';
+import { linkElementId, linkHref, linkKeyOf } from '../domains.ts';
 import { formatCount } from '../format.ts';
 import { CopyButton } from './CopyButton.tsx';
 import { CellLabel } from './CellLabel.tsx';
@@ -8,6 +9,8 @@ import { Tags } from './Tags.tsx';
 
 interface LinkTableProps {
   links: Link[];
+  /** The default domain's host, whose links' pages need no `?domain=`; null while not known. */
+  defaultHost: string | null;
   busy: boolean;
 }
 
@@ -16,7 +19,7 @@ interface LinkTableProps {
  * the table's semantics when the cards' CSS changes its display; each cell's label is for sight only, as
  * screen readers already have the column header.
  */
-export function LinkTable({ links, busy }: LinkTableProps) {
+export function LinkTable({ links, defaultHost, busy }: LinkTableProps) {
   return (
     <table class="link-table stack-table" role="table" aria-busy={busy}>
       <caption class="visually-hidden">Links</caption>
@@ -44,19 +47,20 @@ export function LinkTable({ links, busy }: LinkTableProps) {
       </thead>
       <tbody role="rowgroup">
         {links.map((link) => (
-          <LinkRow key={link.code} link={link} />
+          <LinkRow key={`${link.domain}/${link.code}`} link={link} defaultHost={defaultHost} />
         ))}
       </tbody>
     </table>
   );
 }
 
-function LinkRow({ link }: { link: Link }) {
-  const shortId = `short-${link.code}`;
+function LinkRow({ link, defaultHost }: { link: Link; defaultHost: string | null }) {
+  const key = linkKeyOf(link, defaultHost);
+  const shortId = linkElementId('short', key);
   return (
     <tr role="row">
       <td role="cell" class="cell-link">
-        <a class="row-title" href={`/app/links/${encodeURIComponent(link.code)}`} id={`row-${link.code}`}>
+        <a class="row-title" href={linkHref(key)} id={linkElementId('row', key)}>
           {link.title ?? link.code}
         </a>
         <div class="short-url">

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { qrUrl, type Link } from '../api.ts';
+import { qrUrl, type Link, type LinkKey } from '../api.ts';
 
 const LEVELS = [
   { value: 'L', label: 'L: 7 % may be lost' },
@@ -15,13 +15,13 @@ interface QrOptions {
 }
 
 /** A preview of the link's QR code (GET /links/:code/qr) with its options, and the files to download. */
-export function QrPanel({ link }: { link: Link }) {
+export function QrPanel({ link, linkKey }: { link: Link; linkKey: LinkKey }) {
   const [options, setOptions] = useState<QrOptions>({ size: 256, margin: 4, level: 'M' });
   const [failed, setFailed] = useState(false);
-  const svg = qrUrl(link.code, { format: 'svg', ...options });
-  const png = qrUrl(link.code, { format: 'png', ...options });
+  const svg = qrUrl(linkKey, { format: 'svg', ...options });
+  const png = qrUrl(linkKey, { format: 'png', ...options });
   // The preview is shown at 256 px whatever the size chosen: only the margin and the level change it.
-  const preview = qrUrl(link.code, { format: 'svg', ...options, size: 256 });
+  const preview = qrUrl(linkKey, { format: 'svg', ...options, size: 256 });
 
   const setNumber = (field: 'size' | 'margin', min: number, max: number) => (event: { currentTarget: HTMLInputElement }) => {
     const value = Number(event.currentTarget.value);

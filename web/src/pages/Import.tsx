@@ -1,5 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import { IMPORT_FORMATS, type ImportFormat, type ImportReport } from '../api.ts';
+import { DomainSelect } from '../components/DomainSelect.tsx';
 import { ErrorMessage, Field } from '../components/Field.tsx';
 import { ImportResults } from '../components/ImportResults.tsx';
 import { Page } from '../components/Page.tsx';
@@ -7,6 +8,7 @@ import { useAnnounce } from '../components/Status.tsx';
 import { permissions, useApp } from '../context.ts';
 import { errorMessage } from '../errors.ts';
 import { formatCount } from '../format.ts';
+import { useDomains } from '../use-domains.ts';
 
 const MAX_BYTES = 5 * 1024 * 1024;
 
@@ -25,10 +27,13 @@ export function ImportPage() {
   const announce = useAnnounce();
   const [file, setFile] = useState<File | null>(null);
   const [format, setFormat] = useState<ImportFormat>('auto');
+  /** A host; '' for the default domain. */
+  const [domain, setDomain] = useState('');
+  const { domains } = useDomains();
   const [fileError, setFileError] = useState<string | null>(null);
   const [formError, setFormError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [report, setReport] = useState<ImportReport | null>(null);
+  const [report, setReport] = useState<{ answer: ImportReport; domain: string | null } | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
   const results = useRef<HTMLDivElement>(null);
 
@@ -58,8 +63,9 @@ export function ImportPage() {
     setBusy(true);
     setReport(null);
     try {
-      const answer = await api.importLinks(file, format);
-      setReport(answer);
+      const onDomain = domain === '' ? null : domain;
+      const answer = await api.importLinks(file, format, onDomain);
+      setReport({ answer, domain: onDomain });
       announce(`Import done: ${answer.created} created, ${answer.existing} already there, ${answer.failed} failed`);
       requestAnimationFrame(() => results.current?.querySelector<HTMLElement>('h2')?.focus());
     } catch (caught) {
@@ -104,6 +110,11 @@ export function ImportPage() {
               </select>
             )}
           </Field>
+          {domains !== null && domains.length > 1 && (
+            <Field id="import-domain" label="Short domain" hint="Every link of the file goes on it.">
+              {(control) => <DomainSelect control={control} name="domain" domains={domains} value={domain} onChange={setDomain} />}
+            </Field>
+          )}
           <div class="button-row">
             <button type="submit" class="button-primary" aria-disabled={busy}>
               {busy ? 'Importing…' : 'Import'}
@@ -112,7 +123,7 @@ export function ImportPage() {
           </div>
         </form>
       </div>
-      <div ref={results}>{report !== null && <ImportResults report={report} />}</div>
+      <div ref={results}>{report !== null && <ImportResults report={report.answer} domain={report.domain} />}</div>
     </Page>
   );
 }

@@ -1,6 +1,6 @@
 import { useRoute } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type Link } from '../api.ts';
+import { ApiError, type Link, type LinkKey } from '../api.ts';
 import { ClicksPanel } from '../components/ClicksPanel.tsx';
 import { EditLinkPanel } from '../components/EditLinkPanel.tsx';
 import { ErrorMessage } from '../components/Field.tsx';
@@ -13,25 +13,30 @@ import { errorMessage, isAbort } from '../errors.ts';
 
 type LoadState = { status: 'loading' } | { status: 'ready'; link: Link } | { status: 'error'; error: ApiError | null; message: string };
 
-/** One link: what it is, its QR code, its clicks, and (for who may change it) edit, disable and delete. */
+/**
+ * One link: what it is, its QR code, its clicks, and (for who may change it) edit, disable and delete. The address
+ * names the link's domain (`?domain=<host>`) unless it is the default one; every request for the link passes it on.
+ */
 export function LinkPage() {
-  const { params } = useRoute();
+  const { params, query } = useRoute();
   const code = params['code'] ?? '';
+  const domain = query['domain'] || null;
   const { api, session } = useApp();
   const [state, setState] = useState<LoadState>({ status: 'loading' });
   const [attempt, setAttempt] = useState(0);
+  const linkKey: LinkKey = { code, domain };
 
   useEffect(() => {
     const abort = new AbortController();
     setState({ status: 'loading' });
-    api.getLink(code, abort.signal).then(
+    api.getLink(linkKey, abort.signal).then(
       (link) => setState({ status: 'ready', link }),
       (error: unknown) => {
         if (!isAbort(error)) setState({ status: 'error', error: error instanceof ApiError ? error : null, message: errorMessage(error) });
       },
     );
     return () => abort.abort();
-  }, [api, code, attempt]);
+  }, [api, code, domain, attempt]);
 
   if (state.status === 'loading') {
     return (
@@ -45,7 +50,10 @@ export function LinkPage() {
     return (
       <Page title={notFound ? 'Link not found' : `Link ${code}`}>
         {notFound ? (
-          <p>There is no link with the code “{code}” in this workspace. It may have been deleted.</p>
+          <p>
+            There is no link with the code “{code}” {domain === null ? 'on the default domain' : `on ${domain}`} in this workspace. It may
+            have been deleted, or its domain removed with its links moved to another.
+          </p>
         ) : (
           <ErrorMessage onRetry={() => setAttempt(attempt + 1)}>The link could not be loaded: {state.message}</ErrorMessage>
         )}
@@ -76,13 +84,13 @@ export function LinkPage() {
       <div class="link-layout">
         <div class="link-main">
           <LinkDetails link={link} />
-          {canManage && <EditLinkPanel link={link} onChange={setLink} />}
-          <ClicksPanel code={link.code} />
+          {canManage && <EditLinkPanel link={link} linkKey={linkKey} onChange={setLink} />}
+          <ClicksPanel linkKey={linkKey} />
         </div>
         <div class="link-side">
-          <QrPanel link={link} />
+          <QrPanel link={link} linkKey={linkKey} />
           {canManage ? (
-            <LinkActions link={link} onChange={setLink} />
+            <LinkActions link={link} linkKey={linkKey} onChange={setLink} />
           ) : (
             <p class="hint">
               {session.key.role === 'viewer'

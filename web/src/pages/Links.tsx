@@ -6,9 +6,11 @@ import { LinkFilters } from '../components/LinkFilters.tsx';
 import { LinkTable } from '../components/LinkTable.tsx';
 import { Page } from '../components/Page.tsx';
 import { permissions, useApp } from '../context.ts';
+import { defaultHostOf, linkElementId, linkKeyOf } from '../domains.ts';
 import { errorMessage, isAbort } from '../errors.ts';
 import { plural } from '../format.ts';
 import { exportHref, filtersSearch, hasFilters, listQuery, NO_FILTERS, readFilters, type Filters } from '../list-filters.ts';
+import { useDomains } from '../use-domains.ts';
 
 interface ListState {
   links: Link[];
@@ -35,6 +37,9 @@ export function LinksPage() {
   const [list, setList] = useState<ListState>(LOADING);
   const [attempt, setAttempt] = useState(0);
   const [tags, setTags] = useState<TagCount[]>([]);
+  // Without them, the list still works: only the domain filter is missing, and every link's page names its domain.
+  const { domains } = useDomains();
+  const defaultHost = defaultHostOf(domains);
   /** The "Load more" in flight: a new query stops it, so its page never lands in another query's list. */
   const more = useRef<AbortController | null>(null);
 
@@ -71,7 +76,10 @@ export function LinksPage() {
       setList((shown) => ({ links: [...shown.links, ...page.links], nextCursor: page.nextCursor, status: 'ready', error: null }));
       // Keyboard and screen reader users go on from the first new row.
       const first = page.links[0];
-      if (first !== undefined) requestAnimationFrame(() => document.getElementById(`row-${first.code}`)?.focus());
+      if (first !== undefined) {
+        const id = linkElementId('row', linkKeyOf(first, defaultHost));
+        requestAnimationFrame(() => document.getElementById(id)?.focus());
+      }
     } catch (error) {
       if (!isAbort(error)) setList((shown) => ({ ...shown, status: 'ready', error: errorMessage(error) }));
     }
@@ -98,7 +106,7 @@ export function LinksPage() {
         </>
       }
     >
-      <LinkFilters filters={filters} tags={tags} myName={session.key.name} onChange={changeFilters} />
+      <LinkFilters filters={filters} domains={domains ?? []} tags={tags} myName={session.key.name} onChange={changeFilters} />
       <p class="list-summary" aria-live="polite">
         {summary}
       </p>
@@ -112,7 +120,7 @@ export function LinksPage() {
         />
       ) : (
         <>
-          {list.links.length > 0 && <LinkTable links={list.links} busy={list.status === 'more'} />}
+          {list.links.length > 0 && <LinkTable links={list.links} defaultHost={defaultHost} busy={list.status === 'more'} />}
           {list.error !== null && <ErrorMessage>More links could not be loaded: {list.error}</ErrorMessage>}
           {list.nextCursor !== null && (
             <div class="load-more">

@@ -3,15 +3,18 @@ import { LinkForm, type LinkFormValues } from '../components/LinkForm.tsx';
 import { Page } from '../components/Page.tsx';
 import { useAnnounce } from '../components/Status.tsx';
 import { permissions, useApp } from '../context.ts';
+import { linkHref } from '../domains.ts';
 import { fromDateTimeLocal, parseTags } from '../format.ts';
 import type { NewLink } from '../api.ts';
+import { useDomains } from '../use-domains.ts';
 
-const EMPTY: LinkFormValues = { url: '', alias: '', expiresAt: '', title: '', tags: '' };
+const EMPTY: LinkFormValues = { url: '', domain: '', alias: '', expiresAt: '', title: '', tags: '' };
 
 export function NewLinkPage() {
   const { api, session } = useApp();
   const { route } = useLocation();
   const announce = useAnnounce();
+  const { domains, error: domainsError } = useDomains();
 
   if (!permissions(session).canCreate) {
     return (
@@ -23,6 +26,7 @@ export function NewLinkPage() {
 
   const create = async (values: LinkFormValues) => {
     const link: NewLink = { url: values.url.trim() };
+    if (values.domain !== '') link.domain = values.domain;
     if (values.alias.trim() !== '') link.alias = values.alias.trim();
     const expiresAt = fromDateTimeLocal(values.expiresAt);
     if (expiresAt !== null) link.expiresAt = expiresAt;
@@ -31,13 +35,30 @@ export function NewLinkPage() {
     if (tags.length > 0) link.tags = tags;
     const created = await api.createLink(link);
     announce(`Link created: ${created.shortUrl}`);
-    route(`/app/links/${encodeURIComponent(created.code)}`);
+    route(linkHref({ code: created.code, domain: link.domain ?? null }));
   };
 
   return (
     <Page title="New link">
       <div class="narrow">
-        <LinkForm mode="create" initial={EMPTY} submitLabel="Create link" busyLabel="Creating…" onSubmit={create} />
+        {domainsError !== null && (
+          <p class="message message-info">
+            The workspace’s short domains could not be read ({domainsError}): links are made on the default domain.
+          </p>
+        )}
+        {/* Mounted once the domains are known, so that the form starts with its domain choice or without it. */}
+        {domains !== null || domainsError !== null ? (
+          <LinkForm
+            mode="create"
+            initial={EMPTY}
+            domains={domains ?? []}
+            submitLabel="Create link"
+            busyLabel="Creating…"
+            onSubmit={create}
+          />
+        ) : (
+          <p class="loading">Loading…</p>
+        )}
       </div>
     </Page>
   );
