@@ -44,15 +44,16 @@ export function clientOfReader(
   };
 }
 
+/** Reads the host a request is for from its peer address, Host and X-Forwarded-Host. */
+export type HostOf = (peer: string | undefined, host: string | undefined, forwardedHost: string | undefined) => string | undefined;
+
 /**
- * Reads the host a request is for: its Host, or the last X-Forwarded-Host where the peer is a
- * proxy TRUST_PROXY trusts (as Fastify's request.host reads it). With no proxy trusted, the Host
- * alone, at the cost of a function call.
+ * The host a request is for: its Host, or the last X-Forwarded-Host where the peer is a proxy
+ * TRUST_PROXY trusts (as Fastify's request.host reads it). Null when no proxy is trusted: the Host
+ * alone decides, and the hot path reads nothing else.
  */
-export function hostOfReader(
-  trust: TrustProxy | undefined,
-): (peer: string | undefined, host: string | undefined, forwardedHost: string | undefined) => string | undefined {
-  if (trust === undefined) return (_peer, host) => host;
+export function hostOfReader(trust: TrustProxy | undefined): HostOf | null {
+  if (trust === undefined) return null;
   return (peer = '', host, forwardedHost) => {
     if (forwardedHost === undefined || !trust(peer, 0)) return host;
     const comma = forwardedHost.lastIndexOf(',');
@@ -63,6 +64,7 @@ export function hostOfReader(
 /** The same rule for node:http's requests. */
 export function hostReader(trust: TrustProxy | undefined): (req: IncomingMessage) => string | undefined {
   const hostOf = hostOfReader(trust);
+  if (hostOf === null) return (req) => req.headers.host;
   return (req) => hostOf(req.socket.remoteAddress, req.headers.host, req.headers['x-forwarded-host'] as string | undefined);
 }
 

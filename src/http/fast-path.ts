@@ -23,6 +23,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { CacheEntry } from '../cache/link-cache.ts';
 import { isRedirect } from '../cache/link-cache.ts';
+import type { HostOf } from './client-address.ts';
 import { onClientError } from './errors.ts';
 import type { RawAnswers } from './raw-answers.ts';
 import type { RedirectHandler, RedirectTransport } from './redirect.ts';
@@ -67,7 +68,7 @@ type ConnectionListener = (this: Server, socket: Socket) => void;
 export function fastTransport(
   answers: RawAnswers,
   client: (peer: string | undefined, forwardedFor: string | undefined) => string,
-  hostOf: (peer: string | undefined, host: string | undefined, forwardedHost: string | undefined) => string | undefined,
+  hostOf: HostOf | null,
 ) {
   const transport: RedirectTransport<FastRequest, FastRequest> = {
     writeEntry(req, entry: CacheEntry) {
@@ -84,7 +85,10 @@ export function fastTransport(
     },
     status: (req) => req.status,
     userAgent: (req) => req.request.userAgent,
-    host: (req) => hostOf(req.conn.socket.remoteAddress, req.request.host, req.request.forwardedHost),
+    host:
+      hostOf === null
+        ? (req) => req.request.host
+        : (req) => hostOf(req.conn.socket.remoteAddress, req.request.host, req.request.forwardedHost),
     client: (req) => client(req.conn.socket.remoteAddress, req.request.forwardedFor),
   };
   return transport;

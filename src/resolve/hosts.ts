@@ -50,6 +50,9 @@ export class HostTable {
   /** Whether the domains have been read once: before that, a host that is no default name is not known to be unserved. */
   #loaded = false;
   readonly #anyHost: boolean;
+  /** The Host of the last lookup that found a domain, and that domain: most requests in a row name the same. */
+  #lastHost: string | null = null;
+  #lastDomain: ServedDomain | undefined = undefined;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
 
@@ -75,7 +78,13 @@ export class HostTable {
   lookup(host: string | undefined): ServedDomain | undefined {
     // No Host (HTTP/1.0) or an empty one (RFC 9112 3.2: a target without an authority): nothing names another domain.
     if (host === undefined || host === '') return this.#default;
-    return this.#spellings.get(host) ?? this.#spelling(host);
+    if (host === this.#lastHost) return this.#lastDomain;
+    const domain = this.#spellings.get(host) ?? this.#spelling(host);
+    if (domain !== undefined) {
+      this.#lastHost = host;
+      this.#lastDomain = domain;
+    }
+    return domain;
   }
 
   #spelling(host: string): ServedDomain | undefined {
@@ -138,6 +147,8 @@ export class HostTable {
     this.#byId = byId;
     this.#byHost = byHost;
     this.#spellings = new Map();
+    this.#lastHost = null;
+    this.#lastDomain = undefined;
   }
 }
 
