@@ -29,7 +29,7 @@ export interface Variant {
   /** The server process, to read its CPU time from /proc. */
   readonly serverPid?: number | undefined;
   /**
-   * Drive the run with wrk instead of autocannon (plain GETs only; no `amount`, no `overallRate`).
+   * Drive the run with wrk instead of autocannon (GETs with the same headers each; no `amount`, no `overallRate`).
    * wrk tells responses with a 2xx or 3xx status from the others, not one status from another.
    */
   readonly wrk?: Wrk | undefined;

@@ -10,6 +10,8 @@
 //                                                  the link list's latency with a million links in a workspace
 //   taskset -c 0 npm run load -- --server-cpus 1 --scenario baseline,hot --against ../old
 //                                                  per core, and the service of another checkout in the same rounds
+//   DATABASE_URL=postgres://… taskset -c 0 npm run load -- --server-cpus 1 --scenario hot,hot-domain --against ../old
+//                                                  the hot path on a branded domain, on the default one, and before domains
 //   taskset -c 0 npm run load -- --server-cpus 1 --scenario ceiling,baseline,hot,hot-slow,go
 //                                                  the redirect path per core, with wrk, against node:http and Go
 //
@@ -42,7 +44,7 @@ import { ownCpus, parseCpuList, which } from './proc.ts';
 import { describeStorage, renderReport, renderTable, slowestPlan } from './report.ts';
 import { clicksStorage, linksStorage, redisStorage } from './storage.ts';
 import { judgeTargets, markGeneratorLimits, quietRun, SCENARIOS, type Scenario } from './targets.ts';
-import { get, post, randomCodes, seededRandom, targetUrl, zipfPaths } from './traffic.ts';
+import { get, getOn, post, randomCodes, seededRandom, targetUrl, zipfPaths } from './traffic.ts';
 import type { ListExport, ListPlan, RunResult, SuiteResult } from './types.ts';
 import { findWrk } from './wrk.ts';
 
@@ -67,8 +69,11 @@ const CLICK_SAMPLE = 20_000;
  */
 const MAX_SCANNER_RPS = { autocannon: 40_000, wrk: 150_000 };
 
-/** The redirect runs that wrk drives when it is there: plain GETs at full speed. */
-const WRK_SCENARIOS = ['ceiling', 'baseline', 'hot', 'hot-slow', 'go', 'cluster', 'not-found', 'dashboard'];
+/** The redirect runs that wrk drives when it is there: GETs at full speed. */
+const WRK_SCENARIOS = ['ceiling', 'baseline', 'hot', 'hot-domain', 'hot-slow', 'go', 'cluster', 'not-found', 'dashboard'];
+
+/** The branded short domain of the hot-domain scenario (added through POST /domains; no DNS needed: requests name it in Host). */
+const BRANDED_HOST = 'go.load.test';
 
 /** Scenarios that need neither the main service nor its seeded links. */
 const SELF_CONTAINED: readonly string[] = ['list', 'memory'];
@@ -383,6 +388,18 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
       }
     }
   }
+  if (wants('hot-domain')) {
+    // The same service and traffic as the hot run, on links of a branded domain: a Host to look up, prefixed cache keys.
+    const databaseUrl = database?.env.DATABASE_URL;
+    if (main === null) skip('hot-domain', 'hot-domain', onlyLocal);
+    else if (databaseUrl === undefined)
+      skip(
+        'hot-domain',
+        'hot-domain',
+        'needs DATABASE_URL (its admin key is written into the database; the embedded engine is one session, held by the service)',
+      );
+    else group.push(redirectRun('hot-domain', `service, Host: ${BRANDED_HOST}`, 'hot-domain', main, await brandedPaths(base, databaseUrl)));
+  }
   if (wants('hot-slow')) {
     if (!local) skip('hot-slow', 'hot-slow', onlyLocal);
     else {
@@ -406,7 +423,7 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
       const server = await launch({ ...database?.env, ...redis?.env, WORKERS: '2' }, undefined, prefix);
       helpers.push(server);
       // Each worker has its own LRU: every code twice, on consecutive connections.
-      await warmUp(server.url, codes, 'the cluster', 2);
+      await warmUp(server.url, codes, 'the cluster', { copies: 2 });
       group.push({
         ...redirectRun('cluster', `service, WORKERS=2${workerCpus === null ? '' : ` on CPUs ${workerCpus.join(',')}`}`, 'cluster', server),
         ...(informational === undefined ? {} : { informational }),
@@ -755,7 +772,8 @@ async function launch(env: Record<string, string>, name = '../src/server.ts', pr
 async function seededService(
   options: { script?: string; env: Record<string, string>; name: string } & ({ codes: readonly string[] } | { folder: string }),
 ): Promise<{ server: ServerProcess; paths: readonly Request[] }> {
-  const own = 'folder' in options ? await prepareDatabase(options.folder) : null;
+  // Another checkout's service applies its own migrations: this one's may be of a schema its code does not know.
+  const own = 'folder' in options ? await prepareDatabase(options.folder, { migrated: options.script === undefined }) : null;
   const server = await launch({ ...own?.env, ...options.env }, options.script);
   let codes: readonly string[];
   if ('codes' in options) codes = options.codes;
@@ -768,12 +786,19 @@ async function seededService(
 }
 
 /**
- * Asks for every code once, so that all are in the LRU before a hot run; `copies` times for a
- * cluster, on as many consecutive connections: node:cluster hands connections to its workers in
- * turn, so each worker gets every code (with a connection count that `copies` divides).
+ * Asks for every code once (on `host`'s domain, if given), so that all are in the LRU before a hot
+ * run; `copies` times for a cluster, on as many consecutive connections: node:cluster hands
+ * connections to its workers in turn, so each worker gets every code (with a connection count
+ * that `copies` divides).
  */
-async function warmUp(url: string, codes: readonly string[], name: string, copies = 1): Promise<void> {
-  const requests = codes.flatMap((code) => Array.from({ length: copies }, () => get(`/${code}`)));
+async function warmUp(
+  url: string,
+  codes: readonly string[],
+  name: string,
+  { copies = 1, host }: { copies?: number; host?: string } = {},
+): Promise<void> {
+  const request = host === undefined ? get : getOn(host);
+  const requests = codes.flatMap((code) => Array.from({ length: copies }, () => request(`/${code}`)));
   const run = await measure(
     {
       scenario: 'hot',
@@ -790,8 +815,27 @@ async function warmUp(url: string, codes: readonly string[], name: string, copie
   log(`warm-up of ${name}: ${run.requests.toLocaleString('en-US')} requests, ${JSON.stringify(run.statuses)}`);
 }
 
-/** Seeds links through POST /links; returns [code, url] of each one created. */
-async function seed(url: string, count: number): Promise<[string, string][]> {
+/**
+ * The hot traffic of a branded domain on the main service at `base`: an admin key written into
+ * its database, the domain added with it through POST /domains, as many links created on it as
+ * on the default domain, each asked for once on its Host; then the hot run's Zipf draw over them.
+ */
+async function brandedPaths(base: string, databaseUrl: string): Promise<Request[]> {
+  const key = await withClient(databaseUrl, (client) => createApiKey(client, { name: 'load: branded domain', role: 'admin' }));
+  const added = await fetch(`${base}/domains`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ host: BRANDED_HOST }),
+  });
+  if (added.status !== 201) fail(`POST /domains answered ${added.status}: ${await added.text()}`);
+  log(`seeding ${linkCount.toLocaleString('en-US')} links on ${BRANDED_HOST} through POST ${base}/links`);
+  const codes = (await seed(base, linkCount, BRANDED_HOST)).map(([code]) => code);
+  await warmUp(base, codes, `the service on ${BRANDED_HOST}`, { host: BRANDED_HOST });
+  return zipfPaths(codes, Math.max(20_000, connections * 200), zipfS, 1).map(getOn(BRANDED_HOST));
+}
+
+/** Seeds links through POST /links (on the domain of host `domain`, if given); returns [code, url] of each one created. */
+async function seed(url: string, count: number, domain?: string): Promise<[string, string][]> {
   const links: [string, string][] = [];
   const refused = new Map<string, number>();
   const onResponse = (status: number, body: string) => {
@@ -803,7 +847,8 @@ async function seed(url: string, count: number): Promise<[string, string][]> {
       refused.set(code, (refused.get(code) ?? 0) + 1);
     }
   };
-  const requests = Array.from({ length: count }, (_, i): Request => ({ ...post('/links', { url: targetUrl(i) }), onResponse }));
+  const body = (i: number) => (domain === undefined ? { url: targetUrl(i) } : { url: targetUrl(i), domain });
+  const requests = Array.from({ length: count }, (_, i): Request => ({ ...post('/links', body(i)), onResponse }));
   // Many connections: creates are group-committed, so more of them in flight seed faster.
   const run = await measure(
     { scenario: 'seed', variant: 'service', label: 'seed', url, connections: SEED_CONNECTIONS, requests: () => requests, amount: count },
@@ -819,10 +864,13 @@ async function seed(url: string, count: number): Promise<[string, string][]> {
   return links;
 }
 
-/** A fresh database for this run: a scratch one on DATABASE_URL's server, or an embedded folder. */
-async function prepareDatabase(folder = 'pglite'): Promise<{ env: Record<string, string>; label: string }> {
+/**
+ * A fresh database for this run: a scratch one on DATABASE_URL's server (migrated, unless not
+ * `migrated`: the service migrates it as it starts), or an embedded folder.
+ */
+async function prepareDatabase(folder = 'pglite', { migrated = true } = {}): Promise<{ env: Record<string, string>; label: string }> {
   if (process.env.DATABASE_URL !== undefined) {
-    const db = await createTestDatabase('load');
+    const db = await createTestDatabase('load', { migrated });
     cleanups.push(() => db.drop());
     const server = new URL(db.url);
     return { env: { DATABASE_URL: db.url }, label: `Postgres at ${server.host} (scratch database ${db.name}, dropped afterwards)` };

@@ -8,6 +8,7 @@ export const SCENARIOS = [
   'ceiling',
   'baseline',
   'hot',
+  'hot-domain',
   'hot-slow',
   'go',
   'cluster',
@@ -49,6 +50,7 @@ const EXPECTED_STATUSES: Readonly<Record<string, readonly string[]>> = {
   ceiling: ['302'],
   baseline: ['302'],
   hot: ['302'],
+  'hot-domain': ['302'],
   'hot-slow': ['302'],
   go: ['302'],
   cluster: ['302'],
@@ -125,6 +127,8 @@ const HOT_OVER_BASELINE = 1.4;
 const HOT_OVER_GO = 0.85;
 /** Two workers on two cores against one on one: 85 % of linear. */
 const CLUSTER_OVER_HOT = 1.7;
+/** Branded domains' goal: their hot path within 5 % of the release before them (--against), in the same rounds. */
+const HOT_DOMAIN_OVER_AGAINST = 0.95;
 
 export function judgeTargets(runs: readonly RunResult[]): TargetResult[] {
   const find = (label: string) => runs.find((run) => run.label === label);
@@ -159,11 +163,26 @@ export function judgeTargets(runs: readonly RunResult[]): TargetResult[] {
 
   const hot = find('hot');
   const slow = find('hot-slow');
+  // The other checkout's hot run (--against), labelled by its folder.
+  const againstHot = runs.find((run) => run.scenario === 'hot' && run.label !== 'hot');
+  const hotDomain = ratio(
+    `hot-domain ≥ ${HOT_DOMAIN_OVER_AGAINST} × hot of --against`,
+    'hot-domain',
+    againstHot?.label ?? 'hot · <--against>',
+    HOT_DOMAIN_OVER_AGAINST,
+  );
   const cluster = find('cluster');
   const clusterTarget = ratio(`cluster ≥ ${CLUSTER_OVER_HOT} × hot`, 'cluster', 'hot', CLUSTER_OVER_HOT);
   const targets: TargetResult[] = [
     ratio(`hot ≥ ${HOT_OVER_BASELINE} × baseline`, 'hot', 'baseline', HOT_OVER_BASELINE),
     ratio(`hot ≥ ${HOT_OVER_GO} × go`, 'hot', 'go', HOT_OVER_GO),
+    // Links on a branded domain against the release before domains (--against); the default domain's ratio beside it.
+    withDetail(
+      hotDomain,
+      hot !== undefined && againstHot !== undefined && invalidRun(hot) === undefined && invalidRun(againstHot) === undefined
+        ? `default domain: hot ${(hot.rps / againstHot.rps).toFixed(2)}× "${againstHot.label}"`
+        : undefined,
+    ),
     // The fast path against node:http, in the same rounds: shown, not judged.
     hot === undefined || slow === undefined || invalidRun(hot) !== undefined || invalidRun(slow) !== undefined
       ? {

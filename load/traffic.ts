@@ -59,6 +59,11 @@ export function zipfPaths(codes: readonly string[], count: number, s: number, se
 
 export const get = (path: string): Request => ({ method: 'GET', path });
 
+/** GETs for the short domain `host`. Spelt "Host": wrk adds the URL's own unless its headers have one spelt so. */
+export const getOn =
+  (host: string) =>
+  (path: string): Request => ({ method: 'GET', path, headers: { Host: host } });
+
 export function post(path: string, body: unknown): Request {
   return { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }

@@ -14,7 +14,7 @@ export interface Latency {
 
 /** One measurement: one server variant under one traffic shape for a bounded time. */
 export interface RunResult {
-  /** The scenario it belongs to: ceiling, baseline, hot, hot-slow, go, cluster, redis, postgres, not-found, create, mixed, latency, metrics, dashboard, memory, storage, list. */
+  /** The scenario it belongs to: ceiling, baseline, hot, hot-domain, hot-slow, go, cluster, redis, postgres, not-found, create, mixed, latency, metrics, dashboard, memory, storage, list. */
   readonly scenario: string;
   /** Which server answered: 'service', 'baseline (node:http + Map)', 'one SELECT per request', ... */
   readonly variant: string;

@@ -80,22 +80,38 @@ export interface WrkRun {
   readonly seconds: number;
 }
 
-const listFiles = new WeakMap<readonly Request[], string>();
+interface PathsFile {
+  readonly file: string;
+  /** The headers every request of the list carries, as wrk's -H takes them. */
+  readonly headers: readonly string[];
+}
+
+const listFiles = new WeakMap<readonly Request[], PathsFile>();
 let lists = 0;
 
-/** The requests as a file of paths, once per list (a variant's list is the same every round). */
-function pathsFile(wrk: Wrk, requests: readonly Request[], label: string): string {
+/**
+ * The requests as a file of paths, once per list (a variant's list is the same every round). Their
+ * headers must be the same on every request: wrk sends its -H headers with each (a "Host" among
+ * them instead of the URL's: wrk.format adds its own only when there is no "Host", spelt so).
+ */
+function pathsFile(wrk: Wrk, requests: readonly Request[], label: string): PathsFile {
   const known = listFiles.get(requests);
   if (known !== undefined) return known;
+  const headers = headerLines(requests[0]?.headers);
   const lines = requests.map((r) => {
-    if ((r.method ?? 'GET') !== 'GET' || r.body !== undefined || r.headers !== undefined || r.path === undefined)
-      throw new Error(`${label}: wrk sends plain GETs only, not ${JSON.stringify(r)}`);
+    if ((r.method ?? 'GET') !== 'GET' || r.body !== undefined || r.path === undefined || headerLines(r.headers).join() !== headers.join())
+      throw new Error(`${label}: wrk sends GETs without a body, each with the same headers, not ${JSON.stringify(r)}`);
     return r.path;
   });
   const file = join(wrk.dir, `paths-${lists++}.txt`);
   writeFileSync(file, `${lines.join('\n')}\n`);
-  listFiles.set(requests, file);
-  return file;
+  const list = { file, headers };
+  listFiles.set(requests, list);
+  return list;
+}
+
+function headerLines(headers: Request['headers']): string[] {
+  return Object.entries(headers ?? {}).map(([name, value]) => `${name}: ${String(value)}`);
 }
 
 /**
@@ -109,7 +125,7 @@ export async function runWrk(
 ): Promise<WrkRun> {
   const [command, ...prefix] = wrk.command;
   if (command === undefined) throw new Error('no wrk command');
-  const file = pathsFile(wrk, run.requests, run.label);
+  const { file, headers } = pathsFile(wrk, run.requests, run.label);
   const args = [
     ...prefix,
     '-t1',
@@ -118,6 +134,7 @@ export async function runWrk(
     '--timeout',
     '10s',
     '--latency',
+    ...headers.flatMap((header) => ['-H', header]),
     '-s',
     wrk.script,
     run.url,
