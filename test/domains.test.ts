@@ -323,3 +323,19 @@ test('a forwarded host counts only from a proxy TRUST_PROXY trusts', async (t) =
   const ignored = await plain.inject({ url: '/behind-proxy', headers: forwarded });
   assert.equal(errorCode(ignored), 'HOST_NOT_SERVED', 'the Host decides without TRUST_PROXY');
 });
+
+test('a link on a domain another instance added a moment ago is shown on that domain, before this instance has read the domains again', async (t) => {
+  const { admin } = await keysWith(database.url, { admin: 'admin' });
+  const headers = bearer(admin);
+  const a = await start(t);
+  const b = await start(t);
+  // B reads the table of domains no more from here on (it would within 2 s).
+  b.hosts.stop();
+  const host = 'fresh.example.com';
+  assert.equal((await addDomain(a, headers, { host })).statusCode, 201);
+  const created = await create(a, headers, { url: 'https://acme.example/fresh', alias: 'fresh-one', domain: host });
+  const listed = await b.inject({ url: '/links?q=fresh-one', headers });
+  const [link] = listed.json<{ links: { code: string; domain: string; shortUrl: string }[] }>().links;
+  assert.deepEqual({ domain: link?.domain, shortUrl: link?.shortUrl }, { domain: host, shortUrl: created.shortUrl });
+  assert.equal(b.hosts.byHost(host), undefined, 'B had not heard of the domain');
+});

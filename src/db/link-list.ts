@@ -10,7 +10,7 @@
 
 import { LRUCache } from 'lru-cache';
 import { containsPattern, type Cursor, type ListFilter, type ListRequest } from '../core/list-query.ts';
-import { DETAILS_COLUMNS, detailsOf, type DetailsRow, type LinkDetails } from './links.ts';
+import { DETAILS_COLUMNS, DETAILS_JOINS, detailsOf, type DetailsRow, type LinkDetails } from './links.ts';
 import type { Queryable } from './pool.ts';
 
 export interface LinkPage {
@@ -217,7 +217,7 @@ export async function page(db: Queryable, workspaceId: number, request: ListRequ
   }
   const { rows } = await db.query<DetailsRow & { sort_key: string }>(
     `${prefix}SELECT ${DETAILS_COLUMNS}, ${byClicks ? 't.clicks::text' : 'l.created_at::text'} AS sort_key
-     FROM ${from} LEFT JOIN api_keys k ON k.id = l.owner_key_id
+     FROM ${from} ${DETAILS_JOINS}
      ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
      ORDER BY ${order}
      LIMIT ${param(request.limit + 1)}`,

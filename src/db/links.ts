@@ -243,6 +243,8 @@ export async function deleteLink(db: Queryable, { domainId, code }: LinkRef): Pr
 
 /** What the management API shows of a link. */
 export interface LinkDetails extends Link {
+  /** The host of its domain; null on the default domain (BASE_URL's). */
+  readonly domainHost: string | null;
   readonly createdAt: Date;
   readonly workspaceId: number;
   readonly ownerKeyId: number | null;
@@ -255,6 +257,7 @@ export interface LinkDetails extends Link {
 }
 
 export interface DetailsRow extends LinkRow {
+  domain_host: string | null;
   created_at: Date;
   workspace_id: string;
   owner_key_id: string | null;
@@ -265,13 +268,17 @@ export interface DetailsRow extends LinkRow {
   bot_clicks: string;
 }
 
-/** The columns of a DetailsRow, for a query FROM links l LEFT JOIN link_totals t, api_keys k (see findLinkDetails). */
-export const DETAILS_COLUMNS = `l.domain_id, l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version, l.created_at, l.workspace_id,
+/** The columns of a DetailsRow, for a query FROM links l LEFT JOIN link_totals t, then DETAILS_JOINS (see findLinkDetails). */
+export const DETAILS_COLUMNS = `l.domain_id, dm.host AS domain_host, l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version, l.created_at, l.workspace_id,
   l.owner_key_id, k.name AS owner_name, l.title, l.tags, coalesce(t.clicks, 0) AS clicks, coalesce(t.bot_clicks, 0) AS bot_clicks`;
+
+/** Its creator's name and its domain's host, read with the link: a domain added on another instance a moment ago included. */
+export const DETAILS_JOINS = 'LEFT JOIN api_keys k ON k.id = l.owner_key_id LEFT JOIN domains dm ON dm.id = l.domain_id';
 
 export function detailsOf(row: DetailsRow): LinkDetails {
   return {
     ...linkOf(row),
+    domainHost: row.domain_host,
     createdAt: row.created_at,
     workspaceId: Number(row.workspace_id),
     ownerKeyId: row.owner_key_id === null ? null : Number(row.owner_key_id),
@@ -287,7 +294,7 @@ export function detailsOf(row: DetailsRow): LinkDetails {
 export async function findLinkDetails(db: Queryable, { domainId, code }: LinkRef): Promise<LinkDetails | undefined> {
   const { rows } = await db.query<DetailsRow>(
     `SELECT ${DETAILS_COLUMNS}
-     FROM links l LEFT JOIN link_totals t ON t.domain_id = l.domain_id AND t.code = l.code LEFT JOIN api_keys k ON k.id = l.owner_key_id
+     FROM links l LEFT JOIN link_totals t ON t.domain_id = l.domain_id AND t.code = l.code ${DETAILS_JOINS}
      WHERE l.code = $1 AND l.domain_id = $2 AND NOT l.deleted`,
     [code, domainId],
   );

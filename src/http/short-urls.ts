@@ -12,8 +12,11 @@ export interface LinkAddress {
 }
 
 export interface ShortUrls {
-  /** Where the link (domainId, code) is; a domain removed meanwhile reads as the default. */
-  of(link: { readonly domainId: number; readonly code: string }): LinkAddress;
+  /**
+   * Where the link (domainId, code) is: on the host read with it (`domainHost`, LinkDetails), else
+   * on the host this instance's table has for its domain.
+   */
+  of(link: { readonly domainId: number; readonly code: string; readonly domainHost?: string | null }): LinkAddress;
   /**
    * The domain `host` names for a request of `workspaceId`: the default (`host` absent, or the
    * default's host) or one of the workspace's own; the AppError `unknown` otherwise (DOMAIN_UNKNOWN,
@@ -34,9 +37,9 @@ export function createShortUrls(baseUrl: string, hosts: Pick<HostTable, 'byId' |
   };
   return {
     of(link) {
-      const domain = link.domainId === DEFAULT_DOMAIN_ID ? undefined : hosts.byId(link.domainId);
-      if (domain === undefined) return { domain: hosts.defaultDomain.host, shortUrl: `${baseUrl}/${link.code}` };
-      return { domain: domain.host, shortUrl: `${scheme}//${domain.host}/${link.code}` };
+      const host = link.domainId === DEFAULT_DOMAIN_ID ? undefined : (link.domainHost ?? hosts.byId(link.domainId)?.host);
+      if (host === undefined) return { domain: hosts.defaultDomain.host, shortUrl: `${baseUrl}/${link.code}` };
+      return { domain: host, shortUrl: `${scheme}//${host}/${link.code}` };
     },
     async domainOf(host, workspaceId, unknown = 'DOMAIN_UNKNOWN') {
       if (host === undefined) return hosts.defaultDomain;
