@@ -33,9 +33,20 @@ before(async () => {
   for (const file of await readdir(MIGRATIONS_DIR)) if (file < '0007') await cp(join(MIGRATIONS_DIR, file), join(before0007, file));
   // The previous release's own code, on this checkout's dependencies (the same lock file).
   previous = await mkdtemp(join(tmpdir(), 'shortener-previous-'));
-  const archive = execFileSync('git', ['-C', ROOT, 'archive', PREVIOUS_RELEASE, 'src', 'migrations', 'package.json'], {
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  let archive: Buffer;
+  try {
+    archive = execFileSync('git', ['-C', ROOT, 'archive', PREVIOUS_RELEASE, 'src', 'migrations', 'package.json'], {
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (err) {
+    throw new Error(
+      `this test runs the release before domains from git: commit ${PREVIOUS_RELEASE} must be in the clone (git fetch --unshallow)`,
+      {
+        cause: err,
+      },
+    );
+  }
   execFileSync('tar', ['-x', '-C', previous], { input: archive });
   await symlink(join(ROOT, 'node_modules'), join(previous, 'node_modules'));
 });
