@@ -9,9 +9,10 @@ import type { FastifyInstance } from 'fastify';
 import QRCode from 'qrcode';
 import { qrMatrix, qrPng } from '../src/core/qr-image.ts';
 import { qrOptionsOf } from '../src/http/qr.ts';
-import { createLink, startApp, TEST_BASE_URL } from './helpers/app.ts';
+import { bearer, createLink, startApp, TEST_BASE_URL } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
 import { until } from './helpers/wait.ts';
+import { keysWith } from './helpers/workspaces.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -91,6 +92,27 @@ describe('the route', () => {
       /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="256" height="256" viewBox="0 0 \d+ \d+"[^>]*>.*<\/svg>$/s,
     );
     assert.deepEqual(svgModules(res.body, 4), expected(`${TEST_BASE_URL}/${code}`));
+  });
+
+  test('a link on a branded domain: the QR code of its own short URL, by ?domain=; the same alias on the default domain has its own', async () => {
+    const { admin } = await keysWith(database.url, { admin: 'admin' });
+    const headers = bearer(admin);
+    assert.equal((await app.inject({ method: 'POST', url: '/domains', headers, payload: { host: 'qr.example.com' } })).statusCode, 201);
+    for (const domain of ['qr.example.com', undefined]) {
+      const made = await app.inject({
+        method: 'POST',
+        url: '/links',
+        headers,
+        payload: { url: 'https://example.com/poster', alias: 'poster', domain },
+      });
+      assert.equal(made.statusCode, 201, made.body);
+    }
+    const branded = await app.inject({ url: '/links/poster/qr?domain=qr.example.com' });
+    assert.deepEqual(svgModules(branded.body, 4), expected('https://qr.example.com/poster'));
+    const plain = await app.inject({ url: '/links/poster/qr' });
+    assert.deepEqual(svgModules(plain.body, 4), expected(`${TEST_BASE_URL}/poster`));
+    const unknown = await app.inject({ url: '/links/poster/qr?domain=nowhere.example.com' });
+    assert.equal(unknown.statusCode, 404);
   });
 
   test('a PNG with ?format=png or when Accept prefers it, of the requested size, margin and level', async () => {
