@@ -11,6 +11,7 @@ import { ACK_DELAY_MS, MAX_AGE_MS, REFRESH_MS, SLACK } from '../src/resolve/code
 import { createLink, startCountedApp, testConfig, type Cleanup } from './helpers/app.ts';
 import { ADMIN_URL, createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
 import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
+import { until } from './helpers/wait.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -175,11 +176,17 @@ test('when its last read is too old (Postgres unreachable), an instance rules no
   await proxy.up();
   t.after(() => proxy.down());
   const { app, lookups } = await instance(t, { DB_CONNECT_TIMEOUT_MS: '300' }, throughProxy(database.url, proxy));
-  assert.equal((await app.inject({ url: `/${randomCode()}` })).statusCode, 404);
-  assert.equal(lookups(), 0, 'while its reads are fresh, the instance rules random codes out from memory');
+  // While its reads are fresh, it rules random codes out from memory. (On a busy machine one read
+  // may come late: a 404 looked up then is no failure of this test's point, which is what follows.)
+  await until('a random code is ruled out from memory, without a lookup', async () => {
+    const seen = lookups();
+    assert.equal((await app.inject({ url: `/${randomCode()}` })).statusCode, 404);
+    return lookups() === seen;
+  });
+  const counted = lookups();
   await proxy.down();
   await new Promise((resolve) => setTimeout(resolve, MAX_AGE_MS + 100));
   const res = await app.inject({ url: `/${randomCode()}` });
   assert.equal(res.statusCode, 503);
-  assert.equal(lookups(), 1, 'the code was looked up, and Postgres could not answer');
+  assert.equal(lookups(), counted + 1, 'the code was looked up, and Postgres could not answer');
 });
