@@ -18,11 +18,13 @@ declare module 'fastify' {
 
 export default fp(
   async function domainsPart(app: FastifyInstance, { config, log }: PartOptions) {
-    const { db, breaker } = app;
+    const { db } = app;
     const hosts = new HostTable({
       defaultHost: requestHostName(new URL(config.baseUrl).host),
       defaultAliases: config.defaultDomainHosts,
-      read: () => breaker.run(() => readAllDomains(db)),
+      // Not through the breaker, as the code space's reads: a background read that fails only keeps
+      // the table it has, and must neither open the breaker of requests nor take its trial call.
+      read: () => readAllDomains(db),
       log,
     });
     app.addHook('onClose', async () => {
