@@ -16,7 +16,7 @@ import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { findActiveKey, hashSecret, KEY_SHAPE } from './api-keys.ts';
-import type { Principal } from './roles.ts';
+import { adminProblem, type Principal } from './roles.ts';
 import { findSession, SESSION_TOKEN_SHAPE, type Session } from './sessions.ts';
 
 declare module 'fastify' {
@@ -160,4 +160,12 @@ function headerCount(raw: readonly string[], name: string): number {
 export function requireKey(request: FastifyRequest): Principal {
   if (request.apiKey === null) throw new AppError('API_KEY_REQUIRED');
   return request.apiKey;
+}
+
+/** The request's key if it is an admin's: 401 without one, 403 ROLE_FORBIDDEN for another role, saying who manages `what`. */
+export function requireAdmin(request: FastifyRequest, what: string): Principal {
+  const key = requireKey(request);
+  const problem = adminProblem(key);
+  if (problem !== undefined) throw new AppError(problem, `Only an admin of the workspace manages its ${what}.`);
+  return key;
 }

@@ -33,7 +33,7 @@ export function changeProblem(who: Principal, ownerKeyId: number | null): ErrorC
   return ownerKeyId === who.id ? undefined : 'API_KEY_NOT_OWNER';
 }
 
-/** Why `who` may not manage keys, or undefined if it may. */
-export function keysProblem(who: Principal): ErrorCode | undefined {
+/** Why `who` may not manage the workspace (its keys, its domains), or undefined if it may. */
+export function adminProblem(who: Principal): ErrorCode | undefined {
   return who.role === 'admin' ? undefined : 'ROLE_FORBIDDEN';
 }

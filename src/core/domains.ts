@@ -67,6 +67,15 @@ export function checkDomainHost(input: string): DomainHostVerdict {
 }
 
 /**
+ * The stored host a client names in the API (`domain`, `?domain=`): as checkDomainHost stores it,
+ * or, for what it refuses (an IP, a single label such as BASE_URL's `localhost`), lowercased.
+ */
+export function storedHostOf(input: string): string {
+  const checked = checkDomainHost(input);
+  return checked.ok ? checked.host : input.trim().toLowerCase();
+}
+
+/**
  * A request's Host as the domain table is keyed: lowercase, without its port and trailing dot. No
  * IDN conversion: a client sends the ASCII form (RFC 9110 7.2), and anything else serves nothing.
  */

@@ -53,16 +53,23 @@ export async function readAllDomains(db: Queryable): Promise<DomainRecord[]> {
   return rows.map(domainOf);
 }
 
+/** How many live links of workspace $1 are on domain d. */
+const LINKS_ON = '(SELECT count(*) FROM links l WHERE l.workspace_id = $1 AND l.domain_id = d.id AND NOT l.deleted) AS links';
+
+/** A domain, with how many of the workspace's links are on it. */
+export type CountedDomain = DomainRecord & { readonly links: number };
+
+const countedOf = (row: DomainRow & { links: string }): CountedDomain => ({ ...domainOf(row), links: Number(row.links) });
+
 /** The domains a workspace may put links on (the default first, then its own by host), with how many of its links each has. */
-export async function readWorkspaceDomains(db: Queryable, workspaceId: number): Promise<(DomainRecord & { links: number })[]> {
+export async function readWorkspaceDomains(db: Queryable, workspaceId: number): Promise<CountedDomain[]> {
   const { rows } = await db.query<DomainRow & { links: string }>(
-    `SELECT ${COLUMNS},
-            (SELECT count(*) FROM links l WHERE l.workspace_id = $1 AND l.domain_id = d.id AND NOT l.deleted) AS links
+    `SELECT ${COLUMNS}, ${LINKS_ON}
      FROM domains d WHERE d.id = 0 OR d.workspace_id = $1
      ORDER BY d.id <> 0, d.host`,
     [workspaceId],
   );
-  return rows.map((row) => ({ ...domainOf(row), links: Number(row.links) }));
+  return rows.map(countedOf);
 }
 
 /** Adds a domain to a workspace; undefined when its host is taken (by any workspace). */
@@ -87,13 +94,13 @@ export async function updateDomain(
   workspaceId: number,
   host: string,
   change: Partial<DomainFallbacks>,
-): Promise<DomainRecord | undefined> {
-  const { rows } = await db.query<DomainRow>(
+): Promise<CountedDomain | undefined> {
+  const { rows } = await db.query<DomainRow & { links: string }>(
     `UPDATE domains AS d SET
        root_redirect = CASE WHEN $3 THEN $4 ELSE root_redirect END,
        not_found_redirect = CASE WHEN $5 THEN $6 ELSE not_found_redirect END,
        expired_redirect = CASE WHEN $7 THEN $8 ELSE expired_redirect END
-     WHERE workspace_id = $1 AND host = $2 RETURNING ${COLUMNS}`,
+     WHERE workspace_id = $1 AND host = $2 RETURNING ${COLUMNS}, ${LINKS_ON}`,
     [
       workspaceId,
       host,
@@ -106,7 +113,7 @@ export async function updateDomain(
     ],
   );
   const row = rows[0];
-  return row === undefined ? undefined : domainOf(row);
+  return row === undefined ? undefined : countedOf(row);
 }
 
 export type DomainRemoval =

@@ -6,9 +6,8 @@
 // any change, under their new keys, and their old keys as deleted.
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requireKey } from '../auth/authenticate.ts';
-import { keysProblem, type Principal } from '../auth/roles.ts';
+import type { FastifyInstance } from 'fastify';
+import { requireAdmin, requireKey } from '../auth/authenticate.ts';
 import { checkDomainHost, keyOf, LOOPBACK_HOSTS, splitKey } from '../core/domains.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { checkTargetUrl } from '../core/url-rules.ts';
@@ -39,13 +38,6 @@ export interface DomainsDeps {
 }
 
 const FALLBACKS = ['rootRedirect', 'notFoundRedirect', 'expiredRedirect'] as const;
-
-function admin(request: FastifyRequest): Principal {
-  const key = requireKey(request);
-  const problem = keysProblem(key);
-  if (problem !== undefined) throw new AppError(problem, 'Only an admin of the workspace manages its domains.');
-  return key;
-}
 
 /** The fallbacks given in a body, checked as link targets (400 with the field named); undefined: not given. */
 function checkFallbacks(body: Partial<Record<(typeof FALLBACKS)[number], string | null>>, policy: TargetPolicy): Partial<DomainFallbacks> {
@@ -122,7 +114,7 @@ export async function domainsRoutes(plain: FastifyInstance, deps: DomainsDeps): 
       },
     },
     async (request, reply) => {
-      const key = admin(request);
+      const key = requireAdmin(request, 'domains');
       const checked = checkDomainHost(request.body.host);
       if (!checked.ok) throw new AppError('DOMAIN_INVALID', checked.message, { field: 'host' });
       const { host } = checked;
@@ -157,15 +149,14 @@ export async function domainsRoutes(plain: FastifyInstance, deps: DomainsDeps): 
       },
     },
     async (request) => {
-      const key = admin(request);
+      const key = requireAdmin(request, 'domains');
       const host = hostParam(request.params.host);
       if (host === hosts.defaultDomain.host) throw new AppError('DOMAIN_DEFAULT');
       const change = checkFallbacks(request.body, policy);
       const changed = await breaker.run(() => updateDomain(db, key.workspaceId, host, change));
       if (changed === undefined) throw new AppError('DOMAIN_NOT_FOUND');
       await hosts.refresh();
-      const listed = await breaker.run(() => readWorkspaceDomains(db, key.workspaceId));
-      return view(changed, listed.find((domain) => domain.id === changed.id)?.links ?? 0);
+      return view(changed, changed.links);
     },
   );
 
@@ -187,7 +178,7 @@ export async function domainsRoutes(plain: FastifyInstance, deps: DomainsDeps): 
       },
     },
     async (request, reply) => {
-      const key = admin(request);
+      const key = requireAdmin(request, 'domains');
       const host = hostParam(request.params.host);
       if (host === hosts.defaultDomain.host) throw new AppError('DOMAIN_DEFAULT');
       const moveTo = request.query.moveLinksTo;

@@ -4,10 +4,9 @@
 // migrations/0005_workspaces.sql decides under a lock).
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { cleanName, createApiKey, listApiKeys, NAME_MAX_LENGTH, revokeApiKey, type ApiKeyInfo } from '../auth/api-keys.ts';
-import { requireKey } from '../auth/authenticate.ts';
-import { keysProblem, type Principal } from '../auth/roles.ts';
+import { requireAdmin } from '../auth/authenticate.ts';
 import { parseId } from '../core/ids.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -19,13 +18,6 @@ export interface KeysDeps {
   breaker: DbBreaker;
   /** Forgets every cached key and session on this instance (a revocation takes effect here at once). */
   forgetAll: () => void;
-}
-
-function admin(request: FastifyRequest): Principal {
-  const key = requireKey(request);
-  const problem = keysProblem(key);
-  if (problem !== undefined) throw new AppError(problem, 'Only an admin of the workspace manages its keys.');
-  return key;
 }
 
 const view = (key: ApiKeyInfo) => ({
@@ -51,7 +43,7 @@ export async function keysRoutes(plain: FastifyInstance, { db, breaker, forgetAl
       },
     },
     async (request) => {
-      const key = admin(request);
+      const key = requireAdmin(request, 'keys');
       return { keys: (await breaker.run(() => listApiKeys(db, key.workspaceId))).map(view) };
     },
   );
@@ -69,7 +61,7 @@ export async function keysRoutes(plain: FastifyInstance, { db, breaker, forgetAl
       },
     },
     async (request, reply) => {
-      const key = admin(request);
+      const key = requireAdmin(request, 'keys');
       const name = cleanName(request.body.name);
       if (name === undefined)
         throw new AppError('BODY_INVALID', `name must be 1 to ${NAME_MAX_LENGTH} characters, without control characters.`);
@@ -93,7 +85,7 @@ export async function keysRoutes(plain: FastifyInstance, { db, breaker, forgetAl
       },
     },
     async (request, reply) => {
-      const key = admin(request);
+      const key = requireAdmin(request, 'keys');
       const id = parseId(request.params.id);
       if (id === undefined) throw new AppError('KEY_NOT_FOUND');
       const outcome = await breaker.run(() => revokeApiKey(db, id, key.workspaceId));

@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { ABSENT, isRedirect, type LinkCache } from '../cache/link-cache.ts';
 import { asShortCode } from '../core/codes.ts';
-import { linkKey, requestHostName } from '../core/domains.ts';
+import { linkKey, storedHostOf } from '../core/domains.ts';
 import { qrMatrix, qrPng, qrSvg, type QrLevel } from '../core/qr-image.ts';
 import { AppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
@@ -110,7 +110,7 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
    * from the client's budget, as on GET /:code.
    */
   const check = async (request: FastifyRequest, reply: FastifyReply, raw: string, host: string | undefined): Promise<string> => {
-    const domain = host === undefined ? hosts.defaultDomain : hosts.byHost(requestHostName(host));
+    const domain = host === undefined ? hosts.defaultDomain : hosts.byHost(storedHostOf(host));
     if (domain === undefined) throw new AppError('DOMAIN_NOT_FOUND', 'No short domain of this deployment has this host.');
     const shape = asShortCode(raw);
     const code = shape === undefined ? undefined : linkKey(domain.id, shape);

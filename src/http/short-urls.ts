@@ -2,7 +2,7 @@
 // URLs are BASE_URL's (its scheme, port and path); a branded domain's are https-or-http as BASE_URL
 // is, on the domain's host.
 
-import { checkDomainHost, DEFAULT_DOMAIN_ID } from '../core/domains.ts';
+import { checkDomainHost, DEFAULT_DOMAIN_ID, storedHostOf } from '../core/domains.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import type { HostTable, ServedDomain } from '../resolve/hosts.ts';
 
@@ -43,10 +43,9 @@ export function createShortUrls(baseUrl: string, hosts: Pick<HostTable, 'byId' |
     },
     async domainOf(host, workspaceId, unknown = 'DOMAIN_UNKNOWN') {
       if (host === undefined) return hosts.defaultDomain;
-      const checked = checkDomainHost(host);
-      const name = checked.ok ? checked.host : host.toLowerCase();
+      const name = storedHostOf(host);
       let domain = find(name, workspaceId);
-      if (domain === undefined && checked.ok && performance.now() - refreshedAt > REFRESH_GAP_MS) {
+      if (domain === undefined && checkDomainHost(name).ok && performance.now() - refreshedAt > REFRESH_GAP_MS) {
         refreshedAt = performance.now();
         await hosts.refresh();
         domain = find(name, workspaceId);

@@ -1,19 +1,17 @@
 // The dashboard's page and files under /app/, and where GET / goes on each domain (http/dashboard.ts).
-// Last: it needs only the domains, and the redirect path never reaches it.
+// Last: it needs only the domains and the redirect part's reading of a request's host, and the
+// redirect path never reaches it.
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DEFAULT_DOMAIN_ID } from '../core/domains.ts';
-import { trustProxyRule } from '../core/trust-proxy.ts';
 import { AppError } from '../errors.ts';
-import { hostReader } from '../http/client-address.ts';
 import fp from 'fastify-plugin';
 import { dashboardRoutes } from '../http/dashboard.ts';
 import type { PartOptions } from './options.ts';
 
 export default fp(
   async function dashboardPart(app: FastifyInstance, { config, log }: PartOptions) {
-    const { hosts } = app;
-    const hostOf = hostReader(trustProxyRule(config.trustProxy));
+    const { hosts, hostOf } = app;
     const defaultRoot = config.rootRedirect === 'none' ? null : config.rootRedirect;
     // The default domain's root is ROOT_REDIRECT; a branded domain's its own; a host not served has none.
     const rootOf = (request: FastifyRequest): string | null => {
@@ -23,5 +21,5 @@ export default fp(
     };
     await app.register(dashboardRoutes, { rootOf, enabled: config.dashboardEnabled, log });
   },
-  { name: 'dashboard', dependencies: ['domains'] },
+  { name: 'dashboard', dependencies: ['domains', 'redirect'] },
 );

@@ -20,6 +20,8 @@ declare module 'fastify' {
     notFoundLimit: NotFoundLimit | null;
     /** The client a request comes from, by TRUST_PROXY's rule (as request.ip). */
     clientAddress: (req: IncomingMessage) => string;
+    /** The host a request is for, by TRUST_PROXY's rule: which domain it asks (resolve/hosts.ts). */
+    hostOf: (req: IncomingMessage) => string | undefined;
   }
 }
 
@@ -30,6 +32,7 @@ export default fp(
       config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients);
     const trust = trustProxyRule(config.trustProxy);
     const clientAddress = clientAddressReader(trust, log);
+    const hostOf = hostReader(trust);
     const deps: RedirectDeps = {
       hosts,
       unknownHostRedirect: (config.unknownHostRedirect ?? null) as RedirectTarget | null,
@@ -41,7 +44,7 @@ export default fp(
       notFoundLimit,
       observer: createRedirectObserver(clicks.counter, metrics?.redirects ?? null),
     };
-    const handler = createRedirectHandler(deps, nodeTransport(config.redirectCacheControl, clientAddress, hostReader(trust)));
+    const handler = createRedirectHandler(deps, nodeTransport(config.redirectCacheControl, clientAddress, hostOf));
     registerRedirect(app, handler);
     edge.handler = handler;
     if (config.fastPath) {
@@ -55,6 +58,7 @@ export default fp(
     });
     app.decorate('notFoundLimit', notFoundLimit);
     app.decorate('clientAddress', clientAddress);
+    app.decorate('hostOf', hostOf);
   },
   { name: 'redirect', dependencies: ['read-path', 'clicks', 'domains'] },
 );
