@@ -6,13 +6,12 @@
 // Chromium cannot resolve go.example.com, so its redirects are asked for with its Host header.
 
 import assert from 'node:assert/strict';
-import { request as httpRequest, createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { CreatedKey } from '../src/auth/api-keys.ts';
 import { startApp } from './helpers/app.ts';
-import { launchChromium, screenshot, seriousViolations, sidewaysScroll, watchedPage } from './helpers/browser.ts';
+import { launchChromium, look, screenshot, seriousViolations, startLandingPage, watchedPage } from './helpers/browser.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { freePort } from './helpers/redis.ts';
 import { keysWith } from './helpers/workspaces.ts';
@@ -23,33 +22,22 @@ const NOT_FOUND_PAGE = 'https://example.com/not-found';
 
 let database: TestDatabase;
 let browser: Browser;
-let landing: Server;
+let landing: Awaited<ReturnType<typeof startLandingPage>> | undefined;
 let landingUrl: string;
 let admin: CreatedKey;
 
 before(async () => {
   database = await createTestDatabase('dashboard-domains');
   ({ Ada: admin } = await keysWith(database.url, { Ada: 'admin' }));
-  landing = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Landing page</title><h1>Landed</h1>');
-  });
-  await new Promise<void>((resolve) => landing.listen(0, '127.0.0.2', resolve));
-  landingUrl = `http://127.0.0.2:${(landing.address() as AddressInfo).port}/landing?from=domains`;
+  landing = await startLandingPage('domains');
+  landingUrl = landing.url;
   browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();
-  await new Promise((resolve) => landing?.close(resolve));
+  await landing?.close();
   await database.drop();
 });
-
-/** Every page checked the same way: axe-core, no sideways scrolling, and a screenshot. */
-async function look(page: Page, name: string): Promise<void> {
-  await page.waitForLoadState('networkidle');
-  assert.deepEqual(await seriousViolations(page), [], `${name}: no serious or critical axe-core violation`);
-  assert.equal(await sidewaysScroll(page), 0, `${name}: nothing scrolls sideways`);
-  await screenshot(page, name);
-}
 
 /** A GET to the service as if for `host` (the name resolves nowhere): its status and Location. */
 function getAs(port: number, host: string, path: string): Promise<{ status: number; location: string | undefined }> {

@@ -7,21 +7,19 @@
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { parse } from 'csv-parse/sync';
 import type { CreatedKey } from '../src/auth/api-keys.ts';
 import { startApp } from './helpers/app.ts';
-import { inPage, launchChromium, screenshot, seriousViolations, sidewaysScroll, watchedPage } from './helpers/browser.ts';
+import { inPage, launchChromium, look, screenshot, startLandingPage, watchedPage } from './helpers/browser.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 import { keysWith } from './helpers/workspaces.ts';
 import { freePort } from './helpers/redis.ts';
 
 let database: TestDatabase;
 let browser: Browser;
-let landing: Server;
+let landing: Awaited<ReturnType<typeof startLandingPage>> | undefined;
 let landingUrl: string;
 let admin: CreatedKey;
 let viewer: CreatedKey;
@@ -29,26 +27,15 @@ let viewer: CreatedKey;
 before(async () => {
   database = await createTestDatabase('dashboard');
   ({ Ada: admin, Vera: viewer } = await keysWith(database.url, { Ada: 'admin', Vera: 'viewer' }));
-  landing = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Landing page</title><h1>Landed</h1>');
-  });
-  await new Promise<void>((resolve) => landing.listen(0, '127.0.0.2', resolve));
-  landingUrl = `http://127.0.0.2:${(landing.address() as AddressInfo).port}/landing?from=dashboard`;
+  landing = await startLandingPage('dashboard');
+  landingUrl = landing.url;
   browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();
-  await new Promise((resolve) => landing?.close(resolve));
+  await landing?.close();
   await database.drop();
 });
-
-/** Every page checked the same way: axe-core, no sideways scrolling, and a screenshot. */
-async function look(page: Page, name: string): Promise<void> {
-  await page.waitForLoadState('networkidle');
-  assert.deepEqual(await seriousViolations(page), [], `${name}: no serious or critical axe-core violation`);
-  assert.equal(await sidewaysScroll(page), 0, `${name}: nothing scrolls sideways`);
-  await screenshot(page, name);
-}
 
 const statusOf = async (page: Page, url: string) => (await page.request.get(url, { maxRedirects: 0 })).status();
 

@@ -3,9 +3,12 @@
 // page records console errors, uncaught errors and Content-Security-Policy violations, runs
 // axe-core on demand, and saves screenshots under test-results/dashboard/ for people to look at.
 
+import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -88,4 +91,25 @@ export async function sidewaysScroll(page: Page): Promise<number> {
 /** What a script in the page evaluates `expression` to. */
 export async function inPage<T>(page: Page, expression: string): Promise<T> {
   return page.evaluate<T>(expression);
+}
+
+/** Every page checked the same way: axe-core finds nothing serious, nothing scrolls sideways, and a screenshot. */
+export async function look(page: Page, name: string): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  assert.deepEqual(await seriousViolations(page), [], `${name}: no serious or critical axe-core violation`);
+  assert.equal(await sidewaysScroll(page), 0, `${name}: nothing scrolls sideways`);
+  await screenshot(page, name);
+}
+
+/**
+ * A landing page of the test's own on 127.0.0.2, another host than the service's, so that following
+ * a short link to it is a real redirect: its URL (with `?from=<label>`), and how to close it.
+ */
+export async function startLandingPage(label: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Landing page</title><h1>Landed</h1>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
+  const url = `http://127.0.0.2:${(server.address() as AddressInfo).port}/landing?from=${label}`;
+  return { url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
