@@ -3,6 +3,7 @@ import { ApiError, type Fallback } from '../api.ts';
 import { urlsSent, type DomainFormValues } from '../domains.ts';
 import { domainFieldOf, errorMessage, type DomainField } from '../errors.ts';
 import { ErrorMessage, Field } from './Field.tsx';
+import { FormButtons } from './FormButtons.tsx';
 
 /** The three fallbacks as people read them: in the form, and on each domain of the list. */
 export const FALLBACK_TEXT: readonly { field: Fallback; label: string; name: string; hint: string; none: string }[] = [
@@ -102,16 +103,7 @@ export function DomainForm({ mode, initial, submitLabel, busyLabel, onSubmit, on
           {(control) => <input {...control} type="url" name={field} inputMode="url" value={values[field]} onInput={set(field)} />}
         </Field>
       ))}
-      <div class="button-row">
-        <button type="submit" class="button-primary" aria-disabled={busy}>
-          {busy ? busyLabel : submitLabel}
-        </button>
-        {onCancel !== undefined && (
-          <button type="button" onClick={onCancel}>
-            Cancel
-          </button>
-        )}
-      </div>
+      <FormButtons busy={busy} submitLabel={submitLabel} busyLabel={busyLabel} onCancel={onCancel} />
     </form>
   );
 }

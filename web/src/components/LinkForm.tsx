@@ -3,6 +3,7 @@ import { ApiError, type Domain } from '../api.ts';
 import { linkFieldOf, errorMessage, type LinkField } from '../errors.ts';
 import { DomainSelect } from './DomainSelect.tsx';
 import { ErrorMessage, Field } from './Field.tsx';
+import { FormButtons } from './FormButtons.tsx';
 
 export interface LinkFormValues {
   url: string;
@@ -133,16 +134,7 @@ export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, 
       >
         {(control) => <input {...control} type="text" name="tags" autoComplete="off" value={values.tags} onInput={set('tags')} />}
       </Field>
-      <div class="button-row">
-        <button type="submit" class="button-primary" aria-disabled={busy}>
-          {busy ? busyLabel : submitLabel}
-        </button>
-        {onCancel !== undefined && (
-          <button type="button" onClick={onCancel}>
-            Cancel
-          </button>
-        )}
-      </div>
+      <FormButtons busy={busy} submitLabel={submitLabel} busyLabel={busyLabel} onCancel={onCancel} />
     </form>
   );
 }
