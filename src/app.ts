@@ -12,6 +12,7 @@ import { onClientError, onFrameworkError, registerErrorHandlers } from './http/e
 import { BODY_LIMIT_BYTES } from './http/links.ts';
 import { serverFactoryOf, type RedirectEdge } from './http/server.ts';
 import type { Lifecycle } from './lifecycle.ts';
+import analytics from './plugins/analytics.ts';
 import api from './plugins/api.ts';
 import auth from './plugins/auth.ts';
 import clicks from './plugins/clicks.ts';
@@ -34,6 +35,7 @@ export const PARTS: readonly Part[] = [
   redis,
   readPath,
   domains,
+  analytics,
   clicks,
   writePath,
   auth,

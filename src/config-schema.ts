@@ -1,7 +1,7 @@
 // The machinery behind src/config.ts: a setting is one environment variable declared once, and from
 // its declaration come its check, its value's type, its error message and its row in the README.
 
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Type, type StaticDecode, type TInteger, type TNumberOptions, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
@@ -156,6 +156,15 @@ export function domainList(env: string) {
 /** The domains of a file, one a line, `#` for comments; unset: none. */
 export function domainFile(env: string) {
   return Type.Decode(optional(Type.String()), (path): ReadonlySet<string> => (path === undefined ? new Set() : fileDomains(env, path)));
+}
+
+export function isReadableFile(raw: string): boolean {
+  try {
+    accessSync(raw, constants.R_OK);
+    return statSync(raw).isFile();
+  } catch {
+    return false;
+  }
 }
 
 export function isTrustProxy(raw: string): boolean {

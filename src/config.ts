@@ -20,7 +20,9 @@ import {
   urlOf,
 } from './config-schema.ts';
 import type { Decoded, Env, Settings } from './config-schema.ts';
+import { isReadableFile } from './config-schema.ts';
 import { CODE_LENGTH_MAX, CODE_LENGTH_MIN } from './core/codes.ts';
+import { ANALYTICS_PARTS, isAnalyticsPart, type AnalyticsPart } from './core/dimensions.ts';
 import { requestHostName } from './core/domains.ts';
 
 export const DEV_CODE_SECRET = 'dev-only-secret-change-me-in-production';
@@ -462,6 +464,42 @@ export const SETTINGS = {
     doc:
       'most distinct links counted between two flushes, and most (link, day) counts waiting for Postgres; ' +
       'clicks beyond it are dropped, counted in `shortener_clicks_dropped_total` and logged',
+  },
+  analyticsEnabled: {
+    env: 'ANALYTICS_ENABLED',
+    schema: Type.Boolean({ default: true }),
+    doc:
+      'click analytics (referrers, countries, devices, browsers, systems, languages, QR scans, unique visitors, ' +
+      'visits to unknown codes), see [Click analytics](#click-analytics); `false`: only the click counts',
+  },
+  analyticsDimensions: {
+    env: 'ANALYTICS_DIMENSIONS',
+    schema: Type.Decode(
+      commaList(isAnalyticsPart),
+      (parts) => new Set<AnalyticsPart>(parts.length === 0 ? ANALYTICS_PARTS : (parts as AnalyticsPart[])),
+    ),
+    expected: `a comma-separated list of ${ANALYTICS_PARTS.join(', ')}`,
+    shownDefault: 'all of them',
+    doc: `what analytics keeps, a comma-separated list of \`${ANALYTICS_PARTS.join('`, `')}\` (\`city\` needs a city database in \`GEOIP_DATABASE\`)`,
+  },
+  analyticsValuesMax: {
+    env: 'ANALYTICS_VALUES_MAX',
+    schema: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+    doc:
+      'most values kept per link, day and dimension (four times as many per workspace), and unknown codes kept per domain and day; ' +
+      'the rest is counted as `other`',
+  },
+  analyticsRetentionDays: {
+    env: 'ANALYTICS_RETENTION_DAYS',
+    schema: Type.Integer({ minimum: 0, maximum: 36_500, default: 400 }),
+    doc: 'days the daily click counts and the analytics are kept; a month is dropped once all its days are older. `0`: kept for ever',
+  },
+  geoipDatabase: {
+    env: 'GEOIP_DATABASE',
+    schema: optional(Type.Refine(Type.String(), isReadableFile)),
+    expected: 'the path of a readable MMDB file',
+    shownDefault: 'the country database shipped with the package',
+    doc: 'an MMDB file to read countries from instead (GeoLite2-Country or -City, DB-IP); with a city database, `city` is kept too',
   },
 } satisfies Settings;
 

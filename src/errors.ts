@@ -38,6 +38,12 @@ export const ERRORS = {
   SESSION_EXPIRED: { status: 401, message: 'The session has expired or was closed; sign in again.' },
   IDEMPOTENCY_KEY_INVALID: { status: 400, message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.' },
   STATS_RANGE_INVALID: { status: 400, message: 'from and to must be dates (YYYY-MM-DD), from not after to, at most 366 days apart.' },
+  STATS_QUERY_INVALID: {
+    status: 400,
+    message:
+      'dimensions must be a comma-separated list of referrer, country, city, device, browser, os, language, source (or all), ' +
+      'and limit an integer from 1 to 100.',
+  },
   TITLE_INVALID: { status: 400, message: 'title must be at most 200 characters, without control characters.' },
   TAGS_INVALID: {
     status: 400,

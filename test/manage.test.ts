@@ -235,12 +235,16 @@ describe('stats', () => {
       from: '2026-03-01',
       to: '2026-03-04',
       total: { clicks: 7, botClicks: 2 },
+      // No rollups were written by hand: no visitors.
+      range: { clicks: 7, botClicks: 2, visitors: 0 },
       daily: [
-        { day: '2026-03-01', clicks: 5, botClicks: 2 },
-        { day: '2026-03-02', clicks: 0, botClicks: 0 },
-        { day: '2026-03-03', clicks: 2, botClicks: 0 },
-        { day: '2026-03-04', clicks: 0, botClicks: 0 },
+        { day: '2026-03-01', clicks: 5, botClicks: 2, visitors: 0 },
+        { day: '2026-03-02', clicks: 0, botClicks: 0, visitors: 0 },
+        { day: '2026-03-03', clicks: 2, botClicks: 0, visitors: 0 },
+        { day: '2026-03-04', clicks: 0, botClicks: 0, visitors: 0 },
       ],
+      dimensions: {},
+      visitorsError: 1.04 / 64,
     });
     const byDefault = await app.inject({ url: `/links/${code}/stats`, headers: bearer(alice) });
     assert.equal(byDefault.json<{ daily: unknown[] }>().daily.length, 30);
@@ -252,7 +256,7 @@ describe('stats', () => {
     // A parameter the route does not know is the route's own error too (README), named in the message.
     const unknown = await app.inject({ url: `/links/${code}/stats?days=7`, headers: bearer(alice) });
     assert.equal(unknown.statusCode, 400);
-    assert.equal(errorCode(unknown), 'STATS_RANGE_INVALID');
+    assert.equal(errorCode(unknown), 'STATS_QUERY_INVALID');
     assert.match(unknown.json<{ error: { message: string } }>().error.message, /querystring has an unknown field "days"/);
   });
 });

@@ -109,7 +109,8 @@ test('an instance of the release before serves every redirect while the migratio
   await new Promise((resolve) => setTimeout(resolve, 300));
   migrated.resolve();
   const { answers, failures } = await asking;
-  assert.deepEqual(applied, ['0007_domains.sql', '0008_domain_keys.sql']);
+  // 0007 and 0008, and every later migration (0010 makes link_clicks_daily partitioned while the release before writes clicks into it).
+  assert.deepEqual(applied, (await readdir(MIGRATIONS_DIR)).filter((file) => file.endsWith('.sql') && file >= '0007').sort());
   // What the README's rolling upgrade says: once the keys are swapped, the release before can no
   // longer create (its INSERT names the old key): a fast 503, and its redirects go on.
   const late = await fetch(`${server.url}/links`, {

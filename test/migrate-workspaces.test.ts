@@ -54,7 +54,10 @@ test('links and keys of the release before move into the default workspace with 
     await client.query("INSERT INTO idempotency_keys (scope, key, request_hash, code) VALUES (1, 'retry-1', $1, 'old-owned')", [hash]);
   });
 
-  assert.deepEqual(await migrate(url, log), ['0005_workspaces.sql', '0006_link_list.sql', '0007_domains.sql', '0008_domain_keys.sql']);
+  assert.deepEqual(
+    await migrate(url, log),
+    (await readdir(MIGRATIONS_DIR)).filter((file) => file.endsWith('.sql') && file >= '0005').sort(),
+  );
   await withClient(url, async (client) => {
     const links = await client.query('SELECT code, workspace_id, owner_key_id, title, tags FROM links ORDER BY code');
     assert.deepEqual(links.rows, [

@@ -81,7 +81,7 @@ describe('the route', () => {
     code = String(created.body.code);
   });
 
-  test('an SVG by default, of the short URL, that browsers and CDNs may keep', async () => {
+  test('an SVG by default, of the short URL marked as a scan (?qr=1), that browsers and CDNs may keep', async () => {
     const res = await app.inject({ url: `/links/${code}/qr` });
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'image/svg+xml');
@@ -91,7 +91,7 @@ describe('the route', () => {
       res.body,
       /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="256" height="256" viewBox="0 0 \d+ \d+"[^>]*>.*<\/svg>$/s,
     );
-    assert.deepEqual(svgModules(res.body, 4), expected(`${TEST_BASE_URL}/${code}`));
+    assert.deepEqual(svgModules(res.body, 4), expected(`${TEST_BASE_URL}/${code}?qr=1`));
   });
 
   test('a link on a branded domain: the QR code of its own short URL, by ?domain=; the same alias on the default domain has its own', async () => {
@@ -108,9 +108,9 @@ describe('the route', () => {
       assert.equal(made.statusCode, 201, made.body);
     }
     const branded = await app.inject({ url: '/links/poster/qr?domain=qr.example.com' });
-    assert.deepEqual(svgModules(branded.body, 4), expected('https://qr.example.com/poster'));
+    assert.deepEqual(svgModules(branded.body, 4), expected('https://qr.example.com/poster?qr=1'));
     const plain = await app.inject({ url: '/links/poster/qr' });
-    assert.deepEqual(svgModules(plain.body, 4), expected(`${TEST_BASE_URL}/poster`));
+    assert.deepEqual(svgModules(plain.body, 4), expected(`${TEST_BASE_URL}/poster?qr=1`));
     const unknown = await app.inject({ url: '/links/poster/qr?domain=nowhere.example.com' });
     assert.equal(unknown.statusCode, 404);
   });
@@ -121,13 +121,16 @@ describe('the route', () => {
     assert.equal(png.headers['content-type'], 'image/png');
     const { width, height } = readPng(png.rawPayload);
     assert.deepEqual([width, height], [300, 300]);
-    const symbol = expected(`${TEST_BASE_URL}/${code}`, 'H');
+    const symbol = expected(`${TEST_BASE_URL}/${code}?qr=1`, 'H');
     assert.deepEqual(pngModules(png.rawPayload, symbol.length, 2), symbol);
 
     const accepted = await app.inject({ url: `/links/${code}/qr`, headers: { accept: 'image/png' } });
     assert.equal(accepted.headers['content-type'], 'image/png');
     assert.deepEqual(readPng(accepted.rawPayload).width, 256);
-    assert.deepEqual(pngModules(accepted.rawPayload, expected(`${TEST_BASE_URL}/${code}`).length, 4), expected(`${TEST_BASE_URL}/${code}`));
+    assert.deepEqual(
+      pngModules(accepted.rawPayload, expected(`${TEST_BASE_URL}/${code}?qr=1`).length, 4),
+      expected(`${TEST_BASE_URL}/${code}?qr=1`),
+    );
     const svgPreferred = await app.inject({ url: `/links/${code}/qr`, headers: { accept: 'image/png;q=0.5, image/svg+xml' } });
     assert.equal(svgPreferred.headers['content-type'], 'image/svg+xml');
     const browser = await app.inject({ url: `/links/${code}/qr`, headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });

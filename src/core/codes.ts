@@ -46,6 +46,7 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   'workspace',
   'workspaces',
   'domains',
+  'stats',
 ]);
 
 /** The code if it has the shape of a link code (generated or alias), else undefined. */

@@ -180,13 +180,17 @@ async function removeInTransaction(db: Queryable, workspaceId: number, host: str
     [id],
   );
   await db.query(
+    'DELETE FROM click_rollups r USING links l WHERE l.domain_id = $1 AND l.deleted AND r.domain_id = l.domain_id AND r.code = l.code',
+    [id],
+  );
+  await db.query(
     'DELETE FROM idempotency_keys k USING links l WHERE l.domain_id = $1 AND l.deleted AND k.domain_id = l.domain_id AND k.code = l.code',
     [id],
   );
   await db.query('DELETE FROM links WHERE domain_id = $1 AND deleted', [id]);
   let moved: Link[] = [];
   if (moveTo !== null) {
-    // Totals, days and Idempotency-Keys follow by ON UPDATE CASCADE (migrations/0008).
+    // Totals, days, rollups and Idempotency-Keys follow by ON UPDATE CASCADE (migrations/0008, 0009).
     const { rows } = await db.query<MovedRow>(
       `UPDATE links SET domain_id = $2, version = version + 1 WHERE domain_id = $1
        RETURNING code, url, expires_at, disabled, version`,

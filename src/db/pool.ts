@@ -41,3 +41,31 @@ export function createPool(
 export interface Queryable {
   query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
 }
+
+/**
+ * Runs `work` in a transaction on a connection of its own: committed if it resolves, rolled back
+ * if it throws. A connection that failed mid-transaction is not given back to the pool.
+ */
+export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let failed: unknown;
+  // A connection lost while checked out emits 'error' as well as failing the query under way;
+  // without a listener that would be an uncaught exception (pool.query() listens for itself).
+  const lost = (err: Error): void => {
+    failed ??= err;
+  };
+  client.on('error', lost);
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    failed = err;
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.off('error', lost);
+    client.release(failed instanceof Error ? failed : undefined);
+  }
+}

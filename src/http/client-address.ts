@@ -26,6 +26,15 @@ export function clientOfReader(
   trust: TrustProxy | undefined,
   log: Logger,
 ): (peer: string | undefined, forwardedFor: string | undefined) => string {
+  const addressOf = addressOfReader(trust, log);
+  return (peer, forwardedFor) => clientKey(addressOf(peer, forwardedFor));
+}
+
+/** The client's address itself (its country, for analytics): the peer, or the forwarded address TRUST_PROXY believes. */
+export function addressOfReader(
+  trust: TrustProxy | undefined,
+  log: Logger,
+): (peer: string | undefined, forwardedFor: string | undefined) => string {
   let warned = false;
   return (peer = '', forwardedFor) => {
     if (trust === undefined) {
@@ -33,15 +42,21 @@ export function clientOfReader(
         warned = true;
         log.warn('requests carry X-Forwarded-For but TRUST_PROXY is false: every client behind the proxy shares one 404 budget');
       }
-      return clientKey(peer);
+      return peer;
     }
     // proxy-addr reads these two fields of a request, and nothing else.
     const forwarded = proxyAddr(
       { headers: { 'x-forwarded-for': forwardedFor }, socket: { remoteAddress: peer } } as unknown as IncomingMessage,
       trust,
     );
-    return clientKey(ipaddr.isValid(forwarded) ? forwarded : peer);
+    return ipaddr.isValid(forwarded) ? forwarded : peer;
   };
+}
+
+/** The client's address of a node:http request. */
+export function nodeAddressReader(trust: TrustProxy | undefined, log: Logger): (req: IncomingMessage) => string {
+  const addressOf = addressOfReader(trust, log);
+  return (req) => addressOf(req.socket.remoteAddress, req.headers['x-forwarded-for'] as string | undefined);
 }
 
 /** Reads the host a request is for from its peer address, Host and X-Forwarded-Host. */

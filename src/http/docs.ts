@@ -20,7 +20,15 @@ export async function registerDocs(app: FastifyInstance, baseUrl: string): Promi
           'signs in with a key (POST /auth/session) and then uses the same routes with its session cookie and X-CSRF-Token.',
       },
       servers: [{ url: baseUrl }],
-      tags: [{ name: 'redirect' }, { name: 'links' }, { name: 'domains' }, { name: 'keys' }, { name: 'session' }, { name: 'service' }],
+      tags: [
+        { name: 'redirect' },
+        { name: 'links' },
+        { name: 'domains' },
+        { name: 'stats' },
+        { name: 'keys' },
+        { name: 'session' },
+        { name: 'service' },
+      ],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key> (npm run keys -- create <name>)' },

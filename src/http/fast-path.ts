@@ -68,6 +68,7 @@ type ConnectionListener = (this: Server, socket: Socket) => void;
 export function fastTransport(
   answers: RawAnswers,
   client: (peer: string | undefined, forwardedFor: string | undefined) => string,
+  addressOf: (peer: string | undefined, forwardedFor: string | undefined) => string,
   hostOf: HostOf | null,
 ) {
   const transport: RedirectTransport<FastRequest, FastRequest> = {
@@ -90,6 +91,10 @@ export function fastTransport(
         ? (req) => req.request.host
         : (req) => hostOf(req.conn.socket.remoteAddress, req.request.host, req.request.forwardedHost),
     client: (req) => client(req.conn.socket.remoteAddress, req.request.forwardedFor),
+    address: (req) => addressOf(req.conn.socket.remoteAddress, req.request.forwardedFor),
+    referer: (req) => req.request.referer,
+    language: (req) => req.request.acceptLanguage,
+    qr: (req) => req.request.qr,
   };
   return transport;
 }

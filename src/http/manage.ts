@@ -8,18 +8,16 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireKey } from '../auth/authenticate.ts';
 import { changeProblem, type Principal } from '../auth/roles.ts';
 import { asShortCode } from '../core/codes.ts';
-import { statsRange } from '../core/day-range.ts';
 import { checkExpiresAt, checkTags, checkTitle } from '../core/link.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { checkTargetUrl } from '../core/url-rules.ts';
 import type { DbBreaker } from '../db/breaker.ts';
-import { readStats } from '../db/clicks.ts';
 import { findLinkDetails, type LinkChange, type LinkDetails } from '../db/links.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { LinkChanges } from '../write/link-changes.ts';
 import { linkView } from './link-view.ts';
-import { CodeParams, errors, LinkDetails as LinkDetailsSchema, LinkQuery, PatchLinkBody, Stats, StatsQuery, SECURITY } from './schemas.ts';
+import { CodeParams, errors, LinkDetails as LinkDetailsSchema, LinkQuery, PatchLinkBody, SECURITY } from './schemas.ts';
 import type { ShortUrls } from './short-urls.ts';
 
 export interface ManageDeps {
@@ -35,7 +33,7 @@ export interface ManageDeps {
  * the request's key: 401 without a key, 404 if there is no such domain or link (or it was
  * deleted, or it is another workspace's).
  */
-async function workspaceLink(
+export async function workspaceLink(
   request: FastifyRequest,
   deps: Pick<ManageDeps, 'db' | 'breaker' | 'shortUrls'>,
   raw: string,
@@ -81,32 +79,6 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
       },
     },
     async (request) => details((await workspaceLink(request, deps, request.params.code)).link),
-  );
-
-  app.get(
-    '/links/:code/stats',
-    {
-      schema: {
-        summary: "A link's clicks: totals and per UTC day",
-        description:
-          'Clicks are counted in memory and written every CLICK_FLUSH_INTERVAL_MS: the last interval is not in ' +
-          'yet. Bots and crawlers (by user agent) are counted apart. Days without clicks are zero.',
-        tags: ['links'],
-        security: SECURITY,
-        params: CodeParams,
-        querystring: StatsQuery,
-        response: { 200: Stats, ...errors(400, 401, 404, 503) },
-      },
-      config: { queryError: 'STATS_RANGE_INVALID' },
-    },
-    async (request) => {
-      const { link } = await workspaceLink(request, deps, request.params.code);
-      const range = statsRange(request.query.from, request.query.to, Date.now());
-      if (range === undefined) throw new AppError('STATS_RANGE_INVALID');
-      const stats = await deps.breaker.run(() => readStats(deps.db, link, range));
-      if (stats === undefined) throw new AppError('LINK_NOT_FOUND');
-      return { code: link.code, ...range, ...stats };
-    },
   );
 
   app.patch(

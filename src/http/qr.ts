@@ -1,4 +1,6 @@
-// GET /links/:code/qr: the QR code of a link's short URL, as SVG (the default) or PNG.
+// GET /links/:code/qr: the QR code of a link's short URL, as SVG (the default) or PNG. It encodes
+// the short URL with the query QR_QUERY (`?qr=1`), which redirects the same and tells analytics
+// that the click came from the QR code (source `qr`).
 //
 // Public, like the short URL it encodes: anyone who has the short URL can draw its QR code, so an
 // API key would protect nothing. A code gets one only while it redirects: an unknown code is a
@@ -15,6 +17,7 @@ import { asShortCode } from '../core/codes.ts';
 import { linkKey, storedHostOf } from '../core/domains.ts';
 import { qrMatrix, qrPng, qrSvg, type QrLevel } from '../core/qr-image.ts';
 import { AppError } from '../errors.ts';
+import { QR_QUERY } from './request-head.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
 import type { HostTable } from '../resolve/hosts.ts';
 import type { Resolver } from '../resolve/resolver.ts';
@@ -133,7 +136,7 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
       if (client !== undefined && entry !== ABSENT) limit?.refund(client);
     }
     if (entry === undefined || !isRedirect(entry)) throw new AppError(entry?.answer ?? 'LINK_NOT_FOUND');
-    return shortUrls.of({ domainId: domain.id, code: shape as string }).shortUrl;
+    return `${shortUrls.of({ domainId: domain.id, code: shape as string }).shortUrl}?${QR_QUERY}`;
   };
 
   app.get<{ Params: { code: string }; Querystring: Record<string, string | undefined> }>(
@@ -142,6 +145,7 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
       schema: {
         summary: "The QR code of a link's short URL",
         description:
+          `It encodes the short URL with ?${QR_QUERY}, which redirects the same and counts the click as a scan (source qr). ` +
           'SVG by default; PNG with format=png or an Accept header that prefers image/png. No API key needed. ' +
           '404 for an unknown code, 410 for an expired or disabled link.',
         tags: ['links'],

@@ -17,12 +17,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ABSENT, isRedirect, type CacheEntry, type LinkCache, type RedirectTarget } from '../cache/link-cache.ts';
 import { asShortCode } from '../core/codes.ts';
+import type { VisitRecorder } from '../analytics/visits.ts';
 import type { LinkKey } from '../core/domains.ts';
 import { isAppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
 import type { HostTable, ServedDomain } from '../resolve/hosts.ts';
 import type { Resolver } from '../resolve/resolver.ts';
 import type { NotFoundLimit } from './not-found-limit.ts';
+import { QR_QUERY } from './request-head.ts';
 import { errors } from './schemas.ts';
 import { ANSWERS, createEntryWriter, isPrebuilt, prebuilt, writeAnswer, writePrebuilt, type Prebuilt } from './respond.ts';
 
@@ -40,6 +42,8 @@ export interface RedirectDeps {
   notFoundLimit: NotFoundLimit | null;
   /** Told of every answer: click counts and metrics (see redirect-observer.ts). */
   observer: RedirectObserver;
+  /** Told of each link's redirect and each unknown code, with the request's raw fields (analytics/visits.ts); null: analytics off. */
+  visits: VisitRecorder | null;
 }
 
 /** What the handler reports; called on the hot path, so each call must cost next to nothing. */
@@ -72,6 +76,12 @@ export interface RedirectTransport<Q, R> {
   host(req: Q): string | undefined;
   /** The client whose 404 budget the request spends (see client-address.ts). */
   client(req: Q): string;
+  /** The client's address, by TRUST_PROXY's rule (analytics: its country and the visitor hash). */
+  address(req: Q): string;
+  referer(req: Q): string | undefined;
+  language(req: Q): string | undefined;
+  /** The request came through the link's QR code (its query is QR_QUERY, request-head.ts). */
+  qr(req: Q): boolean;
 }
 
 export interface RedirectHandler<Q = IncomingMessage, R = ServerResponse> {
@@ -86,7 +96,7 @@ export interface RedirectHandler<Q = IncomingMessage, R = ServerResponse> {
 }
 
 export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTransport<Q, R>): RedirectHandler<Q, R> {
-  const { hosts, unknownHostRedirect, cache, codeSpace, resolver, log, slowRequestMs, notFoundLimit: limit, observer } = deps;
+  const { hosts, unknownHostRedirect, cache, codeSpace, resolver, log, slowRequestMs, notFoundLimit: limit, observer, visits } = deps;
   const limited = prebuilt('NOT_FOUND_RATE_LIMITED', { 'retry-after': String(limit?.retryAfterSeconds ?? 1) });
 
   /** Something threw while answering: the response still ends, and nothing becomes an unhandled rejection. */
@@ -105,7 +115,10 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
   };
 
   const report = (req: Q, res: R, key: string, started: number): void => {
-    observer.answered(io.userAgent(req), io.status(res), key, started);
+    const status = io.status(res);
+    observer.answered(io.userAgent(req), status, key, started);
+    if (visits !== null && status === 302 && key !== '')
+      visits.record(key, io.userAgent(req), io.referer(req), io.language(req), io.address(req), io.qr(req));
   };
 
   /**
@@ -118,6 +131,7 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
       write(res, key, entry);
       return key;
     }
+    if (entry === ABSENT) visits?.orphan(domain.id, key.slice(domain.prefix.length));
     const fallback = entry === ABSENT ? domain.notFoundRedirect : domain.expiredRedirect;
     write(res, key, fallback ?? entry);
     return fallback === null ? key : '';
@@ -247,14 +261,23 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
   };
 }
 
+const QR_SUFFIX = `?${QR_QUERY}`;
+
 /** The key a path that is no code is reported under: none. */
 const ABSENT_KEY = '' as LinkKey;
 
-/** The handler's transport on node:http: `clientAddress` and `hostOf` read TRUST_PROXY's rule (client-address.ts). */
+/** How node:http's requests are read by TRUST_PROXY's rule (client-address.ts). */
+export interface NodeReaders {
+  /** The client whose 404 budget a request spends. */
+  readonly clientOf: (req: IncomingMessage) => string;
+  readonly addressOf: (req: IncomingMessage) => string;
+  readonly hostOf: (req: IncomingMessage) => string | undefined;
+}
+
+/** The handler's transport on node:http. */
 export function nodeTransport(
   cacheControl: string,
-  clientAddress: (req: IncomingMessage) => string,
-  hostOf: (req: IncomingMessage) => string | undefined,
+  { clientOf, addressOf, hostOf }: NodeReaders,
 ): RedirectTransport<IncomingMessage, ServerResponse> {
   return {
     writeEntry: createEntryWriter(cacheControl),
@@ -267,7 +290,11 @@ export function nodeTransport(
     status: (res) => (res.writableEnded ? res.statusCode : 0),
     userAgent: (req) => req.headers['user-agent'],
     host: hostOf,
-    client: clientAddress,
+    client: clientOf,
+    address: addressOf,
+    referer: (req) => req.headers.referer,
+    language: (req) => req.headers['accept-language'],
+    qr: (req) => req.url !== undefined && req.url.endsWith(QR_SUFFIX) && req.url.indexOf('?') === req.url.length - QR_SUFFIX.length,
   };
 }
 

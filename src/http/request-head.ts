@@ -23,9 +23,14 @@ export interface RequestHead {
   readonly forwardedFor: string | undefined;
   readonly forwardedHost: string | undefined;
   readonly acceptLanguage: string | undefined;
+  /** The query is exactly QR_QUERY: the click came from the link's QR code. */
+  readonly qr: boolean;
   /** Bytes of the head, its final CR LF included: the next request starts after them. */
   readonly length: number;
 }
+
+/** The query of the short URL a link's QR code encodes (http/qr.ts): its clicks are counted as scans. */
+export const QR_QUERY = 'qr=1';
 
 /** The head is not all here yet. */
 export const INCOMPLETE = 0;
@@ -98,6 +103,7 @@ export function parseHead(buf: Buffer, start: number): ParseResult {
     while (i < end && QUERY[buf[i] as number] === 1) i++;
     if (i >= end) return tooLong(start, end);
   }
+  const qr = i - pathEnd === QR_QUERY.length + 1 && prefixOf(buf, pathEnd + 1, i, QR_QUERY);
   if (buf[i] !== SP || pathEnd === pathStart) return HANDOFF;
   i++;
   // Version: "HTTP/1.1" or "HTTP/1.0", then CR LF.
@@ -187,7 +193,7 @@ export function parseHead(buf: Buffer, start: number): ParseResult {
   if (http11 ? hosts !== 1 || connection === 'close' : connection !== 'keep-alive') return HANDOFF;
   if (connection !== undefined && connection !== 'keep-alive' && connection !== 'close') return HANDOFF;
   const path = buf.toString('latin1', pathStart, pathEnd);
-  return { head, path, host, userAgent, referer, forwardedFor, forwardedHost, acceptLanguage, length: i - start };
+  return { head, path, host, userAgent, referer, forwardedFor, forwardedHost, acceptLanguage, qr, length: i - start };
 }
 
 /** Whether the bytes from `from` to `to` begin `expected` (all of them, or as many as there are). */

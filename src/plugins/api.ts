@@ -6,6 +6,7 @@ import { registerHealth } from '../http/health.ts';
 import { registerMetricsRoute } from '../http/metrics.ts';
 import { linksRoutes } from '../http/links.ts';
 import { manageRoutes } from '../http/manage.ts';
+import { statsRoutes } from '../http/stats.ts';
 import { qrRoutes } from '../http/qr.ts';
 import { importRoutes } from '../http/import.ts';
 import { domainsRoutes } from '../http/domains.ts';
@@ -48,6 +49,14 @@ const api: Part = async function apiPart(app, { config, log, lifecycle }) {
     ...(createRouteConfig === undefined ? {} : { createRouteConfig }),
   });
   await app.register(manageRoutes, { db, breaker, links, shortUrls, policy });
+  await app.register(statsRoutes, {
+    db,
+    breaker,
+    statsDb: app.listDb,
+    statsBreaker: app.listBreaker,
+    shortUrls,
+    kept: app.visits?.dimensions ?? [],
+  });
   await app.register(linkListRoutes, { db: app.listDb, lists: app.linkLists, breaker: app.listBreaker, shortUrls });
   await app.register(domainsRoutes, {
     db,

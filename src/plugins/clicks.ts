@@ -3,6 +3,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { addClicksAndRollups } from '../db/analytics.ts';
 import { addClicks } from '../db/clicks.ts';
 import { ClickFlusher } from '../write/click-flusher.ts';
 import type { PartOptions } from './options.ts';
@@ -16,9 +17,14 @@ declare module 'fastify' {
 
 export default fp(
   async function clicksPart(app: FastifyInstance, { config, log }: PartOptions) {
-    const { db, breaker, metrics } = app;
+    const { db, pool, breaker, metrics, visits } = app;
+    const limits = { valuesMax: config.analyticsValuesMax, workspaceValuesMax: 4 * config.analyticsValuesMax };
     const clicks = new ClickFlusher({
-      write: (counts) => breaker.run(() => addClicks(db, counts)),
+      write: (counts, rollups) =>
+        breaker.run<unknown>(() =>
+          rollups === null || rollups.empty ? addClicks(db, counts) : addClicksAndRollups(pool, counts, rollups, limits),
+        ),
+      analytics: visits,
       intervalMs: config.clickFlushIntervalMs,
       maxCodes: config.clickMaxCodes,
       log,
@@ -30,5 +36,5 @@ export default fp(
     clicks.start();
     app.decorate('clicks', clicks);
   },
-  { name: 'clicks', dependencies: ['postgres'] },
+  { name: 'clicks', dependencies: ['postgres', 'analytics'] },
 );

@@ -6,7 +6,14 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { trustProxyRule } from '../core/trust-proxy.ts';
 import type { RedirectTarget } from '../cache/link-cache.ts';
-import { clientAddressReader, clientOfReader, hostOfReader, hostReader } from '../http/client-address.ts';
+import {
+  addressOfReader,
+  clientAddressReader,
+  clientOfReader,
+  hostOfReader,
+  hostReader,
+  nodeAddressReader,
+} from '../http/client-address.ts';
 import { fastTransport } from '../http/fast-path.ts';
 import { NotFoundLimit } from '../http/not-found-limit.ts';
 import { rawAnswers } from '../http/raw-answers.ts';
@@ -27,7 +34,7 @@ declare module 'fastify' {
 
 export default fp(
   async function redirectPart(app: FastifyInstance, { config, log, edge }: PartOptions) {
-    const { hosts, cache, codeSpace, resolver, clicks, metrics } = app;
+    const { hosts, cache, codeSpace, resolver, clicks, metrics, visits } = app;
     const notFoundLimit =
       config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients);
     const trust = trustProxyRule(config.trustProxy);
@@ -43,13 +50,18 @@ export default fp(
       slowRequestMs: config.slowRequestMs,
       notFoundLimit,
       observer: createRedirectObserver(clicks.counter, metrics?.redirects ?? null),
+      visits,
     };
-    const handler = createRedirectHandler(deps, nodeTransport(config.redirectCacheControl, clientAddress, hostOf));
+    const readers = { clientOf: clientAddress, addressOf: nodeAddressReader(trust, log), hostOf };
+    const handler = createRedirectHandler(deps, nodeTransport(config.redirectCacheControl, readers));
     registerRedirect(app, handler);
     edge.handler = handler;
     if (config.fastPath) {
       const answers = rawAnswers(config.redirectCacheControl, config.keepAliveTimeoutMs);
-      edge.fast = createRedirectHandler(deps, fastTransport(answers, clientOfReader(trust, log), hostOfReader(trust)));
+      edge.fast = createRedirectHandler(
+        deps,
+        fastTransport(answers, clientOfReader(trust, log), addressOfReader(trust, log), hostOfReader(trust)),
+      );
     }
     // Fastify marks its routes closing before this hook: from here on it answers redirects too, with Connection: close.
     app.addHook('preClose', async () => {
@@ -60,5 +72,5 @@ export default fp(
     app.decorate('clientAddress', clientAddress);
     app.decorate('hostOf', hostOf);
   },
-  { name: 'redirect', dependencies: ['read-path', 'clicks', 'domains'] },
+  { name: 'redirect', dependencies: ['read-path', 'clicks', 'domains', 'analytics'] },
 );

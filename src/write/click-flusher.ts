@@ -14,12 +14,24 @@
 
 import type { Logger } from 'pino';
 import { msToNextUtcDay, utcDay } from '../core/day-range.ts';
+import type { Rollups } from '../analytics/rollups.ts';
 import type { ClickCount, DailyCounts } from '../db/clicks.ts';
 import { ClickCounter } from './click-counter.ts';
 
+/** Click analytics (analytics/visits.ts): taken out at each write, put back if it fails. */
+export interface RollupSource {
+  take(): Rollups;
+  putBack(batch: Rollups): void;
+}
+
 export interface ClickFlusherDeps {
-  /** Writes the counts in one statement (addClicks through the breaker); rejects on failure. */
-  write(counts: DailyCounts): Promise<unknown>;
+  /**
+   * Writes the counts in one statement (addClicks through the breaker), with the analytics'
+   * rollups in the same transaction when there are any; rejects on failure.
+   */
+  write(counts: DailyCounts, rollups: Rollups | null): Promise<unknown>;
+  /** null: analytics off. */
+  analytics?: RollupSource | null;
   intervalMs: number;
   /** Most distinct codes counted between takes, and most (code, day) pairs waiting. */
   maxCodes: number;
@@ -133,8 +145,9 @@ export class ClickFlusher {
     const pairs = this.#waitingPairs;
     this.#waiting = new Map();
     this.#waitingPairs = 0;
+    const rollups = this.#deps.analytics?.take() ?? null;
     try {
-      if (pairs > 0) await this.#deps.write(batch);
+      if (pairs > 0 || (rollups !== null && !rollups.empty)) await this.#deps.write(batch, rollups);
       this.#lastWritten = Date.now();
       if (pairs > 0) this.#deps.flushed?.(pairs);
       if (this.#failing) this.#deps.log.info({ links: pairs }, 'click counts written again');
@@ -142,6 +155,7 @@ export class ClickFlusher {
     } catch (err) {
       // Written after the counts taken meanwhile: those are newer, and stay if room runs out.
       for (const [day, byCode] of batch) this.#add(day, byCode);
+      if (rollups !== null) this.#deps.analytics?.putBack(rollups);
       if (!this.#failing) this.#deps.log.warn({ err, links: pairs }, 'click counts could not be written: kept for the next flush');
       this.#failing = true;
     } finally {

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { SHIPPED_DATABASE } from '../../src/analytics/geo.ts';
+import { ANALYTICS_PARTS } from '../../src/core/dimensions.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -284,6 +286,21 @@ const CASES: Readonly<Record<string, Case>> = {
   FAST_PATH: { key: 'fastPath', unset: true, valid: ['false', false], invalid: 'no' },
   CLICK_FLUSH_INTERVAL_MS: { key: 'clickFlushIntervalMs', unset: 5000, valid: ['1000', 1000], invalid: '3600001' },
   CLICK_MAX_CODES: { key: 'clickMaxCodes', unset: 20_000, valid: ['100', 100], invalid: '0' },
+  ANALYTICS_ENABLED: { key: 'analyticsEnabled', unset: true, valid: ['false', false], invalid: 'perhaps' },
+  ANALYTICS_DIMENSIONS: {
+    key: 'analyticsDimensions',
+    unset: new Set(ANALYTICS_PARTS),
+    valid: ['country, device', new Set(['country', 'device'])],
+    invalid: 'country,ip',
+  },
+  ANALYTICS_VALUES_MAX: { key: 'analyticsValuesMax', unset: 50, valid: ['10', 10], invalid: '0' },
+  ANALYTICS_RETENTION_DAYS: { key: 'analyticsRetentionDays', unset: 400, valid: ['0', 0], invalid: '-1' },
+  GEOIP_DATABASE: {
+    key: 'geoipDatabase',
+    unset: undefined,
+    valid: [SHIPPED_DATABASE, SHIPPED_DATABASE],
+    invalid: '/nonexistent/city.mmdb',
+  },
 };
 
 const DECLARED = Object.values(SETTINGS).map((setting) => setting.env);

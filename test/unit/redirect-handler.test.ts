@@ -58,14 +58,15 @@ async function serverWith(observer: RedirectObserver) {
     slowRequestMs: 1000,
     notFoundLimit: null,
     observer,
+    visits: null,
   };
   const handler = createRedirectHandler(
     deps,
-    nodeTransport(
-      'private, max-age=90',
-      () => '127.0.0.1',
-      (req) => req.headers.host,
-    ),
+    nodeTransport('private, max-age=90', {
+      clientOf: () => '127.0.0.1',
+      addressOf: () => '127.0.0.1',
+      hostOf: (req) => req.headers.host,
+    }),
   );
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = redirectPath(req);

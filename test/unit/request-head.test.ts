@@ -29,11 +29,19 @@ test('a redirect request is taken, with the fields later features read and the l
     forwardedFor: '203.0.113.9, 10.0.0.1',
     forwardedHost: 'go.example.com',
     acceptLanguage: 'de-CH,de;q=0.9',
+    qr: false,
     length: text.length,
   });
   assert.equal(taken('HEAD /abc HTTP/1.1\r\nHost: x\r\n\r\n').head, true);
   assert.equal(taken('GET /abc HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n').host, undefined);
   assert.equal(taken('GET /abc HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n').path, 'abc');
+});
+
+test('the query of a QR code (exactly qr=1) marks the request as a scan; any other query does not', () => {
+  assert.equal(taken('GET /abc?qr=1 HTTP/1.1\r\nHost: x\r\n\r\n').qr, true);
+  for (const query of ['', '?', '?qr', '?qr=0', '?qr=1&x=1', '?x=1&qr=1', '?qr=10', '?QR=1']) {
+    assert.equal(taken(`GET /abc${query} HTTP/1.1\r\nHost: x\r\n\r\n`).qr, false, query);
+  }
 });
 
 test("a path of a code's characters is taken whatever its length or word: the redirect handler tells codes from reserved words", () => {

@@ -1,0 +1,387 @@
+// Click analytics in Postgres (migrations/0009_analytics.sql): the rollups per link and per
+// workspace and the orphan visits, written by the click flusher in the transaction that adds the
+// click counts, one statement for every row of a kind; the daily salts; the partitions.
+
+import type pg from 'pg';
+import type { Rollups } from '../analytics/rollups.ts';
+import type { DayRange } from '../core/day-range.ts';
+import { splitKey, type LinkKey } from '../core/domains.ts';
+import { sketchLiteral } from '../core/hll.ts';
+import { addClicks, type DailyCounts } from './clicks.ts';
+import { inTransaction, type Queryable } from './pool.ts';
+
+export interface RollupLimits {
+  /** Most values per link, day and dimension (ANALYTICS_VALUES_MAX). */
+  readonly valuesMax: number;
+  /** Most values per workspace, day and dimension. */
+  readonly workspaceValuesMax: number;
+}
+
+/**
+ * Adds the click counts and the rollups in one transaction: the counts first, which lock the
+ * links' totals rows in key order, so that two instances flushing the same links take turns and
+ * each sees the values the other stored (the bound of values per link holds exactly).
+ */
+export async function addClicksAndRollups(pool: pg.Pool, counts: DailyCounts, rollups: Rollups, limits: RollupLimits): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    await addClicks(client, counts);
+    await addRollups(client, rollups, limits);
+    await addOrphans(client, rollups, limits.valuesMax);
+  });
+}
+
+/**
+ * A value already stored for its row keeps its place; a new one takes one while fewer than the
+ * bound are stored (the most clicked first), and is counted under '' (other) past it.
+ */
+const PLACED = (table: string, owner: string, limit: string) => `
+  counted AS (
+    SELECT ${owner}, day, dimension, count(*) AS n FROM ${table}
+    WHERE (${owner}, day, dimension) IN (SELECT ${owner}, day, dimension FROM input) AND value <> ''
+    GROUP BY ${owner}, day, dimension
+  ), placed AS (
+    SELECT i.${owner.split(', ').join(', i.')}, i.day, i.dimension, i.clicks, i.bot_clicks, i.visitors,
+      CASE WHEN i.value = '' OR s.value IS NOT NULL
+             OR coalesce(c.n, 0) + row_number() OVER (
+                  PARTITION BY i.${owner.split(', ').join(', i.')}, i.day, i.dimension, s.value IS NULL AND i.value <> ''
+                  ORDER BY i.clicks + i.bot_clicks DESC, i.value) <= ${limit}
+           THEN i.value ELSE '' END AS value
+    FROM input i
+    LEFT JOIN ${table} s ON ${owner
+      .split(', ')
+      .map((column) => `s.${column} = i.${column}`)
+      .join(' AND ')} AND s.day = i.day AND s.dimension = i.dimension AND s.value = i.value
+    LEFT JOIN counted c ON ${owner
+      .split(', ')
+      .map((column) => `c.${column} = i.${column}`)
+      .join(' AND ')} AND c.day = i.day AND c.dimension = i.dimension
+  )`;
+
+const ADD_LINK_ROLLUPS = `
+  WITH input AS (
+    SELECT i.domain_id, i.code, i.day, i.dimension, i.value, i.clicks, i.bot_clicks, i.visitors::integer[] AS visitors
+    FROM unnest($1::bigint[], $2::text[], $3::date[], $4::smallint[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
+      AS i (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
+    JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code
+  ), ${PLACED('click_rollups', 'domain_id, code', '$9')}
+  INSERT INTO click_rollups AS r (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
+  SELECT domain_id, code, day, dimension, value, sum(clicks), sum(bot_clicks), hll_union(visitors)
+  FROM placed GROUP BY domain_id, code, day, dimension, value
+  ORDER BY domain_id, code, day, dimension, value
+  ON CONFLICT (domain_id, code, day, dimension, value) DO UPDATE
+    SET clicks = r.clicks + excluded.clicks, bot_clicks = r.bot_clicks + excluded.bot_clicks,
+        visitors = hll_merge(r.visitors, excluded.visitors)`;
+
+const ADD_WORKSPACE_ROLLUPS = `
+  WITH input AS (
+    SELECT t.workspace_id, i.day, i.dimension, i.value, sum(i.clicks) AS clicks, sum(i.bot_clicks) AS bot_clicks,
+           hll_union(i.visitors::integer[]) AS visitors
+    FROM unnest($1::bigint[], $2::text[], $3::date[], $4::smallint[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
+      AS i (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
+    JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code
+    GROUP BY t.workspace_id, i.day, i.dimension, i.value
+  ), ${PLACED('workspace_rollups', 'workspace_id', '$9')}
+  INSERT INTO workspace_rollups AS r (workspace_id, day, dimension, value, clicks, bot_clicks, visitors)
+  SELECT workspace_id, day, dimension, value, sum(clicks), sum(bot_clicks), hll_union(visitors)
+  FROM placed GROUP BY workspace_id, day, dimension, value
+  ORDER BY workspace_id, day, dimension, value
+  ON CONFLICT (workspace_id, day, dimension, value) DO UPDATE
+    SET clicks = r.clicks + excluded.clicks, bot_clicks = r.bot_clicks + excluded.bot_clicks,
+        visitors = hll_merge(r.visitors, excluded.visitors)`;
+
+async function addRollups(db: Queryable, rollups: Rollups, limits: RollupLimits): Promise<void> {
+  const domains: number[] = [];
+  const codes: string[] = [];
+  const days: string[] = [];
+  const dimensions: number[] = [];
+  const values: string[] = [];
+  const clicks: number[] = [];
+  const bots: number[] = [];
+  const sketches: string[] = [];
+  for (const [day, byKey] of rollups.links) {
+    for (const [key, cells] of byKey) {
+      const { domainId, code } = splitKey(key as LinkKey);
+      cells.forEach((byValue, dimension) => {
+        for (const [value, cell] of byValue) {
+          domains.push(domainId);
+          codes.push(code);
+          days.push(day);
+          dimensions.push(dimension);
+          values.push(value);
+          clicks.push(cell.clicks);
+          bots.push(cell.bots);
+          sketches.push(sketchLiteral(cell.visitors));
+        }
+      });
+    }
+  }
+  if (codes.length === 0) return;
+  const params = [domains, codes, days, dimensions, values, clicks, bots, sketches];
+  await db.query(ADD_LINK_ROLLUPS, [...params, limits.valuesMax]);
+  await db.query(ADD_WORKSPACE_ROLLUPS, [...params, limits.workspaceValuesMax]);
+}
+
+const ADD_ORPHANS = `
+  WITH input AS (
+    SELECT i.domain_id, i.day, i.path, i.visits
+    FROM unnest($1::bigint[], $2::date[], $3::text[], $4::bigint[]) AS i (domain_id, day, path, visits)
+    JOIN domains d ON d.id = i.domain_id
+  ), counted AS (
+    SELECT domain_id, day, count(*) AS n FROM orphan_visits
+    WHERE (domain_id, day) IN (SELECT domain_id, day FROM input) AND path <> ''
+    GROUP BY domain_id, day
+  ), placed AS (
+    SELECT i.domain_id, i.day, i.visits,
+      CASE WHEN i.path = '' OR o.path IS NOT NULL
+             OR coalesce(c.n, 0) + row_number() OVER (PARTITION BY i.domain_id, i.day, o.path IS NULL AND i.path <> '' ORDER BY i.visits DESC, i.path) <= $5
+           THEN i.path ELSE '' END AS path
+    FROM input i
+    LEFT JOIN orphan_visits o ON o.domain_id = i.domain_id AND o.day = i.day AND o.path = i.path
+    LEFT JOIN counted c ON c.domain_id = i.domain_id AND c.day = i.day
+  )
+  INSERT INTO orphan_visits AS o (domain_id, day, path, visits)
+  SELECT domain_id, day, path, sum(visits) FROM placed GROUP BY domain_id, day, path ORDER BY domain_id, day, path
+  ON CONFLICT (domain_id, day, path) DO UPDATE SET visits = o.visits + excluded.visits`;
+
+async function addOrphans(db: Queryable, rollups: Rollups, valuesMax: number): Promise<void> {
+  const domains: number[] = [];
+  const days: string[] = [];
+  const paths: string[] = [];
+  const visits: number[] = [];
+  for (const [day, byDomain] of rollups.orphans) {
+    for (const [domainId, byPath] of byDomain) {
+      for (const [path, count] of byPath) {
+        domains.push(domainId);
+        days.push(day);
+        paths.push(path);
+        visits.push(count);
+      }
+    }
+  }
+  if (domains.length === 0) return;
+  await db.query(ADD_ORPHANS, [domains, days, paths, visits, valuesMax]);
+}
+
+/** The salt of `day`'s visitor hashes: `fresh` if no instance made one yet, else the one made. */
+export async function daySalt(db: Queryable, day: string, fresh: Buffer): Promise<Buffer> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const { rows } = await db.query<{ salt: Buffer }>(
+      `WITH made AS (INSERT INTO visitor_salts (day, salt) VALUES ($1, $2) ON CONFLICT (day) DO NOTHING RETURNING salt)
+       SELECT salt FROM made UNION ALL SELECT salt FROM visitor_salts WHERE day = $1`,
+      [day, fresh],
+    );
+    // Empty only when another instance's insert committed after this statement's snapshot: ask again.
+    if (rows[0] !== undefined) return rows[0].salt;
+  }
+  throw new Error(`no visitor salt for ${day}`);
+}
+
+/**
+ * Creates the partitions of the months from `today`'s to `monthsAhead` after it, and drops those
+ * whose days all lie `keepDays` or more before `today` (none when null). Returns how many were dropped.
+ */
+export async function maintainPartitions(db: Queryable, today: string, keepDays: number | null, monthsAhead: number): Promise<number> {
+  const { rows } = await db.query<{ dropped: number }>('SELECT analytics_partitions($1::date, $2, $3) AS dropped', [
+    today,
+    keepDays,
+    monthsAhead,
+  ]);
+  return rows[0]?.dropped ?? 0;
+}
+
+/** One value of a dimension over a range; `other`: the values past the stored bound, and past the answer's limit. */
+export interface ValueCount {
+  value: string;
+  other?: true;
+  clicks: number;
+  botClicks: number;
+  visitors: number;
+}
+
+export interface DayVisitors {
+  day: string;
+  clicks: number;
+  botClicks: number;
+  visitors: number;
+}
+
+export interface RangeAnalytics {
+  range: { clicks: number; botClicks: number; visitors: number };
+  /** Every day of the range, oldest first. */
+  daily: DayVisitors[];
+  /** Dimension id -> its values, the most clicked first, `other` last. */
+  dimensions: Map<number, ValueCount[]>;
+}
+
+interface CountRow {
+  dimension: number;
+  value: string;
+  clicks: string;
+  bot_clicks: string;
+  visitors: string;
+}
+
+interface DayRow {
+  day: string;
+  clicks: string;
+  bot_clicks: string;
+  visitors: string;
+}
+
+/** Rows of a rollup table: `owner` is the SQL condition that picks its link or workspace, with $1 and $2 free for it. */
+function rollupQueries(table: string, owner: string) {
+  return {
+    // Each day of the range (zero-filled) and the whole range, from the rows of dimension 0.
+    days: `
+      WITH rows AS (SELECT day, clicks, bot_clicks, visitors FROM ${table} WHERE ${owner} AND day BETWEEN $3 AND $4 AND dimension = 0)
+      SELECT to_char(g.day, 'YYYY-MM-DD') AS day, coalesce(r.clicks, 0)::text AS clicks, coalesce(r.bot_clicks, 0)::text AS bot_clicks,
+             coalesce(hll_estimate(r.visitors), 0)::text AS visitors
+      FROM generate_series($3::date, $4::date, interval '1 day') AS g (day) LEFT JOIN rows r ON r.day = g.day
+      UNION ALL
+      SELECT NULL, coalesce(sum(clicks), 0)::text, coalesce(sum(bot_clicks), 0)::text, coalesce(hll_estimate(hll_union(visitors)), 0)::text FROM rows
+      ORDER BY 1 NULLS LAST`,
+    // The top $6 values of each dimension in $5 over the range, and the rest as one '' (other).
+    values: `
+      WITH v AS (
+        SELECT dimension, value, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks, hll_union(visitors) AS visitors
+        FROM ${table} WHERE ${owner} AND day BETWEEN $3 AND $4 AND dimension = ANY($5::smallint[])
+        GROUP BY dimension, value
+      ), ranked AS (
+        SELECT *, row_number() OVER (PARTITION BY dimension ORDER BY value = '', clicks + bot_clicks DESC, value) AS rank FROM v
+      )
+      SELECT dimension, value, clicks::text, bot_clicks::text, visitors::text FROM (
+        SELECT dimension, CASE WHEN rank <= $6 AND value <> '' THEN value ELSE '' END AS value,
+               sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks, hll_estimate(hll_union(visitors)) AS visitors
+        FROM ranked GROUP BY 1, 2
+      ) AS top
+      ORDER BY dimension, value = '', clicks + bot_clicks DESC, value`,
+  };
+}
+
+const LINK_ROLLUPS = rollupQueries('click_rollups', 'domain_id = $1 AND code = $2');
+const WORKSPACE_ROLLUPS = rollupQueries('workspace_rollups', 'workspace_id = $1 AND $2::text IS NULL');
+
+/**
+ * Visitors per day and over `range`, and the top `limit` values of each of `dimensions` (ids) of a
+ * link or a workspace; for a link, clicks per day come from its daily counts (readStats), and this
+ * adds the visitors. Two round trips; run it through a breaker.
+ */
+export async function readRollups(
+  db: Queryable,
+  owner: { link: { domainId: number; code: string } } | { workspaceId: number },
+  range: DayRange,
+  dimensions: readonly number[],
+  limit: number,
+): Promise<RangeAnalytics> {
+  const [queries, first, second] =
+    'link' in owner ? [LINK_ROLLUPS, owner.link.domainId, owner.link.code] : [WORKSPACE_ROLLUPS, owner.workspaceId, null];
+  const days = await db.query<DayRow>(queries.days, [first, second, range.from, range.to]);
+  const whole = days.rows.pop();
+  const byDimension = new Map<number, ValueCount[]>();
+  if (dimensions.length > 0) {
+    const { rows } = await db.query<CountRow>(queries.values, [first, second, range.from, range.to, dimensions, limit]);
+    for (const row of rows) {
+      let values = byDimension.get(row.dimension);
+      if (values === undefined) {
+        values = [];
+        byDimension.set(row.dimension, values);
+      }
+      const count = { clicks: Number(row.clicks), botClicks: Number(row.bot_clicks), visitors: Number(row.visitors) };
+      values.push(row.value === '' ? { value: 'other', other: true, ...count } : { value: row.value, ...count });
+    }
+  }
+  return {
+    range: { clicks: Number(whole?.clicks ?? 0), botClicks: Number(whole?.bot_clicks ?? 0), visitors: Number(whole?.visitors ?? 0) },
+    daily: days.rows.map((row) => ({
+      day: row.day,
+      clicks: Number(row.clicks),
+      botClicks: Number(row.bot_clicks),
+      visitors: Number(row.visitors),
+    })),
+    dimensions: byDimension,
+  };
+}
+
+export interface TopLink {
+  domainId: number;
+  domainHost: string | null;
+  code: string;
+  url: string;
+  title: string | null;
+  clicks: number;
+  botClicks: number;
+}
+
+/** The workspace's `limit` most clicked live links over `range` (people and bots), from the daily counts. */
+export async function readTopLinks(db: Queryable, workspaceId: number, range: DayRange, limit: number): Promise<TopLink[]> {
+  const { rows } = await db.query<{
+    domain_id: string;
+    host: string | null;
+    code: string;
+    url: string;
+    title: string | null;
+    clicks: string;
+    bot_clicks: string;
+  }>(
+    `SELECT l.domain_id, d.host, l.code, l.url, l.title, c.clicks::text, c.bot_clicks::text
+     FROM (SELECT c.domain_id, c.code, sum(c.clicks) AS clicks, sum(c.bot_clicks) AS bot_clicks
+           FROM link_clicks_daily c JOIN link_totals t ON t.domain_id = c.domain_id AND t.code = c.code
+           WHERE t.workspace_id = $1 AND c.day BETWEEN $2 AND $3
+           GROUP BY c.domain_id, c.code
+           ORDER BY sum(c.clicks) + sum(c.bot_clicks) DESC, c.code LIMIT $4) AS c
+     JOIN links l ON l.domain_id = c.domain_id AND l.code = c.code AND NOT l.deleted
+     JOIN domains d ON d.id = l.domain_id
+     ORDER BY c.clicks + c.bot_clicks DESC, l.code`,
+    [workspaceId, range.from, range.to, limit],
+  );
+  return rows.map((row) => ({
+    domainId: Number(row.domain_id),
+    domainHost: row.host,
+    code: row.code,
+    url: row.url,
+    title: row.title,
+    clicks: Number(row.clicks),
+    botClicks: Number(row.bot_clicks),
+  }));
+}
+
+export interface OrphanVisits {
+  visits: number;
+  daily: { day: string; visits: number }[];
+  /** The most requested missing paths; `other` for those past the stored bound. */
+  top: { domainId: number; domainHost: string | null; path: string; other?: true; visits: number }[];
+}
+
+/**
+ * Requests for paths that named no link on the workspace's domains over `range`; the default
+ * domain's belong to the default workspace (1), whose keys are the operator's.
+ */
+export async function readOrphans(db: Queryable, workspaceId: number, range: DayRange, limit: number): Promise<OrphanVisits> {
+  const mine = `o.domain_id IN (SELECT id FROM domains WHERE workspace_id = $1 OR (id = 0 AND $1 = 1)) AND o.day BETWEEN $2 AND $3`;
+  const daily = await db.query<{ day: string; visits: string }>(
+    `SELECT to_char(g.day, 'YYYY-MM-DD') AS day, coalesce(sum(o.visits), 0)::text AS visits
+     FROM generate_series($2::date, $3::date, interval '1 day') AS g (day)
+     LEFT JOIN orphan_visits o ON o.day = g.day AND ${mine}
+     GROUP BY g.day ORDER BY g.day`,
+    [workspaceId, range.from, range.to],
+  );
+  const top = await db.query<{ domain_id: string; host: string | null; path: string; visits: string }>(
+    `SELECT o.domain_id, d.host, o.path, sum(o.visits)::text AS visits
+     FROM orphan_visits o JOIN domains d ON d.id = o.domain_id
+     WHERE ${mine}
+     GROUP BY o.domain_id, d.host, o.path ORDER BY o.path = '', sum(o.visits) DESC, o.path LIMIT $4`,
+    [workspaceId, range.from, range.to, limit],
+  );
+  const days = daily.rows.map((row) => ({ day: row.day, visits: Number(row.visits) }));
+  return {
+    visits: days.reduce((sum, day) => sum + day.visits, 0),
+    daily: days,
+    top: top.rows.map((row) => ({
+      domainId: Number(row.domain_id),
+      domainHost: row.host,
+      path: row.path === '' ? 'other' : row.path,
+      ...(row.path === '' ? { other: true as const } : {}),
+      visits: Number(row.visits),
+    })),
+  };
+}

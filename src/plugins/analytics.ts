@@ -1,0 +1,50 @@
+// Click analytics: the visit recorder the redirect feeds, its geography database and visitor
+// salts, and the hourly upkeep of partitions. With ANALYTICS_ENABLED=false there is no recorder
+// (the redirect calls nothing), and the upkeep still applies the retention to the daily counts.
+
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Geo, SHIPPED_DATABASE } from '../analytics/geo.ts';
+import { Upkeep } from '../analytics/retention.ts';
+import { VisitorSalts } from '../analytics/salts.ts';
+import { Visits } from '../analytics/visits.ts';
+import { daySalt } from '../db/analytics.ts';
+import type { PartOptions } from './options.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The visit recorder; null: analytics off. */
+    visits: Visits | null;
+    /** Partitions and salts, hourly. */
+    upkeep: Upkeep;
+  }
+}
+
+export default fp(
+  async function analyticsPart(app: FastifyInstance, { config, log }: PartOptions) {
+    const { db } = app;
+    const parts = config.analyticsDimensions;
+    let visits: Visits | null = null;
+    let salts: VisitorSalts | null = null;
+    if (config.analyticsEnabled) {
+      const wantsPlace = parts.has('country') || parts.has('city');
+      const geo = wantsPlace ? new Geo(config.geoipDatabase ?? SHIPPED_DATABASE) : null;
+      if (geo !== null) log.info({ geo: geo.description, cities: geo.hasCities }, 'geography database read');
+      if (parts.has('city') && geo !== null && !geo.hasCities && config.geoipDatabase !== undefined)
+        log.warn({ path: config.geoipDatabase }, 'GEOIP_DATABASE names no cities: the city dimension is not kept');
+      salts = new VisitorSalts({ salt: (day, fresh) => daySalt(db, day, fresh) }, log);
+      visits = new Visits({
+        parts,
+        geo,
+        salts,
+        bounds: { maxLinks: config.clickMaxCodes, valuesMax: config.analyticsValuesMax },
+      });
+    }
+    const upkeep = new Upkeep(db, salts, config.analyticsRetentionDays, log);
+    await upkeep.start();
+    app.addHook('onClose', async () => upkeep.stop());
+    app.decorate('visits', visits);
+    app.decorate('upkeep', upkeep);
+  },
+  { name: 'analytics', dependencies: ['postgres'] },
+);
