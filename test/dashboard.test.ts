@@ -134,7 +134,7 @@ test('sign in, create, search, open, follow, see the click, QR code, edit, disab
       rows.map((row) => Array.from(row.querySelectorAll('td'), (cell: { textContent: string | null }) => (cell.textContent ?? '').trim())),
     );
   assert.ok(days.length >= 7, `the table has every day of the range (${days.length})`);
-  assert.deepEqual(days.at(-1), ['1', '0'], 'today: one click by a person, none by bots');
+  assert.deepEqual(days.at(-1), ['1', '0', '1'], 'today: one click by a person, none by bots, one visitor');
   assert.equal(days.filter(([people]) => people !== '0').length, 1, 'and no other day has one');
   assert.ok((await page.locator('canvas').count()) > 0, 'the chart is drawn');
   await look(page, 'desktop-04-link');
@@ -150,7 +150,7 @@ test('sign in, create, search, open, follow, see the click, QR code, edit, disab
   const lastDay = await page.locator('details table tbody tr').last().locator('td').allTextContents();
   assert.deepEqual(
     lastDay.map((cell) => cell.trim()),
-    ['1', '0'],
+    ['1', '0', '1'],
     'the custom range ends today, with its click',
   );
 

@@ -5,6 +5,7 @@ import { Header } from './components/Header.tsx';
 import { StatusProvider, useAnnounce } from './components/Status.tsx';
 import { AppContext, type AppContextValue } from './context.ts';
 import { errorMessage } from './errors.ts';
+import { AnalyticsPage } from './pages/Analytics.tsx';
 import { DomainsPage } from './pages/Domains.tsx';
 import { ImportPage } from './pages/Import.tsx';
 import { KeysPage } from './pages/Keys.tsx';
@@ -120,6 +121,7 @@ function Shell() {
           <Route path="/app/links" component={LinksPage} />
           <Route path="/app/links/new" component={NewLinkPage} />
           <Route path="/app/links/:code" component={LinkPage} />
+          <Route path="/app/analytics" component={AnalyticsPage} />
           <Route path="/app/import" component={ImportPage} />
           <Route path="/app/keys" component={KeysPage} />
           <Route path="/app/domains" component={DomainsPage} />

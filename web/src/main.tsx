@@ -4,6 +4,7 @@ import './styles/base.css';
 import './styles/links.css';
 import './styles/link.css';
 import './styles/admin.css';
+import './styles/analytics.css';
 import './styles/tables.css';
 
 const root = document.getElementById('app');

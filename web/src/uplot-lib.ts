@@ -1,4 +1,4 @@
-// uPlot and its stylesheet, loaded on demand (only the link page draws a chart) as a chunk of their own.
+// uPlot and its stylesheet, loaded on demand (only the link and analytics pages draw a chart) as a chunk of their own.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 

@@ -2,15 +2,16 @@ import { useEffect, useRef } from 'preact/hooks';
 import type uPlot from 'uplot';
 import type { DailyClicks } from '../api.ts';
 
-// People and bots differ by colour and by line style (solid, dashed), so the chart reads without colour too.
+// People, bots and visitors differ by colour and by line style (solid, dashed, dotted), so the chart reads without colour too.
 const PEOPLE = '#1d4ed8';
 const BOTS = '#b45309';
+const VISITORS = '#047857';
 const HEIGHT = 260;
 const DAY = 86_400;
 const shortDay = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 /**
- * Clicks per UTC day as a uPlot line chart. It is drawn on a canvas, so it is hidden from assistive technology:
+ * Clicks per UTC day as a uPlot line chart, with the estimated visitors. It is drawn on a canvas, so it is hidden from assistive technology:
  * the panel around it gives the totals in text and the same numbers as a table.
  */
 export function ClicksChart({ daily }: { daily: DailyClicks[] }) {
@@ -23,6 +24,7 @@ export function ClicksChart({ daily }: { daily: DailyClicks[] }) {
       daily.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000),
       daily.map((d) => d.clicks),
       daily.map((d) => d.botClicks),
+      daily.map((d) => d.visitors),
     ];
     let chart: uPlot | null = null;
     let resize: ResizeObserver | null = null;
@@ -76,6 +78,7 @@ function chartOptions(plot: typeof uPlot, width: number, days: number): uPlot.Op
       { value: '{YYYY}-{MM}-{DD}' },
       { label: 'People', stroke: PEOPLE, width: 2, fill: 'rgba(29, 78, 216, 0.08)', points: { show: days <= 45 } },
       { label: 'Bots', stroke: BOTS, width: 2, dash: [6, 4], points: { show: days <= 45 } },
+      { label: 'Visitors', stroke: VISITORS, width: 2, dash: [2, 3], points: { show: days <= 45 } },
     ],
   };
 }

@@ -18,6 +18,7 @@ export function Header({ session, onSignOut, signingOut }: HeaderProps) {
       current: path === '/app' || path === '/app/links' || (path.startsWith('/app/links/') && path !== '/app/links/new'),
     },
     ...(can.canCreate ? [{ href: '/app/links/new', label: 'New link', current: path === '/app/links/new' }] : []),
+    { href: '/app/analytics', label: 'Analytics', current: path === '/app/analytics' },
     ...(can.canCreate ? [{ href: '/app/import', label: 'Import', current: path === '/app/import' }] : []),
     ...(can.canManageKeys ? [{ href: '/app/keys', label: 'Keys', current: path === '/app/keys' }] : []),
     ...(can.canManageDomains ? [{ href: '/app/domains', label: 'Domains', current: path === '/app/domains' }] : []),
