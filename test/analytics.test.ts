@@ -15,6 +15,7 @@ import { bearer, errorCode, startApp } from './helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 import { startLoggedApp } from './helpers/logs.ts';
 import { startServer } from './helpers/server-process.ts';
+import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
 import { keysWith } from './helpers/workspaces.ts';
 
 /** Real User-Agents of common browsers, phones and crawlers. */
@@ -385,6 +386,34 @@ test('a graceful restart loses no click and no rollup: SIGTERM writes what was n
   assert.deepEqual(await server.exited, { code: 0, signal: null });
   const { app } = await startApp(t, database.url, BEHIND_PROXY);
   assertDimensions(await stats(app, `/links/${code}/stats?dimensions=all&limit=100`), 'after SIGTERM');
+});
+
+test('a flush Postgres cannot take keeps the rollups with the counts, and the next one writes them, each click once', async (t) => {
+  await clearOfMidnight();
+  const target = new URL(database.url);
+  const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+  await proxy.up();
+  t.after(() => proxy.down());
+  const { app } = await startApp(t, throughProxy(database.url, proxy), {
+    ...BEHIND_PROXY,
+    DB_CONNECT_TIMEOUT_MS: '500',
+    BREAKER_RESET_MS: '300',
+  });
+  const code = await create(app);
+  const [first, ...rest] = CLICKS;
+  await clickAll(app, code, [first as Click]);
+  await proxy.down();
+  await app.clicks.flush();
+  // While Postgres is away, the link keeps redirecting from the cache, and counting.
+  await clickAll(app, code, rest);
+  await app.clicks.flush();
+  await proxy.up();
+  for (const deadline = Date.now() + 10_000; app.clicks.waiting > 0 && Date.now() < deadline;) {
+    await app.clicks.flush();
+    if (app.clicks.waiting > 0) await sleep(100);
+  }
+  assertDimensions(await stats(app, `/links/${code}/stats?dimensions=all&limit=100`), 'after two failed flushes');
+  assert.equal(app.visits?.dropped, 0);
 });
 
 test('with ANALYTICS_ENABLED=false clicks are still counted and nothing else is kept', async (t) => {

@@ -42,6 +42,7 @@ const SERIES = [
   'shortener_click_flush_size',
   'shortener_clicks_waiting',
   'shortener_clicks_dropped_total',
+  'shortener_analytics_dropped_total',
   // Node's process metrics (prom-client collectDefaultMetrics).
   'process_cpu_user_seconds_total',
   'process_resident_memory_bytes',
@@ -137,6 +138,7 @@ test('/metrics names every series, and its counters move by exactly the traffic 
   assert.equal(now.samples.get('shortener_postgres_breaker_state{state="open"}'), 0);
   assert.ok((now.samples.get('shortener_click_flush_lag_seconds') ?? Infinity) < 5);
   assert.equal(now.samples.get('shortener_clicks_dropped_total'), 0);
+  assert.equal(now.samples.get('shortener_analytics_dropped_total'), 0);
   assert.ok((now.samples.get('process_cpu_user_seconds_total') ?? 0) > 0);
 
   const otherNow = await scrape(other);

@@ -32,8 +32,6 @@ export class Rollups {
   /** Day -> domain id -> path -> visits. */
   readonly orphans = new Map<string, Map<number, Map<string, number>>>();
   #pairs = 0;
-  /** Clicks dropped because `maxLinks` pairs were held already. */
-  dropped = 0;
 
   constructor(bounds: RollupBounds) {
     this.bounds = bounds;
@@ -94,13 +92,15 @@ export class Rollups {
     else byPath.set(OTHER, (byPath.get(OTHER) ?? 0) + visits);
   }
 
-  /** Adds everything `other` holds (a batch Postgres could not take) within the bounds. */
-  merge(other: Rollups): void {
+  /** Adds everything `other` holds (a batch Postgres could not take) within the bounds; returns the clicks left out. */
+  merge(other: Rollups): number {
+    let dropped = 0;
     for (const [day, byKey] of other.links) {
       for (const [key, cells] of byKey) {
         const into = this.linkDay(day, key);
         if (into === undefined) {
-          this.dropped += (cells[0]?.get('')?.clicks ?? 0) + (cells[0]?.get('')?.bots ?? 0);
+          const own = cells[0]?.get('');
+          dropped += (own?.clicks ?? 0) + (own?.bots ?? 0);
           continue;
         }
         cells.forEach((values, d) => {
@@ -111,7 +111,7 @@ export class Rollups {
     for (const [day, byDomain] of other.orphans) {
       for (const [domainId, byPath] of byDomain) for (const [path, visits] of byPath) this.orphan(day, domainId, path, visits);
     }
-    this.dropped += other.dropped;
+    return dropped;
   }
 }
 

@@ -57,6 +57,7 @@ export class Visits implements VisitRecorder {
   #qr: boolean[] = [];
   #n = 0;
   #scheduled = false;
+  #dropped = 0;
   /** Scratch: one click's value per dimension id. */
   readonly #values: (string | undefined)[];
 
@@ -87,7 +88,7 @@ export class Visits implements VisitRecorder {
   ): void {
     const i = this.#n;
     if (i >= TURN_MAX) {
-      this.#rollups.dropped++;
+      this.#dropped++;
       return;
     }
     this.#keys[i] = key;
@@ -121,7 +122,7 @@ export class Visits implements VisitRecorder {
     for (let i = 0; i < n; i++) {
       const cells = rollups.linkDay(day, this.#keys[i] as string);
       if (cells === undefined) {
-        rollups.dropped++;
+        this.#dropped++;
         continue;
       }
       const agent = this.#agents.parse(this.#userAgents[i]);
@@ -180,7 +181,15 @@ export class Visits implements VisitRecorder {
 
   /** A batch Postgres could not take: added back, after what was counted since (which stays if room runs out). */
   putBack(batch: Rollups): void {
-    this.#rollups.merge(batch);
+    this.#dropped += this.#rollups.merge(batch);
+  }
+
+  /**
+   * Clicks left out of the analytics (they are still counted): more than 65,536 in one turn of the
+   * event loop, or more links between two flushes than CLICK_MAX_CODES.
+   */
+  get dropped(): number {
+    return this.#dropped;
   }
 }
 

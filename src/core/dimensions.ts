@@ -42,18 +42,23 @@ const HOST_CHARS = /^[a-z0-9.-]+$/;
 export function referrerHost(referer: string | undefined): string {
   if (referer === undefined || referer === '') return DIRECT;
   const scheme = referer.indexOf('://');
-  let start = scheme === -1 ? 0 : scheme + 3;
+  const start = scheme === -1 ? 0 : scheme + 3;
   let end = referer.length;
   for (let i = start; i < end; i++) {
     const c = referer.charCodeAt(i);
-    // '/', '?', '#', ':' end the host; '@' ends userinfo, which is never kept.
-    if (c === 0x2f || c === 0x3f || c === 0x23 || c === 0x3a) {
+    // '/', '?' and '#' end the authority.
+    if (c === 0x2f || c === 0x3f || c === 0x23) {
       end = i;
       break;
     }
-    if (c === 0x40) start = i + 1;
   }
-  let host = referer.slice(start, end).toLowerCase();
+  let authority = referer.slice(start, end);
+  // Userinfo is never kept, nor the port.
+  const at = authority.lastIndexOf('@');
+  if (at !== -1) authority = authority.slice(at + 1);
+  const colon = authority.indexOf(':');
+  if (colon !== -1) authority = authority.slice(0, colon);
+  let host = authority.toLowerCase();
   if (host.startsWith('www.')) host = host.slice(4);
   if (host.endsWith('.')) host = host.slice(0, -1);
   if (host === '' || !HOST_CHARS.test(host)) return UNKNOWN;

@@ -4,6 +4,7 @@
 // per breaker transition, never per redirect. METRICS_ENABLED=false builds none of this.
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
+import type { Visits } from '../analytics/visits.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import type { ReplicaSet } from '../db/replicas.ts';
 import type { ResolverStats } from '../resolve/resolver.ts';
@@ -113,6 +114,8 @@ interface Watched {
   queue: Pick<WriteQueue, 'depth'>;
   breaker: Pick<DbBreaker, 'state'>;
   clicks: Pick<ClickFlusher, 'lagSeconds' | 'dropped' | 'waiting'>;
+  /** Null: analytics off. */
+  visits: Pick<Visits, 'dropped'> | null;
   /** Null: no read replicas configured. */
   replicas: Pick<ReplicaSet, 'status'> | null;
 }
@@ -231,6 +234,13 @@ export function createMetrics(): Metrics {
     'Clicks not counted: more than CLICK_MAX_CODES links waiting, or lost at shutdown.',
     'counter',
     () => [{ labels: {}, value: watched?.clicks.dropped ?? 0 }],
+  );
+  scraped(
+    registry,
+    'shortener_analytics_dropped_total',
+    'Clicks counted but left out of the analytics: more than 65,536 in one event-loop turn, or more links between flushes than CLICK_MAX_CODES.',
+    'counter',
+    () => [{ labels: {}, value: watched?.visits?.dropped ?? 0 }],
   );
   // Read at each scrape from the parts themselves.
   const gauge = (
