@@ -375,7 +375,7 @@ export const SETTINGS = {
     env: 'DB_LIST_POOL_MAX',
     schema: Type.Integer({ minimum: 1, maximum: 100, default: 2 }),
     doc:
-      'Postgres connections of a pool of their own for the link list, its search, tags and CSV exports, with a breaker of its own: ' +
+      'Postgres connections of a pool of their own for the link list, its search, tags, CSV exports and stats, with a breaker of its own: ' +
       'a slow search waits for these, never for the `DB_POOL_MAX` of redirects and writes (the embedded engine shares its one)',
   },
   dbConnectTimeoutMs: {
