@@ -31,31 +31,30 @@ export async function addClicksAndRollups(pool: pg.Pool, counts: DailyCounts, ro
 }
 
 /**
- * A value already stored for its row keeps its place; a new one takes one while fewer than the
- * bound are stored (the most clicked first), and is counted under '' (other) past it.
+ * The CTEs that place each row of `input` in `table` (owned by the `owner` columns): a value
+ * already stored for its row keeps its place; a new one takes one while fewer than `limit` are
+ * stored (the most clicked first), and is counted under '' (other) past it.
  */
-const PLACED = (table: string, owner: string, limit: string) => `
+function placed(table: string, owner: readonly string[], limit: string): string {
+  const columns = [...owner, 'day', 'dimension'];
+  const same = (a: string, b: string, names: readonly string[]) => names.map((name) => `${a}.${name} = ${b}.${name}`).join(' AND ');
+  const ofInput = columns.map((name) => `i.${name}`).join(', ');
+  return `
   counted AS (
-    SELECT ${owner}, day, dimension, count(*) AS n FROM ${table}
-    WHERE (${owner}, day, dimension) IN (SELECT ${owner}, day, dimension FROM input) AND value <> ''
-    GROUP BY ${owner}, day, dimension
+    SELECT ${columns.join(', ')}, count(*) AS n FROM ${table}
+    WHERE (${columns.join(', ')}) IN (SELECT ${columns.join(', ')} FROM input) AND value <> ''
+    GROUP BY ${columns.join(', ')}
   ), placed AS (
-    SELECT i.${owner.split(', ').join(', i.')}, i.day, i.dimension, i.clicks, i.bot_clicks, i.visitors,
+    SELECT ${ofInput}, i.clicks, i.bot_clicks, i.visitors,
       CASE WHEN i.value = '' OR s.value IS NOT NULL
              OR coalesce(c.n, 0) + row_number() OVER (
-                  PARTITION BY i.${owner.split(', ').join(', i.')}, i.day, i.dimension, s.value IS NULL AND i.value <> ''
-                  ORDER BY i.clicks + i.bot_clicks DESC, i.value) <= ${limit}
+                  PARTITION BY ${ofInput}, s.value IS NULL AND i.value <> '' ORDER BY i.clicks + i.bot_clicks DESC, i.value) <= ${limit}
            THEN i.value ELSE '' END AS value
     FROM input i
-    LEFT JOIN ${table} s ON ${owner
-      .split(', ')
-      .map((column) => `s.${column} = i.${column}`)
-      .join(' AND ')} AND s.day = i.day AND s.dimension = i.dimension AND s.value = i.value
-    LEFT JOIN counted c ON ${owner
-      .split(', ')
-      .map((column) => `c.${column} = i.${column}`)
-      .join(' AND ')} AND c.day = i.day AND c.dimension = i.dimension
+    LEFT JOIN ${table} s ON ${same('s', 'i', [...columns, 'value'])}
+    LEFT JOIN counted c ON ${same('c', 'i', columns)}
   )`;
+}
 
 const ADD_LINK_ROLLUPS = `
   WITH input AS (
@@ -63,7 +62,7 @@ const ADD_LINK_ROLLUPS = `
     FROM unnest($1::bigint[], $2::text[], $3::date[], $4::smallint[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
       AS i (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
     JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code
-  ), ${PLACED('click_rollups', 'domain_id, code', '$9')}
+  ), ${placed('click_rollups', ['domain_id', 'code'], '$9')}
   INSERT INTO click_rollups AS r (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
   SELECT domain_id, code, day, dimension, value, sum(clicks), sum(bot_clicks), hll_union(visitors)
   FROM placed GROUP BY domain_id, code, day, dimension, value
@@ -80,7 +79,7 @@ const ADD_WORKSPACE_ROLLUPS = `
       AS i (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
     JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code
     GROUP BY t.workspace_id, i.day, i.dimension, i.value
-  ), ${PLACED('workspace_rollups', 'workspace_id', '$9')}
+  ), ${placed('workspace_rollups', ['workspace_id'], '$9')}
   INSERT INTO workspace_rollups AS r (workspace_id, day, dimension, value, clicks, bot_clicks, visitors)
   SELECT workspace_id, day, dimension, value, sum(clicks), sum(bot_clicks), hll_union(visitors)
   FROM placed GROUP BY workspace_id, day, dimension, value

@@ -5,7 +5,7 @@ import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
 import type { ShortCode } from '../core/codes.ts';
 import type pg from 'pg';
-import type { Queryable } from './pool.ts';
+import { inTransaction, type Queryable } from './pool.ts';
 
 /** Where a domain sends what is not a link of its; null: the service's own answer. */
 export interface DomainFallbacks {
@@ -139,21 +139,11 @@ interface MovedRow {
  * the domain had, whose cached copies are now to be dropped everywhere.
  */
 export async function removeDomain(pool: pg.Pool, workspaceId: number, host: string, moveTo: number | null): Promise<DomainRemoval> {
-  const client = await pool.connect();
-  let failed: unknown;
-  try {
-    await client.query('BEGIN');
-    const removal = await removeInTransaction(client, workspaceId, host, moveTo);
-    await client.query(removal.outcome === 'removed' ? 'COMMIT' : 'ROLLBACK');
-    return removal;
-  } catch (err) {
-    failed = err;
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    // A connection that failed mid-transaction is not given back to the pool.
-    client.release(failed instanceof Error ? failed : undefined);
-  }
+  return inTransaction(
+    pool,
+    (client) => removeInTransaction(client, workspaceId, host, moveTo),
+    (removal) => removal.outcome === 'removed',
+  );
 }
 
 async function removeInTransaction(db: Queryable, workspaceId: number, host: string, moveTo: number | null): Promise<DomainRemoval> {

@@ -43,10 +43,15 @@ export interface Queryable {
 }
 
 /**
- * Runs `work` in a transaction on a connection of its own: committed if it resolves, rolled back
- * if it throws. A connection that failed mid-transaction is not given back to the pool.
+ * Runs `work` in a transaction on a connection of its own: committed if it resolves to a result
+ * `commit` accepts (any, by default), else rolled back, as it is if it throws. A connection that
+ * failed mid-transaction is not given back to the pool.
  */
-export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+  commit: (result: T) => boolean = () => true,
+): Promise<T> {
   const client = await pool.connect();
   let failed: unknown;
   // A connection lost while checked out emits 'error' as well as failing the query under way;
@@ -58,7 +63,7 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
   try {
     await client.query('BEGIN');
     const result = await work(client);
-    await client.query('COMMIT');
+    await client.query(commit(result) ? 'COMMIT' : 'ROLLBACK');
     return result;
   } catch (err) {
     failed = err;
