@@ -3,12 +3,27 @@
 // click counts, one statement for every row of a kind; the daily salts; the partitions.
 
 import type pg from 'pg';
-import type { Rollups } from '../analytics/rollups.ts';
 import type { DayRange } from '../core/day-range.ts';
 import { splitKey, type LinkKey } from '../core/domains.ts';
-import { sketchLiteral } from '../core/hll.ts';
+import { sketchLiteral, type Registers } from '../core/hll.ts';
 import { addClicks, type DailyCounts } from './clicks.ts';
 import { inTransaction, type Queryable } from './pool.ts';
+
+/** One value's counts of a flush (analytics/rollups.ts holds them). */
+export interface RollupCell {
+  readonly clicks: number;
+  readonly bots: number;
+  readonly visitors: Registers | null;
+}
+
+/**
+ * What a flush writes of the analytics: day -> link key -> dimension id (0: the link's own cell,
+ * value '') -> value -> counts; and day -> domain id -> unknown path -> visits.
+ */
+export interface RollupBatch {
+  readonly links: ReadonlyMap<string, ReadonlyMap<string, readonly (ReadonlyMap<string, RollupCell> | undefined)[]>>;
+  readonly orphans: ReadonlyMap<string, ReadonlyMap<number, ReadonlyMap<string, number>>>;
+}
 
 export interface RollupLimits {
   /** Most values per link, day and dimension (ANALYTICS_VALUES_MAX). */
@@ -22,7 +37,7 @@ export interface RollupLimits {
  * links' totals rows in key order, so that two instances flushing the same links take turns and
  * each sees the values the other stored (the bound of values per link holds exactly).
  */
-export async function addClicksAndRollups(pool: pg.Pool, counts: DailyCounts, rollups: Rollups, limits: RollupLimits): Promise<void> {
+export async function addClicksAndRollups(pool: pg.Pool, counts: DailyCounts, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
   await inTransaction(pool, async (client) => {
     await addClicks(client, counts);
     await addRollups(client, rollups, limits);
@@ -88,7 +103,7 @@ const ADD_WORKSPACE_ROLLUPS = `
     SET clicks = r.clicks + excluded.clicks, bot_clicks = r.bot_clicks + excluded.bot_clicks,
         visitors = hll_merge(r.visitors, excluded.visitors)`;
 
-async function addRollups(db: Queryable, rollups: Rollups, limits: RollupLimits): Promise<void> {
+async function addRollups(db: Queryable, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
   const domains: number[] = [];
   const codes: string[] = [];
   const days: string[] = [];
@@ -101,7 +116,7 @@ async function addRollups(db: Queryable, rollups: Rollups, limits: RollupLimits)
     for (const [key, cells] of byKey) {
       const { domainId, code } = splitKey(key as LinkKey);
       cells.forEach((byValue, dimension) => {
-        for (const [value, cell] of byValue) {
+        for (const [value, cell] of byValue ?? []) {
           domains.push(domainId);
           codes.push(code);
           days.push(day);
@@ -142,7 +157,7 @@ const ADD_ORPHANS = `
   SELECT domain_id, day, path, sum(visits) FROM placed GROUP BY domain_id, day, path ORDER BY domain_id, day, path
   ON CONFLICT (domain_id, day, path) DO UPDATE SET visits = o.visits + excluded.visits`;
 
-async function addOrphans(db: Queryable, rollups: Rollups, valuesMax: number): Promise<void> {
+async function addOrphans(db: Queryable, rollups: RollupBatch, valuesMax: number): Promise<void> {
   const domains: number[] = [];
   const days: string[] = [];
   const paths: string[] = [];
