@@ -7,17 +7,20 @@
 -- Unique visitors are HyperLogLog sketches (src/core/hll.ts), stored sparse: each element is a
 -- register's index (12 bits: 4096 registers, a relative standard error of 1.04/64 = 1.6 %) shifted
 -- left by 6, plus the register's rank (1..63), at most one element per register. The greatest
--- element of a register is its greatest rank, so a union is a max per register.
+-- element of a register is its greatest rank, so a union is a max per register. Unions of many
+-- sketches are written set-based where they are used (unnest, then max per x >> 6, once), never
+-- as a fold of hll_merge, which would sort the growing union again for every sketch.
 CREATE FUNCTION hll_merge(a integer[], b integer[]) RETURNS integer[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT coalesce(array_agg(m ORDER BY m), '{}') FROM (SELECT max(x) AS m FROM unnest(a || b) AS x GROUP BY x >> 6) AS r
 $$;
-CREATE AGGREGATE hll_union(integer[]) (SFUNC = hll_merge, STYPE = integer[], INITCOND = '{}');
--- Flajolet et al.'s estimate, with linear counting while it is the better one (small counts).
-CREATE FUNCTION hll_estimate(s integer[]) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+-- Flajolet et al.'s estimate from the registers set and the sum of 2^-rank over them, with linear
+-- counting while it is the better one (small counts).
+CREATE FUNCTION hll_count(set bigint, inverse_sum double precision) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT (CASE WHEN raw <= 2.5 * 4096 AND zeros > 0 THEN 4096 * ln(4096.0 / zeros) ELSE raw END)::bigint
-  FROM (SELECT (0.7213 / (1 + 1.079 / 4096)) * 4096 * 4096 / ((4096 - count(*)) + coalesce(sum(power(2::float8, -(x & 63))), 0)) AS raw,
-               4096 - count(*) AS zeros
-        FROM unnest(s) AS x) AS q
+  FROM (SELECT (0.7213 / (1 + 1.079 / 4096)) * 4096 * 4096 / ((4096 - set) + inverse_sum) AS raw, 4096 - set AS zeros) AS q
+$$;
+CREATE FUNCTION hll_estimate(s integer[]) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT hll_count(count(*), coalesce(sum(power(2::float8, -(x & 63))), 0)) FROM unnest(s) AS x
 $$;
 
 -- Per link, UTC day, dimension (src/analytics/dimensions.ts; 0 is the link's own row, value '')

@@ -6,13 +6,13 @@
 // the click flusher, and put back if Postgres could not take it.
 
 import { OTHER } from '../core/dimensions.ts';
-import { addElement, mergeRegisters, type Registers } from '../core/hll.ts';
+import { Sketch } from '../core/hll.ts';
 
 export interface Cell {
   clicks: number;
   bots: number;
   /** The people's sketch; null until one is counted. */
-  visitors: Registers | null;
+  visitors: Sketch | null;
 }
 
 /** One link's day: index 0 is the link's own cell (value ''), index d the values of dimension d. */
@@ -141,8 +141,8 @@ function countIn(cells: LinkDay, d: number, value: string, bot: boolean, element
   }
   cell.clicks++;
   if (element >= 0) {
-    cell.visitors ??= new Map();
-    addElement(cell.visitors, element);
+    cell.visitors ??= new Sketch();
+    cell.visitors.add(element);
   }
 }
 
@@ -151,7 +151,7 @@ function mergeCell(cells: LinkDay, d: number, value: string, from: Cell, valuesM
   cell.clicks += from.clicks;
   cell.bots += from.bots;
   if (from.visitors !== null) {
-    cell.visitors ??= new Map();
-    mergeRegisters(cell.visitors, from.visitors);
+    cell.visitors ??= new Sketch();
+    cell.visitors.merge(from.visitors);
   }
 }

@@ -7,8 +7,9 @@
 // No address leaves this file: only its country, and a few bits of a salted hash in a sketch.
 
 import { utcDay } from '../core/day-range.ts';
-import { dimensionId, primaryLanguage, referrerHost, type AnalyticsPart, type Dimension } from '../core/dimensions.ts';
+import { dimensionId, DIRECT, primaryLanguage, referrerHost, UNKNOWN, type AnalyticsPart, type Dimension } from '../core/dimensions.ts';
 import { hash32, hllElement } from '../core/hll.ts';
+import { Memo } from '../core/memo.ts';
 import type { Geo } from './geo.ts';
 import { Rollups, type RollupBounds } from './rollups.ts';
 import type { VisitorSalts } from './salts.ts';
@@ -40,10 +41,15 @@ export interface VisitsOptions {
 
 /** Most clicks waiting for their turn's enrichment; past it they are dropped (and counted). */
 const TURN_MAX = 65_536;
+/** Distinct Referers and Accept-Languages remembered each. */
+const MEMO_MAX = 10_000;
 
 export class Visits implements VisitRecorder {
   readonly #options: VisitsOptions;
   readonly #agents = new AgentParser();
+  // The same few Referers and Accept-Languages come again and again: each is read once.
+  readonly #referrers = new Memo(referrerHost, MEMO_MAX);
+  readonly #languages = new Memo(primaryLanguage, MEMO_MAX);
   /** The dimensions kept, as [dimension id, dimension] pairs. */
   readonly #dimensions: readonly Dimension[];
   readonly #visitors: boolean;
@@ -52,7 +58,7 @@ export class Visits implements VisitRecorder {
   #keys: string[] = [];
   #userAgents: (string | undefined)[] = [];
   #referers: (string | undefined)[] = [];
-  #languages: (string | undefined)[] = [];
+  #acceptLanguages: (string | undefined)[] = [];
   #addresses: string[] = [];
   #qr: boolean[] = [];
   #n = 0;
@@ -94,7 +100,7 @@ export class Visits implements VisitRecorder {
     this.#keys[i] = key;
     this.#userAgents[i] = userAgent;
     this.#referers[i] = referer;
-    this.#languages[i] = language;
+    this.#acceptLanguages[i] = language;
     this.#addresses[i] = address;
     this.#qr[i] = qr;
     this.#n = i + 1;
@@ -139,7 +145,7 @@ export class Visits implements VisitRecorder {
     this.#keys = [];
     this.#userAgents = [];
     this.#referers = [];
-    this.#languages = [];
+    this.#acceptLanguages = [];
     this.#addresses = [];
     this.#qr = [];
     this.#n = 0;
@@ -152,8 +158,10 @@ export class Visits implements VisitRecorder {
     place: { country: string; city: string } | undefined,
   ): string | undefined {
     switch (dimension) {
-      case 'referrer':
-        return referrerHost(this.#referers[i]);
+      case 'referrer': {
+        const referer = this.#referers[i];
+        return referer === undefined ? DIRECT : this.#referrers.get(referer);
+      }
       case 'country':
         return place?.country;
       case 'city':
@@ -164,8 +172,10 @@ export class Visits implements VisitRecorder {
         return agent.browser;
       case 'os':
         return agent.os;
-      case 'language':
-        return primaryLanguage(this.#languages[i]);
+      case 'language': {
+        const language = this.#acceptLanguages[i];
+        return language === undefined ? UNKNOWN : this.#languages.get(language);
+      }
       default:
         return this.#qr[i] === true ? 'qr' : 'link';
     }

@@ -17,23 +17,75 @@ export function hllElement(h1: number, h2: number): number {
   return (index << 6) | rank;
 }
 
-/** A sketch being filled: register index -> its element (the greatest rank seen). */
-export type Registers = Map<number, number>;
+/**
+ * A sketch being filled. While few registers are set, elements are appended as they come (a push,
+ * where a map of registers would cost a lookup and a store per click and dimension) and compacted,
+ * sorted with one element per register (its greatest rank), whenever the list has doubled; past
+ * DENSE_AT registers, it keeps every register's rank in 4 KiB instead, and an element costs a store.
+ */
+export class Sketch {
+  #elements: number[] = [];
+  #compactAt = COMPACT_MIN;
+  #ranks: Uint8Array | null = null;
 
-export function addElement(registers: Registers, element: number): void {
-  const index = element >>> 6;
-  const kept = registers.get(index);
-  if (kept === undefined || element > kept) registers.set(index, element);
+  add(element: number): void {
+    const ranks = this.#ranks;
+    if (ranks !== null) {
+      const index = element >>> 6;
+      const rank = element & 63;
+      if (rank > (ranks[index] as number)) ranks[index] = rank;
+      return;
+    }
+    this.#elements.push(element);
+    if (this.#elements.length >= this.#compactAt) this.#compact();
+  }
+
+  merge(other: Sketch): void {
+    for (const element of other.elements()) this.add(element);
+  }
+
+  /** Its elements, sorted, one per register set. */
+  elements(): readonly number[] {
+    const ranks = this.#ranks;
+    if (ranks === null) {
+      this.#compact();
+      return this.#elements;
+    }
+    const elements: number[] = [];
+    for (let index = 0; index < REGISTERS; index++) {
+      const rank = ranks[index] as number;
+      if (rank !== 0) elements.push((index << 6) | rank);
+    }
+    return elements;
+  }
+
+  #compact(): void {
+    // Sorted, a register's elements stand together, its greatest rank last.
+    const sorted = this.#elements.sort((a, b) => a - b);
+    let kept = 0;
+    for (let i = 0; i < sorted.length; i++) {
+      const element = sorted[i] as number;
+      const next = sorted[i + 1];
+      if (next === undefined || next >>> 6 !== element >>> 6) sorted[kept++] = element;
+    }
+    sorted.length = kept;
+    this.#compactAt = Math.max(COMPACT_MIN, 2 * kept);
+    if (kept >= DENSE_AT) {
+      const ranks = new Uint8Array(REGISTERS);
+      for (const element of sorted) ranks[element >>> 6] = element & 63;
+      this.#ranks = ranks;
+      this.#elements = [];
+    }
+  }
 }
 
-export function mergeRegisters(into: Registers, from: Registers): void {
-  for (const element of from.values()) addElement(into, element);
-}
+const COMPACT_MIN = 64;
+/** Registers set past which a sketch keeps them all: 4 KiB, no more than 1,024 elements take. */
+const DENSE_AT = 1024;
 
 /** The sketch as a Postgres integer[] literal, sorted: '{65,130}'. */
-export function sketchLiteral(registers: Registers | null): string {
-  if (registers === null || registers.size === 0) return '{}';
-  return `{${[...registers.values()].sort((a, b) => a - b).join(',')}}`;
+export function sketchLiteral(sketch: Pick<Sketch, 'elements'> | null): string {
+  return sketch === null ? '{}' : `{${sketch.elements().join(',')}}`;
 }
 
 /** A 32-bit hash of `text` from `seed` (murmur3's mixing), for visitor hashes and their parts. */

@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import type { DayRange } from '../core/day-range.ts';
 import { splitKey, type LinkKey } from '../core/domains.ts';
-import { sketchLiteral, type Registers } from '../core/hll.ts';
+import { sketchLiteral, type Sketch } from '../core/hll.ts';
 import { addClicks, type DailyCounts } from './clicks.ts';
 import { inTransaction, type Queryable } from './pool.ts';
 
@@ -13,7 +13,7 @@ import { inTransaction, type Queryable } from './pool.ts';
 export interface RollupCell {
   readonly clicks: number;
   readonly bots: number;
-  readonly visitors: Registers | null;
+  readonly visitors: Pick<Sketch, 'elements'> | null;
 }
 
 /**
@@ -71,33 +71,48 @@ function placed(table: string, owner: readonly string[], limit: string): string 
   )`;
 }
 
+/**
+ * CTEs ending in `name`: the rows of `from` grouped by their owner, day, dimension and value,
+ * clicks summed and sketches united set-based (every element once, the greatest per register).
+ */
+function union(from: string, owner: readonly string[], name = 'unioned'): string {
+  const key = [...owner, 'day', 'dimension', 'value'];
+  const list = key.join(', ');
+  const same = key.map((column) => `s.${column} = r.${column}`).join(' AND ');
+  return `${name}_sums AS (
+    SELECT ${list}, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks FROM ${from} GROUP BY ${list}
+  ), ${name}_sketches AS (
+    SELECT ${list}, array_agg(m ORDER BY m) AS visitors
+    FROM (SELECT ${list}, max(x) AS m FROM ${from}, unnest(visitors) AS x GROUP BY ${list}, x >> 6) AS registers
+    GROUP BY ${list}
+  ), ${name} AS (
+    SELECT s.*, coalesce(r.visitors, '{}') AS visitors FROM ${name}_sums s LEFT JOIN ${name}_sketches r ON ${same}
+  )`;
+}
+
 const ADD_LINK_ROLLUPS = `
   WITH input AS (
     SELECT i.domain_id, i.code, i.day, i.dimension, i.value, i.clicks, i.bot_clicks, i.visitors::integer[] AS visitors
     FROM unnest($1::bigint[], $2::text[], $3::date[], $4::smallint[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
       AS i (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
     JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code
-  ), ${placed('click_rollups', ['domain_id', 'code'], '$9')}
+  ), ${placed('click_rollups', ['domain_id', 'code'], '$9')}, ${union('placed', ['domain_id', 'code'])}
   INSERT INTO click_rollups AS r (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
-  SELECT domain_id, code, day, dimension, value, sum(clicks), sum(bot_clicks), hll_union(visitors)
-  FROM placed GROUP BY domain_id, code, day, dimension, value
+  SELECT domain_id, code, day, dimension, value, clicks, bot_clicks, visitors FROM unioned
   ORDER BY domain_id, code, day, dimension, value
   ON CONFLICT (domain_id, code, day, dimension, value) DO UPDATE
     SET clicks = r.clicks + excluded.clicks, bot_clicks = r.bot_clicks + excluded.bot_clicks,
         visitors = hll_merge(r.visitors, excluded.visitors)`;
 
 const ADD_WORKSPACE_ROLLUPS = `
-  WITH input AS (
-    SELECT t.workspace_id, i.day, i.dimension, i.value, sum(i.clicks) AS clicks, sum(i.bot_clicks) AS bot_clicks,
-           hll_union(i.visitors::integer[]) AS visitors
+  WITH links AS (
+    SELECT t.workspace_id, i.day, i.dimension, i.value, i.clicks, i.bot_clicks, i.visitors::integer[] AS visitors
     FROM unnest($1::bigint[], $2::text[], $3::date[], $4::smallint[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
       AS i (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
     JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code
-    GROUP BY t.workspace_id, i.day, i.dimension, i.value
-  ), ${placed('workspace_rollups', ['workspace_id'], '$9')}
+  ), ${union('links', ['workspace_id'], 'input')}, ${placed('workspace_rollups', ['workspace_id'], '$9')}, ${union('placed', ['workspace_id'])}
   INSERT INTO workspace_rollups AS r (workspace_id, day, dimension, value, clicks, bot_clicks, visitors)
-  SELECT workspace_id, day, dimension, value, sum(clicks), sum(bot_clicks), hll_union(visitors)
-  FROM placed GROUP BY workspace_id, day, dimension, value
+  SELECT workspace_id, day, dimension, value, clicks, bot_clicks, visitors FROM unioned
   ORDER BY workspace_id, day, dimension, value
   ON CONFLICT (workspace_id, day, dimension, value) DO UPDATE
     SET clicks = r.clicks + excluded.clicks, bot_clicks = r.bot_clicks + excluded.bot_clicks,
@@ -242,33 +257,51 @@ interface DayRow {
   visitors: string;
 }
 
-/** Rows of a rollup table: `owner` is the SQL condition that picks its link or workspace, with $1 and $2 free for it. */
+/**
+ * The reads of a rollup table: `owner` is the SQL condition that picks its link or workspace, with
+ * $1 and $2 free for it. Sketches are united set-based: each element of the range read once, the
+ * greatest rank kept per register, then estimated (hll_count).
+ */
 function rollupQueries(table: string, owner: string) {
   return {
-    // Each day of the range (zero-filled) and the whole range, from the rows of dimension 0.
+    // Each day of the range (zero-filled), then the whole range, from the rows of dimension 0.
     days: `
-      WITH rows AS (SELECT day, clicks, bot_clicks, visitors FROM ${table} WHERE ${owner} AND day BETWEEN $3 AND $4 AND dimension = 0)
+      WITH rows AS MATERIALIZED (
+        SELECT day, clicks, bot_clicks, visitors FROM ${table} WHERE ${owner} AND day BETWEEN $3 AND $4 AND dimension = 0
+      ), registers AS (
+        SELECT max(x & 63) AS rank FROM rows, unnest(visitors) AS x GROUP BY x >> 6
+      )
       SELECT to_char(g.day, 'YYYY-MM-DD') AS day, coalesce(r.clicks, 0)::text AS clicks, coalesce(r.bot_clicks, 0)::text AS bot_clicks,
              coalesce(hll_estimate(r.visitors), 0)::text AS visitors
       FROM generate_series($3::date, $4::date, interval '1 day') AS g (day) LEFT JOIN rows r ON r.day = g.day
       UNION ALL
-      SELECT NULL, coalesce(sum(clicks), 0)::text, coalesce(sum(bot_clicks), 0)::text, coalesce(hll_estimate(hll_union(visitors)), 0)::text FROM rows
+      SELECT NULL, (SELECT coalesce(sum(clicks), 0) FROM rows)::text, (SELECT coalesce(sum(bot_clicks), 0) FROM rows)::text,
+             hll_count(count(*), coalesce(sum(power(2::float8, -rank)), 0))::text FROM registers
       ORDER BY 1 NULLS LAST`,
     // The top $6 values of each dimension in $5 over the range, and the rest as one '' (other).
     values: `
-      WITH v AS (
-        SELECT dimension, value, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks, hll_union(visitors) AS visitors
-        FROM ${table} WHERE ${owner} AND day BETWEEN $3 AND $4 AND dimension = ANY($5::smallint[])
-        GROUP BY dimension, value
-      ), ranked AS (
-        SELECT *, row_number() OVER (PARTITION BY dimension ORDER BY value = '', clicks + bot_clicks DESC, value) AS rank FROM v
+      WITH rows AS MATERIALIZED (
+        SELECT dimension, value, clicks, bot_clicks, visitors FROM ${table}
+        WHERE ${owner} AND day BETWEEN $3 AND $4 AND dimension = ANY($5::smallint[])
+      ), v AS (
+        SELECT dimension, value, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks FROM rows GROUP BY dimension, value
+      ), shown AS (
+        SELECT dimension, value, clicks, bot_clicks,
+               CASE WHEN value <> '' AND row_number() OVER (PARTITION BY dimension ORDER BY value = '', clicks + bot_clicks DESC, value) <= $6
+                    THEN value ELSE '' END AS shown
+        FROM v
+      ), registers AS (
+        SELECT s.dimension, s.shown, max(x & 63) AS rank
+        FROM rows r JOIN shown s ON s.dimension = r.dimension AND s.value = r.value, unnest(r.visitors) AS x
+        GROUP BY s.dimension, s.shown, x >> 6
+      ), estimates AS (
+        SELECT dimension, shown, hll_count(count(*), sum(power(2::float8, -rank))) AS visitors FROM registers GROUP BY dimension, shown
       )
-      SELECT dimension, value, clicks::text, bot_clicks::text, visitors::text FROM (
-        SELECT dimension, CASE WHEN rank <= $6 AND value <> '' THEN value ELSE '' END AS value,
-               sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks, hll_estimate(hll_union(visitors)) AS visitors
-        FROM ranked GROUP BY 1, 2
-      ) AS top
-      ORDER BY dimension, value = '', clicks + bot_clicks DESC, value`,
+      SELECT s.dimension, s.shown AS value, sum(s.clicks)::text AS clicks, sum(s.bot_clicks)::text AS bot_clicks,
+             coalesce(max(e.visitors), 0)::text AS visitors
+      FROM shown s LEFT JOIN estimates e ON e.dimension = s.dimension AND e.shown = s.shown
+      GROUP BY s.dimension, s.shown
+      ORDER BY s.dimension, s.shown = '', sum(s.clicks) + sum(s.bot_clicks) DESC, s.shown`,
   };
 }
 
