@@ -4,17 +4,17 @@
 // isbot's regex. What a click costs (`node load/click-counter-bench.ts`): README, Performance.
 
 import { isbot } from 'isbot';
+import { Memo } from '../core/memo.ts';
 import type { ClickCount } from '../db/clicks.ts';
 
-/** Distinct User-Agent strings whose verdict is remembered; past it the memo starts over. */
+/** Distinct User-Agent strings whose verdict is remembered. */
 const VERDICTS_MAX = 10_000;
-const VERDICT_MAX_LENGTH = 512;
 
 export class ClickCounter {
   readonly #maxCodes: number;
   readonly #full: () => void;
   #counts = new Map<string, ClickCount>();
-  #verdicts = new Map<string, boolean>();
+  readonly #verdicts = new Memo(isbot, VERDICTS_MAX);
   #dropped = 0;
 
   /**
@@ -57,17 +57,6 @@ export class ClickCounter {
   }
 
   #isBot(userAgent: string): boolean {
-    // Real User-Agents are a few hundred characters; longer ones are judged each time rather than
-    // kept, so that made-up ones cannot fill the memo with megabytes.
-    if (userAgent.length > VERDICT_MAX_LENGTH) return isbot(userAgent);
-    let verdict = this.#verdicts.get(userAgent);
-    if (verdict === undefined) {
-      // Forgetting all at once keeps this bounded without per-hit LRU bookkeeping; the common
-      // User-Agents are back after one regex run each.
-      if (this.#verdicts.size >= VERDICTS_MAX) this.#verdicts.clear();
-      verdict = isbot(userAgent);
-      this.#verdicts.set(userAgent, verdict);
-    }
-    return verdict;
+    return this.#verdicts.get(userAgent);
   }
 }
