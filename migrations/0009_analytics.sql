@@ -8,8 +8,8 @@
 -- register's index (12 bits: 4096 registers, a relative standard error of 1.04/64 = 1.6 %) shifted
 -- left by 6, plus the register's rank (1..63), at most one element per register. The greatest
 -- element of a register is its greatest rank, so a union is a max per register. Unions of many
--- sketches are written set-based where they are used (unnest, then max per x >> 6, once), never
--- as a fold of hll_merge, which would sort the growing union again for every sketch.
+-- sketches are appended (hll_concat) and merged once, or read set-based (unnest, then max per
+-- x >> 6, once), never a fold of hll_merge, which would sort the growing union again for each.
 CREATE FUNCTION hll_merge(a integer[], b integer[]) RETURNS integer[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT coalesce(array_agg(m ORDER BY m), '{}') FROM (SELECT max(x) AS m FROM unnest(a || b) AS x GROUP BY x >> 6) AS r
 $$;
@@ -19,12 +19,22 @@ CREATE FUNCTION hll_count(set bigint, inverse_sum double precision) RETURNS bigi
   SELECT (CASE WHEN raw <= 2.5 * 4096 AND zeros > 0 THEN 4096 * ln(4096.0 / zeros) ELSE raw END)::bigint
   FROM (SELECT (0.7213 / (1 + 1.079 / 4096)) * 4096 * 4096 / ((4096 - set) + inverse_sum) AS raw, 4096 - set AS zeros) AS q
 $$;
+-- A stored sketch may hold several elements of a register (see click_rollups): the greatest counts.
 CREATE FUNCTION hll_estimate(s integer[]) RETURNS bigint LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT hll_count(count(*), coalesce(sum(power(2::float8, -(x & 63))), 0)) FROM unnest(s) AS x
+  SELECT hll_count(count(*), coalesce(sum(power(2::float8, -rank)), 0)) FROM (SELECT max(x & 63) AS rank FROM unnest(s) AS x GROUP BY x >> 6) AS r
+$$;
+-- Sketches appended, for a group of rows a flush writes as one (a register's elements may repeat).
+CREATE AGGREGATE hll_concat(integer[]) (SFUNC = array_cat, STYPE = integer[], INITCOND = '{}');
+-- The sketch a flush stores: `stored` and `added` appended while that keeps it within 4096
+-- elements (a flush's upsert then costs an array concatenation, not a sort), else merged (at most
+-- one element per register again).
+CREATE FUNCTION hll_add(stored integer[], added integer[]) RETURNS integer[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN cardinality(stored) + cardinality(added) <= 4096 THEN stored || added ELSE hll_merge(stored, added) END
 $$;
 
--- Per link, UTC day, dimension (src/analytics/dimensions.ts; 0 is the link's own row, value '')
--- and value: clicks by people, by bots, and the people's sketch. At most ANALYTICS_VALUES_MAX
+-- Per link, UTC day, dimension (src/core/dimensions.ts; 0 is the link's own row, value '')
+-- and value: clicks by people, by bots, and the people's sketch (hll_add: at most 4096 elements
+-- plus one flush's, a register's may repeat). At most ANALYTICS_VALUES_MAX
 -- values per link, day and dimension; the rest is counted under value '' ("other").
 CREATE TABLE click_rollups (
   domain_id  bigint    NOT NULL,

@@ -482,6 +482,13 @@ export const SETTINGS = {
     shownDefault: 'all of them',
     doc: `what analytics keeps, a comma-separated list of \`${ANALYTICS_PARTS.join('`, `')}\` (\`city\` needs a city database in \`GEOIP_DATABASE\`)`,
   },
+  analyticsFlushIntervalMs: {
+    env: 'ANALYTICS_FLUSH_INTERVAL_MS',
+    schema: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 60_000 }),
+    doc:
+      "how often the analytics' rollups are written to Postgres, with that flush's click counts; a crash loses at most this long's " +
+      'analytics (a graceful stop none), see [Click analytics](#click-analytics)',
+  },
   analyticsValuesMax: {
     env: 'ANALYTICS_VALUES_MAX',
     schema: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),

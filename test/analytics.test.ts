@@ -388,6 +388,35 @@ test('a graceful restart loses no click and no rollup: SIGTERM writes what was n
   assertDimensions(await stats(app, `/links/${code}/stats?dimensions=all&limit=100`), 'after SIGTERM');
 });
 
+test('the timer writes the click counts every CLICK_FLUSH_INTERVAL_MS and the analytics every ANALYTICS_FLUSH_INTERVAL_MS', async (t) => {
+  await clearOfMidnight();
+  const { app } = await startApp(t, database.url, {
+    TRUST_PROXY: 'loopback',
+    CLICK_FLUSH_INTERVAL_MS: '100',
+    ANALYTICS_FLUSH_INTERVAL_MS: '1500',
+  });
+  const code = await create(app);
+  const clicked = Date.now();
+  await clickAll(app, code, [CLICKS[0] as Click]);
+  const rollups = async () =>
+    Number(
+      (
+        await withClient(database.url, (client) =>
+          client.query<{ clicks: string }>(
+            'SELECT coalesce(sum(clicks), 0) AS clicks FROM click_rollups WHERE code = $1 AND dimension = 0',
+            [code],
+          ),
+        )
+      ).rows[0]?.clicks,
+    );
+  const counted = async () => (await stats(app, `/links/${code}/stats`)).range.clicks;
+  for (const deadline = Date.now() + 5000; (await counted()) < 3 && Date.now() < deadline;) await sleep(50);
+  assert.equal(await counted(), 3, 'the counts are written within a few click intervals');
+  if (Date.now() - clicked < 1000) assert.equal(await rollups(), 0, 'the analytics wait for their own interval');
+  for (const deadline = Date.now() + 5000; (await rollups()) < 3 && Date.now() < deadline;) await sleep(100);
+  assert.equal(await rollups(), 3);
+});
+
 test('a flush Postgres cannot take keeps the rollups with the counts, and the next one writes them, each click once', async (t) => {
   await clearOfMidnight();
   const target = new URL(database.url);

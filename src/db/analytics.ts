@@ -39,6 +39,8 @@ export interface RollupLimits {
  */
 export async function addClicksAndRollups(pool: pg.Pool, counts: DailyCounts, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
   await inTransaction(pool, async (client) => {
+    // The rollups' sorts and hashes stay in memory (a busy flush's would spill past the 4 MB default).
+    await client.query("SET LOCAL work_mem = '64MB'");
     await addClicks(client, counts);
     await addRollups(client, rollups, limits);
     await addOrphans(client, rollups, limits.valuesMax);
@@ -48,45 +50,44 @@ export async function addClicksAndRollups(pool: pg.Pool, counts: DailyCounts, ro
 /**
  * The CTEs that place each row of `input` in `table` (owned by the `owner` columns): a value
  * already stored for its row keeps its place; a new one takes one while fewer than `limit` are
- * stored (the most clicked first), and is counted under '' (other) past it.
+ * stored (the most clicked first), and is counted under '' (other) past it. Only the new values
+ * are ranked and only their rows' stored values counted: once a day's values are stored, a flush
+ * brings few.
  */
 function placed(table: string, owner: readonly string[], limit: string): string {
   const columns = [...owner, 'day', 'dimension'];
+  const list = columns.join(', ');
   const same = (a: string, b: string, names: readonly string[]) => names.map((name) => `${a}.${name} = ${b}.${name}`).join(' AND ');
   const ofInput = columns.map((name) => `i.${name}`).join(', ');
   return `
-  counted AS (
-    SELECT ${columns.join(', ')}, count(*) AS n FROM ${table}
-    WHERE (${columns.join(', ')}) IN (SELECT ${columns.join(', ')} FROM input) AND value <> ''
-    GROUP BY ${columns.join(', ')}
+  probed AS (
+    SELECT i.*, i.value = '' OR EXISTS (SELECT 1 FROM ${table} s WHERE ${same('s', 'i', [...columns, 'value'])}) AS stored FROM input i
+  ), counted AS (
+    SELECT ${list}, count(*) AS n FROM ${table}
+    WHERE (${list}) IN (SELECT ${list} FROM probed WHERE NOT stored) AND value <> ''
+    GROUP BY ${list}
   ), placed AS (
-    SELECT ${ofInput}, i.clicks, i.bot_clicks, i.visitors,
-      CASE WHEN i.value = '' OR s.value IS NOT NULL
-             OR coalesce(c.n, 0) + row_number() OVER (
-                  PARTITION BY ${ofInput}, s.value IS NULL AND i.value <> '' ORDER BY i.clicks + i.bot_clicks DESC, i.value) <= ${limit}
-           THEN i.value ELSE '' END AS value
-    FROM input i
-    LEFT JOIN ${table} s ON ${same('s', 'i', [...columns, 'value'])}
-    LEFT JOIN counted c ON ${same('c', 'i', columns)}
+    SELECT ${list}, value, clicks, bot_clicks, visitors FROM probed WHERE stored
+    UNION ALL
+    SELECT ${ofInput},
+      CASE WHEN coalesce(c.n, 0) + row_number() OVER (PARTITION BY ${ofInput} ORDER BY i.clicks + i.bot_clicks DESC, i.value) <= ${limit}
+           THEN i.value ELSE '' END,
+      i.clicks, i.bot_clicks, i.visitors
+    FROM probed i LEFT JOIN counted c ON ${same('c', 'i', columns)}
+    WHERE NOT i.stored
   )`;
 }
 
 /**
- * CTEs ending in `name`: the rows of `from` grouped by their owner, day, dimension and value,
- * clicks summed and sketches united set-based (every element once, the greatest per register).
+ * A CTE `name`: the rows of `from` grouped by their owner, day, dimension and value (several only
+ * where values went to '' or links to their workspace), clicks summed and sketches appended
+ * (hll_concat), merged once past 4096 elements.
  */
 function union(from: string, owner: readonly string[], name = 'unioned'): string {
-  const key = [...owner, 'day', 'dimension', 'value'];
-  const list = key.join(', ');
-  const same = key.map((column) => `s.${column} = r.${column}`).join(' AND ');
-  return `${name}_sums AS (
-    SELECT ${list}, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks FROM ${from} GROUP BY ${list}
-  ), ${name}_sketches AS (
-    SELECT ${list}, array_agg(m ORDER BY m) AS visitors
-    FROM (SELECT ${list}, max(x) AS m FROM ${from}, unnest(visitors) AS x GROUP BY ${list}, x >> 6) AS registers
-    GROUP BY ${list}
-  ), ${name} AS (
-    SELECT s.*, coalesce(r.visitors, '{}') AS visitors FROM ${name}_sums s LEFT JOIN ${name}_sketches r ON ${same}
+  const list = [...owner, 'day', 'dimension', 'value'].join(', ');
+  return `${name} AS (
+    SELECT ${list}, clicks, bot_clicks, CASE WHEN cardinality(visitors) > 4096 THEN hll_merge(visitors, '{}') ELSE visitors END AS visitors
+    FROM (SELECT ${list}, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks, hll_concat(visitors) AS visitors FROM ${from} GROUP BY ${list}) AS g
   )`;
 }
 
@@ -102,7 +103,7 @@ const ADD_LINK_ROLLUPS = `
   ORDER BY domain_id, code, day, dimension, value
   ON CONFLICT (domain_id, code, day, dimension, value) DO UPDATE
     SET clicks = r.clicks + excluded.clicks, bot_clicks = r.bot_clicks + excluded.bot_clicks,
-        visitors = hll_merge(r.visitors, excluded.visitors)`;
+        visitors = hll_add(r.visitors, excluded.visitors)`;
 
 const ADD_WORKSPACE_ROLLUPS = `
   WITH links AS (
@@ -116,7 +117,7 @@ const ADD_WORKSPACE_ROLLUPS = `
   ORDER BY workspace_id, day, dimension, value
   ON CONFLICT (workspace_id, day, dimension, value) DO UPDATE
     SET clicks = r.clicks + excluded.clicks, bot_clicks = r.bot_clicks + excluded.bot_clicks,
-        visitors = hll_merge(r.visitors, excluded.visitors)`;
+        visitors = hll_add(r.visitors, excluded.visitors)`;
 
 async function addRollups(db: Queryable, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
   const domains: number[] = [];

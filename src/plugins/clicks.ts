@@ -25,6 +25,7 @@ export default fp(
           rollups === null || rollups.empty ? addClicks(db, counts) : addClicksAndRollups(pool, counts, rollups, limits),
         ),
       analytics: visits,
+      analyticsIntervalMs: config.analyticsFlushIntervalMs,
       intervalMs: config.clickFlushIntervalMs,
       maxCodes: config.clickMaxCodes,
       log,

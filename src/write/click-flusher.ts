@@ -9,8 +9,13 @@
 //                                                        ▲                                 │
 //                                                        └──────────── failed: kept ◀──────┘
 //
+// The analytics' rollups (analytics/visits.ts) go with the counts in the same transaction, every
+// ANALYTICS_FLUSH_INTERVAL_MS: a rollup row costs Postgres tens of µs to upsert, and the longer
+// interval adds up more clicks per row. A failed write puts them back too.
+//
 // What a crash loses: the clicks counted since the last take (at most one interval), and every
-// count taken but not yet committed (a write under way, or kept by failed ones).
+// count taken but not yet committed (a write under way, or kept by failed ones); of the analytics,
+// at most one ANALYTICS_FLUSH_INTERVAL_MS.
 
 import type { Logger } from 'pino';
 import { msToNextUtcDay, utcDay } from '../core/day-range.ts';
@@ -32,6 +37,8 @@ export interface ClickFlusherDeps {
   write(counts: DailyCounts, rollups: Rollups | null): Promise<unknown>;
   /** null: analytics off. */
   analytics?: RollupSource | null;
+  /** How often the timer's writes take the analytics along (ANALYTICS_FLUSH_INTERVAL_MS); flush() always does. */
+  analyticsIntervalMs?: number;
   intervalMs: number;
   /** Most distinct codes counted between takes, and most (code, day) pairs waiting. */
   maxCodes: number;
@@ -50,6 +57,8 @@ export class ClickFlusher {
   /** The UTC day the counter's current interval began on: its clicks are that day's. */
   #day = utcDay(Date.now());
   #lastWritten = Date.now();
+  /** When the timer's next write takes the analytics along. */
+  #analyticsDue = Date.now();
   #dropped = 0;
   #unreported = 0;
   #failing = false;
@@ -69,12 +78,12 @@ export class ClickFlusher {
     this.#timer.unref();
   }
 
-  /** Writes every click counted so far, after any write under way; never rejects. */
-  async flush(): Promise<void> {
+  /** Writes every click counted so far, and the analytics, after any write under way; never rejects. */
+  async flush(analytics = true): Promise<void> {
     while (this.#writing !== null) await this.#writing;
     this.#take();
     // Set here, not in #write: a write with nothing to do completes before it returns.
-    const writing = this.#write();
+    const writing = this.#write(analytics || Date.now() >= this.#analyticsDue);
     this.#writing = writing;
     try {
       await writing;
@@ -116,7 +125,7 @@ export class ClickFlusher {
   tick(): void {
     this.#timer = null;
     this.#early = false;
-    if (this.#writing === null) void this.flush();
+    if (this.#writing === null) void this.flush(false);
     else this.#take();
     this.start();
   }
@@ -130,7 +139,7 @@ export class ClickFlusher {
   /** The counter filled up: take it out now, and write unless a write is under way. */
   early(): void {
     this.#early = false;
-    if (this.#writing === null) void this.flush();
+    if (this.#writing === null) void this.flush(false);
     else this.#take();
   }
 
@@ -140,15 +149,16 @@ export class ClickFlusher {
     this.#lose(this.counter.takeDropped());
   }
 
-  async #write(): Promise<void> {
+  async #write(withAnalytics: boolean): Promise<void> {
     const batch = this.#waiting;
     const pairs = this.#waitingPairs;
     this.#waiting = new Map();
     this.#waitingPairs = 0;
-    const rollups = this.#deps.analytics?.take() ?? null;
+    const rollups = withAnalytics ? (this.#deps.analytics?.take() ?? null) : null;
     try {
       if (pairs > 0 || (rollups !== null && !rollups.empty)) await this.#deps.write(batch, rollups);
       this.#lastWritten = Date.now();
+      if (withAnalytics) this.#analyticsDue = this.#lastWritten + (this.#deps.analyticsIntervalMs ?? 0);
       if (pairs > 0) this.#deps.flushed?.(pairs);
       if (this.#failing) this.#deps.log.info({ links: pairs }, 'click counts written again');
       this.#failing = false;
