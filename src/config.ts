@@ -467,10 +467,11 @@ export const SETTINGS = {
   },
   analyticsEnabled: {
     env: 'ANALYTICS_ENABLED',
-    schema: Type.Boolean({ default: true }),
+    schema: Type.Boolean({ default: false }),
     doc:
       'click analytics (referrers, countries, devices, browsers, systems, languages, QR scans, unique visitors, ' +
-      'visits to unknown codes), see [Click analytics](#click-analytics); `false`: only the click counts',
+      'visits to unknown codes), see [Click analytics](#click-analytics); off by default in this release: they cost hot ' +
+      'redirects more than a tenth of their rate (see [Performance](#performance)); `false`: only the click counts',
   },
   analyticsDimensions: {
     env: 'ANALYTICS_DIMENSIONS',

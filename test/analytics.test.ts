@@ -125,7 +125,7 @@ const CLICKS: readonly Click[] = [
 const ADDRESSES = CLICKS.map((click) => click.ip);
 const DIMENSIONS = ['referrer', 'country', 'device', 'browser', 'os', 'language', 'source'] as const;
 /** Clients behind the test's own loopback proxy: X-Forwarded-For is believed. */
-const BEHIND_PROXY = { TRUST_PROXY: 'loopback', CLICK_FLUSH_INTERVAL_MS: '3600000' };
+const BEHIND_PROXY = { ANALYTICS_ENABLED: 'true', TRUST_PROXY: 'loopback', CLICK_FLUSH_INTERVAL_MS: '3600000' };
 
 interface ValueCount {
   value: string;
@@ -391,6 +391,7 @@ test('a graceful restart loses no click and no rollup: SIGTERM writes what was n
 test('the timer writes the click counts every CLICK_FLUSH_INTERVAL_MS and the analytics every ANALYTICS_FLUSH_INTERVAL_MS', async (t) => {
   await clearOfMidnight();
   const { app } = await startApp(t, database.url, {
+    ANALYTICS_ENABLED: 'true',
     TRUST_PROXY: 'loopback',
     CLICK_FLUSH_INTERVAL_MS: '100',
     ANALYTICS_FLUSH_INTERVAL_MS: '1500',

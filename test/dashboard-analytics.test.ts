@@ -184,6 +184,7 @@ test("a link's page and the workspace's analytics page show the clicks sent, val
     PORT: String(port),
     // The clicks' addresses come in X-Forwarded-For, from the test on loopback.
     TRUST_PROXY: 'loopback',
+    ANALYTICS_ENABLED: 'true',
   });
   await app.listen({ port, host: '127.0.0.1' });
   const suffix = Date.now().toString(36);
@@ -317,7 +318,7 @@ test("a link's page and the workspace's analytics page show the clicks sent, val
 test('when the analytics cannot be read, the page says why and reads them again on "Try again"', async (t) => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const { app } = await startApp(t, database.url, { BASE_URL: base, PORT: String(port) });
+  const { app } = await startApp(t, database.url, { BASE_URL: base, PORT: String(port), ANALYTICS_ENABLED: 'true' });
   await app.listen({ port, host: '127.0.0.1' });
   const desk = await watchedPage(browser, { width: 1280, height: 800 });
   t.after(() => desk.context.close());

@@ -42,7 +42,12 @@ const statusOf = async (page: Page, url: string) => (await page.request.get(url,
 test('sign in, create, search, open, follow, see the click, QR code, edit, disable, delete, keys, import, export, sign out; a viewer only reads; the CSP holds throughout', async (t) => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const { app } = await startApp(t, database.url, { BASE_URL: base, ALLOW_PRIVATE_TARGETS: 'true', PORT: String(port) });
+  const { app } = await startApp(t, database.url, {
+    BASE_URL: base,
+    ALLOW_PRIVATE_TARGETS: 'true',
+    PORT: String(port),
+    ANALYTICS_ENABLED: 'true',
+  });
   await app.listen({ port, host: '127.0.0.1' });
   const desk = await watchedPage(browser, { width: 1280, height: 800 });
   t.after(() => desk.context.close());

@@ -37,6 +37,8 @@ export class Geo {
   readonly hasCities: boolean;
   readonly description: string;
   readonly #places = new Memo((address) => this.#lookUp(address), PLACES_MAX, 64);
+  /** One object per distinct place: analytics adds clicks up by place, by identity. */
+  readonly #distinct = new Memo<Place>(() => NOWHERE, PLACES_MAX);
   /** IPv4 /24 networks ('81.2.69') the database places as a whole. */
   readonly #networks = new Memo<Place>(() => NOWHERE, NETWORKS_MAX, 64);
 
@@ -56,6 +58,14 @@ export class Geo {
     return this.#networks.peek(network) ?? this.#places.get(v4);
   }
 
+  #one(place: Place): Place {
+    const name = `${place.country}|${place.city}`;
+    const kept = this.#distinct.peek(name);
+    if (kept !== undefined) return kept;
+    this.#distinct.set(name, place);
+    return place;
+  }
+
   #lookUp(address: string): Place {
     let found: [PlaceRecord | null, number];
     try {
@@ -64,7 +74,7 @@ export class Geo {
       return NOWHERE;
     }
     const [record, prefixLength] = found;
-    const place = record === null ? NOWHERE : placeOf(record);
+    const place = record === null ? NOWHERE : this.#one(placeOf(record));
     // The database's network holds the whole /24: its other addresses are there too.
     const dot = address.lastIndexOf('.');
     if (dot !== -1 && !address.includes(':') && prefixLength <= 24) this.#networks.set(address.slice(0, dot), place);

@@ -63,14 +63,14 @@ export class Rollups {
   }
 
   /**
-   * One click on a link's day: `element` is the visitor's sketch element (hll.ts), or -1 for a bot
-   * or when visitors are not kept; `values[d]` the click's value of dimension d (undefined: not kept).
+   * Clicks on a link's day that share every value: `from` holds their counts and their people's
+   * sketch; `values[d]` is their value of dimension d (undefined: not kept).
    */
-  count(cells: LinkDay, bot: boolean, element: number, values: readonly (string | undefined)[]): void {
-    countIn(cells, 0, '', bot, element, Number.POSITIVE_INFINITY);
+  add(cells: LinkDay, from: Cell, values: readonly (string | undefined)[]): void {
+    mergeCell(cells, 0, '', from, Number.POSITIVE_INFINITY);
     for (let d = 1; d < values.length; d++) {
       const value = values[d];
-      if (value !== undefined) countIn(cells, d, value, bot, element, this.bounds.valuesMax);
+      if (value !== undefined) mergeCell(cells, d, value, from, this.bounds.valuesMax);
     }
   }
 
@@ -131,19 +131,6 @@ function cellOf(cells: LinkDay, d: number, value: string, valuesMax: number): Ce
     }
   }
   return cell;
-}
-
-function countIn(cells: LinkDay, d: number, value: string, bot: boolean, element: number, valuesMax: number): void {
-  const cell = cellOf(cells, d, value, valuesMax);
-  if (bot) {
-    cell.bots++;
-    return;
-  }
-  cell.clicks++;
-  if (element >= 0) {
-    cell.visitors ??= new Sketch();
-    cell.visitors.add(element);
-  }
 }
 
 function mergeCell(cells: LinkDay, d: number, value: string, from: Cell, valuesMax: number): void {

@@ -1,19 +1,22 @@
 // Click analytics off the request path. The redirect hands each 302 to record(): a few field
 // reads pushed onto arrays, nothing parsed. Once per event-loop turn (setImmediate), enrich()
-// turns the turn's clicks into rollups: the User-Agent parsed (remembered per string), the country
-// looked up (remembered per address), the visitor hashed with the day's salt into a sketch element,
-// the referrer's host and the primary language read; then added up in memory (rollups.ts) until
-// the click flusher takes them to Postgres with the click counts, in the same transaction.
-// No address leaves this file: only its country, and a few bits of a salted hash in a sketch.
+// reads the turn's clicks: the User-Agent parsed, the place looked up, the referrer's host and the
+// primary language read (each remembered per string, so that the same values are the same
+// objects), the visitor hashed with the day's salt into a sketch element. Clicks of a link's day
+// that share every value (a profile) are added up together, found by four Map lookups by
+// identity, instead of each click being counted under each dimension; the profiles are folded into
+// the rollups (rollups.ts: per dimension and value, bounded) when there are many, and when the
+// click flusher takes them to Postgres. No address leaves this file: only its place, and a few
+// bits of a salted hash in a sketch.
 
 import { utcDay } from '../core/day-range.ts';
 import { dimensionId, DIRECT, primaryLanguage, referrerHost, UNKNOWN, type AnalyticsPart, type Dimension } from '../core/dimensions.ts';
-import { hash32, hllElement } from '../core/hll.ts';
+import { hash32, hllElement, Sketch } from '../core/hll.ts';
 import { Memo } from '../core/memo.ts';
-import type { Geo } from './geo.ts';
-import { Rollups, type RollupBounds } from './rollups.ts';
+import type { Geo, Place } from './geo.ts';
+import { Rollups, type Cell, type RollupBounds } from './rollups.ts';
 import type { VisitorSalts } from './salts.ts';
-import { AgentParser } from './user-agents.ts';
+import { AgentParser, type Agent } from './user-agents.ts';
 
 /** What the redirect tells analytics; each call must cost next to nothing. */
 export interface VisitRecorder {
@@ -43,6 +46,14 @@ export interface VisitsOptions {
 const TURN_MAX = 65_536;
 /** Distinct Referers and Accept-Languages remembered each. */
 const MEMO_MAX = 10_000;
+/** Profiles held before they are folded into the rollups. */
+const PROFILES_MAX = 100_000;
+const NOWHERE: Place = { country: UNKNOWN, city: UNKNOWN };
+/** A profile's value of a dimension that is not kept. */
+const NOT_KEPT = '';
+
+/** A link's day's clicks by profile: agent -> place -> referrer host -> language -> [by link, by QR code]. */
+type Profiles = Map<Agent, Map<Place, Map<string, Map<string, (Cell | undefined)[]>>>>;
 
 export class Visits implements VisitRecorder {
   readonly #options: VisitsOptions;
@@ -50,10 +61,13 @@ export class Visits implements VisitRecorder {
   // The same few Referers and Accept-Languages come again and again: each is read once.
   readonly #referrers = new Memo(referrerHost, MEMO_MAX);
   readonly #languages = new Memo(primaryLanguage, MEMO_MAX);
-  /** The dimensions kept, as [dimension id, dimension] pairs. */
   readonly #dimensions: readonly Dimension[];
   readonly #visitors: boolean;
+  readonly #keeps: { readonly referrer: boolean; readonly language: boolean; readonly source: boolean };
   #rollups: Rollups;
+  /** Day -> link key -> its profiles, until folded into the rollups. */
+  #profiles = new Map<string, Map<string, Profiles>>();
+  #profileCount = 0;
   // One turn's clicks, column by column: no object per click.
   #keys: string[] = [];
   #userAgents: (string | undefined)[] = [];
@@ -64,7 +78,7 @@ export class Visits implements VisitRecorder {
   #n = 0;
   #scheduled = false;
   #dropped = 0;
-  /** Scratch: one click's value per dimension id. */
+  /** Scratch: a profile's value per dimension id. */
   readonly #values: (string | undefined)[];
 
   constructor(options: VisitsOptions) {
@@ -75,6 +89,7 @@ export class Visits implements VisitRecorder {
         part !== 'visitors' && ((part !== 'country' && part !== 'city') || options.geo !== null) && (part !== 'city' || hasCities),
     );
     this.#visitors = options.parts.has('visitors');
+    this.#keeps = { referrer: options.parts.has('referrer'), language: options.parts.has('language'), source: options.parts.has('source') };
     this.#rollups = new Rollups(options.bounds);
     this.#values = Array.from({ length: 9 }, () => undefined);
   }
@@ -114,32 +129,43 @@ export class Visits implements VisitRecorder {
     this.#rollups.orphan(utcDay(Date.now()), domainId, path);
   }
 
-  /** Enriches the clicks recorded since the last call into the rollups. */
+  /** Adds the clicks recorded since the last call to their profiles. */
   enrich(): void {
     this.#scheduled = false;
     const n = this.#n;
     if (n === 0) return;
-    const rollups = this.#rollups;
     const day = utcDay(Date.now());
     const seeds = this.#options.salts.seeds(day);
     const geo = this.#options.geo;
-    const values = this.#values;
-    const dimensions = this.#dimensions;
+    const keeps = this.#keeps;
+    let byKey = this.#profiles.get(day);
+    if (byKey === undefined) {
+      byKey = new Map();
+      this.#profiles.set(day, byKey);
+    }
     for (let i = 0; i < n; i++) {
-      const cells = rollups.linkDay(day, this.#keys[i] as string);
-      if (cells === undefined) {
-        this.#dropped++;
-        continue;
-      }
       const agent = this.#agents.parse(this.#userAgents[i]);
       const address = this.#addresses[i] as string;
-      const place = geo?.place(address);
-      for (const dimension of dimensions) values[dimensionId(dimension)] = this.#valueOf(dimension, i, agent, place);
-      let element = -1;
-      if (this.#visitors && !agent.bot) {
-        element = hllElement(hash32(address, seeds.a ^ agent.hash), hash32(address, (seeds.b + agent.hash) | 0));
+      const referer = this.#referers[i];
+      const acceptLanguage = this.#acceptLanguages[i];
+      const cell = this.#profileOf(
+        byKey,
+        this.#keys[i] as string,
+        agent,
+        geo === null ? NOWHERE : geo.place(address),
+        !keeps.referrer ? NOT_KEPT : referer === undefined ? DIRECT : this.#referrers.get(referer),
+        !keeps.language ? NOT_KEPT : acceptLanguage === undefined ? UNKNOWN : this.#languages.get(acceptLanguage),
+        keeps.source && this.#qr[i] === true ? 1 : 0,
+      );
+      if (agent.bot) {
+        cell.bots++;
+        continue;
       }
-      rollups.count(cells, agent.bot, element, values);
+      cell.clicks++;
+      if (this.#visitors) {
+        cell.visitors ??= new Sketch();
+        cell.visitors.add(hllElement(hash32(address, seeds.a ^ agent.hash), hash32(address, (seeds.b + agent.hash) | 0)));
+      }
     }
     // Let go of the turn's strings.
     this.#keys = [];
@@ -149,41 +175,80 @@ export class Visits implements VisitRecorder {
     this.#addresses = [];
     this.#qr = [];
     this.#n = 0;
+    if (this.#profileCount >= PROFILES_MAX) this.#fold();
   }
 
-  #valueOf(
-    dimension: Dimension,
-    i: number,
-    agent: { device: string; browser: string; os: string },
-    place: { country: string; city: string } | undefined,
-  ): string | undefined {
-    switch (dimension) {
-      case 'referrer': {
-        const referer = this.#referers[i];
-        return referer === undefined ? DIRECT : this.#referrers.get(referer);
-      }
-      case 'country':
-        return place?.country;
-      case 'city':
-        return place === undefined ? undefined : place.city === 'unknown' ? place.city : `${place.city}, ${place.country}`;
-      case 'device':
-        return agent.device;
-      case 'browser':
-        return agent.browser;
-      case 'os':
-        return agent.os;
-      case 'language': {
-        const language = this.#acceptLanguages[i];
-        return language === undefined ? UNKNOWN : this.#languages.get(language);
-      }
-      default:
-        return this.#qr[i] === true ? 'qr' : 'link';
+  /** The counts of a profile of link `key` on the day of `byKey`, made at its first click. */
+  #profileOf(byKey: Map<string, Profiles>, key: string, agent: Agent, place: Place, referrer: string, language: string, qr: number): Cell {
+    let profiles = byKey.get(key);
+    if (profiles === undefined) {
+      profiles = new Map();
+      byKey.set(key, profiles);
     }
+    let byPlace = profiles.get(agent);
+    if (byPlace === undefined) {
+      byPlace = new Map();
+      profiles.set(agent, byPlace);
+    }
+    let byReferrer = byPlace.get(place);
+    if (byReferrer === undefined) {
+      byReferrer = new Map();
+      byPlace.set(place, byReferrer);
+    }
+    let byLanguage = byReferrer.get(referrer);
+    if (byLanguage === undefined) {
+      byLanguage = new Map();
+      byReferrer.set(referrer, byLanguage);
+    }
+    let sources = byLanguage.get(language);
+    if (sources === undefined) {
+      sources = [undefined, undefined];
+      byLanguage.set(language, sources);
+    }
+    let cell = sources[qr];
+    if (cell === undefined) {
+      cell = { clicks: 0, bots: 0, visitors: null };
+      sources[qr] = cell;
+      this.#profileCount++;
+    }
+    return cell;
+  }
+
+  /** Adds every profile to the rollups, under each kept dimension's value; links past the bound are dropped (and counted). */
+  #fold(): void {
+    for (const [day, byKey] of this.#profiles) {
+      for (const [key, profiles] of byKey) {
+        const cells = this.#rollups.linkDay(day, key);
+        for (const [agent, byPlace] of profiles) {
+          for (const [place, byReferrer] of byPlace) {
+            for (const [referrer, byLanguage] of byReferrer) {
+              for (const [language, sources] of byLanguage) {
+                sources.forEach((cell, qr) => {
+                  if (cell === undefined) return;
+                  if (cells === undefined) this.#dropped += cell.clicks + cell.bots;
+                  else this.#rollups.add(cells, cell, this.#valuesOf(agent, place, referrer, language, qr));
+                });
+              }
+            }
+          }
+        }
+      }
+    }
+    this.#profiles = new Map();
+    this.#profileCount = 0;
+  }
+
+  /** A profile's value of each kept dimension, by dimension id (in a scratch array). */
+  #valuesOf(agent: Agent, place: Place, referrer: string, language: string, qr: number): readonly (string | undefined)[] {
+    const values = this.#values;
+    for (const dimension of this.#dimensions) values[dimensionId(dimension)] = valueOf(dimension, agent, place, referrer, language, qr);
+    return values;
   }
 
   /** Everything counted so far (this turn's clicks enriched first); counting starts again from nothing. */
   take(): Rollups {
     this.enrich();
+    this.#fold();
     const taken = this.#rollups;
     this.#rollups = new Rollups(this.#options.bounds);
     return taken;
@@ -191,6 +256,7 @@ export class Visits implements VisitRecorder {
 
   /** A batch Postgres could not take: added back, after what was counted since (which stays if room runs out). */
   putBack(batch: Rollups): void {
+    this.#fold();
     this.#dropped += this.#rollups.merge(batch);
   }
 
@@ -200,6 +266,27 @@ export class Visits implements VisitRecorder {
    */
   get dropped(): number {
     return this.#dropped;
+  }
+}
+
+function valueOf(dimension: Dimension, agent: Agent, place: Place, referrer: string, language: string, qr: number): string {
+  switch (dimension) {
+    case 'referrer':
+      return referrer;
+    case 'country':
+      return place.country;
+    case 'city':
+      return place.city === UNKNOWN ? UNKNOWN : `${place.city}, ${place.country}`;
+    case 'device':
+      return agent.device;
+    case 'browser':
+      return agent.browser;
+    case 'os':
+      return agent.os;
+    case 'language':
+      return language;
+    default:
+      return qr === 1 ? 'qr' : 'link';
   }
 }
 

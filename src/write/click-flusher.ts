@@ -67,6 +67,7 @@ export class ClickFlusher {
 
   constructor(deps: ClickFlusherDeps) {
     this.#deps = deps;
+    this.#analyticsDue = Date.now() + (deps.analyticsIntervalMs ?? 0);
     this.counter = new ClickCounter(deps.maxCodes, () => this.#flushEarly());
   }
 
