@@ -29,7 +29,7 @@ export interface Variant {
   /** The server process, to read its CPU time from /proc. */
   readonly serverPid?: number | undefined;
   /**
-   * Drive the run with wrk instead of autocannon (GETs with the same headers each; no `amount`, no `overallRate`).
+   * Drive the run with wrk instead of autocannon (GETs without a body; no `amount`, no `overallRate`).
    * wrk tells responses with a 2xx or 3xx status from the others, not one status from another.
    */
   readonly wrk?: Wrk | undefined;
@@ -37,6 +37,11 @@ export interface Variant {
   readonly informational?: string | undefined;
   /** Every counted response's latency (ms) is also pushed here (autocannon only): runs pooled into one figure. */
   readonly latencySink?: number[] | undefined;
+  /**
+   * Called before each of its runs (warm-up included) and after it, whatever happened: to keep the
+   * other variants' servers from working beside it (their timers, their flushes to Postgres).
+   */
+  readonly alone?: { readonly before: () => Promise<void>; readonly after: () => Promise<void> } | undefined;
 }
 
 interface Totals {
@@ -77,8 +82,13 @@ export async function compare(variants: readonly Variant[], seconds: number, rou
   for (let round = 0; round < rounds; round++) {
     for (const i of round % 2 === 0 ? order : order.toReversed()) {
       const variant = variants[i] as Variant;
-      if (variant.wrk === undefined) await runOnce(variant, seconds / rounds, warmupMs, round, totals[i] as Totals);
-      else await runWrkOnce(variant, variant.wrk, seconds / rounds, warmupMs, round, totals[i] as Totals);
+      await variant.alone?.before();
+      try {
+        if (variant.wrk === undefined) await runOnce(variant, seconds / rounds, warmupMs, round, totals[i] as Totals);
+        else await runWrkOnce(variant, variant.wrk, seconds / rounds, warmupMs, round, totals[i] as Totals);
+      } finally {
+        await variant.alone?.after();
+      }
     }
   }
   return variants.map((variant, i) => toRunResult(variant, totals[i] as Totals));

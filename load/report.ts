@@ -1,7 +1,7 @@
 // Turns a load-suite result into one self-contained HTML page (inline CSS and SVG, no scripts,
 // nothing fetched) and into a plain-text table for the terminal.
 
-import type { ListFigures, ListPlan, RunResult, StorageFigures, SuiteResult, TargetResult, Verdict } from './types.ts';
+import type { AnalyticsStorage, ListFigures, ListPlan, RunResult, StorageFigures, SuiteResult, TargetResult, Verdict } from './types.ts';
 
 const intFmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const SVG_W = 1060;
@@ -46,7 +46,7 @@ function fmtMemory(run: RunResult): string {
   );
 }
 
-/** The storage figures in lines: Postgres (links and link_totals; the indexes of links; after clicks), then Redis. */
+/** The storage figures in lines: Postgres (links and link_totals; the indexes of links; after clicks; analytics), then Redis. */
 export function describeStorage(storage: StorageFigures): string[] {
   const n = (v: number) => intFmt.format(v);
   const p = storage.postgres;
@@ -66,8 +66,9 @@ export function describeStorage(storage: StorageFigures): string[] {
       : `after one click on ${n(p.clickRows)} links: link_clicks_daily ${n(p.clickBytesPerRow)} B/row; ` +
         `link_totals ${n(c.bytesPerLink)} B/link (heap ${n(c.heapBytesPerLink)}, indexes ${n(c.indexBytesPerLink)}); ` +
         `links heap ${n(p.clickedHeapBytesPerLink)} B/link (clicks do not write to links)`;
+  const analytics = storage.analytics.map(describeAnalytics);
   const r = storage.redis;
-  if (r === null) return [postgres, indexes, clicks, 'Redis off (REDIS_URL unset)'];
+  if (r === null) return [postgres, indexes, clicks, ...analytics, 'Redis off (REDIS_URL unset)'];
   const own = r.private;
   const redis =
     `Redis ${n(r.memoryUsagePerKey)} B/key by MEMORY USAGE (${n(r.keys)} keys, ${n(r.keysWithTtl)} with a TTL; ` +
@@ -76,7 +77,32 @@ export function describeStorage(storage: StorageFigures): string[] {
       ? ' · no private redis-server'
       : ` · private redis-server, prefix "${own.keyPrefix}": ${n(own.bytesPerKey)} B/key of used_memory, ` +
         `+${n(own.ttlBytesPerKey)} B with a TTL, negative entry ${n(own.negativeBytesPerKey)} B`);
-  return [postgres, indexes, clicks, redis];
+  return [postgres, indexes, clicks, ...analytics, redis];
+}
+
+/** Clicked links a day in the yearly figure of the analytics' storage. */
+const CLICKED_LINKS_A_DAY = 10_000_000;
+
+/** What analytics adds per clicked link and day, and what CLICKED_LINKS_A_DAY cost in a year. */
+function describeAnalytics(a: AnalyticsStorage): string {
+  const n = (v: number) => intFmt.format(v);
+  const year = (bytesPerLink: number) => fmtBytes(bytesPerLink * CLICKED_LINKS_A_DAY * 365);
+  const table = (name: string, t: AnalyticsStorage['clickRollups']) =>
+    `${name} ${n(t.bytesPerLink)} B (${t.rowsPerLink} rows; indexes ${n(t.indexBytesPerLink)} B)`;
+  return (
+    `analytics, ${a.clicksPerLink} click${a.clicksPerLink === 1 ? '' : 's'} on each of ${n(a.links)} links` +
+    (a.clicks === a.links * a.clicksPerLink ? '' : ` (only ${n(a.clicks)} clicks written)`) +
+    ', per clicked link and day: ' +
+    `${table('click_rollups', a.clickRollups)} + ${table('workspace_rollups', a.workspaceRollups)} = ${n(a.analyticsBytesPerLink)} B; ` +
+    `with ${table('link_clicks_daily', a.clicksDaily)} ${n(a.allBytesPerLink)} B · ` +
+    `${n(CLICKED_LINKS_A_DAY / 1e6)}M clicked links a day for 365 days: ${year(a.analyticsBytesPerLink)} of analytics, ` +
+    `${year(a.allBytesPerLink)} with the daily counts`
+  );
+}
+
+/** Decimal units: 1 GB = 10^9 bytes, 1 TB = 10^12. */
+function fmtBytes(bytes: number): string {
+  return bytes >= 1e12 ? `${(bytes / 1e12).toFixed(2)} TB` : `${(bytes / 1e9).toFixed(1)} GB`;
 }
 
 const fmtMb = (bytes: number) => `${intFmt.format(bytes / 2 ** 20)} MB`;

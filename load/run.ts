@@ -14,6 +14,8 @@
 //                                                  the hot path on a branded domain, on the default one, and before domains
 //   taskset -c 0 npm run load -- --server-cpus 1 --scenario ceiling,baseline,hot,hot-slow,go
 //                                                  the redirect path per core, with wrk, against node:http and Go
+//   DATABASE_URL=postgres://… taskset -c 0 npm run load -- --server-cpus 1 --scenario hot,analytics
+//                                                  the hot path with click analytics on and off, on browsers' clicks
 //
 // It starts what it needs as child processes (the service, the bare node:http baseline, the
 // load generator's ceiling, the Go reference, the naive variants), seeds links through POST
@@ -42,10 +44,11 @@ import { LIST_WORKSPACE_ID, seedList } from './list-seed.ts';
 import { compare, measure, percentiles, WARMUP_MS, type Variant } from './measure.ts';
 import { ownCpus, parseCpuList, which } from './proc.ts';
 import { describeStorage, renderReport, renderTable, slowestPlan } from './report.ts';
-import { clicksStorage, linksStorage, redisStorage } from './storage.ts';
+import { analyticsStorage, clicksStorage, clickTableSizes, linksStorage, redisStorage } from './storage.ts';
 import { judgeTargets, markGeneratorLimits, quietRun, SCENARIOS, type Scenario } from './targets.ts';
 import { get, getOn, post, randomCodes, seededRandom, targetUrl, zipfPaths } from './traffic.ts';
-import type { ListExport, ListPlan, RunResult, SuiteResult } from './types.ts';
+import type { AnalyticsStorage, ListExport, ListPlan, RunResult, SuiteResult } from './types.ts';
+import { audience, clickHeaders, USER_AGENTS } from './visitors.ts';
 import { findWrk } from './wrk.ts';
 
 /**
@@ -62,6 +65,15 @@ const SEED_CONNECTIONS = 400;
  */
 const CLICK_SAMPLE = 20_000;
 
+/** Clicks on each of those links, in all, for the storage of a busy link's day of analytics. */
+const BUSY_CLICKS = 20;
+
+/**
+ * The visitors of the analytics and storage runs (load/visitors.ts): 10,000 addresses, each with
+ * one of ~20 browsers and crawlers and one of 5 languages, clicking through ~10 referrers or none.
+ */
+const VISITORS = { visitors: 10_000, agents: USER_AGENTS.length };
+
 /**
  * More than any scanner run here has reached (autocannon's ceiling is ~30k req/s with 404
  * bodies; wrk -t1 with its Lua script ~110k req/s on one core); sizes the list of distinct
@@ -70,7 +82,7 @@ const CLICK_SAMPLE = 20_000;
 const MAX_SCANNER_RPS = { autocannon: 40_000, wrk: 150_000 };
 
 /** The redirect runs that wrk drives when it is there: GETs at full speed. */
-const WRK_SCENARIOS = ['ceiling', 'baseline', 'hot', 'hot-domain', 'hot-slow', 'go', 'cluster', 'not-found', 'dashboard'];
+const WRK_SCENARIOS = ['ceiling', 'baseline', 'hot', 'hot-domain', 'hot-slow', 'go', 'cluster', 'not-found', 'dashboard', 'analytics'];
 
 /** The branded short domain of the hot-domain scenario (added through POST /domains; no DNS needed: requests name it in Host). */
 const BRANDED_HOST = 'go.load.test';
@@ -304,7 +316,7 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
     if (!local) skip('storage', 'storage', onlyLocal);
     else if (databaseUrl === undefined)
       skip('storage', 'storage', 'needs DATABASE_URL (the embedded engine is one session, held by the service)');
-    else runs.push(await storageRun(base, pathsOf(codes.slice(0, CLICK_SAMPLE)), databaseUrl, redis));
+    else runs.push(await storageRun(codes.slice(0, CLICK_SAMPLE), { ...database?.env, ...redis?.env }, databaseUrl, redis));
   }
 
   // The redirect path against the Node ceiling, the load generator's own, and Go, side by side.
@@ -654,13 +666,18 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
 
   /**
    * The hot path on two services that differ in one setting, each with every link in its LRU,
-   * side by side in alternating rounds (one after the other on an embedded database).
+   * side by side in alternating rounds (one after the other on an embedded database). `alone`:
+   * while one runs, the others are stopped (SIGSTOP), and its run starts once Postgres has
+   * finished what they asked of it, so that the work a variant does in the background (a flush
+   * to Postgres) is not done beside the other's run, on its core; what each service logged at
+   * warn or above is summed up.
    */
   const pairedHot = async (
     scenario: Scenario,
     pair: readonly { variant: string; label: string; env: Record<string, string> }[],
     requests: readonly Request[],
     setting: string,
+    { alone = false } = {},
   ) => {
     if (!local) {
       for (const v of pair) skip(scenario, v.label, `needs services started with and without ${setting} (not with --url)`);
@@ -695,14 +712,31 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
     });
     if (shared) {
       const servers = await Promise.all(pair.map((v) => warmed(v.env)));
+      const databaseUrl = database?.env.DATABASE_URL ?? '';
+      const others = (server: ServerProcess) => servers.filter((other) => other !== server);
+      const aloneOn = (server: ServerProcess): Variant['alone'] => ({
+        before: async () => {
+          for (const other of others(server)) other.child.kill('SIGSTOP');
+          await postgresQuiet(databaseUrl);
+        },
+        after: async () => {
+          for (const other of others(server)) other.child.kill('SIGCONT');
+        },
+      });
       (
         await compare(
-          pair.map((v, i) => variantOf(v, servers[i] as ServerProcess)),
+          pair.map((v, i) => ({
+            ...variantOf(v, servers[i] as ServerProcess),
+            ...(alone ? { alone: aloneOn(servers[i] as ServerProcess) } : {}),
+          })),
           seconds,
           rounds,
         )
       ).forEach(record);
-      for (const server of servers) await stop(server);
+      for (const [i, server] of servers.entries()) {
+        await stop(server);
+        logWarnings(pair[i]?.label ?? '', server);
+      }
     } else {
       for (const v of pair) {
         const server = await warmed(v.env);
@@ -738,6 +772,44 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
       hotPaths,
       'DASHBOARD_ENABLED',
     );
+  }
+  if (wants('analytics')) {
+    // What click analytics costs the hot path: the same service with ANALYTICS_ENABLED=false, in
+    // the same rounds, sent the same clicks, each a visitor's as a browser or crawler sends it
+    // through a proxy on loopback (both trust it: the address analytics reads is the visitor's).
+    // A third variant flushes hourly, never within the run: the request path's share (record()
+    // and the per-turn enrichment) without the flushes' (their rows built, sent, and Postgres).
+    // ANALYTICS_FLUSH_INTERVAL_MS, where the service has it, writes the rollups apart from the counts.
+    // Each runs alone: a flush of one would otherwise be done beside the other's run.
+    const visitors = audience({ ...VISITORS, seed: 17 });
+    const clicks = hotPaths.map((request) => ({ ...request, headers: clickHeaders(visitors.click()) }));
+    const proxied = { TRUST_PROXY: 'loopback' };
+    await pairedHot(
+      'analytics',
+      [
+        { variant: 'ANALYTICS_ENABLED=true', label: 'analytics', env: { ...proxied, ANALYTICS_ENABLED: 'true' } },
+        {
+          variant: 'ANALYTICS_ENABLED=true, CLICK_FLUSH_INTERVAL_MS=ANALYTICS_FLUSH_INTERVAL_MS=3600000',
+          label: 'analytics · no flush',
+          env: { ...proxied, ANALYTICS_ENABLED: 'true', CLICK_FLUSH_INTERVAL_MS: '3600000', ANALYTICS_FLUSH_INTERVAL_MS: '3600000' },
+        },
+        { variant: 'ANALYTICS_ENABLED=false', label: 'analytics · off', env: { ...proxied, ANALYTICS_ENABLED: 'false' } },
+      ],
+      clicks,
+      'ANALYTICS_ENABLED',
+      { alone: true },
+    );
+    const off = runs.find((run) => run.label === 'analytics · off');
+    const perRequest = (run: RunResult) => (run.cpu.server === null ? '—' : `${((run.cpu.server / run.rps) * 1e6).toFixed(1)} µs`);
+    for (const label of ['analytics', 'analytics · no flush']) {
+      const on = runs.find((run) => run.label === label);
+      if (on === undefined || off === undefined || on.rps === 0 || off.rps === 0) continue;
+      log(
+        `${label}: ${(on.rps / off.rps).toFixed(3)}× off; server CPU per request ${perRequest(on)}, off ${perRequest(off)}; ` +
+          `CPU of the server and of ${on.generator ?? 'the generator'}: ${fmtShare(on.cpu.server)} and ${fmtShare(on.cpu.client)}, ` +
+          `off ${fmtShare(off.cpu.server)} and ${fmtShare(off.cpu.client)}`,
+      );
+    }
   }
   return {
     database: remote !== undefined ? 'the deployment’s own' : (database?.label ?? ''),
@@ -893,39 +965,93 @@ function prepareRedis(): { env: Record<string, string>; url: string; prefix: str
 
 /**
  * The storage scenario: the size of what the seeding wrote to Postgres and to Redis, then one
- * click on each link of `clicks` (the click flusher writes their rows of link_clicks_daily and
- * their counts in `links`), and the size of that.
+ * click on each link of `codes` (the click flusher writes their rows of link_clicks_daily, their
+ * counts in `links` and their rollups), and the size of that; then BUSY_CLICKS - 1 more on each,
+ * and what the rollups of that busy day cost. The clicks are browsers' (load/visitors.ts),
+ * through a service of their own that believes X-Forwarded-For from loopback (the main service
+ * does not: every click would come from 127.0.0.1, one country), on the same database and Redis.
  */
 async function storageRun(
-  base: string,
-  clicks: readonly Request[],
+  codes: readonly string[],
+  env: Record<string, string>,
   databaseUrl: string,
   redis: { url: string; prefix: string } | null,
 ): Promise<RunResult> {
   const links = await linksStorage(databaseUrl);
   const keys = redis === null ? null : await redisStorage(redis.url, redis.prefix);
-  await measure(
-    { scenario: 'storage', variant: 'service', label: 'clicks', url: base, connections, requests: () => clicks, amount: clicks.length },
-    600,
-    0,
-  );
-  await clickRowsWritten(databaseUrl, clicks.length);
-  const storage = { postgres: { ...links, ...(await clicksStorage(databaseUrl)) }, redis: keys };
-  log(`storage: ${describeStorage(storage).join('; ')}`);
-  return quietRun('storage', 'storage', { storage });
+  const empty = await clickTableSizes(databaseUrl);
+  // Statements of two minutes: a flush of a busy day's rollups takes longer than the default 2 s
+  // allows (load/enrich-bench.ts), and here it is the size that is measured, not the time.
+  const clicker = await launch({
+    ...env,
+    TRUST_PROXY: 'loopback',
+    ANALYTICS_ENABLED: 'true',
+    CLICK_FLUSH_INTERVAL_MS: '1000',
+    ANALYTICS_FLUSH_INTERVAL_MS: '1000',
+    DB_STATEMENT_TIMEOUT_MS: '120000',
+    BREAKER_TIMEOUT_MS: '125000',
+  });
+  const visitors = audience({ ...VISITORS, seed: 23 });
+  const click = async (times: number, counted: number) => {
+    const requests = Array.from({ length: times }, () =>
+      codes.map((code) => ({ ...get(`/${code}`), headers: clickHeaders(visitors.click()) })),
+    ).flat();
+    await measure(
+      {
+        scenario: 'storage',
+        variant: 'service',
+        label: 'clicks',
+        url: clicker.url,
+        connections,
+        requests: () => requests,
+        amount: requests.length,
+      },
+      600,
+      0,
+    );
+    await clicksCounted(databaseUrl, counted);
+  };
+  const analytics: AnalyticsStorage[] = [];
+  try {
+    await click(1, codes.length);
+    const clicked = await clicksStorage(databaseUrl);
+    analytics.push(await analyticsStorage(databaseUrl, empty, codes.length, 1));
+    log(`storage: the busy day: ${BUSY_CLICKS - 1} more clicks on each of the ${codes.length.toLocaleString('en-US')} links`);
+    await click(BUSY_CLICKS - 1, codes.length * BUSY_CLICKS);
+    analytics.push(await analyticsStorage(databaseUrl, empty, codes.length, BUSY_CLICKS));
+    const storage = { postgres: { ...links, ...clicked }, redis: keys, analytics };
+    log(`storage: ${describeStorage(storage).join('; ')}`);
+    return quietRun('storage', 'storage', { storage });
+  } finally {
+    await stop(clicker);
+  }
 }
 
-/** Waits (up to two default click-flush intervals) until link_clicks_daily holds `rows` rows. */
-async function clickRowsWritten(databaseUrl: string, rows: number): Promise<void> {
+/**
+ * Waits until link_clicks_daily and the links' own rows of click_rollups (dimension 0: every
+ * click) both count `clicks` clicks. Gives up when the count has not grown for 150 s (a flush may
+ * take up to the clicker's statement timeout).
+ */
+async function clicksCounted(databaseUrl: string, clicks: number): Promise<void> {
   const count = () =>
-    withClient(databaseUrl, async (client) =>
-      Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM link_clicks_daily')).rows[0]?.n),
-    );
-  for (let waited = 0; waited < 10_000; waited += 250) {
-    if ((await count()) >= rows) return;
+    withClient(databaseUrl, async (client) => {
+      const { rows } = await client.query<{ n: string }>(
+        `SELECT least((SELECT coalesce(sum(clicks + bot_clicks), 0) FROM link_clicks_daily),
+                      (SELECT coalesce(sum(clicks + bot_clicks), 0) FROM click_rollups WHERE dimension = 0)) AS n`,
+      );
+      return Number(rows[0]?.n);
+    });
+  let last = -1;
+  for (let still = 0; still < 150_000; still += 250) {
+    const now = await count();
+    if (now >= clicks) return;
+    if (now !== last) still = 0;
+    last = now;
     await sleep(250);
   }
-  log(`storage: link_clicks_daily holds ${await count()} of ${rows} rows after 10 s; sizing those`);
+  log(
+    `storage: link_clicks_daily and click_rollups count ${last.toLocaleString('en-US')} of ${clicks.toLocaleString('en-US')} clicks, and no more for 150 s; sizing those`,
+  );
 }
 
 /**
@@ -1069,12 +1195,47 @@ async function memoryRun(): Promise<RunResult> {
 }
 
 async function stop(server: ServerProcess): Promise<void> {
+  // A server stopped (SIGSTOP) beside another's run would not act on the SIGTERM.
+  server.child.kill('SIGCONT');
   server.child.kill('SIGTERM');
   // The service drains within its SHUTDOWN_GRACE_MS (10 s); anything slower is stuck.
   const stuck = setTimeout(() => server.child.kill('SIGKILL'), 15_000);
   await server.exited;
   clearTimeout(stuck);
   live.delete(server);
+}
+
+/** What a service logged at warn or above, each message once with how many times. */
+function logWarnings(label: string, server: ServerProcess): void {
+  const counted = new Map<string, number>();
+  for (const entry of server.logs) {
+    if (typeof entry.level !== 'number' || entry.level < 40) continue;
+    const message = String(entry.msg);
+    counted.set(message, (counted.get(message) ?? 0) + 1);
+  }
+  if (counted.size === 0) return;
+  log(`${label}: the service logged ${[...counted].map(([message, n]) => `"${message}" ×${n}`).join(', ')}`);
+}
+
+/**
+ * Waits (up to 5 s, above the statement timeout) until no other session runs a statement on the
+ * database: a service just stopped may have left one (a flush) for Postgres to finish.
+ */
+async function postgresQuiet(databaseUrl: string): Promise<void> {
+  await withClient(databaseUrl, async (client) => {
+    for (let waited = 0; waited < 5000; waited += 50) {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND state = 'active'`,
+      );
+      if (rows[0]?.n === 0) return;
+      await sleep(50);
+    }
+  });
+}
+
+function fmtShare(share: number | null): string {
+  return share === null ? '—' : `${Math.round(share * 100)} %`;
 }
 
 function script(name: string): string {

@@ -3,6 +3,10 @@
 // key prefix), and what clicks add (rows of link_clicks_daily, counts updated in `link_totals`).
 // In Postgres a link is a row of `links` and, since migrations/0005, a row of `link_totals` (its
 // click totals, written by a trigger with the link): both are sized, apart.
+// What click analytics adds (migrations/0009): rows of click_rollups (per link, day, dimension
+// and value) and of workspace_rollups, after one click per link and after twenty from varied
+// visitors; both tables (and link_clicks_daily, since 0010) are partitioned by month, so they are
+// sized as the sum of their partitions (pg_inherits), less what they held before the clicks.
 // Postgres sizes come after VACUUM ANALYZE; Redis is measured key by key with MEMORY
 // USAGE (the suite's Redis is shared, so used_memory there says nothing about this run), and again
 // on a private redis-server, where used_memory also shows what MEMORY USAGE leaves out: the dict
@@ -14,7 +18,7 @@ import type pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { withClient } from '../test/helpers/db.ts';
 import { PrivateRedis, scanKeys, withRedis } from '../test/helpers/redis.ts';
-import type { PostgresStorage, RedisStorage, TableSize } from './types.ts';
+import type { AnalyticsStorage, GrownTable, PartitionedSize, PostgresStorage, RedisStorage, TableSize } from './types.ts';
 
 /** Commands per pipeline: each one stays small on a Redis that others use. */
 const CHUNK = 1000;
@@ -64,20 +68,94 @@ export async function clicksStorage(
 ): Promise<Pick<PostgresStorage, 'clickRows' | 'clickBytesPerRow' | 'clickedHeapBytesPerLink' | 'clickedTotals'>> {
   return withClient(databaseUrl, async (client) => {
     await client.query('VACUUM ANALYZE links, link_totals, link_clicks_daily');
-    const row = await one<{ links: string; heap: string; clicks: string; total: string }>(
+    const row = await one<{ links: string; heap: string }>(
       client,
-      `SELECT (SELECT count(*) FROM links) AS links, pg_relation_size('links') AS heap,
-              (SELECT count(*) FROM link_clicks_daily) AS clicks, pg_total_relation_size('link_clicks_daily') AS total`,
+      `SELECT (SELECT count(*) FROM links) AS links, pg_relation_size('links') AS heap`,
     );
-    const clickRows = Number(row.clicks);
+    const daily = await partitionedSize(client, 'link_clicks_daily');
+    const clickRows = daily.rows;
     const links = Number(row.links);
     return {
       clickRows,
-      clickBytesPerRow: clickRows === 0 ? null : per(row.total, clickRows),
+      clickBytesPerRow: clickRows === 0 ? null : per(String(daily.bytes), clickRows),
       clickedHeapBytesPerLink: per(row.heap, links),
       clickedTotals: await tableSize(client, 'link_totals', links),
     };
   });
+}
+
+/** The tables analytics writes with the click counts: the rollups, and the daily counts beside them. */
+const CLICK_TABLES = ['click_rollups', 'workspace_rollups', 'link_clicks_daily'] as const;
+type ClickTable = (typeof CLICK_TABLES)[number];
+export type ClickTableSizes = Readonly<Record<ClickTable, PartitionedSize>>;
+
+/** The rows and bytes of the click tables now: before any click, the floor that analyticsStorage subtracts. */
+export async function clickTableSizes(databaseUrl: string): Promise<ClickTableSizes> {
+  return withClient(databaseUrl, async (client) => {
+    await client.query(`VACUUM ANALYZE ${CLICK_TABLES.join(', ')}`);
+    const sizes: Partial<Record<ClickTable, PartitionedSize>> = {};
+    for (const table of CLICK_TABLES) sizes[table] = await partitionedSize(client, table);
+    return sizes as ClickTableSizes;
+  });
+}
+
+/**
+ * What `links` clicked links cost in the click tables since `before` (their sizes before any
+ * click), each clicked `clicksPerLink` times on one UTC day: per clicked link and day.
+ */
+export async function analyticsStorage(
+  databaseUrl: string,
+  before: ClickTableSizes,
+  links: number,
+  clicksPerLink: number,
+): Promise<AnalyticsStorage> {
+  const now = await clickTableSizes(databaseUrl);
+  const grown = (table: ClickTable): GrownTable => {
+    const rows = now[table].rows - before[table].rows;
+    const bytes = now[table].bytes - before[table].bytes;
+    const indexBytes = now[table].indexBytes - before[table].indexBytes;
+    return {
+      rows,
+      bytes,
+      indexBytes,
+      rowsPerLink: Math.round((rows / Math.max(1, links)) * 100) / 100,
+      bytesPerLink: Math.round(bytes / Math.max(1, links)),
+      indexBytesPerLink: Math.round(indexBytes / Math.max(1, links)),
+    };
+  };
+  // Every click is counted in its link's own row (dimension 0).
+  const clicks = await withClient(databaseUrl, async (client) =>
+    Number(
+      (await one<{ n: string }>(client, 'SELECT coalesce(sum(clicks + bot_clicks), 0) AS n FROM click_rollups WHERE dimension = 0')).n,
+    ),
+  );
+  const clickRollups = grown('click_rollups');
+  const workspaceRollups = grown('workspace_rollups');
+  const clicksDaily = grown('link_clicks_daily');
+  return {
+    links,
+    clicksPerLink,
+    clicks,
+    clickRollups,
+    workspaceRollups,
+    clicksDaily,
+    analyticsBytesPerLink: clickRollups.bytesPerLink + workspaceRollups.bytesPerLink,
+    allBytesPerLink: clickRollups.bytesPerLink + workspaceRollups.bytesPerLink + clicksDaily.bytesPerLink,
+  };
+}
+
+/**
+ * A table partitioned by month: the rows, and pg_total_relation_size (heap, TOAST, indexes) and
+ * pg_indexes_size of every partition, the parent having no storage of its own.
+ */
+async function partitionedSize(client: pg.Client, parent: string): Promise<PartitionedSize> {
+  const row = await one<{ rows: string; bytes: string; indexes: string }>(
+    client,
+    `SELECT (SELECT count(*) FROM ${parent}) AS rows, coalesce(sum(pg_total_relation_size(inhrelid)), 0) AS bytes,
+            coalesce(sum(pg_indexes_size(inhrelid)), 0) AS indexes
+     FROM pg_inherits WHERE inhparent = '${parent}'::regclass`,
+  );
+  return { rows: Number(row.rows), bytes: Number(row.bytes), indexBytes: Number(row.indexes) };
 }
 
 /** A table's size (after the caller's VACUUM ANALYZE), per link of `links`. */

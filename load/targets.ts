@@ -20,6 +20,7 @@ export const SCENARIOS = [
   'latency',
   'metrics',
   'dashboard',
+  'analytics',
   'memory',
   'storage',
   'list',
@@ -62,6 +63,7 @@ const EXPECTED_STATUSES: Readonly<Record<string, readonly string[]>> = {
   latency: ['302'],
   metrics: ['302'],
   dashboard: ['302'],
+  analytics: ['302'],
   list: ['200'],
 };
 

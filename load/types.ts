@@ -14,7 +14,7 @@ export interface Latency {
 
 /** One measurement: one server variant under one traffic shape for a bounded time. */
 export interface RunResult {
-  /** The scenario it belongs to: ceiling, baseline, hot, hot-domain, hot-slow, go, cluster, redis, postgres, not-found, create, mixed, latency, metrics, dashboard, memory, storage, list. */
+  /** The scenario it belongs to: ceiling, baseline, hot, hot-domain, hot-slow, go, cluster, redis, postgres, not-found, create, mixed, latency, metrics, dashboard, analytics, memory, storage, list. */
   readonly scenario: string;
   /** Which server answered: 'service', 'baseline (node:http + Map)', 'one SELECT per request', ... */
   readonly variant: string;
@@ -68,6 +68,44 @@ export interface StorageFigures {
   readonly postgres: PostgresStorage;
   /** null without a Redis (REDIS_URL unset). */
   readonly redis: RedisStorage | null;
+  /** What click analytics adds, after one click per link and after a busy day's clicks on the same links. */
+  readonly analytics: readonly AnalyticsStorage[];
+}
+
+/** A table partitioned by month, over all its partitions: rows, bytes (pg_total_relation_size of each), and those of its indexes. */
+export interface PartitionedSize {
+  readonly rows: number;
+  readonly bytes: number;
+  readonly indexBytes: number;
+}
+
+/** What a click table grew by, in all and per clicked link. */
+export interface GrownTable extends PartitionedSize {
+  readonly rowsPerLink: number;
+  readonly bytesPerLink: number;
+  readonly indexBytesPerLink: number;
+}
+
+/**
+ * What the click tables grew by when `links` links were each clicked `clicksPerLink` times on one
+ * UTC day, by visitors as browsers send them (load/visitors.ts), after VACUUM ANALYZE: per clicked
+ * link and day.
+ */
+export interface AnalyticsStorage {
+  readonly links: number;
+  readonly clicksPerLink: number;
+  /** The clicks the links' own rows of click_rollups count when the tables were sized: `links` × `clicksPerLink` unless some were not written. */
+  readonly clicks: number;
+  /** Per link, day, dimension and value (a row per dimension at least, and the link's own). */
+  readonly clickRollups: GrownTable;
+  /** Per workspace, day, dimension and value: shared by every link of the workspace. */
+  readonly workspaceRollups: GrownTable;
+  /** The daily counts, which were there before analytics: one row per link and day. */
+  readonly clicksDaily: GrownTable;
+  /** click_rollups and workspace_rollups per clicked link and day: what analytics adds. */
+  readonly analyticsBytesPerLink: number;
+  /** The same with link_clicks_daily. */
+  readonly allBytesPerLink: number;
 }
 
 /**

@@ -4,6 +4,8 @@
 // prebuilt requests, the same list autocannon would send, and prints its figures as one JSON
 // line from `done()`: there is no `response()` callback, which would make wrk parse and copy
 // every response's headers into Lua, so statuses are counted as wrk counts them (2xx/3xx or not).
+// Headers that every request of a list carries go on wrk's command line (-H); a list whose
+// requests differ in their headers (the analytics scenario's clicks) has them on each line.
 
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -26,10 +28,21 @@ export interface Wrk {
 const SCRIPT = `-- written by load/wrk.ts
 local reqs, n, i = {}, 0, 0
 
+-- A line is a path, or a path and its own headers, each after a tab as "name: value".
 function init(args)
   for line in io.lines(args[1]) do
     n = n + 1
-    reqs[n] = wrk.format("GET", line)
+    local tab = string.find(line, "\t", 1, true)
+    if tab == nil then
+      reqs[n] = wrk.format("GET", line)
+    else
+      local headers = {}
+      for field in string.gmatch(string.sub(line, tab + 1), "[^\t]+") do
+        local colon = string.find(field, ": ", 1, true)
+        headers[string.sub(field, 1, colon - 1)] = string.sub(field, colon + 2)
+      end
+      reqs[n] = wrk.format("GET", string.sub(line, 1, tab - 1), headers)
+    end
   end
   -- stderr is unbuffered (stdout, a pipe, is not): the suite starts its clock on this line.
   io.stderr:write("wrk-ready\\n")
@@ -82,7 +95,7 @@ export interface WrkRun {
 
 interface PathsFile {
   readonly file: string;
-  /** The headers every request of the list carries, as wrk's -H takes them. */
+  /** The headers every request of the list carries, as wrk's -H takes them; none when they differ (each line has its own). */
   readonly headers: readonly string[];
 }
 
@@ -90,22 +103,25 @@ const listFiles = new WeakMap<readonly Request[], PathsFile>();
 let lists = 0;
 
 /**
- * The requests as a file of paths, once per list (a variant's list is the same every round). Their
- * headers must be the same on every request: wrk sends its -H headers with each (a "Host" among
- * them instead of the URL's: wrk.format adds its own only when there is no "Host", spelt so).
+ * The requests as a file of paths, once per list (a variant's list is the same every round). When
+ * every request has the same headers, wrk sends them as its -H headers (a "Host" among them
+ * instead of the URL's: wrk.format adds its own only when there is no "Host", spelt so); else each
+ * line carries its request's own, after tabs.
  */
 function pathsFile(wrk: Wrk, requests: readonly Request[], label: string): PathsFile {
   const known = listFiles.get(requests);
   if (known !== undefined) return known;
-  const headers = headerLines(requests[0]?.headers);
+  const first = headerLines(requests[0]?.headers).join('\t');
+  const same = requests.every((r) => headerLines(r.headers).join('\t') === first);
   const lines = requests.map((r) => {
-    if ((r.method ?? 'GET') !== 'GET' || r.body !== undefined || r.path === undefined || headerLines(r.headers).join() !== headers.join())
-      throw new Error(`${label}: wrk sends GETs without a body, each with the same headers, not ${JSON.stringify(r)}`);
-    return r.path;
+    const fields = headerLines(r.headers);
+    if ((r.method ?? 'GET') !== 'GET' || r.body !== undefined || r.path === undefined || fields.some((field) => /[\t\r\n]/.test(field)))
+      throw new Error(`${label}: wrk sends GETs without a body, with headers on one line each, not ${JSON.stringify(r)}`);
+    return same || fields.length === 0 ? r.path : `${r.path}\t${fields.join('\t')}`;
   });
   const file = join(wrk.dir, `paths-${lists++}.txt`);
   writeFileSync(file, `${lines.join('\n')}\n`);
-  const list = { file, headers };
+  const list = { file, headers: same ? headerLines(requests[0]?.headers) : [] };
   listFiles.set(requests, list);
   return list;
 }

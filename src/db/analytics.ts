@@ -1,12 +1,11 @@
 // Click analytics in Postgres (migrations/0009_analytics.sql): the rollups per link and per
-// workspace and the orphan visits, written by the click flusher in the transaction that adds the
-// click counts, one statement for every row of a kind; the daily salts; the partitions.
+// workspace and the orphan visits, written by the click flusher after the click counts, in a
+// transaction of their own, one statement for many rows of a kind; the daily salts; the partitions.
 
 import type pg from 'pg';
 import type { DayRange } from '../core/day-range.ts';
 import { splitKey, type LinkKey } from '../core/domains.ts';
 import { sketchLiteral, type Sketch } from '../core/hll.ts';
-import { addClicks, type DailyCounts } from './clicks.ts';
 import { inTransaction, type Queryable } from './pool.ts';
 
 /** One value's counts of a flush (analytics/rollups.ts holds them). */
@@ -32,16 +31,21 @@ export interface RollupLimits {
   readonly workspaceValuesMax: number;
 }
 
+/** Rows of the rollups per statement: the event loop turns between two chunks' parameters. */
+const CHUNK_ROWS = 20_000;
+/** A busy minute's rollups take Postgres seconds: more than a redirect's lookup may wait. */
+const ROLLUP_STATEMENT_TIMEOUT = '120s';
+
 /**
- * Adds the click counts and the rollups in one transaction: the counts first, which lock the
- * links' totals rows in key order, so that two instances flushing the same links take turns and
- * each sees the values the other stored (the bound of values per link holds exactly).
+ * Adds the rollups and the orphan visits, in one transaction of their own, after the click counts
+ * were committed apart (a slow or failed rollup write never holds back nor loses a count), with
+ * a statement timeout of their own, CHUNK_ROWS rows per statement.
  */
-export async function addClicksAndRollups(pool: pg.Pool, counts: DailyCounts, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
+export async function addRollupBatch(pool: pg.Pool, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
   await inTransaction(pool, async (client) => {
+    await client.query(`SET LOCAL statement_timeout = '${ROLLUP_STATEMENT_TIMEOUT}'`);
     // The rollups' sorts and hashes stay in memory (a busy flush's would spill past the 4 MB default).
     await client.query("SET LOCAL work_mem = '64MB'");
-    await addClicks(client, counts);
     await addRollups(client, rollups, limits);
     await addOrphans(client, rollups, limits.valuesMax);
   });
@@ -54,14 +58,18 @@ export async function addClicksAndRollups(pool: pg.Pool, counts: DailyCounts, ro
  * are ranked and only their rows' stored values counted: once a day's values are stored, a flush
  * brings few.
  */
+/** `a.x = b.x AND …` for each of `names`. */
+function sameColumns(a: string, b: string, names: readonly string[]): string {
+  return names.map((name) => `${a}.${name} = ${b}.${name}`).join(' AND ');
+}
+
 function placed(table: string, owner: readonly string[], limit: string): string {
   const columns = [...owner, 'day', 'dimension'];
   const list = columns.join(', ');
-  const same = (a: string, b: string, names: readonly string[]) => names.map((name) => `${a}.${name} = ${b}.${name}`).join(' AND ');
   const ofInput = columns.map((name) => `i.${name}`).join(', ');
   return `
   probed AS (
-    SELECT i.*, i.value = '' OR EXISTS (SELECT 1 FROM ${table} s WHERE ${same('s', 'i', [...columns, 'value'])}) AS stored FROM input i
+    SELECT i.*, i.value = '' OR EXISTS (SELECT 1 FROM ${table} s WHERE ${sameColumns('s', 'i', [...columns, 'value'])}) AS stored FROM input i
   ), counted AS (
     SELECT ${list}, count(*) AS n FROM ${table}
     WHERE (${list}) IN (SELECT ${list} FROM probed WHERE NOT stored) AND value <> ''
@@ -73,7 +81,7 @@ function placed(table: string, owner: readonly string[], limit: string): string 
       CASE WHEN coalesce(c.n, 0) + row_number() OVER (PARTITION BY ${ofInput} ORDER BY i.clicks + i.bot_clicks DESC, i.value) <= ${limit}
            THEN i.value ELSE '' END,
       i.clicks, i.bot_clicks, i.visitors
-    FROM probed i LEFT JOIN counted c ON ${same('c', 'i', columns)}
+    FROM probed i LEFT JOIN counted c ON ${sameColumns('c', 'i', columns)}
     WHERE NOT i.stored
   )`;
 }
@@ -120,35 +128,41 @@ const ADD_WORKSPACE_ROLLUPS = `
         visitors = hll_add(r.visitors, excluded.visitors)`;
 
 async function addRollups(db: Queryable, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
-  const domains: number[] = [];
-  const codes: string[] = [];
-  const days: string[] = [];
-  const dimensions: number[] = [];
-  const values: string[] = [];
-  const clicks: number[] = [];
-  const bots: number[] = [];
-  const sketches: string[] = [];
+  for (const chunk of rollupChunks(rollups)) {
+    await db.query(ADD_LINK_ROLLUPS, [...chunk, limits.valuesMax]);
+    await db.query(ADD_WORKSPACE_ROLLUPS, [...chunk, limits.workspaceValuesMax]);
+  }
+}
+
+/** The rollups as the statements' parameter arrays, about CHUNK_ROWS rows at a time (a link's day is never split). */
+function* rollupChunks(rollups: RollupBatch): Generator<unknown[][]> {
+  let chunk = emptyChunk();
   for (const [day, byKey] of rollups.links) {
     for (const [key, cells] of byKey) {
       const { domainId, code } = splitKey(key as LinkKey);
       cells.forEach((byValue, dimension) => {
         for (const [value, cell] of byValue ?? []) {
-          domains.push(domainId);
-          codes.push(code);
-          days.push(day);
-          dimensions.push(dimension);
-          values.push(value);
-          clicks.push(cell.clicks);
-          bots.push(cell.bots);
-          sketches.push(sketchLiteral(cell.visitors));
+          chunk[0].push(domainId);
+          chunk[1].push(code);
+          chunk[2].push(day);
+          chunk[3].push(dimension);
+          chunk[4].push(value);
+          chunk[5].push(cell.clicks);
+          chunk[6].push(cell.bots);
+          chunk[7].push(sketchLiteral(cell.visitors));
         }
       });
+      if (chunk[0].length >= CHUNK_ROWS) {
+        yield chunk;
+        chunk = emptyChunk();
+      }
     }
   }
-  if (codes.length === 0) return;
-  const params = [domains, codes, days, dimensions, values, clicks, bots, sketches];
-  await db.query(ADD_LINK_ROLLUPS, [...params, limits.valuesMax]);
-  await db.query(ADD_WORKSPACE_ROLLUPS, [...params, limits.workspaceValuesMax]);
+  if (chunk[0].length > 0) yield chunk;
+}
+
+function emptyChunk(): [number[], string[], string[], number[], string[], number[], number[], string[]] {
+  return [[], [], [], [], [], [], [], []];
 }
 
 const ADD_ORPHANS = `

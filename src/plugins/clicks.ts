@@ -3,7 +3,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { addClicksAndRollups } from '../db/analytics.ts';
+import { addRollupBatch } from '../db/analytics.ts';
 import { addClicks } from '../db/clicks.ts';
 import { ClickFlusher } from '../write/click-flusher.ts';
 import type { PartOptions } from './options.ts';
@@ -20,10 +20,9 @@ export default fp(
     const { db, pool, breaker, metrics, visits } = app;
     const limits = { valuesMax: config.analyticsValuesMax, workspaceValuesMax: 4 * config.analyticsValuesMax };
     const clicks = new ClickFlusher({
-      write: (counts, rollups) =>
-        breaker.run<unknown>(() =>
-          rollups === null || rollups.empty ? addClicks(db, counts) : addClicksAndRollups(pool, counts, rollups, limits),
-        ),
+      write: (counts) => breaker.run(() => addClicks(db, counts)),
+      // Not through the breaker of lookups: a slow minute of rollups must not open it.
+      writeRollups: (rollups) => addRollupBatch(pool, rollups, limits),
       analytics: visits,
       analyticsIntervalMs: config.analyticsFlushIntervalMs,
       intervalMs: config.clickFlushIntervalMs,

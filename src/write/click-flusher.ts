@@ -9,9 +9,9 @@
 //                                                        ▲                                 │
 //                                                        └──────────── failed: kept ◀──────┘
 //
-// The analytics' rollups (analytics/visits.ts) go with the counts in the same transaction, every
-// ANALYTICS_FLUSH_INTERVAL_MS: a rollup row costs Postgres tens of µs to upsert, and the longer
-// interval adds up more clicks per row. A failed write puts them back too.
+// The analytics' rollups (analytics/visits.ts) are written after the counts, in a transaction of
+// their own, every ANALYTICS_FLUSH_INTERVAL_MS: a rollup row costs Postgres tens of µs to upsert,
+// and the longer interval adds up more clicks per row. A failed write puts them back.
 //
 // What a crash loses: the clicks counted since the last take (at most one interval), and every
 // count taken but not yet committed (a write under way, or kept by failed ones); of the analytics,
@@ -30,11 +30,10 @@ export interface RollupSource {
 }
 
 export interface ClickFlusherDeps {
-  /**
-   * Writes the counts in one statement (addClicks through the breaker), with the analytics'
-   * rollups in the same transaction when there are any; rejects on failure.
-   */
-  write(counts: DailyCounts, rollups: Rollups | null): Promise<unknown>;
+  /** Writes the counts in one statement (addClicks through the breaker); rejects on failure. */
+  write(counts: DailyCounts): Promise<unknown>;
+  /** Writes the analytics' rollups, in a transaction of their own (db/analytics.ts addRollupBatch); rejects on failure. */
+  writeRollups?(rollups: Rollups): Promise<unknown>;
   /** null: analytics off. */
   analytics?: RollupSource | null;
   /** How often the timer's writes take the analytics along (ANALYTICS_FLUSH_INTERVAL_MS); flush() always does. */
@@ -62,6 +61,7 @@ export class ClickFlusher {
   #dropped = 0;
   #unreported = 0;
   #failing = false;
+  #rollupsFailing = false;
   #early = false;
   #closed = false;
 
@@ -157,9 +157,9 @@ export class ClickFlusher {
     this.#waitingPairs = 0;
     const rollups = withAnalytics ? (this.#deps.analytics?.take() ?? null) : null;
     try {
-      if (pairs > 0 || (rollups !== null && !rollups.empty)) await this.#deps.write(batch, rollups);
+      if (pairs > 0) await this.#deps.write(batch);
       this.#lastWritten = Date.now();
-      if (withAnalytics) this.#analyticsDue = this.#lastWritten + (this.#deps.analyticsIntervalMs ?? 0);
+      if (rollups !== null) await this.#writeRollups(rollups);
       if (pairs > 0) this.#deps.flushed?.(pairs);
       if (this.#failing) this.#deps.log.info({ links: pairs }, 'click counts written again');
       this.#failing = false;
@@ -181,6 +181,23 @@ export class ClickFlusher {
   }
 
   /** Adds counts to what waits, within maxCodes (code, day) pairs; the rest is dropped. */
+  /**
+   * After the counts: a failure keeps the rollups for the next time they are due, and leaves the
+   * counts written (and the breaker of lookups untouched).
+   */
+  async #writeRollups(rollups: Rollups): Promise<void> {
+    try {
+      if (!rollups.empty) await this.#deps.writeRollups?.(rollups);
+      this.#analyticsDue = Date.now() + (this.#deps.analyticsIntervalMs ?? 0);
+      if (this.#rollupsFailing) this.#deps.log.info('analytics written again');
+      this.#rollupsFailing = false;
+    } catch (err) {
+      this.#deps.analytics?.putBack(rollups);
+      if (!this.#rollupsFailing) this.#deps.log.warn({ err }, 'analytics could not be written: kept for the next flush');
+      this.#rollupsFailing = true;
+    }
+  }
+
   #add(day: string, counts: ReadonlyMap<string, ClickCount>): void {
     if (counts.size === 0) return;
     let byCode = this.#waiting.get(day);
