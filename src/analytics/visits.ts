@@ -180,26 +180,8 @@ export class Visits implements VisitRecorder {
 
   /** The counts of a profile of link `key` on the day of `byKey`, made at its first click. */
   #profileOf(byKey: Map<string, Profiles>, key: string, agent: Agent, place: Place, referrer: string, language: string, qr: number): Cell {
-    let profiles = byKey.get(key);
-    if (profiles === undefined) {
-      profiles = new Map();
-      byKey.set(key, profiles);
-    }
-    let byPlace = profiles.get(agent);
-    if (byPlace === undefined) {
-      byPlace = new Map();
-      profiles.set(agent, byPlace);
-    }
-    let byReferrer = byPlace.get(place);
-    if (byReferrer === undefined) {
-      byReferrer = new Map();
-      byPlace.set(place, byReferrer);
-    }
-    let byLanguage = byReferrer.get(referrer);
-    if (byLanguage === undefined) {
-      byLanguage = new Map();
-      byReferrer.set(referrer, byLanguage);
-    }
+    const byPlace = inner(inner(byKey, key), agent);
+    const byLanguage = inner(inner(byPlace, place), referrer);
     let sources = byLanguage.get(language);
     if (sources === undefined) {
       sources = [undefined, undefined];
@@ -267,6 +249,16 @@ export class Visits implements VisitRecorder {
   get dropped(): number {
     return this.#dropped;
   }
+}
+
+/** The map `outer` holds under `key`, made empty if it holds none. */
+function inner<K, IK, IV>(outer: Map<K, Map<IK, IV>>, key: K): Map<IK, IV> {
+  let map = outer.get(key);
+  if (map === undefined) {
+    map = new Map();
+    outer.set(key, map);
+  }
+  return map;
 }
 
 function valueOf(dimension: Dimension, agent: Agent, place: Place, referrer: string, language: string, qr: number): string {
