@@ -59,11 +59,11 @@ test('stats ranges in a year Postgres has not (year 0) are a 400 STATS_RANGE_INV
   assert.equal(valid.statusCode, 200, 'the first day Postgres has is a day');
 });
 
-test("a stats parameter given twice, or one the route does not know, is the route's own 400 STATS_RANGE_INVALID", async () => {
-  for (const query of ['from=2026-01-01&from=2026-01-02', 'to=2026-01-02&to=2026-01-03', 'since=2026-01-01']) {
+test("a stats parameter given twice, or one the route does not know, is the route's own 400 STATS_QUERY_INVALID", async () => {
+  for (const query of ['from=2026-01-01&from=2026-01-02', 'to=2026-01-02&to=2026-01-03', 'since=2026-01-01', 'limit=1&limit=2']) {
     const res = await app.inject({ url: `/links/${code}/stats?${query}`, headers: owner() });
     assert.equal(res.statusCode, 400, query);
-    assert.equal(errorCode(res.body), 'STATS_RANGE_INVALID', query);
+    assert.equal(errorCode(res.body), 'STATS_QUERY_INVALID', query);
   }
   const twice = await app.inject({ url: `/links/${code}/stats?from=2026-01-01&from=2026-01-02`, headers: owner() });
   assert.match((JSON.parse(twice.body) as { error: { message: string } }).error.message, /"from" is given more than once/);
