@@ -23,7 +23,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { CacheEntry } from '../cache/link-cache.ts';
 import { isRedirect } from '../cache/link-cache.ts';
-import type { HostOf } from './client-address.ts';
+import type { AddressOf, HostOf } from './client-address.ts';
 import { onClientError } from './errors.ts';
 import type { RawAnswers } from './raw-answers.ts';
 import type { RedirectHandler, RedirectTransport } from './redirect.ts';
@@ -65,12 +65,7 @@ export interface FastPathDeps {
 type ConnectionListener = (this: Server, socket: Socket) => void;
 
 /** The handler's transport on the fast path: answers go to their connection, in order. */
-export function fastTransport(
-  answers: RawAnswers,
-  client: (peer: string | undefined, forwardedFor: string | undefined) => string,
-  addressOf: (peer: string | undefined, forwardedFor: string | undefined) => string,
-  hostOf: HostOf | null,
-) {
+export function fastTransport(answers: RawAnswers, client: AddressOf, addressOf: AddressOf, hostOf: HostOf | null) {
   const transport: RedirectTransport<FastRequest, FastRequest> = {
     writeEntry(req, entry: CacheEntry) {
       if (!isRedirect(entry)) return transport.writePrebuilt(req, ANSWERS[entry.answer]);

@@ -116,9 +116,10 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
 
   const report = (req: Q, res: R, key: string, started: number): void => {
     const status = io.status(res);
-    observer.answered(io.userAgent(req), status, key, started);
+    const userAgent = io.userAgent(req);
+    observer.answered(userAgent, status, key, started);
     if (visits !== null && status === 302 && key !== '')
-      visits.record(key, io.userAgent(req), io.referer(req), io.language(req), io.address(req), io.qr(req));
+      visits.record(key, userAgent, io.referer(req), io.language(req), io.address(req), io.qr(req));
   };
 
   /**

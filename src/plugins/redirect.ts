@@ -6,14 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { trustProxyRule } from '../core/trust-proxy.ts';
 import type { RedirectTarget } from '../cache/link-cache.ts';
-import {
-  addressOfReader,
-  clientAddressReader,
-  clientOfReader,
-  hostOfReader,
-  hostReader,
-  nodeAddressReader,
-} from '../http/client-address.ts';
+import { addressOfReader, clientOfAddress, hostOfReader, hostReader, onNodeRequest } from '../http/client-address.ts';
 import { fastTransport } from '../http/fast-path.ts';
 import { NotFoundLimit } from '../http/not-found-limit.ts';
 import { rawAnswers } from '../http/raw-answers.ts';
@@ -38,7 +31,10 @@ export default fp(
     const notFoundLimit =
       config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients);
     const trust = trustProxyRule(config.trustProxy);
-    const clientAddress = clientAddressReader(trust, log);
+    // One reader of addresses for the 404 budget and analytics, on both transports.
+    const addressOf = addressOfReader(trust, log);
+    const clientOf = clientOfAddress(addressOf);
+    const clientAddress = onNodeRequest(clientOf);
     const hostOf = hostReader(trust);
     const deps: RedirectDeps = {
       hosts,
@@ -52,16 +48,13 @@ export default fp(
       observer: createRedirectObserver(clicks.counter, metrics?.redirects ?? null),
       visits,
     };
-    const readers = { clientOf: clientAddress, addressOf: nodeAddressReader(trust, log), hostOf };
+    const readers = { clientOf: clientAddress, addressOf: onNodeRequest(addressOf), hostOf };
     const handler = createRedirectHandler(deps, nodeTransport(config.redirectCacheControl, readers));
     registerRedirect(app, handler);
     edge.handler = handler;
     if (config.fastPath) {
       const answers = rawAnswers(config.redirectCacheControl, config.keepAliveTimeoutMs);
-      edge.fast = createRedirectHandler(
-        deps,
-        fastTransport(answers, clientOfReader(trust, log), addressOfReader(trust, log), hostOfReader(trust)),
-      );
+      edge.fast = createRedirectHandler(deps, fastTransport(answers, clientOf, addressOf, hostOfReader(trust)));
     }
     // Fastify marks its routes closing before this hook: from here on it answers redirects too, with Connection: close.
     app.addHook('preClose', async () => {
