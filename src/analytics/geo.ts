@@ -1,9 +1,10 @@
 // Country (and city, with a city database) of a client address, from an MMDB file read once at
 // start: by default the country database shipped with the package (@ip-location-db's
 // geo-whois-asn-country, CC0: no licence key, free to redistribute; `npm update` refreshes it), or
-// GEOIP_DATABASE (a GeoLite2-City or DB-IP city file of the operator's). A lookup costs about
-// 1.3 µs; its answer is remembered for the address, or, for an IPv4 address whose network in the
-// database is a /24 or wider, for the whole /24 (visitors of one network skip the lookup).
+// GEOIP_DATABASE (a GeoLite2-City or DB-IP city file of the operator's). A lookup walks the
+// database's tree and decodes its record; its answer is remembered for the address, or, for an IPv4
+// address whose network in the database is a /24 or wider, for the whole /24 (visitors of one
+// network skip the lookup).
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
