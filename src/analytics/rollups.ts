@@ -37,10 +37,6 @@ export class Rollups {
     this.bounds = bounds;
   }
 
-  get pairs(): number {
-    return this.#pairs;
-  }
-
   get empty(): boolean {
     return this.#pairs === 0 && this.orphans.size === 0;
   }

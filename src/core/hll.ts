@@ -102,7 +102,7 @@ export function hash32(text: string, seed: number): number {
 }
 
 /** murmur3's finaliser: every input bit reaches every output bit. */
-export function fmix(value: number): number {
+function fmix(value: number): number {
   let h = value;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
