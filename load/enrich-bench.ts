@@ -36,7 +36,6 @@ import { runInNewContext } from 'node:vm';
 import type pg from 'pg';
 import { pino } from 'pino';
 import { Geo, SHIPPED_DATABASE } from '../src/analytics/geo.ts';
-import type { Rollups } from '../src/analytics/rollups.ts';
 import { VisitorSalts } from '../src/analytics/salts.ts';
 import { Visits } from '../src/analytics/visits.ts';
 import { loadConfig } from '../src/config.ts';
@@ -44,6 +43,8 @@ import { utcDay } from '../src/core/day-range.ts';
 import { addRollupBatch, daySalt } from '../src/db/analytics.ts';
 import { addClicks } from '../src/db/clicks.ts';
 import { createPool } from '../src/db/pool.ts';
+import { trustProxyRule } from '../src/core/trust-proxy.ts';
+import { addressOfReader } from '../src/http/client-address.ts';
 import { ClickCounter } from '../src/write/click-counter.ts';
 import { createTestDatabase, insertRawLinks } from '../test/helpers/db.ts';
 import { cpuSeconds } from './proc.ts';
@@ -72,6 +73,8 @@ const TURN = Number(values.turn);
 const LINKS = Number(values.links);
 const ROUNDS = Number(values.rounds);
 const QR_SHARE = 0.05;
+/** The peer of every click: a proxy on loopback, whose X-Forwarded-For names the visitor. */
+const PROXY = '127.0.0.1';
 
 // A full collection before each reading of the heap, so that it says what is alive.
 setFlagsFromString('--expose-gc');
@@ -144,6 +147,9 @@ try {
     geo,
     salts,
     bounds: { maxLinks: config.clickMaxCodes, valuesMax: config.analyticsValuesMax },
+    // The clicks come through a proxy on loopback, as the load suite's analytics scenario sends them.
+    addressOf: addressOfReader(trustProxyRule('loopback'), log),
+    log,
   });
   const counter = new ClickCounter(config.clickMaxCodes, () => {});
   console.log(
@@ -177,16 +183,18 @@ try {
           continue;
         }
         if (stage === 'flush') counter.count(key, agent);
-        visits.record(key, agent, referer, language, address, qrOf[i] === 1);
+        visits.record(key, agent, referer, language, PROXY, address, qrOf[i] === 1);
       }
       await turn();
       if (to % FLUSH_CLICKS < TURN || to === CLICKS) {
         if (stage === 'enrich' && held !== undefined && held.bytes === 0) {
-          // What one interval's rollups hold: the live heap with them, and once they are let go.
-          const full = liveHeap();
-          held.cells = rowsOf(visits.take());
-          held.bytes = full - liveHeap();
-        } else if (stage === 'enrich') visits.take();
+          // What one interval's rows hold: the live heap before they are made (the log's typed
+          // arrays are outside the heap), and with them.
+          const before = liveHeap();
+          const taken = await visits.take();
+          held.bytes = liveHeap() - before;
+          held.cells = taken.rows;
+        } else if (stage === 'enrich') await visits.take();
         if (stage === 'flush') {
           const figures = await flush(pool, statements, counter, visits);
           flushed.push(figures);
@@ -219,8 +227,8 @@ try {
       `(${((enrichMs * 1000) / CLICKS).toFixed(2)} µs a click: ${ms(kept(enriched))} CPU with it, ${ms(kept(bare))} without, medians of rounds 2–${ROUNDS})`,
   );
   console.log(
-    `  one interval's rollups (${FLUSH_CLICKS.toLocaleString('en-US')} clicks, ${held.cells.toLocaleString('en-US')} cells) hold ${mb(held.bytes)} ` +
-      `of heap (${Math.round(held.bytes / Math.max(1, held.cells))} B a cell)`,
+    `  one interval's rollup rows (${FLUSH_CLICKS.toLocaleString('en-US')} clicks, ${held.cells.toLocaleString('en-US')} rows) hold ${mb(held.bytes)} ` +
+      `of heap (${Math.round(held.bytes / Math.max(1, held.cells))} B a row)`,
   );
 
   if (values.stages !== '1') {
@@ -273,7 +281,7 @@ async function flush(pool: pg.Pool, statements: number[], counter: ClickCounter,
   const postgresBefore = cpuSeconds(backend) ?? 0;
   const started = performance.now();
   const counts = counter.take();
-  const rollups = visits.take();
+  const rollups = await visits.take();
   statements.length = 0;
   await addClicks(pool, new Map([[utcDay(Date.now()), counts]]));
   await addRollupBatch(pool, rollups, limits);
@@ -284,19 +292,12 @@ async function flush(pool: pg.Pool, statements: number[], counter: ClickCounter,
   return {
     clicks,
     links: counts.size,
-    rows: rowsOf(rollups),
+    rows: rollups.rows,
     ms: elapsed,
     cpuMs: (used.user + used.system) / 1000,
     postgresCpuMs: ((cpuSeconds(backend) ?? 0) - postgresBefore) * 1000,
     statements: statements.filter((s) => s >= 0),
   };
-}
-
-/** Rows of click_rollups a batch writes: one per link, day, dimension and value. */
-function rowsOf(rollups: Rollups): number {
-  let rows = 0;
-  for (const byKey of rollups.links.values()) for (const cells of byKey.values()) for (const byValue of cells) rows += byValue?.size ?? 0;
-  return rows;
 }
 
 /**

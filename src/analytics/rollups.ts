@@ -1,77 +1,59 @@
-// Enriched clicks added up in memory between two flushes: per UTC day and link, per dimension and
-// value, clicks by people, by bots, and the people's visitor sketch; and visits to paths that
-// named no link, per day, domain and path. Bounded on every side: at most `maxLinks` (day, link)
-// pairs (clicks past it are dropped and counted), and at most `valuesMax` values per link, day and
-// dimension, or paths per domain and day (the rest is counted under OTHER). Taken out whole by
-// the click flusher, and put back if Postgres could not take it.
+// Enriched clicks added up for Postgres: per UTC day and link, per dimension and value, clicks by
+// people, by bots, and the people's visitor sketch; and visits to paths that named no link, per
+// day, domain and path. visits.ts keeps a turn's clicks as numbers in a log (ClickLog); fold()
+// turns the log into rows of click_rollups, column by column as the statement takes them, at most
+// `valuesMax` values per link, day and dimension (the rest counted under OTHER). Rows of two folds
+// may name the same value: Postgres adds them up (db/analytics.ts). Taken out whole by the click
+// flusher, and put back if Postgres could not take them.
 
+import { splitKey, type LinkKey } from '../core/domains.ts';
 import { OTHER } from '../core/dimensions.ts';
-import { Sketch } from '../core/hll.ts';
+import { sortedSketchLiteral } from '../core/hll.ts';
 
-export interface Cell {
-  clicks: number;
-  bots: number;
-  /** The people's sketch; null until one is counted. */
-  visitors: Sketch | null;
-}
+/** More than a log's clicks (visits.ts LOG_MAX): a click's index and its element share one number. */
+const INDEX_SPAN = 2 ** 21;
 
-/** One link's day: index 0 is the link's own cell (value ''), index d the values of dimension d. */
-export type LinkDay = Map<string, Cell>[];
+/** Rows per chunk: one statement's. A link's day is never split. */
+export const CHUNK_ROWS = 20_000;
 
-export interface RollupBounds {
-  /** Most (day, link) pairs held. */
-  readonly maxLinks: number;
-  /** Most values per link, day and dimension, and paths per domain and day. */
-  readonly valuesMax: number;
-}
+/** Rows of click_rollups, column by column. */
+export class RollupRows {
+  readonly domainIds: number[] = [];
+  readonly codes: string[] = [];
+  readonly days: string[] = [];
+  readonly dimensions: number[] = [];
+  readonly values: string[] = [];
+  readonly clicks: number[] = [];
+  readonly bots: number[] = [];
+  /** Each row's sketch as an integer[] literal (core/hll.ts). */
+  readonly visitors: string[] = [];
 
-export class Rollups {
-  readonly bounds: RollupBounds;
-  /** Day -> link key -> its cells. */
-  readonly links = new Map<string, Map<string, LinkDay>>();
-  /** Day -> domain id -> path -> visits. */
-  readonly orphans = new Map<string, Map<number, Map<string, number>>>();
-  #pairs = 0;
-
-  constructor(bounds: RollupBounds) {
-    this.bounds = bounds;
+  get length(): number {
+    return this.codes.length;
   }
+}
+
+/** Day -> domain id -> path -> visits. */
+export type Orphans = Map<string, Map<number, Map<string, number>>>;
+
+/** What a flush writes of the analytics. */
+export class RollupBatch {
+  /** Chunks of about CHUNK_ROWS rows. */
+  readonly chunks: RollupRows[] = [];
+  readonly orphans: Orphans = new Map();
+  /** Clicks (people and bots) the chunks count: what is lost if the batch is. */
+  clicks = 0;
+  /** Rows in all the chunks. */
+  rows = 0;
+  /** Paths in `orphans`. */
+  paths = 0;
 
   get empty(): boolean {
-    return this.#pairs === 0 && this.orphans.size === 0;
+    return this.rows === 0 && this.orphans.size === 0;
   }
 
-  /** The cells of `key` on `day`, made if room is left; undefined when it is not. */
-  linkDay(day: string, key: string): LinkDay | undefined {
-    let byKey = this.links.get(day);
-    if (byKey === undefined) {
-      byKey = new Map();
-      this.links.set(day, byKey);
-    }
-    let cells = byKey.get(key);
-    if (cells === undefined) {
-      if (this.#pairs >= this.bounds.maxLinks) return undefined;
-      cells = [new Map()];
-      byKey.set(key, cells);
-      this.#pairs++;
-    }
-    return cells;
-  }
-
-  /**
-   * Clicks on a link's day that share every value: `from` holds their counts and their people's
-   * sketch; `values[d]` is their value of dimension d (undefined: not kept).
-   */
-  add(cells: LinkDay, from: Cell, values: readonly (string | undefined)[]): void {
-    mergeCell(cells, 0, '', from, Number.POSITIVE_INFINITY);
-    for (let d = 1; d < values.length; d++) {
-      const value = values[d];
-      if (value !== undefined) mergeCell(cells, d, value, from, this.bounds.valuesMax);
-    }
-  }
-
-  /** A request for `path` on domain `domainId` that named no link. */
-  orphan(day: string, domainId: number, path: string, visits = 1): void {
+  /** A request for `path` on domain `domainId` that named no link; at most `valuesMax` paths per domain and day (the rest under OTHER). */
+  orphan(day: string, domainId: number, path: string, valuesMax: number, visits = 1): void {
     let byDomain = this.orphans.get(day);
     if (byDomain === undefined) {
       byDomain = new Map();
@@ -84,57 +66,271 @@ export class Rollups {
     }
     const kept = byPath.get(path);
     if (kept !== undefined) byPath.set(path, kept + visits);
-    else if (byPath.size < this.bounds.valuesMax || path === OTHER) byPath.set(path, visits);
-    else byPath.set(OTHER, (byPath.get(OTHER) ?? 0) + visits);
+    else if (byPath.size < valuesMax || path === OTHER) {
+      byPath.set(path, visits);
+      this.paths++;
+    } else if (byPath.has(OTHER)) byPath.set(OTHER, (byPath.get(OTHER) as number) + visits);
+    else {
+      byPath.set(OTHER, visits);
+      this.paths++;
+    }
   }
 
-  /** Adds everything `other` holds (a batch Postgres could not take) within the bounds; returns the clicks left out. */
-  merge(other: Rollups): number {
-    let dropped = 0;
-    for (const [day, byKey] of other.links) {
-      for (const [key, cells] of byKey) {
-        const into = this.linkDay(day, key);
-        if (into === undefined) {
-          const own = cells[0]?.get('');
-          dropped += (own?.clicks ?? 0) + (own?.bots ?? 0);
-          continue;
+  /** Adds what `other` holds: its chunks as they are, its orphan visits within the bound. */
+  add(other: RollupBatch, valuesMax: number): void {
+    this.chunks.push(...other.chunks);
+    this.clicks += other.clicks;
+    this.rows += other.rows;
+    for (const [day, byDomain] of other.orphans) {
+      for (const [domainId, byPath] of byDomain) for (const [path, visits] of byPath) this.orphan(day, domainId, path, valuesMax, visits);
+    }
+  }
+}
+
+// Where each field of a click stands in its record of the log.
+/** The (day, link) slot. */
+export const SLOT = 0;
+export const AGENT = 1;
+export const PLACE = 2;
+export const REFERRER = 3;
+export const LANGUAGE = 4;
+/** 1: a QR code's. */
+export const SOURCE = 5;
+/** The visitor's sketch element; -1: a bot; 0: a person, visitors not kept. */
+export const ELEMENT = 6;
+export type Field = typeof AGENT | typeof PLACE | typeof REFERRER | typeof LANGUAGE | typeof SOURCE;
+/** Int32s per click: a record fills half a cache line, so a click read for one dimension is there for the next. */
+export const STRIDE = 8;
+
+/** Clicks as numbers, a record of STRIDE each: the slot, what the dimensions read (ids into visits.ts's tables), the sketch element. */
+export class ClickLog {
+  n = 0;
+  data: Int32Array;
+
+  constructor(capacity: number) {
+    this.data = new Int32Array(capacity * STRIDE);
+  }
+
+  get capacity(): number {
+    return this.data.length / STRIDE;
+  }
+
+  /** Room for at least `capacity` clicks, those logged kept. */
+  grow(capacity: number): void {
+    const data = new Int32Array(capacity * STRIDE);
+    data.set(this.data.subarray(0, this.n * STRIDE));
+    this.data = data;
+  }
+}
+
+/** How a dimension reads its value off a click: `of[field]` (the field itself when `of` is null), a `values` index. */
+export interface DimensionReader {
+  /** Its id in the rollups (core/dimensions.ts); 0: the link's own row. */
+  readonly id: number;
+  readonly field: Field;
+  readonly of: Int32Array | null;
+  /** Value id -> value; id 0 is OTHER (''). */
+  readonly values: readonly string[];
+}
+
+/** The (day, link) of each slot of a log. */
+export interface Slots {
+  readonly keys: readonly string[];
+  readonly days: readonly string[];
+}
+
+/**
+ * Adds the log's clicks to `batch` as rows: per slot (a link's day), for each dimension, a row per
+ * value with its clicks, bots and sketch; the values past `valuesMax` counted under OTHER. Yields
+ * after each slot, so that the caller may let the event loop turn (foldInSlices).
+ */
+export function* fold(
+  log: ClickLog,
+  slots: Slots,
+  dimensions: readonly DimensionReader[],
+  valuesMax: number,
+  batch: RollupBatch,
+): Generator<void, void, void> {
+  const n = log.n;
+  if (n === 0) return;
+  const slotCount = slots.keys.length;
+  // The clicks in slot order (a counting sort): each slot's stand together.
+  const starts = new Int32Array(slotCount + 1);
+  const data = log.data;
+  for (let i = 0; i < n; i++) (starts[(data[i * STRIDE + SLOT] as number) + 1] as number)++;
+  for (let s = 0; s < slotCount; s++) starts[s + 1] = (starts[s + 1] as number) + (starts[s] as number);
+  const order = new Int32Array(n);
+  const next = starts.slice(0, slotCount);
+  for (let i = 0; i < n; i++) {
+    const s = data[i * STRIDE + SLOT] as number;
+    order[next[s] as number] = i;
+    next[s] = (next[s] as number) + 1;
+  }
+  // Scratch, reused by every slot: its clicks by element, each value's cell, then each click's cell and the cells' sketches.
+  const byElement = new Float64Array(n);
+  const cellOfValue = dimensions.map((dimension) => new Int32Array(dimension.values.length).fill(-1));
+  let cellOfClick = new Int32Array(256);
+  let elements = new Int32Array(256);
+  const cells = new Cells();
+  let rows = batch.chunks.at(-1);
+  if (rows === undefined || rows.length >= CHUNK_ROWS) {
+    rows = new RollupRows();
+    batch.chunks.push(rows);
+  }
+  // The slot's clicks, field by field, in element order: read once from the log (one cache line a click), then in sequence.
+  let columns = Array.from({ length: STRIDE }, () => new Int32Array(256));
+  for (let s = 0; s < slotCount; s++) {
+    const from = starts[s] as number;
+    const to = starts[s + 1] as number;
+    const k = to - from;
+    if (k === 0) continue;
+    if (k > cellOfClick.length) {
+      cellOfClick = new Int32Array(2 * k);
+      elements = new Int32Array(2 * k);
+      columns = Array.from({ length: STRIDE }, () => new Int32Array(2 * k));
+    }
+    // Sorted by sketch element, once: every cell's elements are then gathered in order.
+    if (k > 1) {
+      for (let j = from; j < to; j++) {
+        const i = order[j] as number;
+        byElement[j] = ((data[i * STRIDE + ELEMENT] as number) + 1) * INDEX_SPAN + i;
+      }
+      const sorted = byElement.subarray(from, to).sort();
+      for (let j = from; j < to; j++) order[j] = (sorted[j - from] as number) % INDEX_SPAN;
+    }
+    for (let field = AGENT; field <= ELEMENT; field++) {
+      const column = columns[field] as Int32Array;
+      for (let j = 0; j < k; j++) column[j] = data[(order[from + j] as number) * STRIDE + field] as number;
+    }
+    const clickElements = columns[ELEMENT] as Int32Array;
+    const { domainId, code } = splitKey(slots.keys[s] as LinkKey);
+    const day = slots.days[s] as string;
+    for (const [d, dimension] of dimensions.entries()) {
+      const byValue = cellOfValue[d] as Int32Array;
+      const { of } = dimension;
+      const column = columns[dimension.field] as Int32Array;
+      const max = dimension.id === 0 ? Number.POSITIVE_INFINITY : valuesMax;
+      cells.clear();
+      let overflowed = false;
+      for (let j = 0; j < k; j++) {
+        const source = column[j] as number;
+        const value = of === null ? source : (of[source] as number);
+        let cell = byValue[value] as number;
+        if (cell === -1) {
+          const kept = cells.count < max || value === 0 ? value : 0;
+          overflowed ||= kept !== value;
+          cell = byValue[kept] as number;
+          if (cell === -1) {
+            cell = cells.make(kept);
+            byValue[kept] = cell;
+          }
+          byValue[value] = cell;
         }
-        cells.forEach((values, d) => {
-          for (const [value, cell] of values) mergeCell(into, d, value, cell, d === 0 ? Number.POSITIVE_INFINITY : this.bounds.valuesMax);
-        });
+        cellOfClick[j] = cell;
+        const element = clickElements[j] as number;
+        if (element < 0) cells.bots[cell] = (cells.bots[cell] as number) + 1;
+        else {
+          cells.clicks[cell] = (cells.clicks[cell] as number) + 1;
+          if (element > 0) cells.elements[cell] = (cells.elements[cell] as number) + 1;
+        }
+      }
+      // The people's elements grouped by cell (a counting sort: still in order), then each cell's sketch.
+      const ends = cells.elementEnds();
+      for (let j = k - 1; j >= 0; j--) {
+        const element = clickElements[j] as number;
+        if (element <= 0) continue;
+        const cell = cellOfClick[j] as number;
+        const at = (ends[cell] as number) - 1;
+        ends[cell] = at;
+        elements[at] = element;
+      }
+      for (let cell = 0; cell < cells.count; cell++) {
+        const value = cells.values[cell] as number;
+        byValue[value] = -1;
+        rows.domainIds.push(domainId);
+        rows.codes.push(code);
+        rows.days.push(day);
+        rows.dimensions.push(dimension.id);
+        rows.values.push(dimension.values[value] as string);
+        rows.clicks.push(cells.clicks[cell] as number);
+        rows.bots.push(cells.bots[cell] as number);
+        const start = ends[cell] as number;
+        rows.visitors.push(sortedSketchLiteral(elements, start, start + (cells.elements[cell] as number)));
+        batch.rows++;
+        if (dimension.id === 0) batch.clicks += (cells.clicks[cell] as number) + (cells.bots[cell] as number);
+      }
+      // Values past the bound point at OTHER's cell: forget those too.
+      if (overflowed) {
+        for (let j = 0; j < k; j++) {
+          const source = column[j] as number;
+          byValue[of === null ? source : (of[source] as number)] = -1;
+        }
       }
     }
-    for (const [day, byDomain] of other.orphans) {
-      for (const [domainId, byPath] of byDomain) for (const [path, visits] of byPath) this.orphan(day, domainId, path, visits);
+    if (rows.length >= CHUNK_ROWS) {
+      rows = new RollupRows();
+      batch.chunks.push(rows);
     }
-    return dropped;
+    yield;
   }
 }
 
-function cellOf(cells: LinkDay, d: number, value: string, valuesMax: number): Cell {
-  let values = cells[d];
-  if (values === undefined) {
-    values = new Map();
-    cells[d] = values;
+/** Longest the event loop waits for a fold between two turns. */
+const SLICE_MS = 5;
+
+/** Runs a fold to its end, letting the event loop turn every SLICE_MS (a fold of a full log takes the CPU for a second). */
+export async function foldInSlices(steps: Generator<void, void, void>): Promise<void> {
+  let sliceStart = performance.now();
+  while (steps.next().done !== true) {
+    if (performance.now() - sliceStart < SLICE_MS) continue;
+    await new Promise((resolve) => setImmediate(resolve));
+    sliceStart = performance.now();
   }
-  let cell = values.get(value);
-  if (cell === undefined) {
-    const key = values.size < valuesMax || value === OTHER ? value : OTHER;
-    cell = values.get(key);
-    if (cell === undefined) {
-      cell = { clicks: 0, bots: 0, visitors: null };
-      values.set(key, cell);
-    }
-  }
-  return cell;
 }
 
-function mergeCell(cells: LinkDay, d: number, value: string, from: Cell, valuesMax: number): void {
-  const cell = cellOf(cells, d, value, valuesMax);
-  cell.clicks += from.clicks;
-  cell.bots += from.bots;
-  if (from.visitors !== null) {
-    cell.visitors ??= new Sketch();
-    cell.visitors.merge(from.visitors);
+/** `from`'s numbers in an array twice as long. */
+function grown(from: Int32Array): Int32Array<ArrayBuffer> {
+  const to = new Int32Array(2 * from.length);
+  to.set(from);
+  return to;
+}
+
+/** One slot's cells of one dimension: value id, counts, and how many sketch elements. */
+class Cells {
+  count = 0;
+  values = new Int32Array(64);
+  clicks = new Int32Array(64);
+  bots = new Int32Array(64);
+  elements = new Int32Array(64);
+  #ends = new Int32Array(64);
+
+  clear(): void {
+    this.count = 0;
+  }
+
+  make(value: number): number {
+    const cell = this.count++;
+    if (cell === this.values.length) {
+      this.values = grown(this.values);
+      this.clicks = grown(this.clicks);
+      this.bots = grown(this.bots);
+      this.elements = grown(this.elements);
+      this.#ends = new Int32Array(this.values.length);
+    }
+    this.values[cell] = value;
+    this.clicks[cell] = 0;
+    this.bots[cell] = 0;
+    this.elements[cell] = 0;
+    return cell;
+  }
+
+  /** Where each cell's elements end, laid out one cell after another. */
+  elementEnds(): Int32Array {
+    let end = 0;
+    for (let cell = 0; cell < this.count; cell++) {
+      end += this.elements[cell] as number;
+      this.#ends[cell] = end;
+    }
+    return this.#ends;
   }
 }

@@ -1,13 +1,10 @@
 // What analytics keeps of a User-Agent: bot or not (isbot), device type, browser and OS families
-// (bowser), and a hash that stands for the string in the visitor hash. bowser runs a list of
-// regular expressions; each distinct string is parsed once and remembered, so a click costs one
-// Map lookup (what a click costs in all: load/enrich-bench.ts).
+// (bowser), and a hash that stands for the string in the visitor hash.
 
 import Bowser from 'bowser';
 import { isbot } from 'isbot';
 import { deviceOf, familyName, UNKNOWN, type Device } from '../core/dimensions.ts';
 import { hash32 } from '../core/hll.ts';
-import { Memo } from '../core/memo.ts';
 
 export interface Agent {
   readonly bot: boolean;
@@ -18,19 +15,11 @@ export interface Agent {
   readonly hash: number;
 }
 
-/** Distinct User-Agents remembered. */
-const AGENTS_MAX = 20_000;
-const NO_AGENT: Agent = { bot: false, device: 'other', browser: UNKNOWN, os: UNKNOWN, hash: 0 };
+/** What analytics keeps of a request without a User-Agent. */
+export const NO_AGENT: Agent = { bot: false, device: 'other', browser: UNKNOWN, os: UNKNOWN, hash: 0 };
 
-export class AgentParser {
-  readonly #agents = new Memo(parseAgent, AGENTS_MAX);
-
-  parse(userAgent: string | undefined): Agent {
-    return userAgent === undefined || userAgent === '' ? NO_AGENT : this.#agents.get(userAgent);
-  }
-}
-
-function parseAgent(userAgent: string): Agent {
+/** bowser runs a list of regular expressions: the caller remembers each string's answer (visits.ts). */
+export function parseAgent(userAgent: string): Agent {
   const parsed = Bowser.parse(userAgent);
   const bot = isbot(userAgent) || parsed.platform.type === 'bot';
   return {

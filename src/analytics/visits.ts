@@ -1,22 +1,36 @@
 // Click analytics off the request path. The redirect hands each 302 to record(): a few field
 // reads pushed onto arrays, nothing parsed. Once per event-loop turn (setImmediate), enrich()
-// reads the turn's clicks: the User-Agent parsed, the place looked up, the referrer's host and the
-// primary language read (each remembered per string, so that the same values are the same
-// objects), the visitor hashed with the day's salt into a sketch element. Clicks of a link's day
-// that share every value (a profile) are added up together, found by four Map lookups by
-// identity, instead of each click being counted under each dimension; the profiles are folded into
-// the rollups (rollups.ts: per dimension and value, bounded) when there are many, and when the
-// click flusher takes them to Postgres. No address leaves this file: only its place, and a few
-// bits of a salted hash in a sketch.
+// turns the turn's clicks into numbers in a log (rollups.ts ClickLog), allocating nothing per
+// click: the link's day a slot, the User-Agent an agent (parsed once per string: device, browser,
+// OS, bot), the address a place (geo.ts) and a sketch element (the visitor hashed with the day's
+// salt), the Referer's host and the primary language ids, each string read once and remembered.
+// When the click flusher takes the analytics, or the log is full, fold() turns the log into rows
+// per dimension and value (bounded per link and day). No address leaves this file: only its
+// place, and a few bits of a salted hash in a sketch.
 
 import { utcDay } from '../core/day-range.ts';
-import { dimensionId, DIRECT, primaryLanguage, referrerHost, UNKNOWN, type AnalyticsPart, type Dimension } from '../core/dimensions.ts';
-import { hash32, hllElement, Sketch } from '../core/hll.ts';
-import { Memo } from '../core/memo.ts';
+import { DIRECT, dimensionId, primaryLanguage, referrerHost, UNKNOWN, type AnalyticsPart, type Dimension } from '../core/dimensions.ts';
+import { hash32, visitorElement } from '../core/hll.ts';
+import type { AddressOf } from '../http/client-address.ts';
 import type { Geo, Place } from './geo.ts';
-import { Rollups, type Cell, type RollupBounds } from './rollups.ts';
-import type { VisitorSalts } from './salts.ts';
-import { AgentParser, type Agent } from './user-agents.ts';
+import type { Logger } from 'pino';
+import {
+  AGENT,
+  ClickLog,
+  ELEMENT,
+  fold,
+  foldInSlices,
+  LANGUAGE,
+  PLACE,
+  REFERRER,
+  RollupBatch,
+  SLOT,
+  SOURCE,
+  STRIDE,
+  type DimensionReader,
+} from './rollups.ts';
+import type { Seeds, VisitorSalts } from './salts.ts';
+import { NO_AGENT, parseAgent, type Agent } from './user-agents.ts';
 
 /** What the redirect tells analytics; each call must cost next to nothing. */
 export interface VisitRecorder {
@@ -26,11 +40,19 @@ export interface VisitRecorder {
     userAgent: string | undefined,
     referer: string | undefined,
     language: string | undefined,
-    address: string,
+    peer: string | undefined,
+    forwardedFor: string | undefined,
     qr: boolean,
   ): void;
   /** A request for `path` on domain `domainId` that named no link. */
   orphan(domainId: number, path: string): void;
+}
+
+export interface RollupBounds {
+  /** Most (day, link) pairs in a log: past it, the log is folded. */
+  readonly maxLinks: number;
+  /** Most values per link, day and dimension, and paths per domain and day. */
+  readonly valuesMax: number;
 }
 
 export interface VisitsOptions {
@@ -40,46 +62,214 @@ export interface VisitsOptions {
   readonly geo: Geo | null;
   readonly salts: VisitorSalts;
   readonly bounds: RollupBounds;
+  /** The client's address from the peer and X-Forwarded-For, by TRUST_PROXY's rule (http/client-address.ts). */
+  readonly addressOf: AddressOf;
+  readonly log: Logger;
+}
+
+/** What analytics keeps of a client address, for a day: its place, and its hashes under the day's seeds. */
+interface Visitor {
+  readonly place: Place;
+  readonly a: number;
+  readonly b: number;
+  /** Its place's id in `tables`. */
+  placeId: number;
+  tables: Tables | null;
 }
 
 /** Most clicks waiting for their turn's enrichment; past it they are dropped (and counted). */
 const TURN_MAX = 65_536;
-/** Distinct Referers and Accept-Languages remembered each. */
-const MEMO_MAX = 10_000;
-/** Profiles held before they are folded into the rollups. */
-const PROFILES_MAX = 100_000;
+/** Clicks the log holds before it is folded (28 bytes each). */
+const LOG_MAX = 1 << 20; // rollups.ts INDEX_SPAN is more
+/** Distinct User-Agents, Referers, Accept-Languages and places remembered, and values per dimension, before the tables start over. */
+const TABLE_MAX = 20_000;
+/** Distinct (peer, X-Forwarded-For) pairs remembered; past it the memo starts over. */
+const VISITORS_MAX = 50_000;
+/** Rows of folded clicks held for the flusher (about 150 bytes each); past it, logs are dropped (counted) until Postgres takes them. */
+const ROWS_MAX = 1_000_000;
 const NOWHERE: Place = { country: UNKNOWN, city: UNKNOWN };
-/** A profile's value of a dimension that is not kept. */
-const NOT_KEPT = '';
 
-/** A link's day's clicks by profile: agent -> place -> referrer host -> language -> [by link, by QR code]. */
-type Profiles = Map<Agent, Map<Place, Map<string, Map<string, (Cell | undefined)[]>>>>;
+/** Strings to ids, each once: id 0 is OTHER (''). */
+class Dictionary {
+  readonly #ids = new Map<string, number>([['', 0]]);
+  readonly values: string[] = [''];
+
+  id(value: string): number {
+    let id = this.#ids.get(value);
+    if (id === undefined) {
+      id = this.values.length;
+      this.values.push(value);
+      this.#ids.set(value, id);
+    }
+    return id;
+  }
+
+  get size(): number {
+    return this.values.length;
+  }
+}
+
+/**
+ * What the log's numbers stand for: ids of agents, places, referrers and languages, and each
+ * dimension's values. They hold as long as the log they were made for: made anew at a fold.
+ */
+class Tables {
+  readonly agentIds = new Map<string, number>();
+  // Per agent id: bot or not, its device, browser and OS value ids, and its hash.
+  readonly agentBot: number[] = [];
+  readonly agentDevice: number[] = [];
+  readonly agentBrowser: number[] = [];
+  readonly agentOs: number[] = [];
+  readonly agentHash: number[] = [];
+  readonly placeIds = new Map<Place, number>();
+  readonly placeCountry: number[] = [];
+  readonly placeCity: number[] = [];
+  readonly referrerIds = new Map<string, number>();
+  readonly languageIds = new Map<string, number>();
+  readonly device = new Dictionary();
+  readonly browser = new Dictionary();
+  readonly os = new Dictionary();
+  readonly country = new Dictionary();
+  readonly city = new Dictionary();
+  readonly referrer = new Dictionary();
+  readonly language = new Dictionary();
+  readonly direct = this.referrer.id(DIRECT);
+  readonly unknownLanguage = this.language.id(UNKNOWN);
+
+  constructor() {
+    this.agentOf(NO_AGENT);
+    this.placeOf(NOWHERE);
+  }
+
+  agent(userAgent: string | undefined): number {
+    if (userAgent === undefined || userAgent === '') return 0;
+    let id = this.agentIds.get(userAgent);
+    if (id === undefined) {
+      id = this.agentOf(parseAgent(userAgent));
+      this.agentIds.set(userAgent, id);
+    }
+    return id;
+  }
+
+  agentOf(agent: Agent): number {
+    const id = this.agentBot.length;
+    this.agentBot.push(agent.bot ? 1 : 0);
+    this.agentDevice.push(this.device.id(agent.device));
+    this.agentBrowser.push(this.browser.id(agent.browser));
+    this.agentOs.push(this.os.id(agent.os));
+    this.agentHash.push(agent.hash);
+    return id;
+  }
+
+  placeOf(place: Place): number {
+    let id = this.placeIds.get(place);
+    if (id === undefined) {
+      id = this.placeCountry.length;
+      this.placeIds.set(place, id);
+      this.placeCountry.push(this.country.id(place.country));
+      this.placeCity.push(this.city.id(place.city === UNKNOWN ? UNKNOWN : `${place.city}, ${place.country}`));
+    }
+    return id;
+  }
+
+  referrerOf(referer: string | undefined): number {
+    return referer === undefined ? this.direct : idOf(this.referrerIds, this.referrer, referer, referrerHost);
+  }
+
+  languageOf(acceptLanguage: string | undefined): number {
+    return acceptLanguage === undefined ? this.unknownLanguage : idOf(this.languageIds, this.language, acceptLanguage, primaryLanguage);
+  }
+
+  /** One of the tables has grown past TABLE_MAX: time they started over. */
+  get full(): boolean {
+    return (
+      this.agentBot.length >= TABLE_MAX ||
+      this.placeCountry.length >= TABLE_MAX ||
+      this.referrerIds.size >= TABLE_MAX ||
+      this.languageIds.size >= TABLE_MAX ||
+      this.referrer.size >= TABLE_MAX ||
+      this.language.size >= TABLE_MAX
+    );
+  }
+
+  /** How each kept dimension reads a click of `log`, the link's own row first. */
+  readers(dimensions: readonly Dimension[]): DimensionReader[] {
+    const readers: DimensionReader[] = [{ id: 0, field: SOURCE, of: Int32Array.of(0, 0), values: [''] }];
+    for (const dimension of dimensions) {
+      const id = dimensionId(dimension);
+      switch (dimension) {
+        case 'referrer':
+          readers.push({ id, field: REFERRER, of: null, values: this.referrer.values });
+          break;
+        case 'language':
+          readers.push({ id, field: LANGUAGE, of: null, values: this.language.values });
+          break;
+        case 'country':
+          readers.push({ id, field: PLACE, of: Int32Array.from(this.placeCountry), values: this.country.values });
+          break;
+        case 'city':
+          readers.push({ id, field: PLACE, of: Int32Array.from(this.placeCity), values: this.city.values });
+          break;
+        case 'device':
+          readers.push({ id, field: AGENT, of: Int32Array.from(this.agentDevice), values: this.device.values });
+          break;
+        case 'browser':
+          readers.push({ id, field: AGENT, of: Int32Array.from(this.agentBrowser), values: this.browser.values });
+          break;
+        case 'os':
+          readers.push({ id, field: AGENT, of: Int32Array.from(this.agentOs), values: this.os.values });
+          break;
+        case 'source':
+          readers.push({ id, field: SOURCE, of: Int32Array.of(1, 2), values: ['', 'link', 'qr'] });
+          break;
+      }
+    }
+    return readers;
+  }
+}
+
+/** The id in `dictionary` of what `read` makes of `field`, read once per distinct field (remembered in `ids`). */
+function idOf(ids: Map<string, number>, dictionary: Dictionary, field: string, read: (field: string) => string): number {
+  let id = ids.get(field);
+  if (id === undefined) {
+    id = dictionary.id(read(field));
+    ids.set(field, id);
+  }
+  return id;
+}
 
 export class Visits implements VisitRecorder {
   readonly #options: VisitsOptions;
-  readonly #agents = new AgentParser();
-  // The same few Referers and Accept-Languages come again and again: each is read once.
-  readonly #referrers = new Memo(referrerHost, MEMO_MAX);
-  readonly #languages = new Memo(primaryLanguage, MEMO_MAX);
   readonly #dimensions: readonly Dimension[];
   readonly #visitors: boolean;
   readonly #keeps: { readonly referrer: boolean; readonly language: boolean; readonly source: boolean };
-  #rollups: Rollups;
-  /** Day -> link key -> its profiles, until folded into the rollups. */
-  #profiles = new Map<string, Map<string, Profiles>>();
-  #profileCount = 0;
+  #tables = new Tables();
+  #log = new ClickLog(16_384);
+  /** The log given up at the last fold, to be the next one once its fold is done. */
+  #spare: ClickLog | null = null;
+  /** The folds under way, one after the other. */
+  #folding: Promise<void> | null = null;
+  /** Day -> link key -> its slot in the log. */
+  #slotIds = new Map<string, Map<string, number>>();
+  #slotKeys: string[] = [];
+  #slotDays: string[] = [];
+  /** Folded, waiting for the flusher. */
+  #batch = new RollupBatch();
   // One turn's clicks, column by column: no object per click.
   #keys: string[] = [];
   #userAgents: (string | undefined)[] = [];
   #referers: (string | undefined)[] = [];
   #acceptLanguages: (string | undefined)[] = [];
-  #addresses: string[] = [];
+  #peers: (string | undefined)[] = [];
+  #forwardedFors: (string | undefined)[] = [];
+  /** Peer -> X-Forwarded-For -> the visitor, under #visitorSeeds. */
+  #visitorsByPeer = new Map<string | undefined, Map<string | undefined, Visitor>>();
+  #visitorCount = 0;
+  #visitorSeeds: Seeds | null = null;
   #qr: boolean[] = [];
   #n = 0;
   #scheduled = false;
   #dropped = 0;
-  /** Scratch: a profile's value per dimension id. */
-  readonly #values: (string | undefined)[];
 
   constructor(options: VisitsOptions) {
     this.#options = options;
@@ -90,8 +280,6 @@ export class Visits implements VisitRecorder {
     );
     this.#visitors = options.parts.has('visitors');
     this.#keeps = { referrer: options.parts.has('referrer'), language: options.parts.has('language'), source: options.parts.has('source') };
-    this.#rollups = new Rollups(options.bounds);
-    this.#values = Array.from({ length: 9 }, () => undefined);
   }
 
   /** The dimensions this instance keeps. */
@@ -104,7 +292,8 @@ export class Visits implements VisitRecorder {
     userAgent: string | undefined,
     referer: string | undefined,
     language: string | undefined,
-    address: string,
+    peer: string | undefined,
+    forwardedFor: string | undefined,
     qr: boolean,
   ): void {
     const i = this.#n;
@@ -116,7 +305,8 @@ export class Visits implements VisitRecorder {
     this.#userAgents[i] = userAgent;
     this.#referers[i] = referer;
     this.#acceptLanguages[i] = language;
-    this.#addresses[i] = address;
+    this.#peers[i] = peer;
+    this.#forwardedFors[i] = forwardedFor;
     this.#qr[i] = qr;
     this.#n = i + 1;
     if (!this.#scheduled) {
@@ -126,159 +316,169 @@ export class Visits implements VisitRecorder {
   }
 
   orphan(domainId: number, path: string): void {
-    this.#rollups.orphan(utcDay(Date.now()), domainId, path);
+    this.#batch.orphan(utcDay(Date.now()), domainId, path, this.#options.bounds.valuesMax);
   }
 
-  /** Adds the clicks recorded since the last call to their profiles. */
+  /** Logs the clicks recorded since the last call. */
   enrich(): void {
     this.#scheduled = false;
     const n = this.#n;
     if (n === 0) return;
+    if (this.#log.n + n > LOG_MAX || this.#tables.full) this.#fold(true);
+    this.#room(n);
     const day = utcDay(Date.now());
     const seeds = this.#options.salts.seeds(day);
-    const geo = this.#options.geo;
+    if (seeds !== this.#visitorSeeds) this.#forgetVisitors(seeds);
     const keeps = this.#keeps;
-    let byKey = this.#profiles.get(day);
-    if (byKey === undefined) {
-      byKey = new Map();
-      this.#profiles.set(day, byKey);
-    }
+    const visitors = this.#visitors;
+    const tables = this.#tables;
+    const { agentBot, agentHash } = tables;
+    let log = this.#log;
+    let slots = this.#slotsOf(day);
     for (let i = 0; i < n; i++) {
-      const agent = this.#agents.parse(this.#userAgents[i]);
-      const address = this.#addresses[i] as string;
-      const referer = this.#referers[i];
-      const acceptLanguage = this.#acceptLanguages[i];
-      const cell = this.#profileOf(
-        byKey,
-        this.#keys[i] as string,
-        agent,
-        geo === null ? NOWHERE : geo.place(address),
-        !keeps.referrer ? NOT_KEPT : referer === undefined ? DIRECT : this.#referrers.get(referer),
-        !keeps.language ? NOT_KEPT : acceptLanguage === undefined ? UNKNOWN : this.#languages.get(acceptLanguage),
-        keeps.source && this.#qr[i] === true ? 1 : 0,
-      );
-      if (agent.bot) {
-        cell.bots++;
-        continue;
+      const key = this.#keys[i] as string;
+      let slot = slots.get(key);
+      if (slot === undefined) {
+        if (this.#slotKeys.length >= this.#options.bounds.maxLinks) {
+          // The turn's ids stay good: the tables are kept.
+          this.#fold(false);
+          this.#room(n - i);
+          log = this.#log;
+          slots = this.#slotsOf(day);
+        }
+        slot = this.#slotKeys.length;
+        this.#slotKeys.push(key);
+        this.#slotDays.push(day);
+        slots.set(key, slot);
       }
-      cell.clicks++;
-      if (this.#visitors) {
-        cell.visitors ??= new Sketch();
-        cell.visitors.add(hllElement(hash32(address, seeds.a ^ agent.hash), hash32(address, (seeds.b + agent.hash) | 0)));
+      const agent = tables.agent(this.#userAgents[i]);
+      const visitor = this.#visitor(this.#peers[i], this.#forwardedFors[i], seeds);
+      const at = log.n++ * STRIDE;
+      const data = log.data;
+      data[at + SLOT] = slot;
+      data[at + AGENT] = agent;
+      if (visitor.tables !== tables) {
+        visitor.placeId = tables.placeOf(visitor.place);
+        visitor.tables = tables;
       }
+      data[at + PLACE] = visitor.placeId;
+      data[at + REFERRER] = keeps.referrer ? tables.referrerOf(this.#referers[i]) : 0;
+      data[at + LANGUAGE] = keeps.language ? tables.languageOf(this.#acceptLanguages[i]) : 0;
+      data[at + SOURCE] = keeps.source && this.#qr[i] === true ? 1 : 0;
+      data[at + ELEMENT] = agentBot[agent] === 1 ? -1 : visitors ? visitorElement(visitor.a, visitor.b, agentHash[agent] as number) : 0;
     }
     // Let go of the turn's strings.
     this.#keys = [];
     this.#userAgents = [];
     this.#referers = [];
     this.#acceptLanguages = [];
-    this.#addresses = [];
+    this.#peers = [];
+    this.#forwardedFors = [];
     this.#qr = [];
     this.#n = 0;
-    if (this.#profileCount >= PROFILES_MAX) this.#fold();
   }
 
-  /** The counts of a profile of link `key` on the day of `byKey`, made at its first click. */
-  #profileOf(byKey: Map<string, Profiles>, key: string, agent: Agent, place: Place, referrer: string, language: string, qr: number): Cell {
-    const byPlace = inner(inner(byKey, key), agent);
-    const byLanguage = inner(inner(byPlace, place), referrer);
-    let sources = byLanguage.get(language);
-    if (sources === undefined) {
-      sources = [undefined, undefined];
-      byLanguage.set(language, sources);
+  /** The visitor of a peer and X-Forwarded-For: its address read, placed and hashed once a day. */
+  #visitor(peer: string | undefined, forwardedFor: string | undefined, seeds: Seeds): Visitor {
+    if (this.#visitorCount >= VISITORS_MAX) this.#forgetVisitors(seeds);
+    let byForwarded = this.#visitorsByPeer.get(peer);
+    if (byForwarded === undefined) {
+      byForwarded = new Map();
+      this.#visitorsByPeer.set(peer, byForwarded);
     }
-    let cell = sources[qr];
-    if (cell === undefined) {
-      cell = { clicks: 0, bots: 0, visitors: null };
-      sources[qr] = cell;
-      this.#profileCount++;
+    let visitor = byForwarded.get(forwardedFor);
+    if (visitor === undefined) {
+      const address = this.#options.addressOf(peer, forwardedFor);
+      const geo = this.#options.geo;
+      const place = geo === null ? NOWHERE : geo.place(address);
+      visitor = { place, a: hash32(address, seeds.a), b: hash32(address, seeds.b), placeId: 0, tables: null };
+      byForwarded.set(forwardedFor, visitor);
+      this.#visitorCount++;
     }
-    return cell;
+    return visitor;
   }
 
-  /** Adds every profile to the rollups, under each kept dimension's value; links past the bound are dropped (and counted). */
-  #fold(): void {
-    for (const [day, byKey] of this.#profiles) {
-      for (const [key, profiles] of byKey) {
-        const cells = this.#rollups.linkDay(day, key);
-        for (const [agent, byPlace] of profiles) {
-          for (const [place, byReferrer] of byPlace) {
-            for (const [referrer, byLanguage] of byReferrer) {
-              for (const [language, sources] of byLanguage) {
-                sources.forEach((cell, qr) => {
-                  if (cell === undefined) return;
-                  if (cells === undefined) this.#dropped += cell.clicks + cell.bots;
-                  else this.#rollups.add(cells, cell, this.#valuesOf(agent, place, referrer, language, qr));
-                });
-              }
-            }
-          }
+  #forgetVisitors(seeds: Seeds): void {
+    this.#visitorsByPeer = new Map();
+    this.#visitorCount = 0;
+    this.#visitorSeeds = seeds;
+  }
+
+  /** Makes room in the log for `count` more clicks. */
+  #room(count: number): void {
+    const log = this.#log;
+    if (log.n + count > log.capacity) log.grow(Math.min(LOG_MAX, 2 * (log.n + count)));
+  }
+
+  #slotsOf(day: string): Map<string, number> {
+    let slots = this.#slotIds.get(day);
+    if (slots === undefined) {
+      slots = new Map();
+      this.#slotIds.set(day, slots);
+    }
+    return slots;
+  }
+
+  /**
+   * Folds the log into the batch (or drops it, counted, when the batch holds too many rows) in
+   * slices, after the folds under way; a new log and slots start at once, and the tables too when
+   * they are full and `restartTables` (the fold reads the tables as they are now).
+   */
+  #fold(restartTables: boolean): void {
+    const log = this.#log;
+    if (log.n > 0) {
+      const slots = { keys: this.#slotKeys, days: this.#slotDays };
+      const readers = this.#tables.readers(this.#dimensions);
+      const valuesMax = this.#options.bounds.valuesMax;
+      const run = async (): Promise<void> => {
+        try {
+          if (this.#batch.rows >= ROWS_MAX) this.#dropped += log.n;
+          else await foldInSlices(fold(log, slots, readers, valuesMax, this.#batch));
+          log.n = 0;
+          this.#spare = log;
+        } catch (err) {
+          this.#dropped += log.n;
+          this.#options.log.error({ err, clicks: log.n }, 'the analytics of a log of clicks could not be folded: dropped');
         }
-      }
+      };
+      const folding = (this.#folding ?? Promise.resolve()).then(run);
+      this.#folding = folding;
+      void folding.finally(() => {
+        if (this.#folding === folding) this.#folding = null;
+      });
+      const spare = this.#spare;
+      this.#spare = null;
+      this.#log = spare ?? new ClickLog(Math.min(LOG_MAX, log.capacity));
     }
-    this.#profiles = new Map();
-    this.#profileCount = 0;
+    this.#slotIds = new Map();
+    this.#slotKeys = [];
+    this.#slotDays = [];
+    if (restartTables && this.#tables.full) this.#tables = new Tables();
   }
 
-  /** A profile's value of each kept dimension, by dimension id (in a scratch array). */
-  #valuesOf(agent: Agent, place: Place, referrer: string, language: string, qr: number): readonly (string | undefined)[] {
-    const values = this.#values;
-    for (const dimension of this.#dimensions) values[dimensionId(dimension)] = valueOf(dimension, agent, place, referrer, language, qr);
-    return values;
-  }
-
-  /** Everything counted so far (this turn's clicks enriched first); counting starts again from nothing. */
-  take(): Rollups {
+  /** Everything counted so far (this turn's clicks first), once its folds are done; counting starts again from nothing. */
+  async take(): Promise<RollupBatch> {
     this.enrich();
-    this.#fold();
-    const taken = this.#rollups;
-    this.#rollups = new Rollups(this.#options.bounds);
+    this.#fold(true);
+    // A fold may start while one is awaited (the log filled up): each is in the batch taken.
+    while (this.#folding !== null) await this.#folding;
+    const taken = this.#batch;
+    this.#batch = new RollupBatch();
     return taken;
   }
 
-  /** A batch Postgres could not take: added back, after what was counted since (which stays if room runs out). */
-  putBack(batch: Rollups): void {
-    this.#fold();
-    this.#dropped += this.#rollups.merge(batch);
+  /** A batch Postgres could not take: added back, unless the rows held would pass the bound (then it is dropped, counted). */
+  putBack(batch: RollupBatch): void {
+    if (this.#batch.rows + batch.rows > ROWS_MAX) this.#dropped += batch.clicks;
+    else this.#batch.add(batch, this.#options.bounds.valuesMax);
   }
 
   /**
    * Clicks left out of the analytics (they are still counted): more than 65,536 in one turn of the
-   * event loop, or more links between two flushes than CLICK_MAX_CODES.
+   * event loop, or more than 1,000,000 rows waiting for Postgres.
    */
   get dropped(): number {
     return this.#dropped;
-  }
-}
-
-/** The map `outer` holds under `key`, made empty if it holds none. */
-function inner<K, IK, IV>(outer: Map<K, Map<IK, IV>>, key: K): Map<IK, IV> {
-  let map = outer.get(key);
-  if (map === undefined) {
-    map = new Map();
-    outer.set(key, map);
-  }
-  return map;
-}
-
-function valueOf(dimension: Dimension, agent: Agent, place: Place, referrer: string, language: string, qr: number): string {
-  switch (dimension) {
-    case 'referrer':
-      return referrer;
-    case 'country':
-      return place.country;
-    case 'city':
-      return place.city === UNKNOWN ? UNKNOWN : `${place.city}, ${place.country}`;
-    case 'device':
-      return agent.device;
-    case 'browser':
-      return agent.browser;
-    case 'os':
-      return agent.os;
-    case 'language':
-      return language;
-    default:
-      return qr === 1 ? 'qr' : 'link';
   }
 }
 

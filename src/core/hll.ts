@@ -18,74 +18,34 @@ export function hllElement(h1: number, h2: number): number {
 }
 
 /**
- * A sketch being filled. While few registers are set, elements are appended as they come (a push,
- * where a map of registers would cost a lookup and a store per click and dimension) and compacted,
- * sorted with one element per register (its greatest rank), whenever the list has doubled; past
- * DENSE_AT registers, it keeps every register's rank in 4 KiB instead, and an element costs a store.
+ * The element of a visitor: the two hashes of its address (hash32 under the day's two seeds),
+ * each mixed with the hash of its User-Agent.
  */
-export class Sketch {
-  #elements: number[] = [];
-  #compactAt = COMPACT_MIN;
-  #ranks: Uint8Array | null = null;
-
-  add(element: number): void {
-    const ranks = this.#ranks;
-    if (ranks !== null) {
-      const index = element >>> 6;
-      const rank = element & 63;
-      if (rank > (ranks[index] as number)) ranks[index] = rank;
-      return;
-    }
-    this.#elements.push(element);
-    if (this.#elements.length >= this.#compactAt) this.#compact();
-  }
-
-  merge(other: Sketch): void {
-    for (const element of other.elements()) this.add(element);
-  }
-
-  /** Its elements, sorted, one per register set. */
-  elements(): readonly number[] {
-    const ranks = this.#ranks;
-    if (ranks === null) {
-      this.#compact();
-      return this.#elements;
-    }
-    const elements: number[] = [];
-    for (let index = 0; index < REGISTERS; index++) {
-      const rank = ranks[index] as number;
-      if (rank !== 0) elements.push((index << 6) | rank);
-    }
-    return elements;
-  }
-
-  #compact(): void {
-    // Sorted, a register's elements stand together, its greatest rank last.
-    const sorted = this.#elements.sort((a, b) => a - b);
-    let kept = 0;
-    for (let i = 0; i < sorted.length; i++) {
-      const element = sorted[i] as number;
-      const next = sorted[i + 1];
-      if (next === undefined || next >>> 6 !== element >>> 6) sorted[kept++] = element;
-    }
-    sorted.length = kept;
-    this.#compactAt = Math.max(COMPACT_MIN, 2 * kept);
-    if (kept >= DENSE_AT) {
-      const ranks = new Uint8Array(REGISTERS);
-      for (const element of sorted) ranks[element >>> 6] = element & 63;
-      this.#ranks = ranks;
-      this.#elements = [];
-    }
-  }
+export function visitorElement(addressA: number, addressB: number, agentHash: number): number {
+  return hllElement(fmix(addressA ^ agentHash), fmix((addressB + agentHash) | 0));
 }
 
-const COMPACT_MIN = 64;
-/** Registers set past which a sketch keeps them all: 4 KiB, no more than 1,024 elements take. */
-const DENSE_AT = 1024;
+/**
+ * The sketch of `elements[from, to)` as a Postgres integer[] literal ('{65,130}'): sorted, one
+ * element per register set (its greatest rank). Sorts that part of `elements` in place.
+ */
+export function sketchLiteral(elements: Int32Array, from = 0, to = elements.length): string {
+  if (to - from > 1) elements.subarray(from, to).sort();
+  return sortedSketchLiteral(elements, from, to);
+}
 
-/** The sketch as a Postgres integer[] literal, sorted: '{65,130}'. */
-export function sketchLiteral(sketch: Pick<Sketch, 'elements'> | null): string {
-  return sketch === null ? '{}' : `{${sketch.elements().join(',')}}`;
+/** sketchLiteral of elements already in ascending order. */
+export function sortedSketchLiteral(elements: Int32Array, from: number, to: number): string {
+  if (to === from) return '{}';
+  if (to - from === 1) return `{${elements[from] as number}}`;
+  // A register's elements stand together, its greatest rank last.
+  let literal = '{';
+  for (let i = from; i < to; i++) {
+    const element = elements[i] as number;
+    if (i + 1 < to && (elements[i + 1] as number) >>> 6 === element >>> 6) continue;
+    literal += literal.length === 1 ? `${element}` : `,${element}`;
+  }
+  return `${literal}}`;
 }
 
 /** A 32-bit hash of `text` from `seed` (murmur3's mixing), for visitor hashes and their parts. */

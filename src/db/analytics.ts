@@ -4,25 +4,8 @@
 
 import type pg from 'pg';
 import type { DayRange } from '../core/day-range.ts';
-import { splitKey, type LinkKey } from '../core/domains.ts';
-import { sketchLiteral, type Sketch } from '../core/hll.ts';
+import type { RollupBatch, RollupRows } from '../analytics/rollups.ts';
 import { inTransaction, type Queryable } from './pool.ts';
-
-/** One value's counts of a flush (analytics/rollups.ts holds them). */
-export interface RollupCell {
-  readonly clicks: number;
-  readonly bots: number;
-  readonly visitors: Pick<Sketch, 'elements'> | null;
-}
-
-/**
- * What a flush writes of the analytics: day -> link key -> dimension id (0: the link's own cell,
- * value '') -> value -> counts; and day -> domain id -> unknown path -> visits.
- */
-export interface RollupBatch {
-  readonly links: ReadonlyMap<string, ReadonlyMap<string, readonly (ReadonlyMap<string, RollupCell> | undefined)[]>>;
-  readonly orphans: ReadonlyMap<string, ReadonlyMap<number, ReadonlyMap<string, number>>>;
-}
 
 export interface RollupLimits {
   /** Most values per link, day and dimension (ANALYTICS_VALUES_MAX). */
@@ -31,8 +14,6 @@ export interface RollupLimits {
   readonly workspaceValuesMax: number;
 }
 
-/** Rows of the rollups per statement: the event loop turns between two chunks' parameters. */
-const CHUNK_ROWS = 20_000;
 /** A busy minute's rollups take Postgres seconds: more than a redirect's lookup may wait. */
 const ROLLUP_STATEMENT_TIMEOUT = '120s';
 
@@ -99,13 +80,14 @@ function union(from: string, owner: readonly string[], name = 'unioned'): string
   )`;
 }
 
+// Two folds' rows may name the same value (analytics/rollups.ts): added up first.
 const ADD_LINK_ROLLUPS = `
-  WITH input AS (
+  WITH given AS (
     SELECT i.domain_id, i.code, i.day, i.dimension, i.value, i.clicks, i.bot_clicks, i.visitors::integer[] AS visitors
     FROM unnest($1::bigint[], $2::text[], $3::date[], $4::smallint[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
       AS i (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
     JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code
-  ), ${placed('click_rollups', ['domain_id', 'code'], '$9')}, ${union('placed', ['domain_id', 'code'])}
+  ), ${union('given', ['domain_id', 'code'], 'input')}, ${placed('click_rollups', ['domain_id', 'code'], '$9')}, ${union('placed', ['domain_id', 'code'])}
   INSERT INTO click_rollups AS r (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
   SELECT domain_id, code, day, dimension, value, clicks, bot_clicks, visitors FROM unioned
   ORDER BY domain_id, code, day, dimension, value
@@ -128,41 +110,45 @@ const ADD_WORKSPACE_ROLLUPS = `
         visitors = hll_add(r.visitors, excluded.visitors)`;
 
 async function addRollups(db: Queryable, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
-  for (const chunk of rollupChunks(rollups)) {
-    await db.query(ADD_LINK_ROLLUPS, [...chunk, limits.valuesMax]);
-    await db.query(ADD_WORKSPACE_ROLLUPS, [...chunk, limits.workspaceValuesMax]);
+  for (const chunk of rollups.chunks) {
+    if (chunk.length === 0) continue;
+    const parameters = chunkParameters(chunk);
+    await db.query(ADD_LINK_ROLLUPS, [...parameters, limits.valuesMax]);
+    await db.query(ADD_WORKSPACE_ROLLUPS, [...parameters, limits.workspaceValuesMax]);
   }
 }
 
-/** The rollups as the statements' parameter arrays, about CHUNK_ROWS rows at a time (a link's day is never split). */
-function* rollupChunks(rollups: RollupBatch): Generator<unknown[][]> {
-  let chunk = emptyChunk();
-  for (const [day, byKey] of rollups.links) {
-    for (const [key, cells] of byKey) {
-      const { domainId, code } = splitKey(key as LinkKey);
-      cells.forEach((byValue, dimension) => {
-        for (const [value, cell] of byValue ?? []) {
-          chunk[0].push(domainId);
-          chunk[1].push(code);
-          chunk[2].push(day);
-          chunk[3].push(dimension);
-          chunk[4].push(value);
-          chunk[5].push(cell.clicks);
-          chunk[6].push(cell.bots);
-          chunk[7].push(sketchLiteral(cell.visitors));
-        }
-      });
-      if (chunk[0].length >= CHUNK_ROWS) {
-        yield chunk;
-        chunk = emptyChunk();
-      }
-    }
-  }
-  if (chunk[0].length > 0) yield chunk;
+/**
+ * A chunk's columns as array literals, made once for both statements: node-postgres would quote
+ * and escape every element of every array, for each statement.
+ */
+function chunkParameters(rows: RollupRows): string[] {
+  return [
+    numberArray(rows.domainIds),
+    textArray(rows.codes),
+    `{${rows.days.join(',')}}`,
+    numberArray(rows.dimensions),
+    textArray(rows.values),
+    numberArray(rows.clicks),
+    numberArray(rows.bots),
+    textArray(rows.visitors),
+  ];
 }
 
-function emptyChunk(): [number[], string[], string[], number[], string[], number[], number[], string[]] {
-  return [[], [], [], [], [], [], [], []];
+function numberArray(list: readonly number[]): string {
+  return `{${list.join(',')}}`;
+}
+
+const ESCAPED = /["\\]/g;
+
+/** A text[] literal: every element quoted, its quotes and backslashes escaped. */
+function textArray(list: readonly string[]): string {
+  let literal = '{';
+  for (let i = 0; i < list.length; i++) {
+    const text = list[i] as string;
+    literal += `${i === 0 ? '' : ','}"${text.includes('"') || text.includes('\\') ? text.replace(ESCAPED, '\\$&') : text}"`;
+  }
+  return `${literal}}`;
 }
 
 const ADD_ORPHANS = `

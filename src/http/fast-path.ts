@@ -65,7 +65,7 @@ export interface FastPathDeps {
 type ConnectionListener = (this: Server, socket: Socket) => void;
 
 /** The handler's transport on the fast path: answers go to their connection, in order. */
-export function fastTransport(answers: RawAnswers, client: AddressOf, addressOf: AddressOf, hostOf: HostOf | null) {
+export function fastTransport(answers: RawAnswers, client: AddressOf, hostOf: HostOf | null) {
   const transport: RedirectTransport<FastRequest, FastRequest> = {
     writeEntry(req, entry: CacheEntry) {
       if (!isRedirect(entry)) return transport.writePrebuilt(req, ANSWERS[entry.answer]);
@@ -86,7 +86,8 @@ export function fastTransport(answers: RawAnswers, client: AddressOf, addressOf:
         ? (req) => req.request.host
         : (req) => hostOf(req.conn.socket.remoteAddress, req.request.host, req.request.forwardedHost),
     client: (req) => client(req.conn.socket.remoteAddress, req.request.forwardedFor),
-    address: (req) => addressOf(req.conn.socket.remoteAddress, req.request.forwardedFor),
+    peer: (req) => req.conn.socket.remoteAddress,
+    forwardedFor: (req) => req.request.forwardedFor,
     referer: (req) => req.request.referer,
     language: (req) => req.request.acceptLanguage,
     qr: (req) => req.request.qr,

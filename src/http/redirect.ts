@@ -76,8 +76,9 @@ export interface RedirectTransport<Q, R> {
   host(req: Q): string | undefined;
   /** The client whose 404 budget the request spends (see client-address.ts). */
   client(req: Q): string;
-  /** The client's address, by TRUST_PROXY's rule (analytics: its country and the visitor hash). */
-  address(req: Q): string;
+  /** The socket's peer address and the request's X-Forwarded-For, as they came (analytics reads the client's address from them by TRUST_PROXY's rule, once per distinct pair). */
+  peer(req: Q): string | undefined;
+  forwardedFor(req: Q): string | undefined;
   referer(req: Q): string | undefined;
   language(req: Q): string | undefined;
   /** The request came through the link's QR code (its query is QR_QUERY, request-head.ts). */
@@ -119,7 +120,7 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
     const userAgent = io.userAgent(req);
     observer.answered(userAgent, status, key, started);
     if (visits !== null && status === 302 && key !== '')
-      visits.record(key, userAgent, io.referer(req), io.language(req), io.address(req), io.qr(req));
+      visits.record(key, userAgent, io.referer(req), io.language(req), io.peer(req), io.forwardedFor(req), io.qr(req));
   };
 
   /**
@@ -271,15 +272,11 @@ const ABSENT_KEY = '' as LinkKey;
 export interface NodeReaders {
   /** The client whose 404 budget a request spends. */
   readonly clientOf: (req: IncomingMessage) => string;
-  readonly addressOf: (req: IncomingMessage) => string;
   readonly hostOf: (req: IncomingMessage) => string | undefined;
 }
 
 /** The handler's transport on node:http. */
-export function nodeTransport(
-  cacheControl: string,
-  { clientOf, addressOf, hostOf }: NodeReaders,
-): RedirectTransport<IncomingMessage, ServerResponse> {
+export function nodeTransport(cacheControl: string, { clientOf, hostOf }: NodeReaders): RedirectTransport<IncomingMessage, ServerResponse> {
   return {
     writeEntry: createEntryWriter(cacheControl),
     writePrebuilt,
@@ -292,7 +289,9 @@ export function nodeTransport(
     userAgent: (req) => req.headers['user-agent'],
     host: hostOf,
     client: clientOf,
-    address: addressOf,
+    peer: (req) => req.socket.remoteAddress,
+    // Node joins repeated X-Forwarded-For fields into one string.
+    forwardedFor: (req) => req.headers['x-forwarded-for'] as string | undefined,
     referer: (req) => req.headers.referer,
     language: (req) => req.headers['accept-language'],
     qr: (req) => req.url !== undefined && req.url.endsWith(QR_SUFFIX) && req.url.indexOf('?') === req.url.length - QR_SUFFIX.length,

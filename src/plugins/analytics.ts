@@ -8,7 +8,9 @@ import { Geo, SHIPPED_DATABASE } from '../analytics/geo.ts';
 import { Upkeep } from '../analytics/retention.ts';
 import { VisitorSalts } from '../analytics/salts.ts';
 import { Visits } from '../analytics/visits.ts';
+import { trustProxyRule } from '../core/trust-proxy.ts';
 import { daySalt } from '../db/analytics.ts';
+import { addressOfReader } from '../http/client-address.ts';
 import type { PartOptions } from './options.ts';
 
 declare module 'fastify' {
@@ -38,6 +40,9 @@ export default fp(
         geo,
         salts,
         bounds: { maxLinks: config.clickMaxCodes, valuesMax: config.analyticsValuesMax },
+        // A reader of its own: it is asked once per distinct (peer, X-Forwarded-For) pair, not per click.
+        addressOf: addressOfReader(trustProxyRule(config.trustProxy), log),
+        log,
       });
     }
     const upkeep = new Upkeep(db, salts, config.analyticsRetentionDays, log);

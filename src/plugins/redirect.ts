@@ -31,7 +31,7 @@ export default fp(
     const notFoundLimit =
       config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients);
     const trust = trustProxyRule(config.trustProxy);
-    // One reader of addresses for the 404 budget and analytics, on both transports.
+    // One reader of addresses for the 404 budget, on both transports.
     const addressOf = addressOfReader(trust, log);
     const clientOf = clientOfAddress(addressOf);
     const clientAddress = onNodeRequest(clientOf);
@@ -48,13 +48,13 @@ export default fp(
       observer: createRedirectObserver(clicks.counter, metrics?.redirects ?? null),
       visits,
     };
-    const readers = { clientOf: clientAddress, addressOf: onNodeRequest(addressOf), hostOf };
+    const readers = { clientOf: clientAddress, hostOf };
     const handler = createRedirectHandler(deps, nodeTransport(config.redirectCacheControl, readers));
     registerRedirect(app, handler);
     edge.handler = handler;
     if (config.fastPath) {
       const answers = rawAnswers(config.redirectCacheControl, config.keepAliveTimeoutMs);
-      edge.fast = createRedirectHandler(deps, fastTransport(answers, clientOf, addressOf, hostOfReader(trust)));
+      edge.fast = createRedirectHandler(deps, fastTransport(answers, clientOf, hostOfReader(trust)));
     }
     // Fastify marks its routes closing before this hook: from here on it answers redirects too, with Connection: close.
     app.addHook('preClose', async () => {

@@ -20,21 +20,21 @@
 
 import type { Logger } from 'pino';
 import { msToNextUtcDay, utcDay } from '../core/day-range.ts';
-import type { Rollups } from '../analytics/rollups.ts';
+import type { RollupBatch } from '../analytics/rollups.ts';
 import type { ClickCount, DailyCounts } from '../db/clicks.ts';
 import { ClickCounter } from './click-counter.ts';
 
 /** Click analytics (analytics/visits.ts): taken out at each write, put back if it fails. */
 export interface RollupSource {
-  take(): Rollups;
-  putBack(batch: Rollups): void;
+  take(): Promise<RollupBatch>;
+  putBack(batch: RollupBatch): void;
 }
 
 export interface ClickFlusherDeps {
   /** Writes the counts in one statement (addClicks through the breaker); rejects on failure. */
   write(counts: DailyCounts): Promise<unknown>;
   /** Writes the analytics' rollups, in a transaction of their own (db/analytics.ts addRollupBatch); rejects on failure. */
-  writeRollups?(rollups: Rollups): Promise<unknown>;
+  writeRollups?(rollups: RollupBatch): Promise<unknown>;
   /** null: analytics off. */
   analytics?: RollupSource | null;
   /** How often the timer's writes take the analytics along (ANALYTICS_FLUSH_INTERVAL_MS); flush() always does. */
@@ -156,7 +156,7 @@ export class ClickFlusher {
     const pairs = this.#waitingPairs;
     this.#waiting = new Map();
     this.#waitingPairs = 0;
-    const rollups = withAnalytics ? (this.#deps.analytics?.take() ?? null) : null;
+    const rollups = withAnalytics ? ((await this.#deps.analytics?.take()) ?? null) : null;
     try {
       if (pairs > 0) await this.#deps.write(batch);
       this.#lastWritten = Date.now();
@@ -186,7 +186,7 @@ export class ClickFlusher {
    * After the counts: a failure keeps the rollups for the next time they are due, and leaves the
    * counts written (and the breaker of lookups untouched).
    */
-  async #writeRollups(rollups: Rollups): Promise<void> {
+  async #writeRollups(rollups: RollupBatch): Promise<void> {
     try {
       if (!rollups.empty) await this.#deps.writeRollups?.(rollups);
       this.#analyticsDue = Date.now() + (this.#deps.analyticsIntervalMs ?? 0);

@@ -64,7 +64,6 @@ async function serverWith(observer: RedirectObserver) {
     deps,
     nodeTransport('private, max-age=90', {
       clientOf: () => '127.0.0.1',
-      addressOf: () => '127.0.0.1',
       hostOf: (req) => req.headers.host,
     }),
   );

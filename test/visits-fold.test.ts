@@ -1,0 +1,155 @@
+// The recorder's log folded into rows (src/analytics/visits.ts, rollups.ts) and written as the
+// click flusher writes them (db/analytics.ts), against a real Postgres: a log folded early (more
+// links than a log's bound) gives rows that name the same value twice, which Postgres adds up, and
+// values past the bound still land under other once each; the visitors of a link's day count once
+// across folds; a batch put back is written once.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { pino } from 'pino';
+import { Geo, SHIPPED_DATABASE } from '../src/analytics/geo.ts';
+import { VisitorSalts } from '../src/analytics/salts.ts';
+import { Visits } from '../src/analytics/visits.ts';
+import { ANALYTICS_PARTS } from '../src/core/dimensions.ts';
+import { trustProxyRule } from '../src/core/trust-proxy.ts';
+import { addRollupBatch } from '../src/db/analytics.ts';
+import { createPool } from '../src/db/pool.ts';
+import { addressOfReader } from '../src/http/client-address.ts';
+import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
+
+const log = pino({ level: 'silent' });
+const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+let database: TestDatabase;
+before(async () => {
+  database = await createTestDatabase('visits_fold');
+  await insertRawLinks(database.url, ['foldAa1', 'foldBb2', 'foldCc3']);
+});
+after(() => database.drop());
+
+function visits(maxLinks: number, valuesMax: number): Visits {
+  return new Visits({
+    parts: new Set(ANALYTICS_PARTS),
+    geo: new Geo(SHIPPED_DATABASE),
+    salts: new VisitorSalts({ salt: async (_day, fresh) => fresh }, log),
+    bounds: { maxLinks, valuesMax },
+    addressOf: addressOfReader(trustProxyRule('loopback'), log),
+    log,
+  });
+}
+
+interface Row {
+  code: string;
+  dimension: number;
+  value: string;
+  clicks: number;
+  bot_clicks: number;
+  visitors: number;
+}
+
+async function storedRows(): Promise<Row[]> {
+  return withClient(database.url, async (client) => {
+    const { rows } = await client.query<Row>(
+      `SELECT code, dimension, value, clicks::int, bot_clicks::int, hll_estimate(visitors)::int AS visitors
+       FROM click_rollups ORDER BY code, dimension, value`,
+    );
+    return rows;
+  });
+}
+
+async function write(batch: Awaited<ReturnType<Visits['take']>>): Promise<void> {
+  const pool = createPool(
+    database.url,
+    { dbPoolMax: 1, dbConnectTimeoutMs: 5000, dbStatementTimeoutMs: 10_000, breakerTimeoutMs: 10_000 },
+    log,
+  );
+  try {
+    await addRollupBatch(pool, batch, { valuesMax: 2, workspaceValuesMax: 8 });
+  } finally {
+    await pool.end();
+  }
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+test('a log folded early names a value in several rows: Postgres adds them up, exact, and bounds the values once each', async () => {
+  await withClient(database.url, (client) => client.query('TRUNCATE click_rollups, workspace_rollups'));
+  // Two links per log: three links clicked in turn fold the log at every third click.
+  const recorder = visits(2, 2);
+  const referers = ['https://a.example/x', 'https://b.example/y', 'https://c.example/z'];
+  for (let round = 0; round < 4; round++) {
+    for (const [i, code] of ['foldAa1', 'foldBb2', 'foldCc3'].entries()) {
+      // Four visitors per link, each twice; a crawler once per round.
+      for (const visitor of [1, 2, 3, 4]) {
+        recorder.record(
+          code,
+          round % 2 === 0 ? CHROME : IPHONE,
+          referers[(round + i) % 3],
+          'de-DE',
+          '127.0.0.1',
+          `81.2.69.${visitor}`,
+          false,
+        );
+      }
+      recorder.record(code, GOOGLEBOT, undefined, undefined, '127.0.0.1', '8.8.8.8', true);
+    }
+    await turn();
+  }
+  const batch = await recorder.take();
+  // The same (link, dimension, value) in more than one row: folds happened within the batch.
+  const seen = new Map<string, number>();
+  for (const chunk of batch.chunks) {
+    for (let r = 0; r < chunk.length; r++) {
+      const name = `${chunk.codes[r]}|${chunk.dimensions[r]}|${chunk.values[r]}`;
+      seen.set(name, (seen.get(name) ?? 0) + 1);
+    }
+  }
+  assert.ok(
+    [...seen.values()].some((n) => n > 1),
+    'no value was split across folds',
+  );
+  assert.equal(batch.clicks, 60);
+  await write(batch);
+  const stored = await storedRows();
+  for (const code of ['foldAa1', 'foldBb2', 'foldCc3']) {
+    const of = (dimension: number) => stored.filter((row) => row.code === code && row.dimension === dimension);
+    // The link's own row: 16 people's clicks and 4 bots'; 8 visitors (4 addresses, each with two browsers).
+    const [own, ...more] = of(0);
+    assert.equal(more.length, 0);
+    assert.deepEqual([own?.value, own?.clicks, own?.bot_clicks], ['', 16, 4]);
+    assert.ok(Math.abs((own?.visitors ?? 0) - 8) <= 1, `visitors ${own?.visitors}`);
+    // Every dimension: one row per value, at most two named, every click counted once.
+    for (let dimension = 1; dimension <= 8; dimension++) {
+      if (dimension === 3) continue; // no cities in the shipped database
+      const values = of(dimension);
+      assert.equal(new Set(values.map((row) => row.value)).size, values.length, `dimension ${dimension}: a value twice`);
+      assert.ok(values.filter((row) => row.value !== '').length <= 2, `dimension ${dimension}: ${JSON.stringify(values)}`);
+      assert.deepEqual(
+        [values.reduce((n, row) => n + row.clicks, 0), values.reduce((n, row) => n + row.bot_clicks, 0)],
+        [16, 4],
+        `dimension ${dimension}`,
+      );
+    }
+    // Three referrers and direct: something is other. Two values only: exact.
+    assert.ok(
+      of(1).some((row) => row.value === ''),
+      'no referrer counted as other',
+    );
+    const pairs = (dimension: number) => of(dimension).map((row) => [row.value, row.clicks, row.bot_clicks]);
+    assert.deepEqual(pairs(2), [
+      ['GB', 16, 0],
+      ['US', 0, 4],
+    ]);
+    assert.deepEqual(pairs(7), [
+      ['de', 16, 0],
+      ['unknown', 0, 4],
+    ]);
+    assert.deepEqual(pairs(8), [
+      ['link', 16, 0],
+      ['qr', 0, 4],
+    ]);
+  }
+});
