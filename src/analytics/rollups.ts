@@ -3,7 +3,7 @@
 // day, domain and path. visits.ts keeps a turn's clicks as numbers in a log (ClickLog); fold()
 // turns the log into rows of click_rollups, column by column as the statement takes them, at most
 // `valuesMax` values per link, day and dimension (the rest counted under OTHER). Rows of two folds
-// may name the same value: Postgres adds them up (db/analytics.ts). Taken out whole by the click
+// (in chunks of their own) may name the same value: Postgres adds them up (db/analytics.ts). Taken out whole by the click
 // flusher, and put back if Postgres could not take them.
 
 import { splitKey, type LinkKey } from '../core/domains.ts';
@@ -16,7 +16,11 @@ const INDEX_SPAN = 2 ** 21;
 /** Rows per chunk: one statement's. A link's day is never split. */
 export const CHUNK_ROWS = 20_000;
 
-/** Rows of click_rollups, column by column. */
+/**
+ * Rows of click_rollups, column by column, of one fold: a link's day, dimension and value once. The sketches are kept as their elements, in one array
+ * of the chunk's (4 bytes an element, where a literal would take a string of its own per row); the
+ * statement's literal is made when the chunk is written (sketchLiteral).
+ */
 export class RollupRows {
   readonly domainIds: number[] = [];
   readonly codes: string[] = [];
@@ -25,11 +29,56 @@ export class RollupRows {
   readonly values: string[] = [];
   readonly clicks: number[] = [];
   readonly bots: number[] = [];
-  /** Each row's sketch as an integer[] literal (core/hll.ts). */
-  readonly visitors: string[] = [];
+  /** Where each row's sketch ends in #elements (it starts where the row before's ends). */
+  readonly #sketchEnds: number[] = [];
+  #elements = new Int32Array(1024);
+  #n = 0;
 
   get length(): number {
     return this.codes.length;
+  }
+
+  /** A row whose sketch is `elements[from, to)`, sorted (a register's elements together, its greatest rank last). */
+  push(
+    domainId: number,
+    code: string,
+    day: string,
+    dimension: number,
+    value: string,
+    clicks: number,
+    bots: number,
+    elements: Int32Array,
+    from: number,
+    to: number,
+  ): void {
+    this.domainIds.push(domainId);
+    this.codes.push(code);
+    this.days.push(day);
+    this.dimensions.push(dimension);
+    this.values.push(value);
+    this.clicks.push(clicks);
+    this.bots.push(bots);
+    if (this.#n + (to - from) > this.#elements.length) {
+      const larger = new Int32Array(2 * (this.#n + (to - from)));
+      larger.set(this.#elements.subarray(0, this.#n));
+      this.#elements = larger;
+    }
+    // One element per register: the last of each run.
+    const kept = this.#elements;
+    let n = this.#n;
+    for (let i = from; i < to; i++) {
+      const element = elements[i] as number;
+      if (i + 1 < to && (elements[i + 1] as number) >>> 6 === element >>> 6) continue;
+      kept[n++] = element;
+    }
+    this.#n = n;
+    this.#sketchEnds.push(n);
+  }
+
+  /** Row `row`'s sketch as an integer[] literal ('{65,130}'). */
+  sketchLiteral(row: number): string {
+    const from = row === 0 ? 0 : (this.#sketchEnds[row - 1] as number);
+    return sortedSketchLiteral(this.#elements, from, this.#sketchEnds[row] as number);
   }
 }
 
@@ -157,7 +206,11 @@ export function* fold(
   // The clicks in slot order (a counting sort): each slot's stand together.
   const starts = new Int32Array(slotCount + 1);
   const data = log.data;
-  for (let i = 0; i < n; i++) (starts[(data[i * STRIDE + SLOT] as number) + 1] as number)++;
+  // The event loop may turn every 65,536 clicks of these passes over the whole log too.
+  for (let i = 0; i < n; i++) {
+    (starts[(data[i * STRIDE + SLOT] as number) + 1] as number)++;
+    if ((i & 0xffff) === 0xffff) yield;
+  }
   for (let s = 0; s < slotCount; s++) starts[s + 1] = (starts[s + 1] as number) + (starts[s] as number);
   const order = new Int32Array(n);
   const next = starts.slice(0, slotCount);
@@ -165,6 +218,7 @@ export function* fold(
     const s = data[i * STRIDE + SLOT] as number;
     order[next[s] as number] = i;
     next[s] = (next[s] as number) + 1;
+    if ((i & 0xffff) === 0xffff) yield;
   }
   // Scratch, reused by every slot: its clicks by element, each value's cell, then each click's cell and the cells' sketches.
   const byElement = new Float64Array(n);
@@ -172,11 +226,9 @@ export function* fold(
   let cellOfClick = new Int32Array(256);
   let elements = new Int32Array(256);
   const cells = new Cells();
-  let rows = batch.chunks.at(-1);
-  if (rows === undefined || rows.length >= CHUNK_ROWS) {
-    rows = new RollupRows();
-    batch.chunks.push(rows);
-  }
+  // Chunks of its own: within a chunk, a (link, day, dimension, value) is one row (db/analytics.ts relies on it).
+  let rows = new RollupRows();
+  batch.chunks.push(rows);
   // The slot's clicks, field by field, in element order: read once from the log (one cache line a click), then in sequence.
   let columns = Array.from({ length: STRIDE }, () => new Int32Array(256));
   for (let s = 0; s < slotCount; s++) {
@@ -184,6 +236,35 @@ export function* fold(
     const to = starts[s + 1] as number;
     const k = to - from;
     if (k === 0) continue;
+    if (k === 1) {
+      // Most slots of a long tail: one click, one row per dimension with the same counts and sketch.
+      const i = (order[from] as number) * STRIDE;
+      const element = data[i + ELEMENT] as number;
+      const { domainId, code } = splitKey(slots.keys[s] as LinkKey);
+      const day = slots.days[s] as string;
+      const [clicks, bots] = element < 0 ? [0, 1] : [1, 0];
+      const sketchEnd = element > 0 ? i + ELEMENT + 1 : i + ELEMENT;
+      for (let d = 0; d < dimensions.length; d++) {
+        const dimension = dimensions[d] as DimensionReader;
+        const source = data[i + dimension.field] as number;
+        const value = dimension.of === null ? source : (dimension.of[source] as number);
+        rows.push(domainId, code, day, dimension.id, dimension.values[value] as string, clicks, bots, data, i + ELEMENT, sketchEnd);
+      }
+      batch.rows += dimensions.length;
+      batch.clicks++;
+    } else {
+      yield* slot(s, from, to);
+    }
+    if (rows.length >= CHUNK_ROWS) {
+      rows = new RollupRows();
+      batch.chunks.push(rows);
+    }
+    yield;
+  }
+
+  /** The rows of slot `s`, whose clicks are order[from, to); yields after each dimension (a busy link's slot holds many). */
+  function* slot(s: number, from: number, to: number): Generator<void, void, void> {
+    const k = to - from;
     if (k > cellOfClick.length) {
       cellOfClick = new Int32Array(2 * k);
       elements = new Int32Array(2 * k);
@@ -205,7 +286,8 @@ export function* fold(
     const clickElements = columns[ELEMENT] as Int32Array;
     const { domainId, code } = splitKey(slots.keys[s] as LinkKey);
     const day = slots.days[s] as string;
-    for (const [d, dimension] of dimensions.entries()) {
+    for (let d = 0; d < dimensions.length; d++) {
+      const dimension = dimensions[d] as DimensionReader;
       const byValue = cellOfValue[d] as Int32Array;
       const { of } = dimension;
       const column = columns[dimension.field] as Int32Array;
@@ -247,15 +329,19 @@ export function* fold(
       for (let cell = 0; cell < cells.count; cell++) {
         const value = cells.values[cell] as number;
         byValue[value] = -1;
-        rows.domainIds.push(domainId);
-        rows.codes.push(code);
-        rows.days.push(day);
-        rows.dimensions.push(dimension.id);
-        rows.values.push(dimension.values[value] as string);
-        rows.clicks.push(cells.clicks[cell] as number);
-        rows.bots.push(cells.bots[cell] as number);
         const start = ends[cell] as number;
-        rows.visitors.push(sortedSketchLiteral(elements, start, start + (cells.elements[cell] as number)));
+        rows.push(
+          domainId,
+          code,
+          day,
+          dimension.id,
+          dimension.values[value] as string,
+          cells.clicks[cell] as number,
+          cells.bots[cell] as number,
+          elements,
+          start,
+          start + (cells.elements[cell] as number),
+        );
         batch.rows++;
         if (dimension.id === 0) batch.clicks += (cells.clicks[cell] as number) + (cells.bots[cell] as number);
       }
@@ -266,12 +352,8 @@ export function* fold(
           byValue[of === null ? source : (of[source] as number)] = -1;
         }
       }
+      yield;
     }
-    if (rows.length >= CHUNK_ROWS) {
-      rows = new RollupRows();
-      batch.chunks.push(rows);
-    }
-    yield;
   }
 }
 

@@ -80,14 +80,15 @@ function union(from: string, owner: readonly string[], name = 'unioned'): string
   )`;
 }
 
-// Two folds' rows may name the same value (analytics/rollups.ts): added up first.
+// A chunk names a (link, day, dimension, value) once (analytics/rollups.ts): a later chunk's row
+// for it meets the stored one (the statement before's, in the same transaction) and is added to it.
 const ADD_LINK_ROLLUPS = `
-  WITH given AS (
+  WITH input AS (
     SELECT i.domain_id, i.code, i.day, i.dimension, i.value, i.clicks, i.bot_clicks, i.visitors::integer[] AS visitors
     FROM unnest($1::bigint[], $2::text[], $3::date[], $4::smallint[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
       AS i (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
     JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code
-  ), ${union('given', ['domain_id', 'code'], 'input')}, ${placed('click_rollups', ['domain_id', 'code'], '$9')}, ${union('placed', ['domain_id', 'code'])}
+  ), ${placed('click_rollups', ['domain_id', 'code'], '$9')}, ${union('placed', ['domain_id', 'code'])}
   INSERT INTO click_rollups AS r (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
   SELECT domain_id, code, day, dimension, value, clicks, bot_clicks, visitors FROM unioned
   ORDER BY domain_id, code, day, dimension, value
@@ -131,7 +132,7 @@ function chunkParameters(rows: RollupRows): string[] {
     textArray(rows.values),
     numberArray(rows.clicks),
     numberArray(rows.bots),
-    textArray(rows.visitors),
+    textArray(Array.from({ length: rows.length }, (_, row) => rows.sketchLiteral(row))),
   ];
 }
 
