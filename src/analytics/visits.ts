@@ -83,8 +83,8 @@ const TURN_MAX = 65_536;
 const LOG_MAX = 1 << 20; // rollups.ts INDEX_SPAN is more
 /** Distinct User-Agents, Referers, Accept-Languages and places remembered, and values per dimension, before the tables start over. */
 const TABLE_MAX = 20_000;
-/** Distinct (peer, X-Forwarded-For) pairs remembered; past it the memo starts over. */
-const VISITORS_MAX = 50_000;
+/** Distinct (peer, X-Forwarded-For) pairs remembered (about 150 bytes each); past it the memo starts over. */
+const VISITORS_MAX = 131_072;
 /** Rows of folded clicks held for the flusher (about 150 bytes each); past it, logs are dropped (counted) until Postgres takes them. */
 const ROWS_MAX = 1_000_000;
 const NOWHERE: Place = { country: UNKNOWN, city: UNKNOWN };
