@@ -470,8 +470,8 @@ export const SETTINGS = {
     schema: Type.Boolean({ default: false }),
     doc:
       'click analytics (referrers, countries, devices, browsers, systems, languages, QR scans, unique visitors, ' +
-      'visits to unknown codes), see [Click analytics](#click-analytics); off by default in this release: they cost hot ' +
-      'redirects more than a tenth of their rate (see [Performance](#performance)); `false`: only the click counts',
+      'visits to unknown codes), see [Click analytics](#click-analytics); off by default in this release: with flushes ' +
+      'they cost hot redirects up to 15 % of their rate on one core (see [Performance](#performance)); `false`: only the click counts',
   },
   analyticsDimensions: {
     env: 'ANALYTICS_DIMENSIONS',
