@@ -159,17 +159,6 @@ export class ClickLog {
   constructor(capacity: number) {
     this.data = new Int32Array(capacity * STRIDE);
   }
-
-  get capacity(): number {
-    return this.data.length / STRIDE;
-  }
-
-  /** Room for at least `capacity` clicks, those logged kept. */
-  grow(capacity: number): void {
-    const data = new Int32Array(capacity * STRIDE);
-    data.set(this.data.subarray(0, this.n * STRIDE));
-    this.data = data;
-  }
 }
 
 /** How a dimension reads its value off a click: `of[field]` (the field itself when `of` is null), a `values` index. */

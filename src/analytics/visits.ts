@@ -79,13 +79,13 @@ interface Visitor {
 
 /** Most clicks waiting for their turn's enrichment; past it they are dropped (and counted). */
 const TURN_MAX = 65_536;
-/** Clicks the log holds before it is folded (28 bytes each). */
+/** Clicks the log holds before it is folded (32 bytes each). */
 const LOG_MAX = 1 << 20; // rollups.ts INDEX_SPAN is more
 /** Distinct User-Agents, Referers, Accept-Languages and places remembered, and values per dimension, before the tables start over. */
 const TABLE_MAX = 20_000;
 /** Distinct (peer, X-Forwarded-For) pairs remembered (about 150 bytes each); past it the memo starts over. */
 const VISITORS_MAX = 131_072;
-/** Rows of folded clicks held for the flusher (about 150 bytes each); past it, logs are dropped (counted) until Postgres takes them. */
+/** Rows of folded clicks held for the flusher (about 70 bytes each, and 4 per sketch element); past it, logs are dropped (counted) until Postgres takes them. */
 const ROWS_MAX = 1_000_000;
 const NOWHERE: Place = { country: UNKNOWN, city: UNKNOWN };
 
@@ -244,7 +244,9 @@ export class Visits implements VisitRecorder {
   readonly #visitors: boolean;
   readonly #keeps: { readonly referrer: boolean; readonly language: boolean; readonly source: boolean };
   #tables = new Tables();
-  #log = new ClickLog(16_384);
+  // Its whole size at once: the pages of a fresh ArrayBuffer are the system's zero pages until written, so a log
+  // costs memory as it fills, and never stops the event loop to be copied into a larger one.
+  #log = new ClickLog(LOG_MAX);
   /** The log given up at the last fold, to be the next one once its fold is done. */
   #spare: ClickLog | null = null;
   /** The folds under way, one after the other. */
@@ -325,7 +327,6 @@ export class Visits implements VisitRecorder {
     const n = this.#n;
     if (n === 0) return;
     if (this.#log.n + n > LOG_MAX || this.#tables.full) this.#fold(true);
-    this.#room(n);
     const day = utcDay(Date.now());
     const seeds = this.#options.salts.seeds(day);
     if (seeds !== this.#visitorSeeds) this.#forgetVisitors(seeds);
@@ -342,7 +343,6 @@ export class Visits implements VisitRecorder {
         if (this.#slotKeys.length >= this.#options.bounds.maxLinks) {
           // The turn's ids stay good: the tables are kept.
           this.#fold(false);
-          this.#room(n - i);
           log = this.#log;
           slots = this.#slotsOf(day);
         }
@@ -404,12 +404,6 @@ export class Visits implements VisitRecorder {
     this.#visitorSeeds = seeds;
   }
 
-  /** Makes room in the log for `count` more clicks. */
-  #room(count: number): void {
-    const log = this.#log;
-    if (log.n + count > log.capacity) log.grow(Math.min(LOG_MAX, 2 * (log.n + count)));
-  }
-
   #slotsOf(day: string): Map<string, number> {
     let slots = this.#slotIds.get(day);
     if (slots === undefined) {
@@ -448,7 +442,7 @@ export class Visits implements VisitRecorder {
       });
       const spare = this.#spare;
       this.#spare = null;
-      this.#log = spare ?? new ClickLog(Math.min(LOG_MAX, log.capacity));
+      this.#log = spare ?? new ClickLog(LOG_MAX);
     }
     this.#slotIds = new Map();
     this.#slotKeys = [];
