@@ -8,7 +8,7 @@
 
 import { splitKey, type LinkKey } from '../core/domains.ts';
 import { OTHER } from '../core/dimensions.ts';
-import { sortedSketchLiteral } from '../core/hll.ts';
+import { compactSorted } from '../core/hll.ts';
 
 /** More than a log's clicks (visits.ts LOG_MAX): a click's index and its element share one number. */
 const INDEX_SPAN = 2 ** 21;
@@ -63,22 +63,14 @@ export class RollupRows {
       larger.set(this.#elements.subarray(0, this.#n));
       this.#elements = larger;
     }
-    // One element per register: the last of each run.
-    const kept = this.#elements;
-    let n = this.#n;
-    for (let i = from; i < to; i++) {
-      const element = elements[i] as number;
-      if (i + 1 < to && (elements[i + 1] as number) >>> 6 === element >>> 6) continue;
-      kept[n++] = element;
-    }
-    this.#n = n;
-    this.#sketchEnds.push(n);
+    this.#n = compactSorted(elements, from, to, this.#elements, this.#n);
+    this.#sketchEnds.push(this.#n);
   }
 
-  /** Row `row`'s sketch as an integer[] literal ('{65,130}'). */
+  /** Row `row`'s sketch as an integer[] literal ('{65,130}'): compacted when it was pushed. */
   sketchLiteral(row: number): string {
     const from = row === 0 ? 0 : (this.#sketchEnds[row - 1] as number);
-    return sortedSketchLiteral(this.#elements, from, this.#sketchEnds[row] as number);
+    return `{${this.#elements.subarray(from, this.#sketchEnds[row]).join(',')}}`;
   }
 }
 
@@ -94,8 +86,6 @@ export class RollupBatch {
   clicks = 0;
   /** Rows in all the chunks. */
   rows = 0;
-  /** Paths in `orphans`. */
-  paths = 0;
 
   get empty(): boolean {
     return this.rows === 0 && this.orphans.size === 0;
@@ -115,14 +105,8 @@ export class RollupBatch {
     }
     const kept = byPath.get(path);
     if (kept !== undefined) byPath.set(path, kept + visits);
-    else if (byPath.size < valuesMax || path === OTHER) {
-      byPath.set(path, visits);
-      this.paths++;
-    } else if (byPath.has(OTHER)) byPath.set(OTHER, (byPath.get(OTHER) as number) + visits);
-    else {
-      byPath.set(OTHER, visits);
-      this.paths++;
-    }
+    else if (byPath.size < valuesMax || path === OTHER) byPath.set(path, visits);
+    else byPath.set(OTHER, (byPath.get(OTHER) ?? 0) + visits);
   }
 
   /** Adds what `other` holds: its chunks as they are, its orphan visits within the bound. */

@@ -27,25 +27,27 @@ export function visitorElement(addressA: number, addressB: number, agentHash: nu
 
 /**
  * The sketch of `elements[from, to)` as a Postgres integer[] literal ('{65,130}'): sorted, one
- * element per register set (its greatest rank). Sorts that part of `elements` in place.
+ * element per register set (its greatest rank). Sorts and compacts that part of `elements` in place.
  */
 export function sketchLiteral(elements: Int32Array, from = 0, to = elements.length): string {
   if (to - from > 1) elements.subarray(from, to).sort();
-  return sortedSketchLiteral(elements, from, to);
+  const end = compactSorted(elements, from, to, elements, from);
+  return `{${elements.subarray(from, end).join(',')}}`;
 }
 
-/** sketchLiteral of elements already in ascending order. */
-export function sortedSketchLiteral(elements: Int32Array, from: number, to: number): string {
-  if (to === from) return '{}';
-  if (to - from === 1) return `{${elements[from] as number}}`;
-  // A register's elements stand together, its greatest rank last.
-  let literal = '{';
+/**
+ * Copies sorted `elements[from, to)` to `into` from `at`, one element per register (sorted, a
+ * register's elements stand together, its greatest rank last: the last of each run is kept);
+ * returns where the copy ends. `into` may be `elements` itself, with `at` ≤ `from`.
+ */
+export function compactSorted(elements: Int32Array, from: number, to: number, into: Int32Array, at: number): number {
+  let n = at;
   for (let i = from; i < to; i++) {
     const element = elements[i] as number;
     if (i + 1 < to && (elements[i + 1] as number) >>> 6 === element >>> 6) continue;
-    literal += literal.length === 1 ? `${element}` : `,${element}`;
+    into[n++] = element;
   }
-  return `${literal}}`;
+  return n;
 }
 
 /** A 32-bit hash of `text` from `seed` (murmur3's mixing), for visitor hashes and their parts. */

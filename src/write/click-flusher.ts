@@ -10,8 +10,9 @@
 //                                                        └──────────── failed: kept ◀──────┘
 //
 // The analytics' rollups (analytics/visits.ts) are written after the counts, in a transaction of
-// their own, every ANALYTICS_FLUSH_INTERVAL_MS: a rollup row costs Postgres 20–35 µs of CPU to
-// upsert (load/enrich-bench.ts), and the longer interval adds up more clicks per row. A failed
+// their own, every ANALYTICS_FLUSH_INTERVAL_MS: a rollup row costs Postgres about 50 µs of CPU to
+// upsert, the link's and the workspace's (load/enrich-bench.ts), and the longer interval adds up
+// more clicks per row. A failed
 // write puts them back.
 //
 // What a crash loses: the clicks counted since the last take (at most one interval), and every
@@ -58,7 +59,7 @@ export class ClickFlusher {
   #day = utcDay(Date.now());
   #lastWritten = Date.now();
   /** When the timer's next write takes the analytics along. */
-  #analyticsDue = Date.now();
+  #analyticsDue: number;
   #dropped = 0;
   #unreported = 0;
   #failing = false;
