@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { trustProxyRule } from './core/trust-proxy.ts';
 import type { Queryable } from './db/pool.ts';
+import { addressOfReader } from './http/client-address.ts';
 import { onClientError, onFrameworkError, registerErrorHandlers } from './http/errors.ts';
 import { BODY_LIMIT_BYTES } from './http/links.ts';
 import { serverFactoryOf, type RedirectEdge } from './http/server.ts';
@@ -96,7 +97,7 @@ export async function buildApp({
   // The API speaks JSON only; every other body type is a 415.
   app.removeContentTypeParser('text/plain');
   registerErrorHandlers(app);
-  const options: PartOptions = { config, log, lifecycle, migrate, wrapDb, edge };
+  const options: PartOptions = { config, log, lifecycle, migrate, wrapDb, edge, addressOf: addressOfReader(trustProxy, log) };
   for (const part of parts) app.register(part, options);
   try {
     await app.ready();

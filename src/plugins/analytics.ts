@@ -8,9 +8,7 @@ import { Geo, SHIPPED_DATABASE } from '../analytics/geo.ts';
 import { Upkeep } from '../analytics/retention.ts';
 import { VisitorSalts } from '../analytics/salts.ts';
 import { Visits } from '../analytics/visits.ts';
-import { trustProxyRule } from '../core/trust-proxy.ts';
 import { daySalt } from '../db/analytics.ts';
-import { addressOfReader } from '../http/client-address.ts';
 import type { PartOptions } from './options.ts';
 
 declare module 'fastify' {
@@ -23,7 +21,7 @@ declare module 'fastify' {
 }
 
 export default fp(
-  async function analyticsPart(app: FastifyInstance, { config, log }: PartOptions) {
+  async function analyticsPart(app: FastifyInstance, { config, log, addressOf }: PartOptions) {
     const { db } = app;
     const parts = config.analyticsDimensions;
     let visits: Visits | null = null;
@@ -40,8 +38,8 @@ export default fp(
         geo,
         salts,
         bounds: { maxLinks: config.clickMaxCodes, valuesMax: config.analyticsValuesMax },
-        // A reader of its own: it is asked once per distinct (peer, X-Forwarded-For) pair, not per click.
-        addressOf: addressOfReader(trustProxyRule(config.trustProxy), log),
+        // Asked once per distinct (peer, X-Forwarded-For) pair of the day, not per click.
+        addressOf,
         log,
       });
     }

@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Queryable } from '../db/pool.ts';
+import type { AddressOf } from '../http/client-address.ts';
 import type { RedirectEdge } from '../http/server.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 
@@ -17,6 +18,8 @@ export interface PartOptions {
   readonly wrapDb: ((db: Queryable) => Queryable) | undefined;
   /** Where the server's request listener finds the redirect handler. */
   readonly edge: RedirectEdge;
+  /** The client's address by TRUST_PROXY's rule: one reader (and its memo) for the 404 budget and analytics. */
+  readonly addressOf: AddressOf;
 }
 
 export type Part = FastifyPluginAsync<PartOptions>;

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { trustProxyRule } from '../core/trust-proxy.ts';
 import type { RedirectTarget } from '../cache/link-cache.ts';
-import { addressOfReader, clientOfAddress, hostOfReader, hostReader, onNodeRequest } from '../http/client-address.ts';
+import { clientOfAddress, hostOfReader, hostReader, onNodeRequest } from '../http/client-address.ts';
 import { fastTransport } from '../http/fast-path.ts';
 import { NotFoundLimit } from '../http/not-found-limit.ts';
 import { rawAnswers } from '../http/raw-answers.ts';
@@ -26,13 +26,11 @@ declare module 'fastify' {
 }
 
 export default fp(
-  async function redirectPart(app: FastifyInstance, { config, log, edge }: PartOptions) {
+  async function redirectPart(app: FastifyInstance, { config, log, edge, addressOf }: PartOptions) {
     const { hosts, cache, codeSpace, resolver, clicks, metrics, visits } = app;
     const notFoundLimit =
       config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients);
     const trust = trustProxyRule(config.trustProxy);
-    // One reader of addresses for the 404 budget, on both transports.
-    const addressOf = addressOfReader(trust, log);
     const clientOf = clientOfAddress(addressOf);
     const clientAddress = onNodeRequest(clientOf);
     const hostOf = hostReader(trust);
