@@ -27,84 +27,93 @@ export async function addRollupBatch(pool: pg.Pool, rollups: RollupBatch, limits
     await client.query(`SET LOCAL statement_timeout = '${ROLLUP_STATEMENT_TIMEOUT}'`);
     // The rollups' sorts and hashes stay in memory (a busy flush's would spill past the 4 MB default).
     await client.query("SET LOCAL work_mem = '64MB'");
+    // Compiling a chunk's statement took Postgres 40 ms of the 500 it ran (EXPLAIN ANALYZE of
+    // load/enrich-bench.ts's flushes), and it runs once.
+    await client.query('SET LOCAL jit = off');
     await addRollups(client, rollups, limits);
     await addOrphans(client, rollups, limits.valuesMax);
   });
 }
 
-/**
- * The CTEs that place each row of `input` in `table` (owned by the `owner` columns): a value
- * already stored for its row keeps its place; a new one takes one while fewer than `limit` are
- * stored (the most clicked first), and is counted under '' (other) past it. Only the new values
- * are ranked and only their rows' stored values counted: once a day's values are stored, a flush
- * brings few.
- */
 /** `a.x = b.x AND …` for each of `names`. */
 function sameColumns(a: string, b: string, names: readonly string[]): string {
   return names.map((name) => `${a}.${name} = ${b}.${name}`).join(' AND ');
 }
 
-function placed(table: string, owner: readonly string[], limit: string): string {
-  const columns = [...owner, 'day', 'dimension'];
-  const list = columns.join(', ');
-  const ofInput = columns.map((name) => `i.${name}`).join(', ');
+/**
+ * The CTEs that place each row of CTE `from` (one row per owner, day, dimension and value) in
+ * `table` (owned by the `owner` columns), as CTE `${name}`: a value already stored for its row
+ * keeps its place; a new one takes one while fewer than `limit` are stored (the most clicked
+ * first), and is counted under '' (other) past it; the rows that went to '' are added up, clicks
+ * summed and sketches appended (hll_concat), merged once past 4096 elements.
+ *
+ * The stored values are read once per (owner, day, dimension) the input names, by an index range
+ * scan each (the aggregate keeps the subquery a nested loop): probing each row instead made
+ * Postgres hash the whole month's partition for every statement (EXPLAIN ANALYZE on
+ * load/enrich-bench.ts's flushes).
+ */
+function placed(name: string, from: string, table: string, owner: readonly string[], limit: string): string {
+  const group = [...owner, 'day', 'dimension'];
+  const list = group.join(', ');
+  const ofInput = group.map((column) => `i.${column}`).join(', ');
   return `
-  probed AS (
-    SELECT i.*, i.value = '' OR EXISTS (SELECT 1 FROM ${table} s WHERE ${sameColumns('s', 'i', [...columns, 'value'])}) AS stored FROM input i
-  ), counted AS (
-    SELECT ${list}, count(*) AS n FROM ${table}
-    WHERE (${list}) IN (SELECT ${list} FROM probed WHERE NOT stored) AND value <> ''
-    GROUP BY ${list}
-  ), placed AS (
-    SELECT ${list}, value, clicks, bot_clicks, visitors FROM probed WHERE stored
+  ${name}_groups AS MATERIALIZED (
+    SELECT g.*, s.values, s.n FROM (SELECT DISTINCT ${list} FROM ${from}) AS g
+    CROSS JOIN LATERAL (
+      SELECT coalesce(array_agg(value), '{}') AS values, count(*) FILTER (WHERE value <> '') AS n
+      FROM ${table} s WHERE ${sameColumns('s', 'g', group)}
+    ) AS s
+  ), ${name}_probed AS (
+    SELECT i.*, i.value = '' OR i.value = ANY (g.values) AS stored, g.n
+    FROM ${from} i JOIN ${name}_groups g ON ${sameColumns('g', 'i', group)}
+  ), ${name}_placed AS (
+    SELECT ${list}, value, clicks, bot_clicks, visitors FROM ${name}_probed WHERE stored
     UNION ALL
     SELECT ${ofInput},
-      CASE WHEN coalesce(c.n, 0) + row_number() OVER (PARTITION BY ${ofInput} ORDER BY i.clicks + i.bot_clicks DESC, i.value) <= ${limit}
+      CASE WHEN i.n + row_number() OVER (PARTITION BY ${ofInput} ORDER BY i.clicks + i.bot_clicks DESC, i.value) <= ${limit}
            THEN i.value ELSE '' END,
       i.clicks, i.bot_clicks, i.visitors
-    FROM probed i LEFT JOIN counted c ON ${sameColumns('c', 'i', columns)}
-    WHERE NOT i.stored
+    FROM ${name}_probed i WHERE NOT i.stored
+  ), ${name} AS (
+    SELECT ${list}, value, clicks, bot_clicks, visitors FROM ${name}_placed WHERE value <> ''
+    UNION ALL
+    SELECT ${list}, '', clicks, bot_clicks, CASE WHEN cardinality(visitors) > 4096 THEN hll_merge(visitors, '{}') ELSE visitors END
+    FROM (
+      SELECT ${list}, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks, hll_concat(visitors) AS visitors
+      FROM ${name}_placed WHERE value = '' GROUP BY ${list}
+    ) AS other
   )`;
 }
 
-/**
- * A CTE `name`: the rows of `from` grouped by their owner, day, dimension and value (several only
- * where values went to '' or links to their workspace), clicks summed and sketches appended
- * (hll_concat), merged once past 4096 elements.
- */
-function union(from: string, owner: readonly string[], name = 'unioned'): string {
-  const list = [...owner, 'day', 'dimension', 'value'].join(', ');
-  return `${name} AS (
-    SELECT ${list}, clicks, bot_clicks, CASE WHEN cardinality(visitors) > 4096 THEN hll_merge(visitors, '{}') ELSE visitors END AS visitors
-    FROM (SELECT ${list}, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks, hll_concat(visitors) AS visitors FROM ${from} GROUP BY ${list}) AS g
-  )`;
-}
-
-// A chunk names a (link, day, dimension, value) once (analytics/rollups.ts): a later chunk's row
-// for it meets the stored one (the statement before's, in the same transaction) and is added to it.
-const ADD_LINK_ROLLUPS = `
-  WITH input AS (
-    SELECT i.domain_id, i.code, i.day, i.dimension, i.value, i.clicks, i.bot_clicks, i.visitors::integer[] AS visitors
+// One statement per chunk for the links' rollups and the workspaces' (the chunk's arrays parsed
+// and its links looked up once). A chunk names a (link, day, dimension, value) once
+// (analytics/rollups.ts): a later chunk's row for it meets the stored one (the statement before's,
+// in the same transaction) and is added to it. The workspaces' rows add up the links' before
+// these went to '' (each workspace has its own bound).
+const ADD_ROLLUPS = `
+  WITH input AS MATERIALIZED (
+    SELECT t.workspace_id, i.domain_id, i.code, i.day, i.dimension, i.value, i.clicks, i.bot_clicks, i.visitors::integer[] AS visitors
     FROM unnest($1::bigint[], $2::text[], $3::date[], $4::smallint[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
       AS i (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
     JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code
-  ), ${placed('click_rollups', ['domain_id', 'code'], '$9')}, ${union('placed', ['domain_id', 'code'])}
-  INSERT INTO click_rollups AS r (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
-  SELECT domain_id, code, day, dimension, value, clicks, bot_clicks, visitors FROM unioned
-  ORDER BY domain_id, code, day, dimension, value
-  ON CONFLICT (domain_id, code, day, dimension, value) DO UPDATE
-    SET clicks = r.clicks + excluded.clicks, bot_clicks = r.bot_clicks + excluded.bot_clicks,
-        visitors = hll_add(r.visitors, excluded.visitors)`;
-
-const ADD_WORKSPACE_ROLLUPS = `
-  WITH links AS (
-    SELECT t.workspace_id, i.day, i.dimension, i.value, i.clicks, i.bot_clicks, i.visitors::integer[] AS visitors
-    FROM unnest($1::bigint[], $2::text[], $3::date[], $4::smallint[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
-      AS i (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
-    JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code
-  ), ${union('links', ['workspace_id'], 'input')}, ${placed('workspace_rollups', ['workspace_id'], '$9')}, ${union('placed', ['workspace_id'])}
+  ), ${placed('link_values', 'input', 'click_rollups', ['domain_id', 'code'], '$9')},
+  link_rows AS (
+    INSERT INTO click_rollups AS r (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
+    SELECT domain_id, code, day, dimension, value, clicks, bot_clicks, visitors FROM link_values
+    ORDER BY domain_id, code, day, dimension, value
+    ON CONFLICT (domain_id, code, day, dimension, value) DO UPDATE
+      SET clicks = r.clicks + excluded.clicks, bot_clicks = r.bot_clicks + excluded.bot_clicks,
+          visitors = hll_add(r.visitors, excluded.visitors)
+  ), summed AS (
+    SELECT workspace_id, day, dimension, value, clicks, bot_clicks,
+      CASE WHEN cardinality(visitors) > 4096 THEN hll_merge(visitors, '{}') ELSE visitors END AS visitors
+    FROM (
+      SELECT workspace_id, day, dimension, value, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks, hll_concat(visitors) AS visitors
+      FROM input GROUP BY workspace_id, day, dimension, value
+    ) AS g
+  ), ${placed('workspace_values', 'summed', 'workspace_rollups', ['workspace_id'], '$10')}
   INSERT INTO workspace_rollups AS r (workspace_id, day, dimension, value, clicks, bot_clicks, visitors)
-  SELECT workspace_id, day, dimension, value, clicks, bot_clicks, visitors FROM unioned
+  SELECT workspace_id, day, dimension, value, clicks, bot_clicks, visitors FROM workspace_values
   ORDER BY workspace_id, day, dimension, value
   ON CONFLICT (workspace_id, day, dimension, value) DO UPDATE
     SET clicks = r.clicks + excluded.clicks, bot_clicks = r.bot_clicks + excluded.bot_clicks,
@@ -113,9 +122,7 @@ const ADD_WORKSPACE_ROLLUPS = `
 async function addRollups(db: Queryable, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
   for (const chunk of rollups.chunks) {
     if (chunk.length === 0) continue;
-    const parameters = chunkParameters(chunk);
-    await db.query(ADD_LINK_ROLLUPS, [...parameters, limits.valuesMax]);
-    await db.query(ADD_WORKSPACE_ROLLUPS, [...parameters, limits.workspaceValuesMax]);
+    await db.query(ADD_ROLLUPS, [...chunkParameters(chunk), limits.valuesMax, limits.workspaceValuesMax]);
   }
 }
 

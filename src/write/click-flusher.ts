@@ -10,10 +10,9 @@
 //                                                        └──────────── failed: kept ◀──────┘
 //
 // The analytics' rollups (analytics/visits.ts) are written after the counts, in a transaction of
-// their own, every ANALYTICS_FLUSH_INTERVAL_MS: a rollup row costs Postgres about 50 µs of CPU to
+// their own, every ANALYTICS_FLUSH_INTERVAL_MS: a rollup row costs Postgres about 25 µs of CPU to
 // upsert, the link's and the workspace's (load/enrich-bench.ts), and the longer interval adds up
-// more clicks per row. A failed
-// write puts them back.
+// more clicks per row. A failed write puts them back.
 //
 // What a crash loses: the clicks counted since the last take (at most one interval), and every
 // count taken but not yet committed (a write under way, or kept by failed ones); of the analytics,
