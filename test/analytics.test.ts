@@ -418,6 +418,63 @@ test('the timer writes the click counts every CLICK_FLUSH_INTERVAL_MS and the an
   assert.equal(await rollups(), 3);
 });
 
+test('a rollup write Postgres refuses is tried again an ANALYTICS_FLUSH_INTERVAL_MS later, not at each count flush; then each click is in once', async (t) => {
+  await clearOfMidnight();
+  // Postgres refuses every rollup statement, and counts the tries in a sequence (which a
+  // rollback does not take back); the counts are written as ever.
+  await withClient(database.url, async (client) => {
+    await client.query(`CREATE SEQUENCE rollup_tries;
+      CREATE FUNCTION refuse_rollups() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM nextval('rollup_tries'); RAISE EXCEPTION 'rollups refused by the test'; END $$;
+      CREATE TRIGGER refuse_rollups BEFORE INSERT ON click_rollups FOR EACH STATEMENT EXECUTE FUNCTION refuse_rollups();`);
+  });
+  const lift = () =>
+    withClient(database.url, (client) =>
+      client.query(
+        'DROP TRIGGER IF EXISTS refuse_rollups ON click_rollups; DROP FUNCTION IF EXISTS refuse_rollups(); DROP SEQUENCE IF EXISTS rollup_tries',
+      ),
+    );
+  t.after(lift);
+  const tries = async () =>
+    Number(
+      (
+        await withClient(database.url, (client) =>
+          client.query<{ n: string }>('SELECT last_value - 1 + is_called::int AS n FROM rollup_tries'),
+        )
+      ).rows[0]?.n,
+    );
+  const { app } = await startApp(t, database.url, {
+    ...BEHIND_PROXY,
+    CLICK_FLUSH_INTERVAL_MS: '100',
+    ANALYTICS_FLUSH_INTERVAL_MS: '1500',
+  });
+  const code = await create(app);
+  await clickAll(app, code);
+  for (const deadline = Date.now() + 5000; (await tries()) === 0 && Date.now() < deadline;) await sleep(50);
+  assert.equal(await tries(), 1, 'the rollups were due and tried');
+  // 30 count flushes go by: the rollups are tried again at most twice (at 1.5 s and 3 s), not 30 times.
+  await sleep(3000);
+  const counted = await stats(app, `/links/${code}/stats`);
+  const clicks = counted.range.clicks + counted.range.botClicks;
+  assert.equal(clicks, 12, 'the counts are written meanwhile');
+  const tried = await tries();
+  assert.ok(tried >= 1 && tried <= 3, `tried ${tried} times in 3 s`);
+  await lift();
+  const rollups = async () =>
+    Number(
+      (
+        await withClient(database.url, (client) =>
+          client.query<{ clicks: string }>(
+            'SELECT coalesce(sum(clicks + bot_clicks), 0) AS clicks FROM click_rollups WHERE code = $1 AND dimension = 0',
+            [code],
+          ),
+        )
+      ).rows[0]?.clicks,
+    );
+  for (const deadline = Date.now() + 5000; (await rollups()) < clicks && Date.now() < deadline;) await sleep(100);
+  assert.equal(await rollups(), clicks, 'every click once, after the tries that failed');
+});
+
 test('a flush Postgres cannot take keeps the rollups with the counts, and the next one writes them, each click once', async (t) => {
   await clearOfMidnight();
   const target = new URL(database.url);

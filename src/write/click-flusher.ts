@@ -183,13 +183,14 @@ export class ClickFlusher {
 
   /** Adds counts to what waits, within maxCodes (code, day) pairs; the rest is dropped. */
   /**
-   * After the counts: a failure keeps the rollups for the next time they are due, and leaves the
-   * counts written (and the breaker of lookups untouched).
+   * After the counts: a failure keeps the rollups for the next time they are due, a whole
+   * ANALYTICS_FLUSH_INTERVAL_MS later (a rollup write is Postgres's heaviest: retried at each
+   * count flush, one it could not take would be tried again every CLICK_FLUSH_INTERVAL_MS), and
+   * leaves the counts written (and the breaker of lookups untouched).
    */
   async #writeRollups(rollups: RollupBatch): Promise<void> {
     try {
       if (!rollups.empty) await this.#deps.writeRollups?.(rollups);
-      this.#analyticsDue = Date.now() + (this.#deps.analyticsIntervalMs ?? 0);
       if (this.#rollupsFailing) this.#deps.log.info('analytics written again');
       this.#rollupsFailing = false;
     } catch (err) {
@@ -197,6 +198,7 @@ export class ClickFlusher {
       if (!this.#rollupsFailing) this.#deps.log.warn({ err }, 'analytics could not be written: kept for the next flush');
       this.#rollupsFailing = true;
     }
+    this.#analyticsDue = Date.now() + (this.#deps.analyticsIntervalMs ?? 0);
   }
 
   #add(day: string, counts: ReadonlyMap<string, ClickCount>): void {
