@@ -388,6 +388,16 @@ test('a graceful restart loses no click and no rollup: SIGTERM writes what was n
   assertDimensions(await stats(app, `/links/${code}/stats?dimensions=all&limit=100`), 'after SIGTERM');
 });
 
+/** The clicks (`sum` of the expression) in the link's own rows of click_rollups, written so far. */
+async function ownRowClicks(code: string, sum: 'clicks' | 'clicks + bot_clicks'): Promise<number> {
+  const { rows } = await withClient(database.url, (client) =>
+    client.query<{ clicks: string }>(`SELECT coalesce(sum(${sum}), 0) AS clicks FROM click_rollups WHERE code = $1 AND dimension = 0`, [
+      code,
+    ]),
+  );
+  return Number(rows[0]?.clicks);
+}
+
 test('the timer writes the click counts every CLICK_FLUSH_INTERVAL_MS and the analytics every ANALYTICS_FLUSH_INTERVAL_MS', async (t) => {
   await clearOfMidnight();
   const { app } = await startApp(t, database.url, {
@@ -399,17 +409,7 @@ test('the timer writes the click counts every CLICK_FLUSH_INTERVAL_MS and the an
   const code = await create(app);
   const clicked = Date.now();
   await clickAll(app, code, [CLICKS[0] as Click]);
-  const rollups = async () =>
-    Number(
-      (
-        await withClient(database.url, (client) =>
-          client.query<{ clicks: string }>(
-            'SELECT coalesce(sum(clicks), 0) AS clicks FROM click_rollups WHERE code = $1 AND dimension = 0',
-            [code],
-          ),
-        )
-      ).rows[0]?.clicks,
-    );
+  const rollups = () => ownRowClicks(code, 'clicks');
   const counted = async () => (await stats(app, `/links/${code}/stats`)).range.clicks;
   for (const deadline = Date.now() + 5000; (await counted()) < 3 && Date.now() < deadline;) await sleep(50);
   assert.equal(await counted(), 3, 'the counts are written within a few click intervals');
@@ -460,17 +460,7 @@ test('a rollup write Postgres refuses is tried again an ANALYTICS_FLUSH_INTERVAL
   const tried = await tries();
   assert.ok(tried >= 1 && tried <= 3, `tried ${tried} times in 3 s`);
   await lift();
-  const rollups = async () =>
-    Number(
-      (
-        await withClient(database.url, (client) =>
-          client.query<{ clicks: string }>(
-            'SELECT coalesce(sum(clicks + bot_clicks), 0) AS clicks FROM click_rollups WHERE code = $1 AND dimension = 0',
-            [code],
-          ),
-        )
-      ).rows[0]?.clicks,
-    );
+  const rollups = () => ownRowClicks(code, 'clicks + bot_clicks');
   for (const deadline = Date.now() + 5000; (await rollups()) < clicks && Date.now() < deadline;) await sleep(100);
   assert.equal(await rollups(), clicks, 'every click once, after the tries that failed');
 });
