@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { after, before, test } from 'node:test';
+import { after, before, test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { msToNextUtcDay, utcDay } from '../src/core/day-range.ts';
@@ -418,23 +418,46 @@ test('the timer writes the click counts every CLICK_FLUSH_INTERVAL_MS and the an
   assert.equal(await rollups(), 3);
 });
 
-test('a rollup write Postgres refuses is tried again an ANALYTICS_FLUSH_INTERVAL_MS later, not at each count flush; then each click is in once', async (t) => {
-  await clearOfMidnight();
-  // Postgres refuses every rollup statement, and counts the tries in a sequence (which a
-  // rollback does not take back); the counts are written as ever.
-  await withClient(database.url, async (client) => {
-    await client.query(`CREATE SEQUENCE rollup_tries;
-      CREATE FUNCTION refuse_rollups() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN PERFORM nextval('rollup_tries'); RAISE EXCEPTION 'rollups refused by the test'; END $$;
-      CREATE TRIGGER refuse_rollups BEFORE INSERT ON click_rollups FOR EACH STATEMENT EXECUTE FUNCTION refuse_rollups();`);
-  });
+/**
+ * Until the returned function is called (or the test ends), each statement that inserts into
+ * click_rollups first counts itself in the sequence rollup_tries (a rollback does not take that
+ * back), then runs `body` (PL/pgSQL).
+ */
+async function onRollupStatements(t: TestContext, body: string): Promise<() => Promise<unknown>> {
+  await withClient(database.url, (client) =>
+    client.query(`CREATE SEQUENCE rollup_tries;
+      CREATE FUNCTION on_rollups() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM nextval('rollup_tries'); ${body}; RETURN NULL; END $$;
+      CREATE TRIGGER on_rollups BEFORE INSERT ON click_rollups FOR EACH STATEMENT EXECUTE FUNCTION on_rollups();`),
+  );
   const lift = () =>
     withClient(database.url, (client) =>
       client.query(
-        'DROP TRIGGER IF EXISTS refuse_rollups ON click_rollups; DROP FUNCTION IF EXISTS refuse_rollups(); DROP SEQUENCE IF EXISTS rollup_tries',
+        'DROP TRIGGER IF EXISTS on_rollups ON click_rollups; DROP FUNCTION IF EXISTS on_rollups(); DROP SEQUENCE IF EXISTS rollup_tries',
       ),
     );
   t.after(lift);
+  return lift;
+}
+
+test("a rollup statement that Postgres takes longer over than BREAKER_TIMEOUT_MS is waited for: the client gives up only past the rollups' own timeout", async (t) => {
+  await clearOfMidnight();
+  // A lookup's breaker gives up after 400 ms; each chunk of the rollups takes Postgres 1.5 s.
+  await onRollupStatements(t, 'PERFORM pg_sleep(1.5)');
+  const { app } = await startApp(t, database.url, { ...BEHIND_PROXY, DB_STATEMENT_TIMEOUT_MS: '300', BREAKER_TIMEOUT_MS: '400' });
+  const code = await create(app);
+  await clickAll(app, code);
+  await app.clicks.flush();
+  const counted = await stats(app, `/links/${code}/stats`);
+  assert.equal(counted.range.clicks + counted.range.botClicks, 12);
+  assert.equal(await ownRowClicks(code, 'clicks + bot_clicks'), 12, 'the rollups were written by that flush');
+  assert.equal(app.clicks.waiting, 0);
+});
+
+test('a rollup write Postgres refuses is tried again an ANALYTICS_FLUSH_INTERVAL_MS later, not at each count flush; then each click is in once', async (t) => {
+  await clearOfMidnight();
+  // Postgres refuses every rollup statement, and counts the tries; the counts are written as ever.
+  const lift = await onRollupStatements(t, "RAISE EXCEPTION 'rollups refused by the test'");
   const tries = async () =>
     Number(
       (

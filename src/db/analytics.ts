@@ -15,7 +15,13 @@ export interface RollupLimits {
 }
 
 /** A busy minute's rollups take Postgres seconds: more than a redirect's lookup may wait. */
-const ROLLUP_STATEMENT_TIMEOUT = '120s';
+const ROLLUP_STATEMENT_TIMEOUT_MS = 120_000;
+/**
+ * How long the client waits for a rollup statement's answer: past the server's own cancel (the
+ * pool's query_timeout, BREAKER_TIMEOUT_MS, is a lookup's, and would give up on a chunk that
+ * Postgres takes seconds over, and throw that work away).
+ */
+const ROLLUP_READ_TIMEOUT_MS = ROLLUP_STATEMENT_TIMEOUT_MS + 5000;
 
 /**
  * Adds the rollups and the orphan visits, in one transaction of their own, after the click counts
@@ -24,7 +30,7 @@ const ROLLUP_STATEMENT_TIMEOUT = '120s';
  */
 export async function addRollupBatch(pool: pg.Pool, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
   await inTransaction(pool, async (client) => {
-    await client.query(`SET LOCAL statement_timeout = '${ROLLUP_STATEMENT_TIMEOUT}'`);
+    await client.query(`SET LOCAL statement_timeout = ${ROLLUP_STATEMENT_TIMEOUT_MS}`);
     // The rollups' sorts and hashes stay in memory (a busy flush's would spill past the 4 MB default).
     await client.query("SET LOCAL work_mem = '64MB'");
     // Compiling a chunk's statement took Postgres 40 ms of the 500 it ran (EXPLAIN ANALYZE of
@@ -119,10 +125,17 @@ const ADD_ROLLUPS = `
     SET clicks = r.clicks + excluded.clicks, bot_clicks = r.bot_clicks + excluded.bot_clicks,
         visitors = hll_add(r.visitors, excluded.visitors)`;
 
-async function addRollups(db: Queryable, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
+/** A statement of the rollups', waited for up to ROLLUP_READ_TIMEOUT_MS. */
+async function rollupQuery(db: pg.PoolClient, text: string, values: unknown[]): Promise<void> {
+  // node-postgres reads query_timeout off the query's config before its client's (lib/client.js); @types/pg leaves it out.
+  const query: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: ROLLUP_READ_TIMEOUT_MS };
+  await db.query(query);
+}
+
+async function addRollups(db: pg.PoolClient, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
   for (const chunk of rollups.chunks) {
     if (chunk.length === 0) continue;
-    await db.query(ADD_ROLLUPS, [...chunkParameters(chunk), limits.valuesMax, limits.workspaceValuesMax]);
+    await rollupQuery(db, ADD_ROLLUPS, [...chunkParameters(chunk), limits.valuesMax, limits.workspaceValuesMax]);
   }
 }
 
@@ -181,7 +194,7 @@ const ADD_ORPHANS = `
   SELECT domain_id, day, path, sum(visits) FROM placed GROUP BY domain_id, day, path ORDER BY domain_id, day, path
   ON CONFLICT (domain_id, day, path) DO UPDATE SET visits = o.visits + excluded.visits`;
 
-async function addOrphans(db: Queryable, rollups: RollupBatch, valuesMax: number): Promise<void> {
+async function addOrphans(db: pg.PoolClient, rollups: RollupBatch, valuesMax: number): Promise<void> {
   const domains: number[] = [];
   const days: string[] = [];
   const paths: string[] = [];
@@ -197,7 +210,7 @@ async function addOrphans(db: Queryable, rollups: RollupBatch, valuesMax: number
     }
   }
   if (domains.length === 0) return;
-  await db.query(ADD_ORPHANS, [domains, days, paths, visits, valuesMax]);
+  await rollupQuery(db, ADD_ORPHANS, [domains, days, paths, visits, valuesMax]);
 }
 
 /** The salt of `day`'s visitor hashes: `fresh` if no instance made one yet, else the one made. */
