@@ -783,7 +783,11 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
     // Each runs alone: a flush of one would otherwise be done beside the other's run.
     const visitors = audience({ ...VISITORS, seed: 17 });
     const clicks = hotPaths.map((request) => ({ ...request, headers: clickHeaders(visitors.click()) }));
-    const proxied = { TRUST_PROXY: 'loopback' };
+    // The rounds stop each service for seconds at a time (SIGSTOP): a flush under way must outlive
+    // that, and Postgres ends a transaction idle for BREAKER_TIMEOUT_MS (db/pool.ts), as the
+    // client gives up on a count write after it. Longer here for all three, so that a flush is not
+    // failed by the rounds and done again (hot redirects never wait on Postgres).
+    const proxied = { TRUST_PROXY: 'loopback', BREAKER_TIMEOUT_MS: '30000' };
     await pairedHot(
       'analytics',
       [
