@@ -23,7 +23,15 @@ const ARRIVAL_MS = 50;
 const env = () => ({ DATABASE_URL: database.url, BASE_URL: 'https://sho.rt', CODE_SECRET: 'process-test-secret-123' });
 
 test('SIGKILL during a burst of creates: after a restart, every code that got a 201 resolves', async (t) => {
-  const first = await startServer(env());
+  // Commits that take a while (20 ms each way), so that creates wait for one at any moment: at
+  // full speed a batch's 201s could all be out just before the kill, and none cut off.
+  const { hostname, port } = new URL(database.url);
+  const proxy = new TcpProxy(hostname, Number(port || 5432));
+  await proxy.up();
+  t.after(() => proxy.down());
+  const first = await startServer({ ...env(), DATABASE_URL: throughProxy(database.url, proxy) });
+  t.after(() => first.child.kill('SIGKILL'));
+  proxy.delayMs = 20;
   const burst = createBurst(first.url, 50);
   t.after(() => burst.stop());
   await new Promise((resolve) => setTimeout(resolve, 1500));
