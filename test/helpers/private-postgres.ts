@@ -162,7 +162,12 @@ export class PrivatePostgres {
         if (rows[0]?.done === true) return;
         await sleep(20);
       }
-      throw new Error(`the standby on port ${this.port} did not replay up to ${target} in ${ms} ms`);
+      // What the standby says of its WAL receiver and its replay, for whoever reads the failure.
+      const { rows } = await client.query(
+        `SELECT pg_is_wal_replay_paused() AS paused, pg_last_wal_receive_lsn()::text AS received, pg_last_wal_replay_lsn()::text AS replayed,
+                (SELECT row_to_json(r) FROM (SELECT status, last_msg_receipt_time, sender_port, conninfo FROM pg_stat_wal_receiver) r) AS receiver`,
+      );
+      throw new Error(`the standby on port ${this.port} did not replay up to ${target} in ${ms} ms: ${JSON.stringify(rows[0])}`);
     });
   }
 
@@ -229,6 +234,11 @@ export class PrivatePostgres {
         'shared_buffers=16MB',
         '-c',
         'log_min_messages=fatal',
+        // A standby that fell behind (its WAL sender stopped by a test, a busy machine) can still
+        // stream what it lacks: with no replication slot, a checkpoint (pg_basebackup's fast one
+        // for another standby) may otherwise remove the segments it needs, and it never catches up.
+        '-c',
+        'wal_keep_size=256MB',
       ],
       { ...this.#spawnOptions(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
