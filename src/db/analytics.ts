@@ -1,6 +1,7 @@
 // Click analytics in Postgres (migrations/0009_analytics.sql): the rollups per link and per
 // workspace and the orphan visits, written by the click flusher after the click counts, in a
-// transaction of their own, one statement for many rows of a kind; the daily salts; the partitions.
+// transaction of their own (one statement per chunk of rollup rows, the links' and their
+// workspaces' together; one for the orphan visits); the daily salts; the partitions.
 
 import type pg from 'pg';
 import type { DayRange } from '../core/day-range.ts';
