@@ -217,6 +217,8 @@ export function judgeTargets(runs: readonly RunResult[]): TargetResult[] {
     ratio('postgres ≥ 2.5 × one SELECT per request', 'postgres', 'postgres · one SELECT per request', 2.5),
     // What /metrics costs the hot path: the same service with METRICS_ENABLED=false, in the same rounds.
     ratio('metrics on ≥ 0.95 × off', 'metrics', 'metrics · off', 0.95),
+    // What click analytics cost the hot path, flushes and all: the bar for a feature on it.
+    ratio('analytics on ≥ 0.90 × off', 'analytics', 'analytics · off', 0.9),
     dashboardTarget(find('dashboard'), find('dashboard · off')),
     withDetail(
       ratio('not-found ≥ 0.80 × hot', 'not-found', 'hot', 0.8),
