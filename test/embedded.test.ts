@@ -57,3 +57,43 @@ test('no DATABASE_URL: creates and redirects on the embedded engine, and a resta
   second.child.kill('SIGTERM');
   assert.deepEqual(await second.exited, { code: 0, signal: null });
 });
+
+test('ANALYTICS_ENABLED=true on the embedded engine: a graceful stop writes the rollups of the clicks, and the stats read them after a restart', async (t) => {
+  const env = { EMBEDDED_DATA_DIR: join(dataDir, 'analytics'), ANALYTICS_ENABLED: 'true' };
+  const first = await startServer(env, 60_000);
+  t.after(() => first.child.kill('SIGKILL'));
+  await until('the admin key is said', async () => first.logs.some((l) => typeof l.adminKey === 'string'));
+  const adminKey = String(first.logs.find((l) => typeof l.adminKey === 'string')?.adminKey);
+  const created = await postLink(first.url, { url: 'https://example.com/embedded-analytics' });
+  assert.equal(created.status, 201);
+  const iPhone =
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+  for (let i = 0; i < 3; i++) {
+    const res = await fetch(`${first.url}/${created.code}`, {
+      redirect: 'manual',
+      headers: { 'user-agent': iPhone, referer: 'https://news.ycombinator.com/item?id=1' },
+    });
+    assert.equal(res.status, 302);
+  }
+  first.child.kill('SIGTERM');
+  assert.deepEqual(await first.exited, { code: 0, signal: null });
+
+  const second = await startServer(env, 60_000);
+  t.after(() => second.child.kill('SIGKILL'));
+  const res = await fetch(`${second.url}/links/${created.code}/stats?dimensions=referrer,device,browser`, {
+    headers: { authorization: `Bearer ${adminKey}` },
+  });
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as {
+    range: { clicks: number; visitors: number };
+    dimensions: Record<string, { value: string; clicks: number }[]>;
+  };
+  assert.equal(body.range.clicks, 3);
+  assert.equal(body.range.visitors, 1);
+  const of = (dimension: string) => body.dimensions[dimension]?.map((v) => [v.value, v.clicks]);
+  assert.deepEqual(of('referrer'), [['news.ycombinator.com', 3]]);
+  assert.deepEqual(of('device'), [['mobile', 3]]);
+  assert.deepEqual(of('browser'), [['Safari', 3]]);
+  second.child.kill('SIGTERM');
+  assert.deepEqual(await second.exited, { code: 0, signal: null });
+});
