@@ -181,7 +181,6 @@ export class ClickFlusher {
     }
   }
 
-  /** Adds counts to what waits, within maxCodes (code, day) pairs; the rest is dropped. */
   /**
    * After the counts: a failure keeps the rollups for the next time they are due, a whole
    * ANALYTICS_FLUSH_INTERVAL_MS later (a rollup write is Postgres's heaviest: retried at each
@@ -201,6 +200,7 @@ export class ClickFlusher {
     this.#analyticsDue = Date.now() + (this.#deps.analyticsIntervalMs ?? 0);
   }
 
+  /** Adds counts to what waits, within maxCodes (code, day) pairs; the rest is dropped. */
   #add(day: string, counts: ReadonlyMap<string, ClickCount>): void {
     if (counts.size === 0) return;
     let byCode = this.#waiting.get(day);
