@@ -15,7 +15,7 @@ import { bearer, errorCode, startApp } from './helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 import { startLoggedApp } from './helpers/logs.ts';
 import { startServer } from './helpers/server-process.ts';
-import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
+import { proxyInFront } from './helpers/tcp-proxy.ts';
 import { keysWith } from './helpers/workspaces.ts';
 
 /** Real User-Agents of common browsers, phones and crawlers. */
@@ -490,11 +490,8 @@ test('a rollup write Postgres refuses is tried again an ANALYTICS_FLUSH_INTERVAL
 
 test('a flush Postgres cannot take keeps the rollups with the counts, and the next one writes them, each click once', async (t) => {
   await clearOfMidnight();
-  const target = new URL(database.url);
-  const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-  await proxy.up();
-  t.after(() => proxy.down());
-  const { app } = await startApp(t, throughProxy(database.url, proxy), {
+  const { proxy, url } = await proxyInFront(t, database.url);
+  const { app } = await startApp(t, url, {
     ...BEHIND_PROXY,
     DB_CONNECT_TIMEOUT_MS: '500',
     BREAKER_RESET_MS: '300',

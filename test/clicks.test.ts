@@ -11,7 +11,7 @@ import { createLink, onDefault, startApp } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
 import { startLoggedApp } from './helpers/logs.ts';
 import { postLink, startServer } from './helpers/server-process.ts';
-import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
+import { proxyInFront } from './helpers/tcp-proxy.ts';
 
 const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
@@ -147,11 +147,8 @@ test('past CLICK_MAX_CODES links between flushes, further clicks are dropped, co
 });
 
 test('a flush that fails (Postgres unreachable) keeps its counts, and the next one writes them all', async (t) => {
-  const target = new URL(database.url);
-  const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-  await proxy.up();
-  t.after(() => proxy.down());
-  const { app } = await startApp(t, throughProxy(database.url, proxy), {
+  const { proxy, url } = await proxyInFront(t, database.url);
+  const { app } = await startApp(t, url, {
     ...NO_TIMER,
     DB_CONNECT_TIMEOUT_MS: '500',
     BREAKER_RESET_MS: '300',

@@ -8,7 +8,7 @@ import { restartDelayMs } from '../src/cluster.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 import { createBurst, inFlightAt, committedUnanswered } from './helpers/load.ts';
 import { postLink, startServer, type ServerProcess } from './helpers/server-process.ts';
-import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
+import { proxyInFront } from './helpers/tcp-proxy.ts';
 import { until } from './helpers/wait.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -141,11 +141,8 @@ for (const { name, signalWorkersToo } of [
 ]) {
   test(`${name} under a burst of creates: every worker drains, exit 0, no 201 lost, no worker left`, async (t) => {
     // Commits that take a while, so that creates are in flight in both workers at the signal.
-    const { hostname, port } = new URL(database.url);
-    const proxy = new TcpProxy(hostname, Number(port || 5432));
-    await proxy.up();
-    t.after(() => proxy.down());
-    const server = await startCluster(t, { DATABASE_URL: throughProxy(database.url, proxy) });
+    const { proxy, url } = await proxyInFront(t, database.url);
+    const server = await startCluster(t, { DATABASE_URL: url });
     const pids = [...workerPids(server)];
     const burst = createBurst(server.url, 40);
     t.after(() => burst.stop());

@@ -10,7 +10,7 @@ import { createPermutation } from '../src/core/permutation.ts';
 import { ACK_DELAY_MS, MAX_AGE_MS, REFRESH_MS, SLACK } from '../src/resolve/code-space.ts';
 import { createLink, startCountedApp, testConfig, type Cleanup } from './helpers/app.ts';
 import { ADMIN_URL, createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
-import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
+import { proxyInFront } from './helpers/tcp-proxy.ts';
 import { until } from './helpers/wait.ts';
 
 let database: TestDatabase;
@@ -171,11 +171,8 @@ test('an instance with another CODE_SECRET than the one that generated the codes
 });
 
 test('when its last read is too old (Postgres unreachable), an instance rules nothing out: 503, not 404', async (t) => {
-  const target = new URL(database.url);
-  const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-  await proxy.up();
-  t.after(() => proxy.down());
-  const { app, lookups } = await instance(t, { DB_CONNECT_TIMEOUT_MS: '300' }, throughProxy(database.url, proxy));
+  const { proxy, url } = await proxyInFront(t, database.url);
+  const { app, lookups } = await instance(t, { DB_CONNECT_TIMEOUT_MS: '300' }, url);
   // While its reads are fresh, it rules random codes out from memory. (On a busy machine one read
   // may come late: a 404 looked up then is no failure of this test's point, which is what follows.)
   await until('a random code is ruled out from memory, without a lookup', async () => {

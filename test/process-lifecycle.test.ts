@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createBurst, inFlightAt, committedUnanswered } from './helpers/load.ts';
 import { startServer } from './helpers/server-process.ts';
-import { TcpProxy, throughProxy } from './helpers/tcp-proxy.ts';
+import { proxyInFront } from './helpers/tcp-proxy.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -25,11 +25,8 @@ const env = () => ({ DATABASE_URL: database.url, BASE_URL: 'https://sho.rt', COD
 test('SIGKILL during a burst of creates: after a restart, every code that got a 201 resolves', async (t) => {
   // Commits that take a while (20 ms each way), so that creates wait for one at any moment: at
   // full speed a batch's 201s could all be out just before the kill, and none cut off.
-  const { hostname, port } = new URL(database.url);
-  const proxy = new TcpProxy(hostname, Number(port || 5432));
-  await proxy.up();
-  t.after(() => proxy.down());
-  const first = await startServer({ ...env(), DATABASE_URL: throughProxy(database.url, proxy) });
+  const { proxy, url: throughIt } = await proxyInFront(t, database.url);
+  const first = await startServer({ ...env(), DATABASE_URL: throughIt });
   t.after(() => first.child.kill('SIGKILL'));
   proxy.delayMs = 20;
   const burst = createBurst(first.url, 50);
@@ -61,13 +58,10 @@ test('SIGKILL during a burst of creates: after a restart, every code that got a 
 test('SIGTERM under load: readiness fails, in-flight creates finish, the queue drains, the process exits 0', async (t) => {
   // Commits that take a while (COMMIT_DELAY_MS each way), so that creates are still in flight when
   // the server stops accepting, drainMs after the signal.
-  const { hostname, port } = new URL(database.url);
-  const proxy = new TcpProxy(hostname, Number(port || 5432));
-  await proxy.up();
-  t.after(() => proxy.down());
+  const { proxy, url: throughIt } = await proxyInFront(t, database.url);
   // A drain window wide enough for the polls below on a machine busy with other test files.
   const drainMs = 2000;
-  const server = await startServer({ ...env(), DATABASE_URL: throughProxy(database.url, proxy), READINESS_DRAIN_MS: String(drainMs) });
+  const server = await startServer({ ...env(), DATABASE_URL: throughIt, READINESS_DRAIN_MS: String(drainMs) });
   t.after(() => server.child.kill('SIGKILL'));
   proxy.delayMs = COMMIT_DELAY_MS;
   const burst = createBurst(server.url, 50);

@@ -114,3 +114,15 @@ export function throughProxy(serverUrl: string, proxy: TcpProxy): string {
   url.port = String(proxy.port);
   return url.href;
 }
+
+/**
+ * A proxy in front of the server of `serverUrl`, up, and taken down when the test ends; `url`
+ * connects through it.
+ */
+export async function proxyInFront(t: { after(fn: () => unknown): void }, serverUrl: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const { hostname, port } = new URL(serverUrl);
+  const proxy = new TcpProxy(hostname, Number(port || 5432));
+  await proxy.up();
+  t.after(() => proxy.down());
+  return { proxy, url: throughProxy(serverUrl, proxy) };
+}
