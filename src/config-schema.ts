@@ -67,9 +67,11 @@ function readSetting(setting: Setting, raw: string | undefined, fallback: unknow
   }
 }
 
-// Only digits and booleans are converted: Value.Convert alone would also read '1.5', '0x1f', '1e3' and 'true' as integers.
+// Only digits (and, for a number that need not be whole, digits with a decimal point) and booleans
+// are converted: Value.Convert alone would also read '1.5', '0x1f', '1e3' and 'true' as integers.
 function fromEnv(schema: TSchema, text: string): unknown {
-  return /^\d+$/.test(text) || Type.IsBoolean(schema) ? Value.Convert(schema, text) : text;
+  const digits = Type.IsNumber(schema) ? /^\d+(\.\d+)?$/ : /^\d+$/;
+  return digits.test(text) || Type.IsBoolean(schema) ? Value.Convert(schema, text) : text;
 }
 
 /** "an integer from 0 to 65535", "true or false", "one of …", or the setting's own words. */
