@@ -487,8 +487,19 @@ export const SETTINGS = {
     env: 'ANALYTICS_FLUSH_INTERVAL_MS',
     schema: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 60_000 }),
     doc:
-      "how often the analytics' rollups are written to Postgres, with that flush's click counts; a crash loses at most this long's " +
-      'analytics (a graceful stop none), see [Click analytics](#click-analytics)',
+      "how often the analytics' rollups are taken and written to Postgres (after a count write, beside the counts, paced by " +
+      "`ANALYTICS_WRITE_SHARE`); a crash loses at most this long's analytics and the part of a write under way not yet " +
+      'committed (a graceful stop none), see [Click analytics](#click-analytics)',
+  },
+  analyticsWriteShare: {
+    env: 'ANALYTICS_WRITE_SHARE',
+    schema: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 1 }),
+    expected: 'a number above 0 and at most 1',
+    doc:
+      "the most of its time a write of the analytics' rollups keeps Postgres busy (one connection): below `1`, after each " +
+      'statement the next waits until that one took this share of the time, unless the write would then not end within half an ' +
+      "`ANALYTICS_FLUSH_INTERVAL_MS`, so that a busy minute's rows are written over more time (`0.25`: four times as long); " +
+      '`1`: one statement after the other, see [Click analytics](#click-analytics)',
   },
   analyticsValuesMax: {
     env: 'ANALYTICS_VALUES_MAX',

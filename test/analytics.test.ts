@@ -10,9 +10,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { msToNextUtcDay, utcDay } from '../src/core/day-range.ts';
 import { HLL_ERROR } from '../src/core/hll.ts';
+import { CHUNK_ROWS } from '../src/analytics/rollups.ts';
 import { maintainPartitions } from '../src/db/analytics.ts';
 import { bearer, errorCode, startApp } from './helpers/app.ts';
-import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
 import { startLoggedApp } from './helpers/logs.ts';
 import { startServer } from './helpers/server-process.ts';
 import { proxyInFront } from './helpers/tcp-proxy.ts';
@@ -486,6 +487,87 @@ test('a rollup write Postgres refuses is tried again an ANALYTICS_FLUSH_INTERVAL
   const rollups = () => ownRowClicks(code, 'clicks + bot_clicks');
   for (const deadline = Date.now() + 5000; (await rollups()) < clicks && Date.now() < deadline;) await sleep(100);
   assert.equal(await rollups(), clicks, 'every click once, after the tries that failed');
+});
+
+test('a rollup write is paced: each chunk waits until the one before took ANALYTICS_WRITE_SHARE of the time, the counts go on meanwhile, and flush() writes at once', async (t) => {
+  await clearOfMidnight();
+  // Three chunks or more: one click on a link is a row for the link and one per dimension (8).
+  const codes = Array.from({ length: Math.ceil((2 * CHUNK_ROWS + 1) / 8) + 10 }, (_, i) => `paced${String(i).padStart(5, '0')}`);
+  await insertRawLinks(database.url, codes);
+  // Each chunk's statement takes Postgres 0.3 s more, and notes when it began and ended.
+  await withClient(database.url, (client) =>
+    client.query(`CREATE TABLE rollup_statements (began timestamptz NOT NULL, ended timestamptz NOT NULL);
+      CREATE FUNCTION rollup_ended() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO rollup_statements VALUES (statement_timestamp(), clock_timestamp()); RETURN NULL; END $$;
+      CREATE TRIGGER rollup_ended AFTER INSERT ON click_rollups FOR EACH STATEMENT EXECUTE FUNCTION rollup_ended();`),
+  );
+  t.after(() =>
+    withClient(database.url, (client) =>
+      client.query(
+        'DROP TRIGGER IF EXISTS rollup_ended ON click_rollups; DROP FUNCTION IF EXISTS rollup_ended(); DROP TABLE IF EXISTS rollup_statements',
+      ),
+    ),
+  );
+  await onRollupStatements(t, 'PERFORM pg_sleep(0.3)');
+  const statements = async () =>
+    (
+      await withClient(database.url, (client) =>
+        client.query<{ began: Date; ended: Date }>('SELECT began, ended FROM rollup_statements ORDER BY began'),
+      )
+    ).rows.map((row) => ({ began: row.began.getTime(), took: row.ended.getTime() - row.began.getTime() }));
+  /** Each pause between two statements, over the time the one before took. */
+  const pauses = (list: { began: number; took: number }[]) =>
+    list.slice(1).map(({ began }, i) => {
+      const previous = list[i] as { began: number; took: number };
+      return Number(((began - previous.began - previous.took) / previous.took).toFixed(2));
+    });
+  // Half an interval (15 s) has room for three chunks and their pauses, even where a chunk takes Postgres 3 s.
+  const { app } = await startApp(t, database.url, {
+    ...BEHIND_PROXY,
+    CLICK_FLUSH_INTERVAL_MS: '100',
+    ANALYTICS_FLUSH_INTERVAL_MS: '30000',
+    ANALYTICS_WRITE_SHARE: '0.5',
+  });
+  const clickEach = async () => {
+    for (const code of codes)
+      assert.equal(
+        (await app.inject({ url: `/${code}`, headers: { 'user-agent': UA.iphone, 'x-forwarded-for': '8.8.8.8' } })).statusCode,
+        302,
+      );
+  };
+  await clickEach();
+  for (const deadline = Date.now() + 45_000; (await statements()).length === 0 && Date.now() < deadline;) await sleep(50);
+  assert.ok((await statements()).length > 0, 'the timer began writing the rollups');
+  // Clicked while the rollups are written: the counts are not held back by them.
+  const [busy] = codes;
+  await clickAll(app, busy as string, [CLICKS[0] as Click]);
+  for (const deadline = Date.now() + 5000; (await stats(app, `/links/${busy}/stats`)).range.clicks < 4 && Date.now() < deadline;)
+    await sleep(50);
+  assert.equal((await stats(app, `/links/${busy}/stats`)).range.clicks, 4, 'counted meanwhile');
+  const chunksNow = (await statements()).length;
+  const own = async () =>
+    Number(
+      (
+        await withClient(database.url, (client) =>
+          client.query<{ n: string }>("SELECT coalesce(sum(clicks), 0) AS n FROM click_rollups WHERE code LIKE 'paced%' AND dimension = 0"),
+        )
+      ).rows[0]?.n,
+    );
+  for (const deadline = Date.now() + 25_000; (await own()) < codes.length && Date.now() < deadline;) await sleep(100);
+  assert.equal(await own(), codes.length, 'every click of the paced write is in, once');
+  const paced = await statements();
+  assert.ok(paced.length >= 3, `${paced.length} chunks`);
+  assert.ok(chunksNow < paced.length, `the counts were written before the rollups' last chunk (${chunksNow} of ${paced.length} written)`);
+  // At a share of 0.5 a pause lasts as long as the chunk before it.
+  for (const pause of pauses(paced)) assert.ok(pause >= 0.9, `pauses of ${pauses(paced).join(', ')} × the chunk before`);
+  // flush() (and a graceful stop) write at once: no pauses.
+  await withClient(database.url, (client) => client.query('TRUNCATE rollup_statements'));
+  await clickEach();
+  await app.clicks.flush();
+  const hurried = await statements();
+  assert.ok(hurried.length >= 3, `${hurried.length} chunks`);
+  for (const pause of pauses(hurried)) assert.ok(pause < 0.2, `pauses of ${pauses(hurried).join(', ')} × the chunk before`);
+  assert.equal(await own(), 2 * codes.length + 3);
 });
 
 test('a flush Postgres cannot take keeps the rollups with the counts, and the next one writes them, each click once', async (t) => {

@@ -29,6 +29,8 @@ export class RollupRows {
   readonly values: string[] = [];
   readonly clicks: number[] = [];
   readonly bots: number[] = [];
+  /** Clicks (people and bots) the rows count, each once: what is lost if the chunk is. */
+  clickTotal = 0;
   /** Where each row's sketch ends in #elements (it starts where the row before's ends). */
   readonly #sketchEnds: number[] = [];
   #elements = new Int32Array(1024);
@@ -107,6 +109,18 @@ export class RollupBatch {
     if (kept !== undefined) byPath.set(path, kept + visits);
     else if (byPath.size < valuesMax || path === OTHER) byPath.set(path, visits);
     else byPath.set(OTHER, (byPath.get(OTHER) ?? 0) + visits);
+  }
+
+  /** What a write that stopped at chunk `from` leaves: the chunks from there on, and the orphan visits unless they were written. */
+  remainder(from: number, orphans: boolean): RollupBatch {
+    const rest = new RollupBatch();
+    for (const chunk of this.chunks.slice(from)) {
+      rest.chunks.push(chunk);
+      rest.rows += chunk.length;
+      rest.clicks += chunk.clickTotal;
+    }
+    if (orphans) for (const [day, byDomain] of this.orphans) rest.orphans.set(day, byDomain);
+    return rest;
   }
 
   /** Adds what `other` holds: its chunks as they are, its orphan visits within the bound. */
@@ -225,6 +239,7 @@ export function* fold(
       }
       batch.rows += dimensions.length;
       batch.clicks++;
+      rows.clickTotal++;
     } else {
       yield* slot(s, from, to);
     }
@@ -316,7 +331,10 @@ export function* fold(
           start + (cells.elements[cell] as number),
         );
         batch.rows++;
-        if (dimension.id === 0) batch.clicks += (cells.clicks[cell] as number) + (cells.bots[cell] as number);
+        if (dimension.id === 0) {
+          batch.clicks += (cells.clicks[cell] as number) + (cells.bots[cell] as number);
+          rows.clickTotal += (cells.clicks[cell] as number) + (cells.bots[cell] as number);
+        }
       }
       // Values past the bound point at OTHER's cell: forget those too.
       if (overflowed) {

@@ -1,11 +1,11 @@
 // Click analytics in Postgres (migrations/0009_analytics.sql): the rollups per link and per
-// workspace and the orphan visits, written by the click flusher after the click counts, in a
-// transaction of their own (one statement per chunk of rollup rows, the links' and their
-// workspaces' together; one for the orphan visits); the daily salts; the partitions.
+// workspace and the orphan visits, written by the click flusher after the click counts (one
+// statement for the orphan visits, then one transaction per chunk of rollup rows, the links' and
+// their workspaces' together); the daily salts; the partitions.
 
 import type pg from 'pg';
 import type { DayRange } from '../core/day-range.ts';
-import type { RollupBatch, RollupRows } from '../analytics/rollups.ts';
+import type { Orphans, RollupBatch, RollupRows } from '../analytics/rollups.ts';
 import { inTransaction, type Queryable } from './pool.ts';
 
 export interface RollupLimits {
@@ -25,11 +25,13 @@ const ROLLUP_STATEMENT_TIMEOUT_MS = 120_000;
 const ROLLUP_READ_TIMEOUT_MS = ROLLUP_STATEMENT_TIMEOUT_MS + 5000;
 
 /**
- * Adds the rollups and the orphan visits, in one transaction of their own, after the click counts
- * were committed apart (a slow or failed rollup write never holds back nor loses a count), with
- * a statement timeout of their own, CHUNK_ROWS rows per statement.
+ * Adds one chunk of rollup rows (analytics/rollups.ts), the links' and their workspaces', in a
+ * transaction of its own, after the click counts were committed apart (a slow or failed rollup
+ * write never holds back nor loses a count), with a statement timeout of its own. The click
+ * flusher writes a batch chunk by chunk, paced by ANALYTICS_WRITE_SHARE (write/click-flusher.ts).
  */
-export async function addRollupBatch(pool: pg.Pool, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
+export async function addRollupChunk(pool: pg.Pool, rows: RollupRows, limits: RollupLimits): Promise<void> {
+  if (rows.length === 0) return;
   await inTransaction(pool, async (client) => {
     // One round trip. The rollups' sorts and hashes stay in memory (a busy flush's would spill past
     // the 4 MB default). No JIT: a chunk's statement runs once, and where Postgres's estimates
@@ -38,9 +40,34 @@ export async function addRollupBatch(pool: pg.Pool, rollups: RollupBatch, limits
     // Postgres CPU with this setting and without (15.10 and 14.88 s against 15.24 and 14.74 s,
     // alternating, on the analytics scenario's audience): a guard, not a gain.
     await client.query(`SET LOCAL statement_timeout = ${ROLLUP_STATEMENT_TIMEOUT_MS}; SET LOCAL work_mem = '64MB'; SET LOCAL jit = off`);
-    await addRollups(client, rollups, limits);
-    await addOrphans(client, rollups, limits.valuesMax);
+    await rollupQuery(client, ADD_ROLLUPS, [...chunkParameters(rows), limits.valuesMax, limits.workspaceValuesMax]);
   });
+}
+
+/** Adds a batch's visits to unknown codes, at most `valuesMax` paths per domain and day (the rest under ''), in one statement. */
+export async function addOrphanVisits(pool: pg.Pool, orphans: Orphans, valuesMax: number): Promise<void> {
+  const domains: number[] = [];
+  const days: string[] = [];
+  const paths: string[] = [];
+  const visits: number[] = [];
+  for (const [day, byDomain] of orphans) {
+    for (const [domainId, byPath] of byDomain) {
+      for (const [path, count] of byPath) {
+        domains.push(domainId);
+        days.push(day);
+        paths.push(path);
+        visits.push(count);
+      }
+    }
+  }
+  if (domains.length === 0) return;
+  await pool.query(ADD_ORPHANS, [domains, days, paths, visits, valuesMax]);
+}
+
+/** A whole batch, as the click flusher writes it but without pauses: its orphan visits, then each chunk in a transaction of its own. */
+export async function addRollupBatch(pool: pg.Pool, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
+  await addOrphanVisits(pool, rollups.orphans, limits.valuesMax);
+  for (const chunk of rollups.chunks) await addRollupChunk(pool, chunk, limits);
 }
 
 /** `a.x = b.x AND …` for each of `names`. */
@@ -103,8 +130,8 @@ function placed(name: string, from: string, table: string, owner: readonly strin
 
 // One statement per chunk for the links' rollups and the workspaces' (the chunk's arrays parsed
 // and its links looked up once). A chunk names a (link, day, dimension, value) once
-// (analytics/rollups.ts): a later chunk's row for it meets the stored one (the statement before's,
-// in the same transaction) and is added to it. The workspaces' rows add up the links' before
+// (analytics/rollups.ts): a later chunk's row for it meets the stored one (the chunk before's,
+// committed) and is added to it. The workspaces' rows add up the links' before
 // these went to '' (each workspace has its own bound).
 const ADD_ROLLUPS = `
   WITH input AS MATERIALIZED (
@@ -135,13 +162,6 @@ async function rollupQuery(db: pg.PoolClient, text: string, values: unknown[]): 
   // node-postgres reads query_timeout off the query's config before its client's (lib/client.js); @types/pg leaves it out.
   const query: pg.QueryConfig & { query_timeout: number } = { text, values, query_timeout: ROLLUP_READ_TIMEOUT_MS };
   await db.query(query);
-}
-
-async function addRollups(db: pg.PoolClient, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
-  for (const chunk of rollups.chunks) {
-    if (chunk.length === 0) continue;
-    await rollupQuery(db, ADD_ROLLUPS, [...chunkParameters(chunk), limits.valuesMax, limits.workspaceValuesMax]);
-  }
 }
 
 /**
@@ -198,25 +218,6 @@ const ADD_ORPHANS = `
   INSERT INTO orphan_visits AS o (domain_id, day, path, visits)
   SELECT domain_id, day, path, sum(visits) FROM placed GROUP BY domain_id, day, path ORDER BY domain_id, day, path
   ON CONFLICT (domain_id, day, path) DO UPDATE SET visits = o.visits + excluded.visits`;
-
-async function addOrphans(db: pg.PoolClient, rollups: RollupBatch, valuesMax: number): Promise<void> {
-  const domains: number[] = [];
-  const days: string[] = [];
-  const paths: string[] = [];
-  const visits: number[] = [];
-  for (const [day, byDomain] of rollups.orphans) {
-    for (const [domainId, byPath] of byDomain) {
-      for (const [path, count] of byPath) {
-        domains.push(domainId);
-        days.push(day);
-        paths.push(path);
-        visits.push(count);
-      }
-    }
-  }
-  if (domains.length === 0) return;
-  await rollupQuery(db, ADD_ORPHANS, [domains, days, paths, visits, valuesMax]);
-}
 
 /** The salt of `day`'s visitor hashes: `fresh` if no instance made one yet, else the one made. */
 export async function daySalt(db: Queryable, day: string, fresh: Buffer): Promise<Buffer> {

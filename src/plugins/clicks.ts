@@ -3,7 +3,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { addRollupBatch } from '../db/analytics.ts';
+import { addOrphanVisits, addRollupChunk } from '../db/analytics.ts';
 import { addClicks } from '../db/clicks.ts';
 import { ClickFlusher } from '../write/click-flusher.ts';
 import type { PartOptions } from './options.ts';
@@ -22,9 +22,11 @@ export default fp(
     const clicks = new ClickFlusher({
       write: (counts) => breaker.run(() => addClicks(db, counts)),
       // Not through the breaker of lookups: a slow minute of rollups must not open it.
-      writeRollups: (rollups) => addRollupBatch(pool, rollups, limits),
+      writeRollupChunk: (rows) => addRollupChunk(pool, rows, limits),
+      writeOrphans: (orphans) => addOrphanVisits(pool, orphans, limits.valuesMax),
       analytics: visits,
       analyticsIntervalMs: config.analyticsFlushIntervalMs,
+      rollupShare: config.analyticsWriteShare,
       intervalMs: config.clickFlushIntervalMs,
       maxCodes: config.clickMaxCodes,
       log,

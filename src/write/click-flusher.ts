@@ -9,18 +9,23 @@
 //                                                        ▲                                 │
 //                                                        └──────────── failed: kept ◀──────┘
 //
-// The analytics' rollups (analytics/visits.ts) are written after the counts, in a transaction of
-// their own, every ANALYTICS_FLUSH_INTERVAL_MS: a rollup row costs Postgres about 25 µs of CPU to
-// upsert, the link's and the workspace's (load/enrich-bench.ts), and the longer interval adds up
-// more clicks per row. A failed write puts them back.
+// The analytics' rollups (analytics/visits.ts) are taken every ANALYTICS_FLUSH_INTERVAL_MS, after a
+// count write, and written beside the counts (never holding them back): the orphan visits, then
+// chunk after chunk, each in a transaction of its own (db/analytics.ts). A rollup row costs
+// Postgres about 25 µs of CPU, the link's and the workspace's (load/enrich-bench.ts), and a busy
+// interval has hundreds of thousands. Below 1, ANALYTICS_WRITE_SHARE paces the write: after a
+// chunk that kept Postgres busy t, the next waits t × (1 − share) / share, unless the write would
+// then not end within half an interval; a graceful stop or flush() never waits. A failed chunk
+// puts back what was not written.
 //
 // What a crash loses: the clicks counted since the last take (at most one interval), and every
 // count taken but not yet committed (a write under way, or kept by failed ones); of the analytics,
-// at most one ANALYTICS_FLUSH_INTERVAL_MS.
+// those of the last ANALYTICS_FLUSH_INTERVAL_MS, and the chunks of a write under way not yet
+// committed.
 
 import type { Logger } from 'pino';
 import { msToNextUtcDay, utcDay } from '../core/day-range.ts';
-import type { RollupBatch } from '../analytics/rollups.ts';
+import type { Orphans, RollupBatch, RollupRows } from '../analytics/rollups.ts';
 import type { ClickCount, DailyCounts } from '../db/clicks.ts';
 import { ClickCounter } from './click-counter.ts';
 
@@ -33,12 +38,16 @@ export interface RollupSource {
 export interface ClickFlusherDeps {
   /** Writes the counts in one statement (addClicks through the breaker); rejects on failure. */
   write(counts: DailyCounts): Promise<unknown>;
-  /** Writes the analytics' rollups, in a transaction of their own (db/analytics.ts addRollupBatch); rejects on failure. */
-  writeRollups?(rollups: RollupBatch): Promise<unknown>;
+  /** Writes a chunk of rollup rows, in a transaction of its own (db/analytics.ts addRollupChunk); rejects on failure. */
+  writeRollupChunk?(rows: RollupRows): Promise<unknown>;
+  /** Writes the visits to unknown codes (db/analytics.ts addOrphanVisits); rejects on failure. */
+  writeOrphans?(orphans: Orphans): Promise<unknown>;
   /** null: analytics off. */
   analytics?: RollupSource | null;
   /** How often the timer's writes take the analytics along (ANALYTICS_FLUSH_INTERVAL_MS); flush() always does. */
   analyticsIntervalMs?: number;
+  /** The most of its time a paced rollup write keeps Postgres busy (ANALYTICS_WRITE_SHARE), in (0, 1]; 1: no pauses. */
+  rollupShare?: number;
   intervalMs: number;
   /** Most distinct codes counted between takes, and most (code, day) pairs waiting. */
   maxCodes: number;
@@ -53,6 +62,12 @@ export class ClickFlusher {
   #waiting = new Map<string, Map<string, ClickCount>>();
   #waitingPairs = 0;
   #writing: Promise<void> | null = null;
+  /** The rollups' write under way, beside the counts'. */
+  #rollupWriting: Promise<void> | null = null;
+  /** The write under way is to end now: no more pauses. */
+  #hurried = false;
+  /** Ends the pause under way, if any. */
+  #wake: (() => void) | null = null;
   #timer: NodeJS.Timeout | null = null;
   /** The UTC day the counter's current interval began on: its clicks are that day's. */
   #day = utcDay(Date.now());
@@ -85,7 +100,7 @@ export class ClickFlusher {
     while (this.#writing !== null) await this.#writing;
     this.#take();
     // Set here, not in #write: a write with nothing to do completes before it returns.
-    const writing = this.#write(analytics || Date.now() >= this.#analyticsDue);
+    const writing = this.#write(analytics || Date.now() >= this.#analyticsDue, analytics);
     this.#writing = writing;
     try {
       await writing;
@@ -151,25 +166,25 @@ export class ClickFlusher {
     this.#lose(this.counter.takeDropped());
   }
 
-  async #write(withAnalytics: boolean): Promise<void> {
+  /** Writes the counts taken; then, if `withAnalytics`, takes the rollups and writes them, paced unless `now` (and then waited for). */
+  async #write(withAnalytics: boolean, now: boolean): Promise<void> {
     const batch = this.#waiting;
     const pairs = this.#waitingPairs;
     this.#waiting = new Map();
     this.#waitingPairs = 0;
-    const rollups = withAnalytics ? ((await this.#deps.analytics?.take()) ?? null) : null;
     try {
       if (pairs > 0) await this.#deps.write(batch);
       this.#lastWritten = Date.now();
-      if (rollups !== null) await this.#writeRollups(rollups);
       if (pairs > 0) this.#deps.flushed?.(pairs);
       if (this.#failing) this.#deps.log.info({ links: pairs }, 'click counts written again');
       this.#failing = false;
     } catch (err) {
       // Written after the counts taken meanwhile: those are newer, and stay if room runs out.
       for (const [day, byCode] of batch) this.#add(day, byCode);
-      if (rollups !== null) this.#deps.analytics?.putBack(rollups);
       if (!this.#failing) this.#deps.log.warn({ err, links: pairs }, 'click counts could not be written: kept for the next flush');
       this.#failing = true;
+      // The rollups stay where they are: Postgres took no counts, it would take no rollups.
+      return;
     } finally {
       if (this.#unreported > 0) {
         this.#deps.log.warn(
@@ -179,25 +194,79 @@ export class ClickFlusher {
         this.#unreported = 0;
       }
     }
+    const analytics = this.#deps.analytics;
+    if (!withAnalytics || analytics === undefined || analytics === null) return;
+    if (now) {
+      // The write under way ends without pauses, then what was counted since is written at once.
+      this.#hurried = true;
+      this.#wake?.();
+      while (this.#rollupWriting !== null) await this.#rollupWriting;
+    } else if (this.#rollupWriting !== null) return;
+    const rollups = await analytics.take();
+    const writing = this.#writeRollups(rollups, now);
+    this.#rollupWriting = writing;
+    void writing.finally(() => {
+      if (this.#rollupWriting === writing) this.#rollupWriting = null;
+    });
+    if (now) await writing;
   }
 
   /**
-   * After the counts: a failure keeps the rollups for the next time they are due, a whole
-   * ANALYTICS_FLUSH_INTERVAL_MS later (a rollup write is Postgres's heaviest: retried at each
-   * count flush, one it could not take would be tried again every CLICK_FLUSH_INTERVAL_MS), and
-   * leaves the counts written (and the breaker of lookups untouched).
+   * The orphan visits, then the chunks, paced unless `now`. A failure puts back what was not
+   * written, for the next time the rollups are due, a whole ANALYTICS_FLUSH_INTERVAL_MS later (a
+   * rollup write is Postgres's heaviest: retried at each count flush, one it could not take would
+   * be tried again every CLICK_FLUSH_INTERVAL_MS); the counts and the breaker of lookups are left
+   * alone. Never rejects.
    */
-  async #writeRollups(rollups: RollupBatch): Promise<void> {
+  async #writeRollups(rollups: RollupBatch, now: boolean): Promise<void> {
+    const started = Date.now();
+    const intervalMs = this.#deps.analyticsIntervalMs ?? 0;
+    const deadline = started + intervalMs / 2;
+    this.#hurried = now;
+    let written = 0;
+    let orphansWritten = false;
     try {
-      if (!rollups.empty) await this.#deps.writeRollups?.(rollups);
+      if (rollups.orphans.size > 0) await this.#deps.writeOrphans?.(rollups.orphans);
+      orphansWritten = true;
+      const { chunks } = rollups;
+      let busy = 0;
+      for (const chunk of chunks) {
+        const before = performance.now();
+        await this.#deps.writeRollupChunk?.(chunk);
+        const took = performance.now() - before;
+        busy += took;
+        written++;
+        if (written < chunks.length)
+          await this.#pause(took, (busy / written) * (chunks.length - written), chunks.length - written, deadline);
+      }
       if (this.#rollupsFailing) this.#deps.log.info('analytics written again');
       this.#rollupsFailing = false;
+      this.#analyticsDue = started + intervalMs;
     } catch (err) {
-      this.#deps.analytics?.putBack(rollups);
+      this.#deps.analytics?.putBack(rollups.remainder(written, !orphansWritten));
       if (!this.#rollupsFailing) this.#deps.log.warn({ err }, 'analytics could not be written: kept for the next flush');
       this.#rollupsFailing = true;
+      this.#analyticsDue = Date.now() + intervalMs;
     }
-    this.#analyticsDue = Date.now() + (this.#deps.analyticsIntervalMs ?? 0);
+  }
+
+  /**
+   * After a chunk that took `took` ms: a pause of took × (1 − share) / share, shortened so that
+   * the `left` chunks (`work` ms at the pace so far) still end by `deadline`; none once hurried.
+   */
+  async #pause(took: number, work: number, left: number, deadline: number): Promise<void> {
+    const share = this.#deps.rollupShare ?? 1;
+    const wanted = (took * (1 - share)) / share;
+    const ms = Math.min(wanted, (deadline - Date.now() - work) / left);
+    if (this.#hurried || !(ms >= 1)) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#wake = null;
   }
 
   /** Adds counts to what waits, within maxCodes (code, day) pairs; the rest is dropped. */

@@ -294,6 +294,7 @@ const CASES: Readonly<Record<string, Case>> = {
     invalid: 'country,ip',
   },
   ANALYTICS_FLUSH_INTERVAL_MS: { key: 'analyticsFlushIntervalMs', unset: 60_000, valid: ['5000', 5000], invalid: '99' },
+  ANALYTICS_WRITE_SHARE: { key: 'analyticsWriteShare', unset: 1, valid: ['0.25', 0.25], invalid: '0' },
   ANALYTICS_VALUES_MAX: { key: 'analyticsValuesMax', unset: 50, valid: ['10', 10], invalid: '0' },
   ANALYTICS_RETENTION_DAYS: { key: 'analyticsRetentionDays', unset: 400, valid: ['0', 0], invalid: '-1' },
   GEOIP_DATABASE: {
