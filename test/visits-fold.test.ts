@@ -11,6 +11,7 @@ import { Geo, SHIPPED_DATABASE } from '../src/analytics/geo.ts';
 import { VisitorSalts } from '../src/analytics/salts.ts';
 import { Visits } from '../src/analytics/visits.ts';
 import { ANALYTICS_PARTS } from '../src/core/dimensions.ts';
+import { HLL_ERROR } from '../src/core/hll.ts';
 import { trustProxyRule } from '../src/core/trust-proxy.ts';
 import { addRollupBatch } from '../src/db/analytics.ts';
 import { createPool } from '../src/db/pool.ts';
@@ -152,4 +153,70 @@ test('a log folded early names a value in several rows: Postgres adds them up, e
       ['qr', 0, 4],
     ]);
   }
+  // The workspace's rows (the three links are the default workspace's), added up across the folds' rows in the service.
+  const workspace = await withClient(database.url, async (client) => {
+    const { rows } = await client.query<Omit<Row, 'code'>>(
+      `SELECT dimension, value, clicks::int, bot_clicks::int, hll_estimate(visitors)::int AS visitors
+       FROM workspace_rollups ORDER BY dimension, value`,
+    );
+    return rows;
+  });
+  const inWorkspace = (dimension: number) => workspace.filter((row) => row.dimension === dimension);
+  const [own, ...more] = inWorkspace(0);
+  assert.equal(more.length, 0);
+  assert.deepEqual([own?.value, own?.clicks, own?.bot_clicks], ['', 48, 12]);
+  // The same 8 visitors (4 addresses, two browsers each) on the three links.
+  assert.ok(Math.abs((own?.visitors ?? 0) - 8) <= 1, `workspace visitors ${own?.visitors}`);
+  for (let dimension = 1; dimension <= 8; dimension++) {
+    if (dimension === 3) continue;
+    const values = inWorkspace(dimension);
+    assert.equal(new Set(values.map((row) => row.value)).size, values.length, `workspace dimension ${dimension}: a value twice`);
+    assert.deepEqual(
+      [values.reduce((n, row) => n + row.clicks, 0), values.reduce((n, row) => n + row.bot_clicks, 0)],
+      [48, 12],
+      `workspace dimension ${dimension}`,
+    );
+  }
+  assert.deepEqual(
+    inWorkspace(2).map((row) => [row.value, row.clicks, row.bot_clicks, row.visitors]),
+    [
+      ['GB', 48, 0, 8],
+      ['US', 0, 12, 0],
+    ],
+  );
+});
+
+test('the workspace rows add up every fold’s rows of its links: clicks exact, a visitor of several links once', async () => {
+  await withClient(database.url, (client) => client.query('TRUNCATE click_rollups, workspace_rollups'));
+  // Two links per log: the log is folded as the third link is clicked, so that the links' rows are in several chunks.
+  const recorder = visits(2, 50);
+  // 80 visitors: the first link's are 1–40, the second's 21–60, the third's 41–80.
+  const links = [
+    ['foldAa1', 1],
+    ['foldBb2', 21],
+    ['foldCc3', 41],
+  ] as const;
+  for (let i = 0; i < 40; i++) {
+    for (const [code, first] of links) recorder.record(code, CHROME, undefined, 'en', '127.0.0.1', `81.2.69.${first + i}`, false);
+    await turn();
+  }
+  const batch = await recorder.take();
+  assert.ok(batch.chunks.length > 3, `${batch.chunks.length} chunks`);
+  await write(batch);
+  const { rows } = await withClient(database.url, (client) =>
+    client.query<{ dimension: number; value: string; clicks: number; visitors: number }>(
+      `SELECT dimension, value, clicks::int, hll_estimate(visitors)::int AS visitors FROM workspace_rollups
+       WHERE dimension IN (0, 2) ORDER BY dimension, value`,
+    ),
+  );
+  const slack = Math.ceil(3 * HLL_ERROR * 80);
+  assert.deepEqual(
+    rows.map((row) => [row.dimension, row.value, row.clicks]),
+    [
+      [0, '', 120],
+      [2, 'GB', 120],
+    ],
+  );
+  for (const row of rows)
+    assert.ok(Math.abs(row.visitors - 80) <= slack, `dimension ${row.dimension}: ${row.visitors} visitors, expected 80 ± ${slack}`);
 });

@@ -31,6 +31,8 @@ export class RollupRows {
   readonly bots: number[] = [];
   /** Clicks (people and bots) the rows count, each once: what is lost if the chunk is. */
   clickTotal = 0;
+  /** Its rows are in the workspaces' rollups already (a write that stopped after them put the chunk back). */
+  workspacesAdded = false;
   /** Where each row's sketch ends in #elements (it starts where the row before's ends). */
   readonly #sketchEnds: number[] = [];
   #elements = new Int32Array(1024);
@@ -71,9 +73,139 @@ export class RollupRows {
 
   /** Row `row`'s sketch as an integer[] literal ('{65,130}'): compacted when it was pushed. */
   sketchLiteral(row: number): string {
-    const from = row === 0 ? 0 : (this.#sketchEnds[row - 1] as number);
-    return `{${this.#elements.subarray(from, this.#sketchEnds[row]).join(',')}}`;
+    return `{${this.sketch(row).join(',')}}`;
   }
+
+  /** Row `row`'s sketch: its elements, sorted, one per register (a view, not a copy). */
+  sketch(row: number): Int32Array {
+    const from = row === 0 ? 0 : (this.#sketchEnds[row - 1] as number);
+    return this.#elements.subarray(from, this.#sketchEnds[row]);
+  }
+}
+
+/** A workspace's day, dimension and value, added up over the links' rows. */
+interface WorkspaceCell {
+  clicks: number;
+  bots: number;
+  /** The links' sketches appended (sorted and merged when long, and at the end). */
+  elements: Int32Array;
+  n: number;
+}
+
+/** Past this many elements, a cell's sketch is merged (one element per register: 4,096 at most). */
+const CELL_ELEMENTS_MAX = 16_384;
+
+/**
+ * Rows of workspace_rollups, column by column: the links' rows of some chunks added up per
+ * workspace, day, dimension and value (their values before Postgres bounds them: each workspace has
+ * its own bound), the sketches merged. Made in the service once per flush: Postgres added them up
+ * in every chunk's statement before, and that was most of a busy chunk's time (README).
+ */
+export class WorkspaceRows {
+  readonly workspaceIds: number[] = [];
+  readonly days: string[] = [];
+  readonly dimensions: number[] = [];
+  readonly values: string[] = [];
+  readonly clicks: number[] = [];
+  readonly bots: number[] = [];
+  readonly sketches: string[] = [];
+
+  get length(): number {
+    return this.workspaceIds.length;
+  }
+
+  /**
+   * Adds up the rows of `chunks`; `workspaceOf` names a link's workspace (undefined: the link is
+   * gone, and so are its rows, as Postgres leaves out a gone link's).
+   */
+  static of(chunks: readonly RollupRows[], workspaceOf: (domainId: number, code: string) => number | undefined): WorkspaceRows {
+    // Workspace -> day -> dimension -> value -> cell; a chunk's rows of one link stand together.
+    const cells = new Map<number, Map<string, Map<string, WorkspaceCell>[]>>();
+    for (const chunk of chunks) {
+      let domainId = -1;
+      let code = '';
+      let day = '';
+      let byDimension: Map<string, WorkspaceCell>[] | null = null;
+      for (let row = 0; row < chunk.length; row++) {
+        if (chunk.domainIds[row] !== domainId || chunk.codes[row] !== code || chunk.days[row] !== day) {
+          domainId = chunk.domainIds[row] as number;
+          code = chunk.codes[row] as string;
+          day = chunk.days[row] as string;
+          const workspaceId = workspaceOf(domainId, code);
+          byDimension = workspaceId === undefined ? null : dayOf(cells, workspaceId, day);
+        }
+        if (byDimension === null) continue;
+        const dimension = chunk.dimensions[row] as number;
+        const byValue = (byDimension[dimension] ??= new Map());
+        const value = chunk.values[row] as string;
+        let cell = byValue.get(value);
+        if (cell === undefined) {
+          cell = { clicks: 0, bots: 0, elements: new Int32Array(16), n: 0 };
+          byValue.set(value, cell);
+        }
+        cell.clicks += chunk.clicks[row] as number;
+        cell.bots += chunk.bots[row] as number;
+        append(cell, chunk.sketch(row));
+      }
+    }
+    const rows = new WorkspaceRows();
+    for (const [workspaceId, byDay] of cells) {
+      for (const [day, byDimension] of byDay) {
+        for (const [dimension, byValue] of byDimension.entries()) {
+          if (byValue === undefined) continue;
+          for (const [value, cell] of byValue) {
+            merge(cell);
+            rows.workspaceIds.push(workspaceId);
+            rows.days.push(day);
+            rows.dimensions.push(dimension);
+            rows.values.push(value);
+            rows.clicks.push(cell.clicks);
+            rows.bots.push(cell.bots);
+            rows.sketches.push(`{${cell.elements.subarray(0, cell.n).join(',')}}`);
+          }
+        }
+      }
+    }
+    return rows;
+  }
+}
+
+function dayOf(
+  cells: Map<number, Map<string, Map<string, WorkspaceCell>[]>>,
+  workspaceId: number,
+  day: string,
+): Map<string, WorkspaceCell>[] {
+  let byDay = cells.get(workspaceId);
+  if (byDay === undefined) {
+    byDay = new Map();
+    cells.set(workspaceId, byDay);
+  }
+  let byDimension = byDay.get(day);
+  if (byDimension === undefined) {
+    byDimension = [];
+    byDay.set(day, byDimension);
+  }
+  return byDimension;
+}
+
+/** Appends a sketch's elements to the cell's, merging them first when they would pass CELL_ELEMENTS_MAX. */
+function append(cell: WorkspaceCell, sketch: Int32Array): void {
+  if (sketch.length === 0) return;
+  if (cell.n + sketch.length > CELL_ELEMENTS_MAX) merge(cell);
+  if (cell.n + sketch.length > cell.elements.length) {
+    const larger = new Int32Array(Math.max(2 * cell.elements.length, cell.n + sketch.length));
+    larger.set(cell.elements.subarray(0, cell.n));
+    cell.elements = larger;
+  }
+  cell.elements.set(sketch, cell.n);
+  cell.n += sketch.length;
+}
+
+/** The cell's elements sorted, one per register (its greatest rank). */
+function merge(cell: WorkspaceCell): void {
+  if (cell.n < 2) return;
+  cell.elements.subarray(0, cell.n).sort();
+  cell.n = compactSorted(cell.elements, 0, cell.n, cell.elements, 0);
 }
 
 /** Day -> domain id -> path -> visits. */

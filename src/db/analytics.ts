@@ -1,11 +1,11 @@
 // Click analytics in Postgres (migrations/0009_analytics.sql): the rollups per link and per
 // workspace and the orphan visits, written by the click flusher after the click counts (one
-// statement for the orphan visits, then one transaction per chunk of rollup rows, the links' and
-// their workspaces' together); the daily salts; the partitions.
+// statement for the orphan visits, one for the workspaces' rows of the whole batch, added up in the
+// service, then one transaction per chunk of the links' rows); the daily salts; the partitions.
 
 import type pg from 'pg';
 import type { DayRange } from '../core/day-range.ts';
-import type { Orphans, RollupBatch, RollupRows } from '../analytics/rollups.ts';
+import { WorkspaceRows, type Orphans, type RollupBatch, type RollupRows } from '../analytics/rollups.ts';
 import { inTransaction, type Queryable } from './pool.ts';
 
 export interface RollupLimits {
@@ -25,13 +25,11 @@ const ROLLUP_STATEMENT_TIMEOUT_MS = 120_000;
 const ROLLUP_READ_TIMEOUT_MS = ROLLUP_STATEMENT_TIMEOUT_MS + 5000;
 
 /**
- * Adds one chunk of rollup rows (analytics/rollups.ts), the links' and their workspaces', in a
- * transaction of its own, after the click counts were committed apart (a slow or failed rollup
- * write never holds back nor loses a count), with a statement timeout of its own. The click
- * flusher writes a batch chunk by chunk, paced by ANALYTICS_WRITE_SHARE (write/click-flusher.ts).
+ * Runs `work` in a transaction of the rollups': their statement timeout, waited for up to
+ * ROLLUP_READ_TIMEOUT_MS (rollupQuery), after the click counts were committed apart (a slow or
+ * failed rollup write never holds back nor loses a count).
  */
-export async function addRollupChunk(pool: pg.Pool, rows: RollupRows, limits: RollupLimits): Promise<void> {
-  if (rows.length === 0) return;
+async function inRollupTransaction(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
   await inTransaction(pool, async (client) => {
     // One round trip. The rollups' sorts and hashes stay in memory (a busy flush's would spill past
     // the 4 MB default). No JIT: a chunk's statement runs once, and where Postgres's estimates
@@ -40,8 +38,71 @@ export async function addRollupChunk(pool: pg.Pool, rows: RollupRows, limits: Ro
     // Postgres CPU with this setting and without (15.10 and 14.88 s against 15.24 and 14.74 s,
     // alternating, on the analytics scenario's audience): a guard, not a gain.
     await client.query(`SET LOCAL statement_timeout = ${ROLLUP_STATEMENT_TIMEOUT_MS}; SET LOCAL work_mem = '64MB'; SET LOCAL jit = off`);
-    await rollupQuery(client, ADD_ROLLUPS, [...chunkParameters(rows), limits.valuesMax, limits.workspaceValuesMax]);
+    await work(client);
   });
+}
+
+/**
+ * Adds one chunk of the links' rollup rows (analytics/rollups.ts) in a transaction of its own. The
+ * click flusher writes a batch chunk by chunk, paced by ANALYTICS_WRITE_SHARE (write/click-flusher.ts),
+ * after their workspaces' rows (addWorkspaceRollups).
+ */
+export async function addRollupChunk(pool: pg.Pool, rows: RollupRows, limits: RollupLimits): Promise<void> {
+  if (rows.length === 0) return;
+  await inRollupTransaction(pool, (client) => rollupQuery(client, ADD_ROLLUPS, [...chunkParameters(rows), limits.valuesMax]));
+}
+
+/**
+ * Adds the rows of `chunks` (those not added yet) up per workspace, day, dimension and value, in
+ * the service (WorkspaceRows), and writes them in one statement, each workspace within its bound;
+ * then marks the chunks, so that a chunk put back after a later failure is not added twice. The
+ * links' workspaces are read in one query first.
+ */
+export async function addWorkspaceRollups(pool: pg.Pool, chunks: readonly RollupRows[], limits: RollupLimits): Promise<void> {
+  const pending = chunks.filter((chunk) => !chunk.workspacesAdded && chunk.length > 0);
+  if (pending.length === 0) return;
+  const domainIds: number[] = [];
+  const codes: string[] = [];
+  const seen = new Set<string>();
+  for (const chunk of pending) {
+    for (let row = 0; row < chunk.length; row++) {
+      const key = linkKey(chunk.domainIds[row] as number, chunk.codes[row] as string);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      domainIds.push(chunk.domainIds[row] as number);
+      codes.push(chunk.codes[row] as string);
+    }
+  }
+  await inRollupTransaction(pool, async (client) => {
+    const { rows: links } = await client.query<{ n: string; workspace_id: string }>(
+      `SELECT i.n, t.workspace_id FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS i (domain_id, code, n)
+       JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code`,
+      [numberArray(domainIds), textArray(codes)],
+    );
+    const workspaces = new Map<string, number>();
+    for (const link of links) {
+      const i = Number(link.n) - 1;
+      workspaces.set(linkKey(domainIds[i] as number, codes[i] as string), Number(link.workspace_id));
+    }
+    const rows = WorkspaceRows.of(pending, (domainId, code) => workspaces.get(linkKey(domainId, code)));
+    if (rows.length > 0) {
+      await rollupQuery(client, ADD_WORKSPACE_ROLLUPS, [
+        numberArray(rows.workspaceIds),
+        `{${rows.days.join(',')}}`,
+        numberArray(rows.dimensions),
+        textArray(rows.values),
+        numberArray(rows.clicks),
+        numberArray(rows.bots),
+        textArray(rows.sketches),
+        limits.workspaceValuesMax,
+      ]);
+    }
+  });
+  for (const chunk of pending) chunk.workspacesAdded = true;
+}
+
+function linkKey(domainId: number, code: string): string {
+  return `${domainId}/${code}`;
 }
 
 /** Adds a batch's visits to unknown codes, at most `valuesMax` paths per domain and day (the rest under ''), in one statement. */
@@ -64,9 +125,10 @@ export async function addOrphanVisits(pool: pg.Pool, orphans: Orphans, valuesMax
   await pool.query(ADD_ORPHANS, [domains, days, paths, visits, valuesMax]);
 }
 
-/** A whole batch, as the click flusher writes it but without pauses: its orphan visits, then each chunk in a transaction of its own. */
+/** A whole batch, as the click flusher writes it but without pauses: its orphan visits, its workspaces' rows, then each chunk in a transaction of its own. */
 export async function addRollupBatch(pool: pg.Pool, rollups: RollupBatch, limits: RollupLimits): Promise<void> {
   await addOrphanVisits(pool, rollups.orphans, limits.valuesMax);
+  await addWorkspaceRollups(pool, rollups.chunks, limits);
   for (const chunk of rollups.chunks) await addRollupChunk(pool, chunk, limits);
 }
 
@@ -128,28 +190,32 @@ function placed(name: string, from: string, table: string, owner: readonly strin
   )`;
 }
 
-// One statement per chunk for the links' rollups and the workspaces' (the chunk's arrays parsed
-// and its links looked up once). A chunk names a (link, day, dimension, value) once
-// (analytics/rollups.ts): a later chunk's row for it meets the stored one (the chunk before's,
-// committed) and is added to it. The workspaces' rows add up the links' before
-// these went to '' (each workspace has its own bound).
+// One statement per chunk for the links' rollups (the chunk's arrays parsed and its links looked up
+// once). A chunk names a (link, day, dimension, value) once (analytics/rollups.ts): a later
+// chunk's row for it meets the stored one (the chunk before's, committed) and is added to it.
 const ADD_ROLLUPS = `
   WITH input AS MATERIALIZED (
-    SELECT t.workspace_id, i.domain_id, i.code, i.day, i.dimension, i.value, i.clicks, i.bot_clicks, i.visitors::integer[] AS visitors
+    SELECT i.domain_id, i.code, i.day, i.dimension, i.value, i.clicks, i.bot_clicks, i.visitors::integer[] AS visitors
     FROM unnest($1::bigint[], $2::text[], $3::date[], $4::smallint[], $5::text[], $6::bigint[], $7::bigint[], $8::text[])
       AS i (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
     JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code
-  ), ${placed('link_values', 'input', 'click_rollups', ['domain_id', 'code'], '$9')},
-  link_rows AS (
-    INSERT INTO click_rollups AS r (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
-    SELECT domain_id, code, day, dimension, value, clicks, bot_clicks, visitors FROM link_values
-    ORDER BY domain_id, code, day, dimension, value
-    ON CONFLICT (domain_id, code, day, dimension, value) DO UPDATE
-      SET clicks = r.clicks + excluded.clicks, bot_clicks = r.bot_clicks + excluded.bot_clicks,
-          visitors = hll_add(r.visitors, excluded.visitors)
-  ), summed AS (
-    ${addedUp('input', 'workspace_id, day, dimension, value')}
-  ), ${placed('workspace_values', 'summed', 'workspace_rollups', ['workspace_id'], '$10')}
+  ), ${placed('link_values', 'input', 'click_rollups', ['domain_id', 'code'], '$9')}
+  INSERT INTO click_rollups AS r (domain_id, code, day, dimension, value, clicks, bot_clicks, visitors)
+  SELECT domain_id, code, day, dimension, value, clicks, bot_clicks, visitors FROM link_values
+  ORDER BY domain_id, code, day, dimension, value
+  ON CONFLICT (domain_id, code, day, dimension, value) DO UPDATE
+    SET clicks = r.clicks + excluded.clicks, bot_clicks = r.bot_clicks + excluded.bot_clicks,
+        visitors = hll_add(r.visitors, excluded.visitors)`;
+
+// The workspaces' rows of a flush, added up in the service (one per workspace, day, dimension and
+// value, each sketch merged): the links' values before these went to '' (each workspace has its
+// own bound).
+const ADD_WORKSPACE_ROLLUPS = `
+  WITH summed AS MATERIALIZED (
+    SELECT i.workspace_id, i.day, i.dimension, i.value, i.clicks, i.bot_clicks, i.visitors::integer[] AS visitors
+    FROM unnest($1::bigint[], $2::date[], $3::smallint[], $4::text[], $5::bigint[], $6::bigint[], $7::text[])
+      AS i (workspace_id, day, dimension, value, clicks, bot_clicks, visitors)
+  ), ${placed('workspace_values', 'summed', 'workspace_rollups', ['workspace_id'], '$8')}
   INSERT INTO workspace_rollups AS r (workspace_id, day, dimension, value, clicks, bot_clicks, visitors)
   SELECT workspace_id, day, dimension, value, clicks, bot_clicks, visitors FROM workspace_values
   ORDER BY workspace_id, day, dimension, value

@@ -3,7 +3,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { addOrphanVisits, addRollupChunk } from '../db/analytics.ts';
+import { addOrphanVisits, addRollupChunk, addWorkspaceRollups } from '../db/analytics.ts';
 import { addClicks } from '../db/clicks.ts';
 import { ClickFlusher } from '../write/click-flusher.ts';
 import type { PartOptions } from './options.ts';
@@ -24,6 +24,7 @@ export default fp(
       // Not through the breaker of lookups: a slow minute of rollups must not open it.
       writeRollupChunk: (rows) => addRollupChunk(pool, rows, limits),
       writeOrphans: (orphans) => addOrphanVisits(pool, orphans, limits.valuesMax),
+      writeWorkspaces: (chunks) => addWorkspaceRollups(pool, chunks, limits),
       analytics: visits,
       analyticsIntervalMs: config.analyticsFlushIntervalMs,
       rollupShare: config.analyticsWriteShare,

@@ -10,8 +10,8 @@
 //                                                        └──────────── failed: kept ◀──────┘
 //
 // The analytics' rollups (analytics/visits.ts) are taken every ANALYTICS_FLUSH_INTERVAL_MS, after a
-// count write, and written beside the counts (never holding them back): the orphan visits, then
-// chunk after chunk, each in a transaction of its own (db/analytics.ts). A rollup row costs
+// count write, and written beside the counts (never holding them back): the orphan visits, the
+// workspaces' rows, then the links' chunk after chunk, each in a transaction of its own (db/analytics.ts). A rollup row costs
 // Postgres about 25 µs of CPU, the link's and the workspace's (load/enrich-bench.ts), and a busy
 // interval has hundreds of thousands. Below 1, ANALYTICS_WRITE_SHARE paces the write: after a
 // chunk that kept Postgres busy t, the next waits t × (1 − share) / share, unless the write would
@@ -42,6 +42,8 @@ export interface ClickFlusherDeps {
   writeRollupChunk?(rows: RollupRows): Promise<unknown>;
   /** Writes the visits to unknown codes (db/analytics.ts addOrphanVisits); rejects on failure. */
   writeOrphans?(orphans: Orphans): Promise<unknown>;
+  /** Writes the workspaces' rows of the chunks not yet in them, and marks those (db/analytics.ts addWorkspaceRollups); rejects on failure. */
+  writeWorkspaces?(chunks: readonly RollupRows[]): Promise<unknown>;
   /** null: analytics off. */
   analytics?: RollupSource | null;
   /** How often the timer's writes take the analytics along (ANALYTICS_FLUSH_INTERVAL_MS); flush() always does. */
@@ -212,7 +214,7 @@ export class ClickFlusher {
   }
 
   /**
-   * The orphan visits, then the chunks, paced unless `now`. A failure puts back what was not
+   * The orphan visits, the workspaces' rows, then the links' chunks, paced unless `now`. A failure puts back what was not
    * written, for the next time the rollups are due, a whole ANALYTICS_FLUSH_INTERVAL_MS later (a
    * rollup write is Postgres's heaviest: retried at each count flush, one it could not take would
    * be tried again every CLICK_FLUSH_INTERVAL_MS); the counts and the breaker of lookups are left
@@ -229,6 +231,7 @@ export class ClickFlusher {
       if (rollups.orphans.size > 0) await this.#deps.writeOrphans?.(rollups.orphans);
       orphansWritten = true;
       const { chunks } = rollups;
+      await this.#deps.writeWorkspaces?.(chunks);
       let busy = 0;
       for (const chunk of chunks) {
         const before = performance.now();
