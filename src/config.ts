@@ -471,7 +471,7 @@ export const SETTINGS = {
     doc:
       'click analytics (referrers, countries, devices, browsers, systems, languages, QR scans, unique visitors, ' +
       'visits to unknown codes), see [Click analytics](#click-analytics); off by default in this release: with flushes ' +
-      'they cost hot redirects 22 % of their rate on one core (see [Performance](#performance)); `false`: only the click counts',
+      'they cost hot redirects 22–25 % of their rate on one core (see [Performance](#performance)); `false`: only the click counts',
   },
   analyticsDimensions: {
     env: 'ANALYTICS_DIMENSIONS',
