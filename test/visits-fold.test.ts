@@ -178,12 +178,15 @@ test('a log folded early names a value in several rows: Postgres adds them up, e
     );
   }
   assert.deepEqual(
-    inWorkspace(2).map((row) => [row.value, row.clicks, row.bot_clicks, row.visitors]),
+    inWorkspace(2).map((row) => [row.value, row.clicks, row.bot_clicks]),
     [
-      ['GB', 48, 0, 8],
-      ['US', 0, 12, 0],
+      ['GB', 48, 0],
+      ['US', 0, 12],
     ],
   );
+  // A sketch's small counts are near exact: two of the 8 visitors may share a register.
+  const [gb, us] = inWorkspace(2);
+  assert.ok(Math.abs((gb?.visitors ?? 0) - 8) <= 1 && us?.visitors === 0, `GB ${gb?.visitors} visitors, US ${us?.visitors}`);
 });
 
 test('the workspace rows add up every fold’s rows of its links: clicks exact, a visitor of several links once', async () => {
