@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { rawAnswer } from './errors.ts';
+import { spareAnsweringConnections } from './idle-connections.ts';
 import { attachFastPath, type FastRequest } from './fast-path.ts';
 import { redirectPath, type RedirectHandler } from './redirect.ts';
 import { prebuilt, writePrebuilt, type Prebuilt } from './respond.ts';
@@ -62,6 +63,7 @@ export function serverFactoryOf(config: ServerOptions, edge: RedirectEdge, log: 
         if (path === undefined || !(redirect as RedirectHandler).tryPath(req, res, path)) fastify(req, res);
       },
     );
+    spareAnsweringConnections(server);
     if (config.fastPath) {
       attachFastPath(server, {
         handler: () => edge.fast,
