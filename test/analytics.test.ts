@@ -491,10 +491,10 @@ test('a rollup write Postgres refuses is tried again an ANALYTICS_FLUSH_INTERVAL
 
 test('a rollup write is paced: each chunk waits until the one before took ANALYTICS_WRITE_SHARE of the time, the counts go on meanwhile, and flush() writes at once', async (t) => {
   await clearOfMidnight();
-  // Three chunks or more: one click on a link is a row for the link and one per dimension (8).
-  const codes = Array.from({ length: Math.ceil((2 * CHUNK_ROWS + 1) / 8) + 10 }, (_, i) => `paced${String(i).padStart(5, '0')}`);
+  // Two chunks or more: one click on a link is a row for the link and one per dimension (8).
+  const codes = Array.from({ length: Math.ceil((CHUNK_ROWS + 1) / 8) + 10 }, (_, i) => `paced${String(i).padStart(5, '0')}`);
   await insertRawLinks(database.url, codes);
-  // Each chunk's statement takes Postgres 0.3 s more, and notes when it began and ended.
+  // Each chunk's statement takes Postgres 1 s more, and notes when it began and ended.
   await withClient(database.url, (client) =>
     client.query(`CREATE TABLE rollup_statements (began timestamptz NOT NULL, ended timestamptz NOT NULL);
       CREATE FUNCTION rollup_ended() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -508,7 +508,7 @@ test('a rollup write is paced: each chunk waits until the one before took ANALYT
       ),
     ),
   );
-  await onRollupStatements(t, 'PERFORM pg_sleep(0.3)');
+  await onRollupStatements(t, 'PERFORM pg_sleep(1)');
   const statements = async () =>
     (
       await withClient(database.url, (client) =>
@@ -521,7 +521,7 @@ test('a rollup write is paced: each chunk waits until the one before took ANALYT
       const previous = list[i] as { began: number; took: number };
       return Number(((began - previous.began - previous.took) / previous.took).toFixed(2));
     });
-  // Half an interval (15 s) has room for three chunks and their pauses, even where a chunk takes Postgres 3 s.
+  // Half an interval (15 s) has room for two chunks and the pause between them, even where a chunk takes Postgres 4 s.
   const { app } = await startApp(t, database.url, {
     ...BEHIND_PROXY,
     CLICK_FLUSH_INTERVAL_MS: '100',
@@ -553,10 +553,10 @@ test('a rollup write is paced: each chunk waits until the one before took ANALYT
         )
       ).rows[0]?.n,
     );
-  for (const deadline = Date.now() + 25_000; (await own()) < codes.length && Date.now() < deadline;) await sleep(100);
+  for (const deadline = Date.now() + 60_000; (await own()) < codes.length && Date.now() < deadline;) await sleep(100);
   assert.equal(await own(), codes.length, 'every click of the paced write is in, once');
   const paced = await statements();
-  assert.ok(paced.length >= 3, `${paced.length} chunks`);
+  assert.ok(paced.length >= 2, `${paced.length} chunks`);
   assert.ok(chunksNow < paced.length, `the counts were written before the rollups' last chunk (${chunksNow} of ${paced.length} written)`);
   // At a share of 0.5 a pause lasts as long as the chunk before it.
   for (const pause of pauses(paced)) assert.ok(pause >= 0.9, `pauses of ${pauses(paced).join(', ')} × the chunk before`);
@@ -565,7 +565,7 @@ test('a rollup write is paced: each chunk waits until the one before took ANALYT
   await clickEach();
   await app.clicks.flush();
   const hurried = await statements();
-  assert.ok(hurried.length >= 3, `${hurried.length} chunks`);
+  assert.ok(hurried.length >= 2, `${hurried.length} chunks`);
   for (const pause of pauses(hurried)) assert.ok(pause < 0.2, `pauses of ${pauses(hurried).join(', ')} × the chunk before`);
   assert.equal(await own(), 2 * codes.length + 3);
 });
