@@ -20,6 +20,15 @@ interface ConnectionsList {
   idle(): { socket: Counted }[];
 }
 
+/** One more request in flight on its connection, until its response closes. */
+function count(req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket as Counted;
+  socket[IN_FLIGHT] = (socket[IN_FLIGHT] ?? 0) + 1;
+  res.once('close', () => {
+    socket[IN_FLIGHT] = (socket[IN_FLIGHT] ?? 1) - 1;
+  });
+}
+
 /**
  * Counts the requests in flight on each connection (from the moment node:http has read one until its
  * response closes), and makes closeIdleConnections close only those of node's idle connections with
@@ -27,13 +36,6 @@ interface ConnectionsList {
  * whose request waits behind an ended response.
  */
 export function spareAnsweringConnections(server: Server): void {
-  const count = (req: IncomingMessage, res: ServerResponse): void => {
-    const socket = req.socket as Counted;
-    socket[IN_FLIGHT] = (socket[IN_FLIGHT] ?? 0) + 1;
-    res.once('close', () => {
-      socket[IN_FLIGHT] = (socket[IN_FLIGHT] ?? 1) - 1;
-    });
-  };
   // Every request node:http answers comes through one of these.
   server.prependListener('request', count);
   server.prependListener('checkExpectation', count);
