@@ -106,6 +106,24 @@ test('never past the link expiry', async () => {
   await assert.rejects(target('soon1'), unavailable);
 });
 
+test('never past the link expiry by the wall clock, even one set ahead of the monotonic clock the TTL runs on', async (t) => {
+  const { rows } = await withClient(database.url, (client) =>
+    client.query<{ expires_at: Date }>(
+      `INSERT INTO links (code, url, expires_at) VALUES ('soon2', 'https://example.com/soon2', now() + interval '1 minute')
+       RETURNING expires_at`,
+    ),
+  );
+  const expiresAt = rows[0]?.expires_at.getTime() ?? Number.NaN;
+  const { cache, postgres, target } = setUp();
+  assert.equal(await target('soon2'), 'https://example.com/soon2');
+  cache.reset();
+  postgres.down = true;
+  assert.equal(await target('soon2'), 'https://example.com/soon2');
+  // A virtual machine's wall clock resynchronised forward, past the expiry; performance.now() did not move.
+  t.mock.timers.enable({ apis: ['Date'], now: expiresAt + 1000 });
+  await assert.rejects(target('soon2'), unavailable);
+});
+
 test('never past the bound (lastKnownTtlMs)', async () => {
   const boundMs = 1000;
   const { cache, postgres, target } = setUp(boundMs);

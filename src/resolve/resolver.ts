@@ -169,10 +169,13 @@ export function createResolver({
         );
   const inFlight = new Map<string, Lookup>();
   // Mostly the same strings the LRU holds; bounded in bytes too, for the URLs it outlives the LRU with.
-  const lastKnown = new LRUCache<string, CacheEntry>({
+  // Each with its link's expiry (ms since the epoch; Infinity: none), checked by the wall clock when
+  // read: the TTL runs on the monotonic clock, and a wall clock set forward (a virtual machine's,
+  // resynchronised) would otherwise let an answer outlive its link's expiry.
+  const lastKnown = new LRUCache<string, { entry: CacheEntry; expiresAt: number }>({
     max: LAST_KNOWN_MAX,
     maxSize: LAST_KNOWN_MAX_BYTES,
-    sizeCalculation: (entry, code) => code.length + (typeof entry === 'string' ? entry.length : 0) + ENTRY_OVERHEAD_BYTES,
+    sizeCalculation: ({ entry }, code) => code.length + (typeof entry === 'string' ? entry.length : 0) + ENTRY_OVERHEAD_BYTES,
     ttl: Math.min(lastKnownTtlMs, LAST_KNOWN_TTL_MAX_MS),
   });
 
@@ -201,7 +204,7 @@ export function createResolver({
           } catch (err) {
             if (stats !== null) stats.postgresFailed++;
             const known = lastKnown.get(code);
-            if (known !== undefined) return known;
+            if (known !== undefined && Date.now() < known.expiresAt) return known.entry;
             // Not in the LRU or Redis: the next lookup asks the primary again. Kept as the last
             // known answer, so that while the primary fails the standby is not asked again.
             const stoodIn = await standIn(code, err);
@@ -260,7 +263,7 @@ export function createResolver({
     }
     const maxTtl = Math.min(lastKnownTtlMs, LAST_KNOWN_TTL_MAX_MS);
     const ttl = link.expiresAt === null ? maxTtl : Math.min(maxTtl, link.expiresAt.getTime() - now);
-    if (ttl > 0) lastKnown.set(code, entry, { ttl });
+    if (ttl > 0) lastKnown.set(code, { entry, expiresAt: link.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY }, { ttl });
     else lastKnown.delete(code);
   };
 
