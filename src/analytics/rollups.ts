@@ -216,10 +216,20 @@ export class RollupBatch {
   /** Chunks of about CHUNK_ROWS rows. */
   readonly chunks: RollupRows[] = [];
   readonly orphans: Orphans = new Map();
+
   /** Clicks (people and bots) the chunks count: what is lost if the batch is. */
-  clicks = 0;
+  get clicks(): number {
+    let clicks = 0;
+    for (const chunk of this.chunks) clicks += chunk.clickTotal;
+    return clicks;
+  }
+
   /** Rows in all the chunks. */
-  rows = 0;
+  get rows(): number {
+    let rows = 0;
+    for (const chunk of this.chunks) rows += chunk.length;
+    return rows;
+  }
 
   get empty(): boolean {
     return this.rows === 0 && this.orphans.size === 0;
@@ -246,11 +256,7 @@ export class RollupBatch {
   /** What a write that stopped at chunk `from` leaves: the chunks from there on, and the orphan visits unless they were written. */
   remainder(from: number, orphans: boolean): RollupBatch {
     const rest = new RollupBatch();
-    for (const chunk of this.chunks.slice(from)) {
-      rest.chunks.push(chunk);
-      rest.rows += chunk.length;
-      rest.clicks += chunk.clickTotal;
-    }
+    rest.chunks.push(...this.chunks.slice(from));
     if (orphans) for (const [day, byDomain] of this.orphans) rest.orphans.set(day, byDomain);
     return rest;
   }
@@ -258,8 +264,6 @@ export class RollupBatch {
   /** Adds what `other` holds: its chunks as they are, its orphan visits within the bound. */
   add(other: RollupBatch, valuesMax: number): void {
     this.chunks.push(...other.chunks);
-    this.clicks += other.clicks;
-    this.rows += other.rows;
     for (const [day, byDomain] of other.orphans) {
       for (const [domainId, byPath] of byDomain) for (const [path, visits] of byPath) this.orphan(day, domainId, path, valuesMax, visits);
     }
@@ -369,8 +373,6 @@ export function* fold(
         const value = dimension.of === null ? source : (dimension.of[source] as number);
         rows.push(domainId, code, day, dimension.id, dimension.values[value] as string, clicks, bots, data, i + ELEMENT, sketchEnd);
       }
-      batch.rows += dimensions.length;
-      batch.clicks++;
       rows.clickTotal++;
     } else {
       yield* slot(s, from, to);
@@ -462,11 +464,7 @@ export function* fold(
           start,
           start + (cells.elements[cell] as number),
         );
-        batch.rows++;
-        if (dimension.id === 0) {
-          batch.clicks += (cells.clicks[cell] as number) + (cells.bots[cell] as number);
-          rows.clickTotal += (cells.clicks[cell] as number) + (cells.bots[cell] as number);
-        }
+        if (dimension.id === 0) rows.clickTotal += (cells.clicks[cell] as number) + (cells.bots[cell] as number);
       }
       // Values past the bound point at OTHER's cell: forget those too.
       if (overflowed) {
