@@ -4,7 +4,9 @@
 // service, then one transaction per chunk of the links' rows); the daily salts; the partitions.
 
 import type pg from 'pg';
+import type { ShortCode } from '../core/codes.ts';
 import type { DayRange } from '../core/day-range.ts';
+import { linkKey, splitKey, type LinkKey } from '../core/domains.ts';
 import { WorkspaceRows, type Orphans, type RollupBatch, type RollupRows } from '../analytics/rollups.ts';
 import { inTransaction, type Queryable } from './pool.ts';
 
@@ -61,30 +63,26 @@ export async function addRollupChunk(pool: pg.Pool, rows: RollupRows, limits: Ro
 export async function addWorkspaceRollups(pool: pg.Pool, chunks: readonly RollupRows[], limits: RollupLimits): Promise<void> {
   const pending = chunks.filter((chunk) => !chunk.workspacesAdded && chunk.length > 0);
   if (pending.length === 0) return;
-  const domainIds: number[] = [];
-  const codes: string[] = [];
-  const seen = new Set<string>();
+  // Each link once: a chunk's rows of a link stand together, and a link may be in several chunks.
+  const links = new Map<LinkKey, number | undefined>();
   for (const chunk of pending) {
     for (let row = 0; row < chunk.length; row++) {
-      const key = linkKey(chunk.domainIds[row] as number, chunk.codes[row] as string);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      domainIds.push(chunk.domainIds[row] as number);
-      codes.push(chunk.codes[row] as string);
+      if (row > 0 && chunk.codes[row] === chunk.codes[row - 1] && chunk.domainIds[row] === chunk.domainIds[row - 1]) continue;
+      links.set(linkKey(chunk.domainIds[row] as number, chunk.codes[row] as ShortCode), undefined);
     }
   }
+  const keys = [...links.keys()].map(splitKey);
   await inRollupTransaction(pool, async (client) => {
-    const { rows: links } = await client.query<{ n: string; workspace_id: string }>(
+    const { rows: found } = await client.query<{ n: string; workspace_id: string }>(
       `SELECT i.n, t.workspace_id FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS i (domain_id, code, n)
        JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code`,
-      [numberArray(domainIds), textArray(codes)],
+      [numberArray(keys.map((key) => key.domainId)), textArray(keys.map((key) => key.code))],
     );
-    const workspaces = new Map<string, number>();
-    for (const link of links) {
-      const i = Number(link.n) - 1;
-      workspaces.set(linkKey(domainIds[i] as number, codes[i] as string), Number(link.workspace_id));
+    for (const { n, workspace_id } of found) {
+      const key = keys[Number(n) - 1] as { domainId: number; code: ShortCode };
+      links.set(linkKey(key.domainId, key.code), Number(workspace_id));
     }
-    const rows = WorkspaceRows.of(pending, (domainId, code) => workspaces.get(linkKey(domainId, code)));
+    const rows = WorkspaceRows.of(pending, (domainId, code) => links.get(linkKey(domainId, code as ShortCode)));
     if (rows.length > 0) {
       await rollupQuery(client, ADD_WORKSPACE_ROLLUPS, [
         numberArray(rows.workspaceIds),
@@ -101,11 +99,7 @@ export async function addWorkspaceRollups(pool: pg.Pool, chunks: readonly Rollup
   for (const chunk of pending) chunk.workspacesAdded = true;
 }
 
-function linkKey(domainId: number, code: string): string {
-  return `${domainId}/${code}`;
-}
-
-/** Adds a batch's visits to unknown codes, at most `valuesMax` paths per domain and day (the rest under ''), in one statement. */
+/** Adds a batch's visits to unknown codes, at most `valuesMax` paths per domain and day (the rest under ''), in one statement of the rollups'. */
 export async function addOrphanVisits(pool: pg.Pool, orphans: Orphans, valuesMax: number): Promise<void> {
   const domains: number[] = [];
   const days: string[] = [];
@@ -122,7 +116,7 @@ export async function addOrphanVisits(pool: pg.Pool, orphans: Orphans, valuesMax
     }
   }
   if (domains.length === 0) return;
-  await pool.query(ADD_ORPHANS, [domains, days, paths, visits, valuesMax]);
+  await inRollupTransaction(pool, (client) => rollupQuery(client, ADD_ORPHANS, [domains, days, paths, visits, valuesMax]));
 }
 
 /** A whole batch, as the click flusher writes it but without pauses: its orphan visits, its workspaces' rows, then each chunk in a transaction of its own. */

@@ -11,9 +11,9 @@
 //
 // The analytics' rollups (analytics/visits.ts) are taken every ANALYTICS_FLUSH_INTERVAL_MS, after a
 // count write, and written beside the counts (never holding them back): the orphan visits, the
-// workspaces' rows, then the links' chunk after chunk, each in a transaction of its own (db/analytics.ts). A rollup row costs
-// Postgres about 25 µs of CPU, the link's and the workspace's (load/enrich-bench.ts), and a busy
-// interval has hundreds of thousands. Below 1, ANALYTICS_WRITE_SHARE paces the write: after a
+// workspaces' rows, then the links' chunk after chunk, each in a transaction of its own
+// (db/analytics.ts). A rollup row costs Postgres about 25 µs of CPU (load/enrich-bench.ts), and a
+// busy interval has hundreds of thousands. Below 1, ANALYTICS_WRITE_SHARE paces the write: after a
 // chunk that kept Postgres busy t, the next waits t × (1 − share) / share, unless the write would
 // then not end within half an interval; a graceful stop or flush() never waits. A failed chunk
 // puts back what was not written.
@@ -214,11 +214,11 @@ export class ClickFlusher {
   }
 
   /**
-   * The orphan visits, the workspaces' rows, then the links' chunks, paced unless `now`. A failure puts back what was not
-   * written, for the next time the rollups are due, a whole ANALYTICS_FLUSH_INTERVAL_MS later (a
-   * rollup write is Postgres's heaviest: retried at each count flush, one it could not take would
-   * be tried again every CLICK_FLUSH_INTERVAL_MS); the counts and the breaker of lookups are left
-   * alone. Never rejects.
+   * The orphan visits, the workspaces' rows, then the links' chunks, paced unless `now`. A failure
+   * puts back what was not written, for the next time the rollups are due, a whole
+   * ANALYTICS_FLUSH_INTERVAL_MS later (a rollup write is Postgres's heaviest: retried at each count
+   * flush, one it could not take would be tried again every CLICK_FLUSH_INTERVAL_MS); the counts
+   * and the breaker of lookups are left alone. Never rejects.
    */
   async #writeRollups(rollups: RollupBatch, now: boolean): Promise<void> {
     const started = Date.now();
@@ -228,7 +228,7 @@ export class ClickFlusher {
     let written = 0;
     let orphansWritten = false;
     try {
-      if (rollups.orphans.size > 0) await this.#deps.writeOrphans?.(rollups.orphans);
+      await this.#deps.writeOrphans?.(rollups.orphans);
       orphansWritten = true;
       const { chunks } = rollups;
       await this.#deps.writeWorkspaces?.(chunks);
