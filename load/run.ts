@@ -16,6 +16,8 @@
 //                                                  the redirect path per core, with wrk, against node:http and Go
 //   DATABASE_URL=postgres://… taskset -c 0 npm run load -- --server-cpus 1 --scenario hot,analytics
 //                                                  the hot path with click analytics on and off, on browsers' clicks
+//   taskset -c 0 npm run load -- --server-cpus 1 --database-cpus 0 --scenario analytics
+//                                                  the same on a Postgres of the run's own, kept off the server's core
 //
 // It starts what it needs as child processes (the service, the bare node:http baseline, the
 // load generator's ceiling, the Go reference, the naive variants), seeds links through POST
@@ -35,7 +37,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { Request } from 'autocannon';
 import { createApiKey } from '../src/auth/api-keys.ts';
+import { pino } from 'pino';
+import { migrate } from '../src/db/migrate.ts';
 import { createTestDatabase, withClient } from '../test/helpers/db.ts';
+import { PrivatePostgres } from '../test/helpers/private-postgres.ts';
 import { deleteKeys, randomPrefix } from '../test/helpers/redis.ts';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.ts';
 import { buildGoReference, startGoReference, writeLinksFile } from './go-reference.ts';
@@ -123,6 +128,7 @@ const { values } = parseArgs({
     'server-cpus': { type: 'string' },
     'generator-cpus': { type: 'string' },
     'cluster-cpus': { type: 'string' },
+    'database-cpus': { type: 'string' },
     generator: { type: 'string', default: 'auto' },
     against: { type: 'string' },
     out: { type: 'string', default: new URL('results', import.meta.url).pathname },
@@ -143,6 +149,14 @@ const redisUrl = values['redis-url'];
 /** Every server runs under `taskset -c` these CPUs: run this process on the others for per-core figures. */
 const serverCpus = cpuOption('server-cpus');
 const serverPrefix = serverCpus === null ? [] : ['taskset', '-c', serverCpus.join(',')];
+/**
+ * A Postgres of the run's own (initdb'd into a temp folder, on a spare port) on these CPUs at the
+ * lowest priority (nice 19), rather than DATABASE_URL's: on a machine of two cores, the shared
+ * server's backends run on the server's core or the generator's, and a scenario whose service
+ * writes much (analytics) is then charged Postgres's work, which a deployment's database does on
+ * its own machine. At nice 19 on the generator's CPU it works in the time the generator leaves.
+ */
+const databaseCpus = cpuOption('database-cpus');
 const generatorChoice = values.generator;
 if (!['auto', 'wrk', 'autocannon'].includes(generatorChoice))
   usage(`--generator must be wrk, autocannon or auto, not "${generatorChoice}"`);
@@ -195,6 +209,7 @@ const cpusNote = [
   `generator on CPU ${generatorCpus?.join(',') ?? '(any)'}`,
   `servers on CPU ${serverCpus?.join(',') ?? '(any, not pinned)'}`,
   `cluster on CPU ${clusterPlacement.cpus?.join(',') ?? '(any, not pinned)'}`,
+  ...(databaseCpus === null ? [] : [`Postgres of the run's own on CPU ${databaseCpus.join(',')} at nice 19`]),
 ].join(' · ');
 // Ctrl-C: stop the servers, drop the scratch database, remove the scratch folder.
 process.once('SIGINT', () => void abandon(130));
@@ -945,6 +960,16 @@ async function seed(url: string, count: number, domain?: string): Promise<[strin
  * `migrated`: the service migrates it as it starts), or an embedded folder.
  */
 async function prepareDatabase(folder = 'pglite', { migrated = true } = {}): Promise<{ env: Record<string, string>; label: string }> {
+  if (databaseCpus !== null) {
+    const server = await PrivatePostgres.start({ cpus: databaseCpus });
+    cleanups.push(() => server.stop());
+    const url = await server.createDatabase('load');
+    if (migrated) await migrate(url, pino({ level: 'silent' }));
+    return {
+      env: { DATABASE_URL: url },
+      label: `a Postgres of the run's own on 127.0.0.1:${server.port}, on CPU ${databaseCpus.join(',')} at nice 19`,
+    };
+  }
   if (process.env.DATABASE_URL !== undefined) {
     const db = await createTestDatabase('load', { migrated });
     cleanups.push(() => db.drop());
@@ -1247,7 +1272,7 @@ function script(name: string): string {
 }
 
 /** A --*-cpus option as a list of CPUs, or null when it is not set. */
-function cpuOption(name: 'server-cpus' | 'generator-cpus' | 'cluster-cpus'): number[] | null {
+function cpuOption(name: 'server-cpus' | 'generator-cpus' | 'cluster-cpus' | 'database-cpus'): number[] | null {
   const list = values[name];
   if (list === undefined) return null;
   try {

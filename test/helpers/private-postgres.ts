@@ -88,24 +88,31 @@ export class PrivatePostgres {
   readonly #dir: string;
   readonly #data: string;
   readonly #user: { uid: number; gid: number } | null;
+  /** `taskset -c` these CPUs, at nice 19, before postgres (every process of the server inherits them); null: any. */
+  readonly #cpus: readonly number[] | null;
   #child: ChildProcess | null = null;
   #exited: Promise<void> = Promise.resolve();
   #output: () => string = () => '';
   #stopped = false;
 
-  private constructor(port: number, dir: string, user: { uid: number; gid: number } | null) {
+  private constructor(port: number, dir: string, user: { uid: number; gid: number } | null, cpus: readonly number[] | null = null) {
     this.port = port;
+    this.#cpus = cpus;
     this.url = `postgres://postgres@127.0.0.1:${port}/postgres`;
     this.#dir = dir;
     this.#data = join(dir, 'data');
     this.#user = user;
   }
 
-  /** initdb into a fresh temp folder and start the server (about 2 s). */
-  static async start(): Promise<PrivatePostgres> {
+  /**
+   * initdb into a fresh temp folder and start the server (about 2 s); with `cpus`, the server runs
+   * on those CPUs only, at the lowest priority (nice 19): the load suite keeps Postgres off the core
+   * it measures a service on, working in the time the load generator leaves on its own.
+   */
+  static async start({ cpus = null }: { cpus?: readonly number[] | null } = {}): Promise<PrivatePostgres> {
     const user = runAs();
     const dir = mkdtempSync(join(tmpdir(), 'shortener-pg-'));
-    const server = new PrivatePostgres(await freePort(), dir, user);
+    const server = new PrivatePostgres(await freePort(), dir, user, cpus);
     try {
       if (user !== null) chownSync(dir, user.uid, user.gid);
       await server.#run('initdb', ['-D', server.#data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
@@ -211,9 +218,12 @@ export class PrivatePostgres {
   async up(): Promise<void> {
     if (this.#stopped) throw new Error('up() after stop()');
     if (this.#child !== null) throw new Error('postgres is already running');
+    // nice and taskset exec postgres: the child's pid is the postmaster's.
+    const prefix = this.#cpus === null ? [] : ['-n', '19', 'taskset', '-c', this.#cpus.join(','), 'postgres'];
     const child = spawn(
-      'postgres',
+      this.#cpus === null ? 'postgres' : 'nice',
       [
+        ...prefix,
         '-D',
         this.#data,
         '-p',
