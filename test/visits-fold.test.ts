@@ -16,6 +16,7 @@ import { trustProxyRule } from '../src/core/trust-proxy.ts';
 import { addRollupBatch } from '../src/db/analytics.ts';
 import { createPool } from '../src/db/pool.ts';
 import { addressOfReader } from '../src/http/client-address.ts';
+import { ClickCounter } from '../src/write/click-counter.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
 
 const log = pino({ level: 'silent' });
@@ -80,14 +81,18 @@ test('a log folded early names a value in several rows: Postgres adds them up, e
   await withClient(database.url, (client) => client.query('TRUNCATE click_rollups, workspace_rollups'));
   // Two links per log: three links clicked in turn fold the log at every third click.
   const recorder = visits(2, 2);
+  // The clicks counted first, as the redirect counts them: each link's count holds its slot between folds.
+  const counter = new ClickCounter(100, () => {});
   const referers = ['https://a.example/x', 'https://b.example/y', 'https://c.example/z'];
   for (let round = 0; round < 4; round++) {
     for (const [i, code] of ['foldAa1', 'foldBb2', 'foldCc3'].entries()) {
       // Four visitors per link, each twice; a crawler once per round.
       for (const visitor of [1, 2, 3, 4]) {
+        const userAgent = round % 2 === 0 ? CHROME : IPHONE;
         recorder.record(
           code,
-          round % 2 === 0 ? CHROME : IPHONE,
+          counter.count(code, userAgent),
+          userAgent,
           referers[(round + i) % 3],
           'de-DE',
           '127.0.0.1',
@@ -95,7 +100,7 @@ test('a log folded early names a value in several rows: Postgres adds them up, e
           false,
         );
       }
-      recorder.record(code, GOOGLEBOT, undefined, undefined, '127.0.0.1', '8.8.8.8', true);
+      recorder.record(code, counter.count(code, GOOGLEBOT), GOOGLEBOT, undefined, undefined, '127.0.0.1', '8.8.8.8', true);
     }
     await turn();
   }
@@ -200,7 +205,8 @@ test('the workspace rows add up every fold’s rows of its links: clicks exact, 
     ['foldCc3', 41],
   ] as const;
   for (let i = 0; i < 40; i++) {
-    for (const [code, first] of links) recorder.record(code, CHROME, undefined, 'en', '127.0.0.1', `81.2.69.${first + i}`, false);
+    for (const [code, first] of links)
+      recorder.record(code, undefined, CHROME, undefined, 'en', '127.0.0.1', `81.2.69.${first + i}`, false);
     await turn();
   }
   const batch = await recorder.take();

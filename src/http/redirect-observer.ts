@@ -3,13 +3,12 @@
 // lookup for the click and a few typed-array increments; with metrics off the clock is not read.
 
 import { redirectSlot, type RedirectCounts } from '../metrics/metrics.ts';
-import type { ClickCounter } from '../write/click-counter.ts';
+import type { ClickCounter, CountedLink } from '../write/click-counter.ts';
 import type { RedirectObserver } from './redirect.ts';
 
 export function createRedirectObserver(clicks: ClickCounter, metrics: RedirectCounts | null): RedirectObserver {
-  const click = (userAgent: string | undefined, status: number, code: string): void => {
-    if (status === 302 && code !== '') clicks.count(code, userAgent);
-  };
+  const click = (userAgent: string | undefined, status: number, code: string): CountedLink | undefined =>
+    status === 302 && code !== '' ? clicks.count(code, userAgent) : undefined;
   if (metrics === null) {
     return { now: () => 0, cached: () => {}, answered: click };
   }
@@ -21,10 +20,10 @@ export function createRedirectObserver(clicks: ClickCounter, metrics: RedirectCo
       lru[i] = (lru[i] as number) + 1;
     },
     answered(userAgent, status, code, started) {
-      click(userAgent, status, code);
       const i = redirectSlot(status);
       answers[i] = (answers[i] as number) + 1;
       latency.observe((performance.now() - started) / 1000);
+      return click(userAgent, status, code);
     },
   };
 }

@@ -17,7 +17,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ABSENT, isRedirect, type CacheEntry, type LinkCache, type RedirectTarget } from '../cache/link-cache.ts';
 import { asShortCode } from '../core/codes.ts';
-import type { VisitRecorder } from '../analytics/visits.ts';
+import type { SlotHolder, VisitRecorder } from '../analytics/visits.ts';
 import type { LinkKey } from '../core/domains.ts';
 import { isAppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
@@ -55,9 +55,10 @@ export interface RedirectObserver {
   /**
    * A request for the link `key` names (core/domains.ts) from `userAgent` was just answered with
    * `status`; it came in at `started`. An empty key: the answer was no link's (a domain's fallback,
-   * a host not served, a path that is no code).
+   * a host not served, a path that is no code). Returns the link's click count of the interval,
+   * where analytics keeps the link's slot (undefined: no click counted).
    */
-  answered(userAgent: string | undefined, status: number, key: string, started: number): void;
+  answered(userAgent: string | undefined, status: number, key: string, started: number): SlotHolder | undefined;
 }
 
 /**
@@ -118,9 +119,9 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
   const report = (req: Q, res: R, key: string, started: number): void => {
     const status = io.status(res);
     const userAgent = io.userAgent(req);
-    observer.answered(userAgent, status, key, started);
+    const counted = observer.answered(userAgent, status, key, started);
     if (visits !== null && status === 302 && key !== '')
-      visits.record(key, userAgent, io.referer(req), io.language(req), io.peer(req), io.forwardedFor(req), io.qr(req));
+      visits.record(key, counted, userAgent, io.referer(req), io.language(req), io.peer(req), io.forwardedFor(req), io.qr(req));
   };
 
   /**
