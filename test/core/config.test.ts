@@ -286,7 +286,7 @@ const CASES: Readonly<Record<string, Case>> = {
   FAST_PATH: { key: 'fastPath', unset: true, valid: ['false', false], invalid: 'no' },
   CLICK_FLUSH_INTERVAL_MS: { key: 'clickFlushIntervalMs', unset: 5000, valid: ['1000', 1000], invalid: '3600001' },
   CLICK_MAX_CODES: { key: 'clickMaxCodes', unset: 20_000, valid: ['100', 100], invalid: '0' },
-  ANALYTICS_ENABLED: { key: 'analyticsEnabled', unset: false, valid: ['true', true], invalid: 'perhaps' },
+  ANALYTICS_ENABLED: { key: 'analyticsEnabled', unset: true, valid: ['false', false], invalid: 'perhaps' },
   ANALYTICS_DIMENSIONS: {
     key: 'analyticsDimensions',
     unset: new Set(ANALYTICS_PARTS),
