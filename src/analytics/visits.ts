@@ -368,29 +368,15 @@ export class Visits implements VisitRecorder {
     let log = this.#log;
     let slots = this.#slotsOf(day);
     for (let i = 0; i < n; i++) {
-      const key = this.#keys[i] as string;
       const holder = this.#holders[i];
-      let slot: number | undefined;
+      let slot: number;
       if (holder !== undefined && holder.slots === slots) {
         slot = holder.slot;
       } else {
-        slot = slots.get(key);
-        if (slot === undefined) {
-          if (this.#slotKeys.length >= this.#options.bounds.maxLinks) {
-            // The turn's ids stay good: the tables are kept.
-            this.#fold(false);
-            log = this.#log;
-            slots = this.#slotsOf(day);
-          }
-          slot = this.#slotKeys.length;
-          this.#slotKeys.push(key);
-          this.#slotDays.push(day);
-          slots.set(key, slot);
-        }
-        if (holder !== undefined) {
-          holder.slot = slot;
-          holder.slots = slots;
-        }
+        slot = this.#slot(this.#keys[i] as string, day, holder);
+        // A new slot may have folded the log: a new log, and new slots.
+        log = this.#log;
+        slots = this.#slotsOf(day);
       }
       const agent = tables.agent(this.#userAgents[i]);
       const visitor = this.#visitor(this.#peers[i], this.#forwardedFors[i], seeds);
@@ -424,6 +410,30 @@ export class Visits implements VisitRecorder {
     this.#forwardedFors = [];
     this.#qr = [];
     this.#n = 0;
+  }
+
+  /**
+   * The slot of `key` on `day` in the log, made if new (the log folded first when it holds
+   * maxLinks links: the turn's ids stay good, the tables are kept); kept on `holder`.
+   */
+  #slot(key: string, day: string, holder: SlotHolder | undefined): number {
+    let slots = this.#slotsOf(day);
+    let slot = slots.get(key);
+    if (slot === undefined) {
+      if (this.#slotKeys.length >= this.#options.bounds.maxLinks) {
+        this.#fold(false);
+        slots = this.#slotsOf(day);
+      }
+      slot = this.#slotKeys.length;
+      this.#slotKeys.push(key);
+      this.#slotDays.push(day);
+      slots.set(key, slot);
+    }
+    if (holder !== undefined) {
+      holder.slot = slot;
+      holder.slots = slots;
+    }
+    return slot;
   }
 
   /** The index of the visitor of a peer and X-Forwarded-For: its address read, placed and hashed once a day. */

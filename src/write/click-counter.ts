@@ -5,16 +5,14 @@
 
 import { isbot } from 'isbot';
 import { Memo } from '../core/memo.ts';
+import type { SlotHolder } from '../analytics/visits.ts';
 import type { ClickCount } from '../db/clicks.ts';
 
 /**
  * A link's clicks since the last take, with room for click analytics to keep the link's slot in
- * its log (analytics/visits.ts SlotHolder), so that a click costs one Map lookup for both.
+ * its log, so that a click costs one Map lookup for both.
  */
-export interface CountedLink extends ClickCount {
-  slot: number;
-  slots: object | null;
-}
+export interface CountedLink extends ClickCount, SlotHolder {}
 
 /** Distinct User-Agent strings whose verdict is remembered. */
 const VERDICTS_MAX = 10_000;
