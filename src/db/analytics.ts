@@ -71,17 +71,15 @@ export async function addWorkspaceRollups(pool: pg.Pool, chunks: readonly Rollup
       links.set(linkKey(chunk.domainIds[row] as number, chunk.codes[row] as ShortCode), undefined);
     }
   }
-  const keys = [...links.keys()].map(splitKey);
+  const keys = [...links.keys()];
+  const parts = keys.map(splitKey);
   await inRollupTransaction(pool, async (client) => {
     const { rows: found } = await client.query<{ n: string; workspace_id: string }>(
       `SELECT i.n, t.workspace_id FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS i (domain_id, code, n)
        JOIN link_totals t ON t.domain_id = i.domain_id AND t.code = i.code`,
-      [numberArray(keys.map((key) => key.domainId)), textArray(keys.map((key) => key.code))],
+      [numberArray(parts.map((key) => key.domainId)), textArray(parts.map((key) => key.code))],
     );
-    for (const { n, workspace_id } of found) {
-      const key = keys[Number(n) - 1] as { domainId: number; code: ShortCode };
-      links.set(linkKey(key.domainId, key.code), Number(workspace_id));
-    }
+    for (const { n, workspace_id } of found) links.set(keys[Number(n) - 1] as LinkKey, Number(workspace_id));
     const rows = WorkspaceRows.of(pending, (domainId, code) => links.get(linkKey(domainId, code as ShortCode)));
     if (rows.length > 0) {
       await rollupQuery(client, ADD_WORKSPACE_ROLLUPS, [
