@@ -50,6 +50,27 @@ function setUp(lastKnownTtlMs = 60_000) {
   return { cache, postgres, resolver, target };
 }
 
+/** A link `code` to https://example.com/`code` that expires `interval` from now (Postgres's clock): its expiry, in ms. */
+async function expiringLink(code: string, interval: string): Promise<number> {
+  const { rows } = await withClient(database.url, (client) =>
+    client.query<{ expires_at: Date }>(
+      `INSERT INTO links (code, url, expires_at) VALUES ($1, 'https://example.com/' || $1, now() + $2::interval) RETURNING expires_at`,
+      [code, interval],
+    ),
+  );
+  return rows[0]?.expires_at.getTime() ?? Number.NaN;
+}
+
+/** A resolver that answered `code` from Postgres and then, its LRU cleared and Postgres down, from its last known answer. */
+async function knownThenDown(code: string): Promise<(code: string) => Promise<string>> {
+  const { cache, postgres, target } = setUp();
+  assert.equal(await target(code), `https://example.com/${code}`);
+  cache.reset();
+  postgres.down = true;
+  assert.equal(await target(code), `https://example.com/${code}`);
+  return target;
+}
+
 const unavailable = (err: unknown) => err instanceof AppError && err.code === 'DATABASE_UNAVAILABLE';
 
 /** Waits until `ms` have passed since `since` (a performance.now()): timers never fire early, but may fire late. */
@@ -89,36 +110,16 @@ test('forgetting after a missed invalidation leaves a 503 for every code', async
 test('never past the link expiry', async () => {
   // Seconds ahead, so that the answers before it have room on a busy machine; Postgres and this
   // process read the same clock.
-  const { rows } = await withClient(database.url, (client) =>
-    client.query<{ expires_at: Date }>(
-      `INSERT INTO links (code, url, expires_at) VALUES ('soon1', 'https://example.com/soon1', now() + interval '2 seconds')
-       RETURNING expires_at`,
-    ),
-  );
-  const expiresAt = rows[0]?.expires_at.getTime() ?? Number.NaN;
-  const { cache, postgres, target } = setUp();
-  assert.equal(await target('soon1'), 'https://example.com/soon1');
-  cache.reset();
-  postgres.down = true;
-  assert.equal(await target('soon1'), 'https://example.com/soon1');
+  const expiresAt = await expiringLink('soon1', '2 seconds');
+  const target = await knownThenDown('soon1');
   assert.ok(Date.now() < expiresAt, 'both answers came before the expiry');
   await until('the link has expired', async () => Date.now() > expiresAt + 100, 10_000);
   await assert.rejects(target('soon1'), unavailable);
 });
 
 test('never past the link expiry by the wall clock, even one set ahead of the monotonic clock the TTL runs on', async (t) => {
-  const { rows } = await withClient(database.url, (client) =>
-    client.query<{ expires_at: Date }>(
-      `INSERT INTO links (code, url, expires_at) VALUES ('soon2', 'https://example.com/soon2', now() + interval '1 minute')
-       RETURNING expires_at`,
-    ),
-  );
-  const expiresAt = rows[0]?.expires_at.getTime() ?? Number.NaN;
-  const { cache, postgres, target } = setUp();
-  assert.equal(await target('soon2'), 'https://example.com/soon2');
-  cache.reset();
-  postgres.down = true;
-  assert.equal(await target('soon2'), 'https://example.com/soon2');
+  const expiresAt = await expiringLink('soon2', '1 minute');
+  const target = await knownThenDown('soon2');
   // A virtual machine's wall clock resynchronised forward, past the expiry; performance.now() did not move.
   t.mock.timers.enable({ apis: ['Date'], now: expiresAt + 1000 });
   await assert.rejects(target('soon2'), unavailable);
