@@ -16,8 +16,9 @@
 //                                                  the redirect path per core, with wrk, against node:http and Go
 //   DATABASE_URL=postgres://… taskset -c 0 npm run load -- --server-cpus 1 --scenario hot,analytics
 //                                                  the hot path with click analytics on and off, on browsers' clicks
-//   taskset -c 0 npm run load -- --server-cpus 1 --database-cpus 0 --scenario analytics
-//                                                  the same on a Postgres of the run's own, kept off the server's core
+//   taskset -c 0 npm run load -- --server-cpus 1 --database-cpus 0 --scenario analytics --against ../old
+//                                                  the same on a Postgres of the run's own, kept off the server's core,
+//                                                  and the analytics of another checkout in the same rounds
 //
 // It starts what it needs as child processes (the service, the bare node:http baseline, the
 // load generator's ceiling, the Go reference, the naive variants), seeds links through POST
@@ -308,7 +309,7 @@ try {
 async function serviceRuns(): Promise<{ database: string; redis: string }> {
   const database = remote === undefined ? await prepareDatabase() : null;
   const redis = remote === undefined ? prepareRedis() : null;
-  const service = (extra: Record<string, string> = {}) => launch({ ...database?.env, ...extra });
+  const service = (extra: Record<string, string> = {}, serverScript?: string) => launch({ ...database?.env, ...extra }, serverScript);
   // The service as deployed: with the Redis tier when there is a Redis (its creates write through).
   const main = remote === undefined ? await service(redis?.env) : null;
   const base = remote ?? (main as ServerProcess).url;
@@ -689,7 +690,8 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
    */
   const pairedHot = async (
     scenario: Scenario,
-    pair: readonly { variant: string; label: string; env: Record<string, string> }[],
+    /** `script`: the service of another checkout (--against), on the same database. */
+    pair: readonly { variant: string; label: string; env: Record<string, string>; script?: string }[],
     requests: readonly Request[],
     setting: string,
     { alone = false } = {},
@@ -698,8 +700,8 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
       for (const v of pair) skip(scenario, v.label, `needs services started with and without ${setting} (not with --url)`);
       return;
     }
-    const warmed = async (env: Record<string, string>) => {
-      const server = await service(env);
+    const warmed = async (env: Record<string, string>, serverScript?: string) => {
+      const server = await service(env, serverScript);
       await measure(
         {
           scenario,
@@ -726,7 +728,7 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
       ...driver(scenario),
     });
     if (shared) {
-      const servers = await Promise.all(pair.map((v) => warmed(v.env)));
+      const servers = await Promise.all(pair.map((v) => warmed(v.env, v.script)));
       const databaseUrl = database?.env.DATABASE_URL ?? '';
       const others = (server: ServerProcess) => servers.filter((other) => other !== server);
       const aloneOn = (server: ServerProcess): Variant['alone'] => ({
@@ -754,7 +756,7 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
       }
     } else {
       for (const v of pair) {
-        const server = await warmed(v.env);
+        const server = await warmed(v.env, v.script);
         record(await measure(variantOf(v, server), seconds));
         await stop(server);
       }
@@ -813,6 +815,17 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
           env: { ...proxied, ANALYTICS_ENABLED: 'true', CLICK_FLUSH_INTERVAL_MS: '3600000', ANALYTICS_FLUSH_INTERVAL_MS: '3600000' },
         },
         { variant: 'ANALYTICS_ENABLED=false', label: 'analytics · off', env: { ...proxied, ANALYTICS_ENABLED: 'false' } },
+        // The analytics of another checkout, in the same rounds: a change's gain side by side.
+        ...(against === undefined
+          ? []
+          : [
+              {
+                variant: `ANALYTICS_ENABLED=true, the service of ${against}`,
+                label: `analytics · ${basename(against)}`,
+                env: { ...proxied, ANALYTICS_ENABLED: 'true' },
+                script: join(against, 'src/server.ts'),
+              },
+            ]),
       ],
       clicks,
       'ANALYTICS_ENABLED',
@@ -820,7 +833,7 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
     );
     const off = runs.find((run) => run.label === 'analytics · off');
     const perRequest = (run: RunResult) => (run.cpu.server === null ? '—' : `${((run.cpu.server / run.rps) * 1e6).toFixed(1)} µs`);
-    for (const label of ['analytics', 'analytics · no flush']) {
+    for (const label of ['analytics', 'analytics · no flush', ...(against === undefined ? [] : [`analytics · ${basename(against)}`])]) {
       const on = runs.find((run) => run.label === label);
       if (on === undefined || off === undefined || on.rps === 0 || off.rps === 0) continue;
       log(
