@@ -42,7 +42,11 @@ for (let i = 0; i < links; i++) {
   // Strings as pg hands them over: flat, decoded from a buffer, not built by concatenation.
   const url = Buffer.from(targetUrl(i)).toString();
   const code = codec.fromId(i);
-  cache.fill(code as string as LinkKey, { domainId: 0, code, url, expiresAt: null, disabled: false, deleted: false, version: 0 }, now);
+  cache.fill(
+    code as string as LinkKey,
+    { domainId: 0, code, url, expiresAt: null, disabled: false, deleted: false, version: 0, options: null },
+    now,
+  );
 }
 collect();
 const after = process.memoryUsage();

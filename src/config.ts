@@ -193,6 +193,22 @@ export const SETTINGS = {
     expected: 'printable ASCII',
     doc: '`cache-control` of every redirect',
   },
+  redirectStatus: {
+    env: 'REDIRECT_STATUS',
+    schema: Type.Union([Type.Literal(302), Type.Literal(301), Type.Literal(307), Type.Literal(308)], { default: 302 }),
+    expected: '301, 302, 307 or 308',
+    doc:
+      'the redirect status of links that do not choose one (`options.redirectStatus`); browsers keep a `301` or `308` and ' +
+      'ask no more, so their later clicks are not counted and no rule sees them. Other than `302`, every link takes the ' +
+      'ruled path (see [Link options](#link-options))',
+  },
+  forwardQuery: {
+    env: 'FORWARD_QUERY',
+    schema: Type.Boolean({ default: false }),
+    doc:
+      "`true`: a redirect merges the request's query into the target's for links that do not choose (`options.forwardQuery`); " +
+      'every link then takes the ruled path (see [Link options](#link-options))',
+  },
   allowPrivateTargets: {
     env: 'ALLOW_PRIVATE_TARGETS',
     schema: Type.Boolean({ default: false }),

@@ -49,6 +49,15 @@ export const ERRORS = {
     status: 400,
     message: 'tags must be at most 10 strings of 1 to 40 characters, without control characters, commas or "|".',
   },
+  REDIRECT_STATUS_INVALID: { status: 400, message: 'options.redirectStatus must be 301, 302, 307 or 308.' },
+  TARGET_RULE_INVALID: {
+    status: 400,
+    message: 'A rule of options.targets is not valid: {"when": {device, country, language, query, from, until}, "url": …}.',
+  },
+  SPLIT_INVALID: {
+    status: 400,
+    message: 'options.split must list 2 to 10 variants {"url": …, "weight": 1–99} whose weights sum to 100.',
+  },
   LIST_QUERY_INVALID: { status: 400, message: 'A query parameter of the link list is not one it accepts.' },
   CURSOR_INVALID: { status: 400, message: 'cursor is not one this list gave; start again from the first page.' },
   IMPORT_INVALID: { status: 400, message: 'The file is not a CSV file this service can import.' },

@@ -26,6 +26,7 @@ describe('create, then redirect', () => {
       expiresAt: null,
       title: null,
       tags: [],
+      options: null,
     });
     assert.equal(created.headers.location, `${TEST_BASE_URL}/${code}`);
 

@@ -627,6 +627,7 @@ describe('titles and tags', () => {
       expiresAt: null,
       title: 'Spring launch',
       tags: ['spring', 'Launch', 'q2'],
+      options: null,
     });
     const shown = await details(created.code);
     assert.match(shown.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -644,6 +645,7 @@ describe('titles and tags', () => {
       creator: { id: keys.owner.id, name: 'owner' },
       clicks: 0,
       botClicks: 0,
+      options: null,
     });
     const { rows } = await pool.query<{ title: string; tags: string[] }>('SELECT title, tags FROM links WHERE code = $1', [created.code]);
     assert.deepEqual(rows, [{ title: 'Spring launch', tags: ['spring', 'Launch', 'q2'] }]);

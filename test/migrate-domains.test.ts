@@ -164,6 +164,7 @@ test('an instance of the release before serves every redirect while the migratio
       creator: { id: 1, name: 'ops' },
       clicks: 41,
       botClicks: 3,
+      options: null,
     },
   );
   const stats = await app.inject({ url: '/links/old00007/stats?from=2026-11-30&to=2026-11-30', headers });

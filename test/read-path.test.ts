@@ -113,6 +113,7 @@ test('"not found" never replaces a link the LRU holds: that link was created whi
     disabled: false,
     deleted: false,
     version: 0,
+    options: null,
   };
   assert.equal(cache.fill(code, link, Date.now()), link.url);
   assert.equal(cache.fill(code, undefined, Date.now()), link.url, 'the lookup is answered with the link');

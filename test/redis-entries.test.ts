@@ -19,6 +19,7 @@ const link = (extra: Partial<Link> = {}): Link => ({
   disabled: false,
   deleted: false,
   version: 0,
+  options: null,
   ...extra,
 });
 

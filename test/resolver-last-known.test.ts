@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { LinkKey } from '../src/core/domains.ts';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { createLinkCache, isRedirect } from '../src/cache/link-cache.ts';
+import { createLinkCache, isRedirect, refusalOf } from '../src/cache/link-cache.ts';
 import { findLinks, LOOKUP_SOURCE } from '../src/db/links.ts';
 import type { Queryable } from '../src/db/pool.ts';
 import { AppError } from '../src/errors.ts';
@@ -45,7 +45,7 @@ function setUp(lastKnownTtlMs = 60_000) {
   });
   const target = async (code: string) => {
     const entry = await resolver.resolve(code as LinkKey);
-    return isRedirect(entry) ? entry : entry.answer;
+    return isRedirect(entry) ? entry : (refusalOf(entry) ?? 'rules');
   };
   return { cache, postgres, resolver, target };
 }

@@ -214,6 +214,7 @@ describe('roles', () => {
         creator: { id: keys.owner.id, name: 'owner' },
         clicks: 0,
         botClicks: 0,
+        options: null,
       },
     );
     // Redirects never look at keys or sessions: a wrong one does not get in their way.

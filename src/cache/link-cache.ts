@@ -3,6 +3,7 @@
 // once, see http/respond.ts); for an expired or disabled code, a shared 410 entry. Bounded by
 // entries and by approximate bytes; every entry has a TTL. Unknown codes live in a second, smaller
 // LRU of their own, so that a scanner asking for millions of random codes cannot push hot links out.
+// A link with options (core/link-options.ts) is held as its compiled rules (core/redirect-rules.ts).
 //
 // A URL string per link, not a head array and an entry object, is what keeps links small: for 1M
 // links the memory probe (`npm run load -- --scenario memory`) measured 347 bytes each with the
@@ -12,6 +13,7 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
 import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
+import { compileRules, LinkRules, type RuleDefaults } from '../core/redirect-rules.ts';
 
 /** The target of a link that redirects: its URL, as stored. */
 export type RedirectTarget = string & { readonly __brand: 'RedirectTarget' };
@@ -21,8 +23,8 @@ export interface NoRedirect {
   readonly answer: 'LINK_NOT_FOUND' | 'LINK_EXPIRED' | 'LINK_DISABLED';
 }
 
-/** A string: redirect there. An object: answer with its error. */
-export type CacheEntry = RedirectTarget | NoRedirect;
+/** A string: redirect there. LinkRules: evaluate them. Another object: answer with its error. */
+export type CacheEntry = RedirectTarget | LinkRules | NoRedirect;
 
 export const ABSENT: NoRedirect = Object.freeze({ answer: 'LINK_NOT_FOUND' });
 const EXPIRED: NoRedirect = Object.freeze({ answer: 'LINK_EXPIRED' });
@@ -32,10 +34,21 @@ export function isRedirect(entry: CacheEntry): entry is RedirectTarget {
   return typeof entry === 'string';
 }
 
+/** The error an entry answers; undefined for a link that redirects. */
+export function refusalOf(entry: CacheEntry): NoRedirect['answer'] | undefined {
+  return typeof entry === 'string' || entry instanceof LinkRules ? undefined : entry.answer;
+}
+
 /** Rough bytes per entry besides the code and the URL: LRU bookkeeping. */
 const ENTRY_OVERHEAD_BYTES = 120;
 
-export type CacheOptions = Pick<Config, 'cacheMaxEntries' | 'cacheMaxBytes' | 'cacheTtlMs' | 'negativeMaxEntries' | 'negativeTtlMs'>;
+export type CacheOptions = Pick<
+  Config,
+  'cacheMaxEntries' | 'cacheMaxBytes' | 'cacheTtlMs' | 'negativeMaxEntries' | 'negativeTtlMs' | 'redirectStatus' | 'forwardQuery'
+>;
+
+/** A link with rules weighs about this much more than its URL: the compiled rules and their closures. */
+const RULES_OVERHEAD_BYTES = 600;
 
 export interface LinkCache {
   /** Any string may be asked for: only keys of codes that passed the shape check are ever stored. */
@@ -52,24 +65,30 @@ export interface LinkCache {
   reset(maxTtlMs?: number): void;
   /** Changes at each reset: a lookup begun before one must not fill the cache after it. */
   readonly generation: number;
+  /** The answer for what a lookup found, without caching it (by the deployment's rule defaults). */
+  entryOf(link: Link | undefined, now: number): CacheEntry;
 }
 
 export function createLinkCache(options: CacheOptions): LinkCache {
   const lru = new LRUCache<string, CacheEntry>({
     max: options.cacheMaxEntries,
     maxSize: options.cacheMaxBytes,
-    sizeCalculation: (entry, code) => ENTRY_OVERHEAD_BYTES + code.length + (isRedirect(entry) ? entry.length : 0),
+    sizeCalculation: (entry, code) =>
+      ENTRY_OVERHEAD_BYTES +
+      code.length +
+      (isRedirect(entry) ? entry.length : entry instanceof LinkRules ? RULES_OVERHEAD_BYTES + entry.url.length : 0),
     ttl: options.cacheTtlMs,
     updateAgeOnGet: false,
   });
   const unknown = new LRUCache<string, CacheEntry>({ max: options.negativeMaxEntries, ttl: options.negativeTtlMs });
   let maxTtl = Infinity;
   let generation = 0;
+  const defaults: RuleDefaults = { redirectStatus: options.redirectStatus, forwardQuery: options.forwardQuery };
 
   return {
     get: (code) => lru.get(code) ?? unknown.get(code),
     fill(code, link, now) {
-      const entry = entryOf(link, now);
+      const entry = entryOf(link, now, defaults);
       if (entry === ABSENT) {
         const created = lru.get(code);
         if (created !== undefined) return created;
@@ -79,7 +98,7 @@ export function createLinkCache(options: CacheOptions): LinkCache {
       unknown.delete(code);
       let ttl = Math.min(options.cacheTtlMs, maxTtl);
       // A link that will expire leaves the cache when it does, and is then looked up again (410).
-      if (isRedirect(entry) && link !== undefined && link.expiresAt !== null) {
+      if (refusalOf(entry) === undefined && link !== undefined && link.expiresAt !== null) {
         ttl = Math.max(1, Math.min(ttl, link.expiresAt.getTime() - now));
       }
       lru.set(code, entry, { ttl });
@@ -98,13 +117,17 @@ export function createLinkCache(options: CacheOptions): LinkCache {
     get generation() {
       return generation;
     },
+    entryOf: (link, now) => entryOf(link, now, defaults),
   };
 }
 
+/** Links answered as they were before options: 302, the query not forwarded. */
+export const PLAIN_DEFAULTS: RuleDefaults = Object.freeze({ redirectStatus: 302, forwardQuery: false });
+
 /** The answer for what a lookup found, without caching it. */
-export function entryOf(link: Link | undefined, now: number): CacheEntry {
+export function entryOf(link: Link | undefined, now: number, defaults: RuleDefaults = PLAIN_DEFAULTS): CacheEntry {
   if (link === undefined || link.deleted) return ABSENT;
   if (link.disabled) return DISABLED;
   if (link.expiresAt !== null && link.expiresAt.getTime() <= now) return EXPIRED;
-  return link.url as RedirectTarget;
+  return compileRules(link.url, link.options, defaults) ?? (link.url as RedirectTarget);
 }

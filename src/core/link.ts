@@ -3,6 +3,7 @@
 import type { ErrorCode } from '../errors.ts';
 import { aliasProblem, type ShortCode } from './codes.ts';
 import { DEFAULT_DOMAIN_ID } from './domains.ts';
+import { checkLinkOptions, type LinkOptions, type LinkOptionsInput } from './link-options.ts';
 import type { TargetPolicy } from './target-policy.ts';
 import { checkTargetUrl } from './url-rules.ts';
 
@@ -17,6 +18,8 @@ export interface Link {
   readonly deleted: boolean;
   /** 0 when created, one more at each change: of two states of a link, the newer has the higher. */
   readonly version: number;
+  /** Options beyond its URL (link-options.ts); null: a plain link. */
+  readonly options: LinkOptions | null;
 }
 
 /** The workspace of links created without a key, and of every key and link from before workspaces. */
@@ -31,6 +34,7 @@ export interface CreateLinkBody {
   tags?: string[] | undefined;
   /** The host of the short domain; absent: the default domain. */
   domain?: string | undefined;
+  options?: LinkOptionsInput | null | undefined;
 }
 
 export interface LinkRequest {
@@ -41,6 +45,7 @@ export interface LinkRequest {
   /** For people: shown in lists and searched; null without one. */
   readonly title: string | null;
   readonly tags: readonly string[];
+  readonly options: LinkOptions | null;
 }
 
 export const TITLE_MAX_LENGTH = 200;
@@ -50,7 +55,7 @@ export const TAG_MAX_LENGTH = 40;
 const TITLE_FORBIDDEN = /[\p{Cc}\p{Zl}\p{Zp}]/u;
 const TAG_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp},|]/u;
 
-export type LinkRequestVerdict = { ok: true; request: LinkRequest } | { ok: false; code: ErrorCode };
+export type LinkRequestVerdict = { ok: true; request: LinkRequest } | { ok: false; code: ErrorCode; field?: string; message?: string };
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 /** Links may expire at most this far ahead; later means "never", which is null. */
@@ -81,7 +86,12 @@ export function checkLinkRequest(
   if (!title.ok) return title;
   const tags = checkTags(body.tags ?? []);
   if (!tags.ok) return tags;
-  return { ok: true, request: { domainId, url: target.url, alias, expiresAt, title: title.value, tags: tags.value } };
+  const options = checkLinkOptions(body.options, policy, now);
+  if (!options.ok) return options;
+  return {
+    ok: true,
+    request: { domainId, url: target.url, alias, expiresAt, title: title.value, tags: tags.value, options: options.options },
+  };
 }
 
 /** Characters as Postgres counts them (char_length): code points, not UTF-16 units. */

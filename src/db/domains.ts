@@ -3,6 +3,7 @@
 
 import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
+import type { LinkOptions } from '../core/link-options.ts';
 import type { ShortCode } from '../core/codes.ts';
 import type pg from 'pg';
 import { inTransaction, type Queryable } from './pool.ts';
@@ -128,6 +129,7 @@ interface MovedRow {
   expires_at: Date | null;
   disabled: boolean;
   version: number;
+  options: LinkOptions | null;
 }
 
 /**
@@ -183,7 +185,7 @@ async function removeInTransaction(db: Queryable, workspaceId: number, host: str
     // Totals, days, rollups and Idempotency-Keys follow by ON UPDATE CASCADE (migrations/0008, 0009).
     const { rows } = await db.query<MovedRow>(
       `UPDATE links SET domain_id = $2, version = version + 1 WHERE domain_id = $1
-       RETURNING code, url, expires_at, disabled, version`,
+       RETURNING code, url, expires_at, disabled, version, options`,
       [id, moveTo],
     );
     moved = rows.map((row) => ({
@@ -194,6 +196,7 @@ async function removeInTransaction(db: Queryable, workspaceId: number, host: str
       disabled: row.disabled,
       deleted: false,
       version: row.version,
+      options: row.options,
     }));
   }
   await db.query('DELETE FROM domains WHERE id = $1', [id]);

@@ -1,6 +1,7 @@
 // The queries of the links table. Each is one round trip, whatever the number of links.
 
 import type { Link } from '../core/link.ts';
+import type { LinkOptions } from '../core/link-options.ts';
 import type { ShortCode } from '../core/codes.ts';
 import { keyOf, splitKey, type LinkKey } from '../core/domains.ts';
 import type { Queryable } from './pool.ts';
@@ -13,6 +14,7 @@ interface LinkRow {
   disabled: boolean;
   deleted: boolean;
   version: number;
+  options: LinkOptions | null;
 }
 
 /** A link by what names it in the API: its domain and its code there. */
@@ -34,7 +36,7 @@ export async function findLinks(db: Queryable, keys: readonly LinkKey[]): Promis
     codes.push(code);
   }
   const { rows } = await db.query<LinkRow>(
-    `SELECT l.domain_id, l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version
+    `SELECT l.domain_id, l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version, l.options
      ${LOOKUP_SOURCE} JOIN links l USING (domain_id, code)`,
     [codes, domains],
   );
@@ -55,6 +57,7 @@ function linkOf(row: LinkRow): Link {
     disabled: row.disabled,
     deleted: row.deleted,
     version: row.version,
+    options: row.options,
   };
 }
 
@@ -99,6 +102,7 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
   const titles: (string | null)[] = [];
   // Postgres has no arrays of arrays of different lengths: each link's tags go as one JSON array.
   const tags: string[] = [];
+  const options: (string | null)[] = [];
   const scopes: (number | null)[] = [];
   const keys: (string | null)[] = [];
   const hashes: (Buffer | null)[] = [];
@@ -112,6 +116,7 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
     owners.push(link.ownerKeyId);
     titles.push(link.title);
     tags.push(JSON.stringify(link.tags));
+    options.push(link.options === null ? null : JSON.stringify(link.options));
     scopes.push(link.idempotency?.scope ?? null);
     keys.push(link.idempotency?.key ?? null);
     hashes.push(link.idempotency?.requestHash ?? null);
@@ -119,12 +124,12 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
   const { rows } = await db.query<{ domain_id: string; code: ShortCode; key_taken: boolean }>(
     `WITH input AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::boolean[], $5::bigint[], $6::bigint[], $7::text[], $8::bytea[],
-                            $9::bigint[], $10::text[], $11::jsonb[], $12::bigint[])
-         AS t(code, url, expires_at, generated, owner_key_id, scope, key, request_hash, workspace_id, title, tags, domain_id)
+                            $9::bigint[], $10::text[], $11::jsonb[], $12::bigint[], $13::jsonb[])
+         AS t(code, url, expires_at, generated, owner_key_id, scope, key, request_hash, workspace_id, title, tags, domain_id, options)
      ), written AS (
-       INSERT INTO links (domain_id, code, url, expires_at, generated, owner_key_id, workspace_id, title, tags)
+       INSERT INTO links (domain_id, code, url, expires_at, generated, owner_key_id, workspace_id, title, tags, options)
        SELECT domain_id, code, url, expires_at, generated, owner_key_id, workspace_id, title,
-              ARRAY(SELECT jsonb_array_elements_text(tags)) FROM input
+              ARRAY(SELECT jsonb_array_elements_text(tags)), options FROM input
        ON CONFLICT (domain_id, code) DO NOTHING
        RETURNING domain_id, code
      ), keyed AS (
@@ -135,7 +140,7 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
      )
      SELECT w.domain_id, w.code, (i.key IS NOT NULL AND k.code IS NULL) AS key_taken
      FROM written w JOIN input i USING (domain_id, code) LEFT JOIN keyed k USING (domain_id, code)`,
-    [codes, urls, expiries, generated, owners, scopes, keys, hashes, workspaces, titles, tags, domains],
+    [codes, urls, expiries, generated, owners, scopes, keys, hashes, workspaces, titles, tags, domains, options],
   );
   const written = new Set<string>();
   const keyTaken = new Set<string>();
@@ -199,6 +204,8 @@ export interface LinkChange {
   readonly disabled?: boolean;
   readonly title?: string | null;
   readonly tags?: readonly string[];
+  /** The whole of its options: null removes them all. */
+  readonly options?: LinkOptions | null;
 }
 
 /** Changes one link and returns its new state (its version one higher), or undefined if there is none. */
@@ -210,9 +217,10 @@ export async function updateLink(db: Queryable, { domainId, code }: LinkRef, cha
        disabled = COALESCE($5, disabled),
        title = CASE WHEN $6 THEN $7::text ELSE title END,
        tags = COALESCE($8::text[], tags),
+       options = CASE WHEN $10 THEN $11::jsonb ELSE options END,
        version = version + 1
      WHERE code = $1 AND domain_id = $9 AND NOT deleted
-     RETURNING domain_id, code, url, expires_at, disabled, deleted, version`,
+     RETURNING domain_id, code, url, expires_at, disabled, deleted, version, options`,
     [
       code,
       change.url ?? null,
@@ -223,6 +231,8 @@ export async function updateLink(db: Queryable, { domainId, code }: LinkRef, cha
       change.title ?? null,
       change.tags ?? null,
       domainId,
+      change.options !== undefined,
+      change.options === undefined || change.options === null ? null : JSON.stringify(change.options),
     ],
   );
   const row = rows[0];
@@ -234,7 +244,7 @@ export async function deleteLink(db: Queryable, { domainId, code }: LinkRef): Pr
   const { rows } = await db.query<LinkRow>(
     `UPDATE links SET deleted = true, version = version + 1
      WHERE code = $1 AND domain_id = $2 AND NOT deleted
-     RETURNING domain_id, code, url, expires_at, disabled, deleted, version`,
+     RETURNING domain_id, code, url, expires_at, disabled, deleted, version, options`,
     [code, domainId],
   );
   const row = rows[0];
@@ -269,7 +279,7 @@ export interface DetailsRow extends LinkRow {
 }
 
 /** The columns of a DetailsRow, for a query FROM links l LEFT JOIN link_totals t, then DETAILS_JOINS (see findLinkDetails). */
-export const DETAILS_COLUMNS = `l.domain_id, dm.host AS domain_host, l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version, l.created_at, l.workspace_id,
+export const DETAILS_COLUMNS = `l.domain_id, dm.host AS domain_host, l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version, l.options, l.created_at, l.workspace_id,
   l.owner_key_id, k.name AS owner_name, l.title, l.tags, coalesce(t.clicks, 0) AS clicks, coalesce(t.bot_clicks, 0) AS bot_clicks`;
 
 /** Its creator's name and its domain's host, read with the link: a domain added on another instance a moment ago included. */

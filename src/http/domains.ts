@@ -199,6 +199,7 @@ export async function domainsRoutes(plain: FastifyInstance, deps: DomainsDeps): 
         disabled: false,
         deleted: true,
         version: 2 ** 31 - 1,
+        options: null,
       }));
       for (const link of removal.moved) deps.codeSpace.added(keyOf(link));
       await deps.links.announce([...removal.moved, ...gone]);

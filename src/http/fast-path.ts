@@ -21,7 +21,6 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { CacheEntry } from '../cache/link-cache.ts';
 import { isRedirect } from '../cache/link-cache.ts';
 import type { AddressOf, HostOf } from './client-address.ts';
 import { onClientError } from './errors.ts';
@@ -67,10 +66,14 @@ type ConnectionListener = (this: Server, socket: Socket) => void;
 /** The handler's transport on the fast path: answers go to their connection, in order. */
 export function fastTransport(answers: RawAnswers, client: AddressOf, hostOf: HostOf | null) {
   const transport: RedirectTransport<FastRequest, FastRequest> = {
-    writeEntry(req, entry: CacheEntry) {
+    writeEntry(req, entry) {
       if (!isRedirect(entry)) return transport.writePrebuilt(req, ANSWERS[entry.answer]);
       const closing = req.conn.closingAfter(req);
       req.conn.answer(req, 302, answers.redirect(entry, closing), closing);
+    },
+    writeRedirect(req, status, location) {
+      const closing = req.conn.closingAfter(req);
+      req.conn.answer(req, status, answers.redirectWith(status, location, closing), closing);
     },
     writePrebuilt(req, answer: Prebuilt) {
       const closing = req.conn.closingAfter(req);
@@ -91,6 +94,7 @@ export function fastTransport(answers: RawAnswers, client: AddressOf, hostOf: Ho
     referer: (req) => req.request.referer,
     language: (req) => req.request.acceptLanguage,
     qr: (req) => req.request.qr,
+    query: ({ request }) => (request.queryStart === 0 ? '' : request.source.toString('latin1', request.queryStart, request.queryEnd)),
   };
   return transport;
 }

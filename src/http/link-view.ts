@@ -1,7 +1,10 @@
 // A link as the API shows it (the Link schema in schemas.ts): its list item, and the answer of
 // GET and PATCH /links/:code.
 
+import type { Static } from 'typebox';
 import { linkState } from '../core/link.ts';
+import type { LinkOptions } from '../core/link-options.ts';
+import type { LinkOptions as LinkOptionsSchema } from './schemas.ts';
 import type { LinkDetails } from '../db/links.ts';
 import type { ShortUrls } from './short-urls.ts';
 
@@ -21,5 +24,11 @@ export function linkView(link: LinkDetails, urls: ShortUrls, now: number) {
     creator: link.ownerKeyId === null ? null : { id: link.ownerKeyId, name: link.ownerName ?? '' },
     clicks: link.clicks,
     botClicks: link.botClicks,
+    options: optionsView(link.options),
   };
+}
+
+/** Options as the API's schema types them (its arrays are not readonly). */
+export function optionsView(options: LinkOptions | null): Static<typeof LinkOptionsSchema> | null {
+  return options as Static<typeof LinkOptionsSchema> | null;
 }

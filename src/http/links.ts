@@ -11,6 +11,7 @@ import type { IdempotencyKey } from '../db/links.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { CreatedLinkState, Creator, LinkCreates } from '../write/creates.ts';
 import { BulkBody, BulkResult, CreatedLink, CreateLinkBody, errors } from './schemas.ts';
+import { optionsView } from './link-view.ts';
 import type { ShortUrls } from './short-urls.ts';
 
 export const BODY_LIMIT_BYTES = 8 * 1024;
@@ -63,6 +64,7 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
     expiresAt: link.expiresAt?.toISOString() ?? null,
     title: link.title,
     tags: [...link.tags],
+    options: optionsView(link.options),
   });
 
   app.post(

@@ -9,6 +9,7 @@ import { requireKey } from '../auth/authenticate.ts';
 import { changeProblem, type Principal } from '../auth/roles.ts';
 import { asShortCode } from '../core/codes.ts';
 import { checkExpiresAt, checkTags, checkTitle } from '../core/link.ts';
+import { checkLinkOptions, type LinkOptions } from '../core/link-options.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { checkTargetUrl } from '../core/url-rules.ts';
 import type { DbBreaker } from '../db/breaker.ts';
@@ -160,8 +161,15 @@ function checkChange(body: PatchLinkBody, policy: TargetPolicy, now: number): Li
     if (!checked.ok) throw new AppError(checked.code);
     tags = checked.value;
   }
+  let options: LinkOptions | null | undefined;
+  if (body.options !== undefined) {
+    const checked = checkLinkOptions(body.options, policy, now);
+    if (!checked.ok) throw new AppError(checked.code, checked.message, { field: checked.field });
+    options = checked.options;
+  }
   return {
     ...(url === undefined ? {} : { url }),
+    ...(options === undefined ? {} : { options }),
     ...(expiresAt === undefined ? {} : { expiresAt }),
     ...(body.disabled === undefined ? {} : { disabled: body.disabled }),
     ...(title === undefined ? {} : { title }),

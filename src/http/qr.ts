@@ -12,7 +12,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { ABSENT, isRedirect, type LinkCache } from '../cache/link-cache.ts';
+import { ABSENT, refusalOf, type LinkCache } from '../cache/link-cache.ts';
 import { asShortCode } from '../core/codes.ts';
 import { linkKey, storedHostOf } from '../core/domains.ts';
 import { qrMatrix, qrPng, qrSvg, type QrLevel } from '../core/qr-image.ts';
@@ -135,7 +135,8 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
       }
       if (client !== undefined && entry !== ABSENT) limit?.refund(client);
     }
-    if (entry === undefined || !isRedirect(entry)) throw new AppError(entry?.answer ?? 'LINK_NOT_FOUND');
+    const refused = entry === undefined ? 'LINK_NOT_FOUND' : refusalOf(entry);
+    if (refused !== undefined) throw new AppError(refused);
     return `${shortUrls.of({ domainId: domain.id, code: shape as string }).shortUrl}?${QR_QUERY}`;
   };
 

@@ -8,6 +8,8 @@ import type { Prebuilt } from './respond.ts';
 export interface RawAnswers {
   /** A 302 to `url`, as createEntryWriter writes it (no Date). */
   redirect(url: string, close: boolean): string;
+  /** A link's redirect with the status its rules chose, as createRedirectWriter writes it. */
+  redirectWith(status: number, url: string, close: boolean): string;
   /** An error answer, as writePrebuilt writes it (with Date); a HEAD gets no body. */
   prebuilt(answer: Prebuilt, head: boolean, close: boolean): string;
 }
@@ -30,8 +32,18 @@ export function rawAnswers(cacheControl: string, keepAliveTimeoutMs: number): Ra
     }
     return text;
   };
+  const statusLines = new Map<number, string>();
+  const statusLine = (status: number): string => {
+    let line = statusLines.get(status);
+    if (line === undefined) {
+      line = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nlocation: `;
+      statusLines.set(status, line);
+    }
+    return line;
+  };
   return {
     redirect: (url, closing) => before + url + (closing ? afterClosed : afterKept),
+    redirectWith: (status, url, closing) => statusLine(status) + url + (closing ? afterClosed : afterKept),
     prebuilt: (answer, head, closing) => `${headOf(answer)}Date: ${httpDate()}\r\n${closing ? close : keepAlive}${head ? '' : answer.body}`,
   };
 }

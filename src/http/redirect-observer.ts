@@ -1,14 +1,14 @@
-// What the redirect handler reports of each answer: a click for every 302, and, with metrics on,
+// What the redirect handler reports of each answer: a click for every link's redirect, and, with metrics on,
 // the answer's status, its latency and whether the LRU had the code. Per request this is a Map
 // lookup for the click and a few typed-array increments; with metrics off the clock is not read.
 
 import { redirectSlot, type RedirectCounts } from '../metrics/metrics.ts';
 import type { ClickCounter, CountedLink } from '../write/click-counter.ts';
-import type { RedirectObserver } from './redirect.ts';
+import { isClickStatus, type RedirectObserver } from './redirect.ts';
 
 export function createRedirectObserver(clicks: ClickCounter, metrics: RedirectCounts | null): RedirectObserver {
   const click = (userAgent: string | undefined, status: number, code: string): CountedLink | undefined =>
-    status === 302 && code !== '' ? clicks.count(code, userAgent) : undefined;
+    isClickStatus(status) && code !== '' ? clicks.count(code, userAgent) : undefined;
   if (metrics === null) {
     return { now: () => 0, cached: () => {}, answered: click };
   }

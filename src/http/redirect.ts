@@ -3,6 +3,10 @@
 // an observer (redirect-observer.ts): a 302 adds a click to a Map, and with metrics on the status,
 // LRU hit and latency go into typed arrays.
 //
+// A link with options is cached as its compiled rules (core/redirect-rules.ts): they choose the
+// answer's status and location from the request view (visitor.ts), and it is written as the same
+// three headers. A plain link never reaches that code: its entry is a string.
+//
 // One handler, two transports (RedirectTransport): the fast path's parsed heads and raw socket
 // writes (fast-path.ts), and node:http's request and response. On node:http redirects are answered
 // straight from the server's request listener (server.ts), before Fastify sees the request:
@@ -15,7 +19,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { ABSENT, isRedirect, type CacheEntry, type LinkCache, type RedirectTarget } from '../cache/link-cache.ts';
+import { ABSENT, isRedirect, type CacheEntry, type LinkCache, type NoRedirect, type RedirectTarget } from '../cache/link-cache.ts';
+import { LinkRules } from '../core/redirect-rules.ts';
 import { asShortCode } from '../core/codes.ts';
 import type { SlotHolder, VisitRecorder } from '../analytics/visits.ts';
 import type { LinkKey } from '../core/domains.ts';
@@ -26,7 +31,17 @@ import type { Resolver } from '../resolve/resolver.ts';
 import type { NotFoundLimit } from './not-found-limit.ts';
 import { QR_QUERY } from './request-head.ts';
 import { errors } from './schemas.ts';
-import { ANSWERS, createEntryWriter, isPrebuilt, prebuilt, writeAnswer, writePrebuilt, type Prebuilt } from './respond.ts';
+import {
+  ANSWERS,
+  createEntryWriter,
+  createRedirectWriter,
+  isPrebuilt,
+  prebuilt,
+  writeAnswer,
+  writePrebuilt,
+  type Prebuilt,
+} from './respond.ts';
+import { RequestVisitor, type VisitorReaders } from './visitor.ts';
 
 export interface RedirectDeps {
   /** Which domain a Host names (resolve/hosts.ts). */
@@ -44,6 +59,13 @@ export interface RedirectDeps {
   observer: RedirectObserver;
   /** Told of each link's redirect and each unknown code, with the request's raw fields (analytics/visits.ts); null: analytics off. */
   visits: VisitRecorder | null;
+  /** What links' rules read requests with (visitor.ts). */
+  visitors: VisitorReaders;
+}
+
+/** Whether an answer's status is a link's redirect: a click. 302 first, the plain links' status. */
+export function isClickStatus(status: number): boolean {
+  return status === 302 || status === 301 || status === 307 || status === 308;
 }
 
 /** What the handler reports; called on the hot path, so each call must cost next to nothing. */
@@ -66,7 +88,10 @@ export interface RedirectObserver {
  * request and response (nodeTransport, below), or the fast path's parsed head (fast-path.ts).
  */
 export interface RedirectTransport<Q, R> {
-  writeEntry(res: R, entry: CacheEntry): void;
+  /** A plain redirect (302) or a refusal. */
+  writeEntry(res: R, entry: RedirectTarget | NoRedirect): void;
+  /** A link's redirect as its rules chose it. */
+  writeRedirect(res: R, status: number, location: string): void;
   writePrebuilt(res: R, answer: Prebuilt): void;
   /** Something threw: a 500 if nothing was written yet, else the connection is cut. */
   crash(res: R): void;
@@ -84,6 +109,8 @@ export interface RedirectTransport<Q, R> {
   language(req: Q): string | undefined;
   /** The request came through the link's QR code (its query is QR_QUERY, request-head.ts). */
   qr(req: Q): boolean;
+  /** The request's query, without "?"; '' without one. Read only by links' rules. */
+  query(req: Q): string;
 }
 
 export interface RedirectHandler<Q = IncomingMessage, R = ServerResponse> {
@@ -98,7 +125,19 @@ export interface RedirectHandler<Q = IncomingMessage, R = ServerResponse> {
 }
 
 export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTransport<Q, R>): RedirectHandler<Q, R> {
-  const { hosts, unknownHostRedirect, cache, codeSpace, resolver, log, slowRequestMs, notFoundLimit: limit, observer, visits } = deps;
+  const {
+    hosts,
+    unknownHostRedirect,
+    cache,
+    codeSpace,
+    resolver,
+    log,
+    slowRequestMs,
+    notFoundLimit: limit,
+    observer,
+    visits,
+    visitors,
+  } = deps;
   const limited = prebuilt('NOT_FOUND_RATE_LIMITED', { 'retry-after': String(limit?.retryAfterSeconds ?? 1) });
 
   /** Something threw while answering: the response still ends, and nothing becomes an unhandled rejection. */
@@ -108,9 +147,18 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
   };
 
   // A write that throws is answered here, so that the answer is still reported to the observer.
-  const write = (res: R, key: string, entry: CacheEntry): void => {
+  const write = (res: R, key: string, entry: RedirectTarget | NoRedirect): void => {
     try {
       io.writeEntry(res, entry);
+    } catch (err) {
+      crashed(res, key, err);
+    }
+  };
+
+  /** A link with rules: they choose where, and with which status, from what the request says. */
+  const writeRuled = (req: Q, res: R, key: string, rules: LinkRules): void => {
+    try {
+      io.writeRedirect(res, rules.status, rules.location(new RequestVisitor(visitors, io, req, key), Date.now()));
     } catch (err) {
       crashed(res, key, err);
     }
@@ -120,7 +168,7 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
     const status = io.status(res);
     const userAgent = io.userAgent(req);
     const counted = observer.answered(userAgent, status, key, started);
-    if (visits !== null && status === 302 && key !== '')
+    if (visits !== null && isClickStatus(status) && key !== '')
       visits.record(key, counted, userAgent, io.referer(req), io.language(req), io.peer(req), io.forwardedFor(req), io.qr(req));
   };
 
@@ -129,9 +177,13 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
    * expired or disabled link, the domain's fallback if it has one, else the 404 or 410. Returns
    * the key to report clicks on: '' when the answer was no link's.
    */
-  const writeOn = (res: R, key: LinkKey, entry: CacheEntry, domain: ServedDomain): string => {
+  const writeOn = (req: Q, res: R, key: LinkKey, entry: CacheEntry, domain: ServedDomain): string => {
     if (isRedirect(entry)) {
       write(res, key, entry);
+      return key;
+    }
+    if (entry instanceof LinkRules) {
+      writeRuled(req, res, key, entry);
       return key;
     }
     if (entry === ABSENT) visits?.orphan(domain.id, key.slice(domain.prefix.length));
@@ -146,13 +198,13 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
       io.writePrebuilt(res, limited);
       return key;
     }
-    return writeOn(res, key, entry, domain);
+    return writeOn(req, res, key, entry, domain);
   };
 
   const found = (req: Q, res: R, key: LinkKey, domain: ServedDomain, client: string | undefined, started: number, entry: CacheEntry) => {
     try {
       if (client !== undefined && entry !== ABSENT) limit?.refund(client);
-      report(req, res, writeOn(res, key, entry, domain), started);
+      report(req, res, writeOn(req, res, key, entry, domain), started);
       const ms = performance.now() - started;
       if (ms > slowRequestMs) log.warn({ key, ms: Math.round(ms) }, 'slow redirect');
     } catch (err) {
@@ -196,7 +248,7 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
         return key;
       }
     }
-    if (codeSpace.impossible(key)) return writeOn(res, key, ABSENT, domain);
+    if (codeSpace.impossible(key)) return writeOn(req, res, key, ABSENT, domain);
     resolveAndWrite(req, res, key, domain, client);
     return key;
   };
@@ -280,6 +332,7 @@ export interface NodeReaders {
 export function nodeTransport(cacheControl: string, { clientOf, hostOf }: NodeReaders): RedirectTransport<IncomingMessage, ServerResponse> {
   return {
     writeEntry: createEntryWriter(cacheControl),
+    writeRedirect: createRedirectWriter(cacheControl),
     writePrebuilt,
     crash(res) {
       if (res.writableEnded) return;
@@ -296,6 +349,11 @@ export function nodeTransport(cacheControl: string, { clientOf, hostOf }: NodeRe
     referer: (req) => req.headers.referer,
     language: (req) => req.headers['accept-language'],
     qr: (req) => req.url !== undefined && req.url.endsWith(QR_SUFFIX) && req.url.indexOf('?') === req.url.length - QR_SUFFIX.length,
+    query(req) {
+      const url = req.url ?? '';
+      const mark = url.indexOf('?');
+      return mark === -1 ? '' : url.slice(mark + 1);
+    },
   };
 }
 

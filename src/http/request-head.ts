@@ -25,6 +25,10 @@ export interface RequestHead {
   readonly acceptLanguage: string | undefined;
   /** The query is exactly QR_QUERY: the click came from the link's QR code. */
   readonly qr: boolean;
+  /** The bytes read, and where in them the query lies (after its "?"); queryStart 0: none. Read as text only by a link's rules. */
+  readonly source: Buffer;
+  readonly queryStart: number;
+  readonly queryEnd: number;
   /** Bytes of the head, its final CR LF included: the next request starts after them. */
   readonly length: number;
 }
@@ -99,10 +103,13 @@ export function parseHead(buf: Buffer, start: number): ParseResult {
   while (i < end && CODE[buf[i] as number] === 1) i++;
   const pathEnd = i;
   if (i >= end) return tooLong(start, end);
+  let queryStart = 0;
   if (buf[i] === QUESTION) {
+    queryStart = i + 1;
     while (i < end && QUERY[buf[i] as number] === 1) i++;
     if (i >= end) return tooLong(start, end);
   }
+  const queryEnd = i;
   const qr = i - pathEnd === QR_QUERY.length + 1 && prefixOf(buf, pathEnd + 1, i, QR_QUERY);
   if (buf[i] !== SP || pathEnd === pathStart) return HANDOFF;
   i++;
@@ -193,7 +200,21 @@ export function parseHead(buf: Buffer, start: number): ParseResult {
   if (http11 ? hosts !== 1 || connection === 'close' : connection !== 'keep-alive') return HANDOFF;
   if (connection !== undefined && connection !== 'keep-alive' && connection !== 'close') return HANDOFF;
   const path = buf.toString('latin1', pathStart, pathEnd);
-  return { head, path, host, userAgent, referer, forwardedFor, forwardedHost, acceptLanguage, qr, length: i - start };
+  return {
+    head,
+    path,
+    host,
+    userAgent,
+    referer,
+    forwardedFor,
+    forwardedHost,
+    acceptLanguage,
+    qr,
+    source: buf,
+    queryStart,
+    queryEnd,
+    length: i - start,
+  };
 }
 
 /** Whether the bytes from `from` to `to` begin `expected` (all of them, or as many as there are). */

@@ -1,7 +1,7 @@
 // Answers written straight to the socket by the redirect route: each head and body is built once.
 
 import type { ServerResponse } from 'node:http';
-import { isRedirect, type CacheEntry } from '../cache/link-cache.ts';
+import { isRedirect, type NoRedirect, type RedirectTarget } from '../cache/link-cache.ts';
 import { ERRORS, errorBody, errorHeaders, type ErrorCode } from '../errors.ts';
 
 export interface Prebuilt {
@@ -30,7 +30,7 @@ export const ANSWERS = {
 
 export type PrebuiltCode = keyof typeof ANSWERS;
 
-export type WriteEntry = (res: ServerResponse, entry: CacheEntry) => void;
+export type WriteEntry = (res: ServerResponse, entry: RedirectTarget | NoRedirect) => void;
 
 /**
  * The writer of cache entries. A redirect's head is exactly location, cache-control and
@@ -48,6 +48,17 @@ export function createEntryWriter(cacheControl: string): WriteEntry {
     } else {
       writeAnswer(res, entry.answer);
     }
+  };
+}
+
+/** The writer of a link's redirect as its rules chose it: the same head, with their status. */
+export function createRedirectWriter(cacheControl: string): (res: ServerResponse, status: number, location: string) => void {
+  const head = ['location', '', 'cache-control', cacheControl, 'content-length', '0'];
+  return (res, status, location) => {
+    head[1] = location;
+    res.sendDate = false;
+    res.writeHead(status, head);
+    res.end();
   };
 }
 

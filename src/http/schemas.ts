@@ -4,6 +4,7 @@
 import { Type, type Static } from 'typebox';
 import { NAME_MAX_LENGTH } from '../auth/api-keys.ts';
 import { TAG_MAX_LENGTH, TAGS_MAX, TITLE_MAX_LENGTH } from '../core/link.ts';
+import { DEVICE_CONDITIONS, SPLIT_MAX, TARGETS_MAX } from '../core/link-options.ts';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, SEARCH_MAX, SEARCH_MIN } from '../core/list-query.ts';
 
 const BULK_MAX_ITEMS = 1000;
@@ -43,6 +44,74 @@ const TagsIn = Type.Array(Type.String(), {
 const Title = Type.Union([Type.String(), Type.Null()]);
 const Tags = Type.Array(Type.String());
 
+const TargetCondition = Type.Object(
+  {
+    device: Type.Optional(Type.Array(Type.String(), { description: `Any of ${DEVICE_CONDITIONS.join(', ')} (OS or device type).` })),
+    country: Type.Optional(
+      Type.Array(Type.String(), { description: 'ISO 3166-1 alpha-2 codes of the client address’s country.', examples: [['DE', 'AT']] }),
+    ),
+    language: Type.Optional(
+      Type.Array(Type.String(), { description: 'Language tags: `pt` matches the visitor’s preferred pt and pt-BR, `pt-BR` only pt-BR.' }),
+    ),
+    query: Type.Optional(
+      Type.Object(
+        { name: Type.String(), value: Type.Optional(Type.String()) },
+        { description: 'The request’s query has this parameter (with this value, when one is given).' },
+      ),
+    ),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'From this time on (RFC 3339).' })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'Before this time (RFC 3339).' })),
+  },
+  { description: 'Every condition given must hold.' },
+);
+
+export const LinkOptions = Type.Object(
+  {
+    redirectStatus: Type.Optional(
+      Type.Union([Type.Integer(), Type.Null()], { description: '301, 302, 307 or 308; absent or null: REDIRECT_STATUS (302).' }),
+    ),
+    forwardQuery: Type.Optional(
+      Type.Union([Type.Boolean(), Type.Null()], {
+        description:
+          "Merge the request's query into the target's (the request's parameters replace the target's of the same name); absent or null: FORWARD_QUERY.",
+      }),
+    ),
+    targets: Type.Optional(
+      Type.Union(
+        [
+          Type.Array(Type.Object({ when: TargetCondition, url: Type.String({ description: 'Checked like a link target.' }) }), {
+            maxItems: TARGETS_MAX,
+          }),
+          Type.Null(),
+        ],
+        { description: `Up to ${TARGETS_MAX} rules, in order: the first whose condition holds chooses the target.` },
+      ),
+    ),
+    split: Type.Optional(
+      Type.Union(
+        [
+          Type.Array(Type.Object({ url: Type.String(), weight: Type.Integer({ minimum: 1, maximum: 99 }) }), {
+            maxItems: SPLIT_MAX,
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            `A/B split when no rule matched: 2–${SPLIT_MAX} variants whose weights sum to 100. A visitor (address and ` +
+            'User-Agent) gets the same variant every time, on every instance.',
+        },
+      ),
+    ),
+  },
+  {
+    description: 'Options beyond the URL; see the README’s Link options. null or {}: none.',
+    title: 'LinkOptions',
+    additionalProperties: false,
+  },
+);
+const OptionsIn = Type.Union([LinkOptions, Type.Null()]);
+const OptionsOut = Type.Union([LinkOptions, Type.Null()], { description: 'The link’s options; null: a plain link.' });
+
 export const CreateLinkBody = Type.Object(
   {
     url: Type.String({ description: 'The target: absolute http(s) URL.' }),
@@ -51,6 +120,7 @@ export const CreateLinkBody = Type.Object(
     title: Type.Optional(TitleIn),
     tags: Type.Optional(TagsIn),
     domain: Type.Optional(DomainIn),
+    options: Type.Optional(OptionsIn),
   },
   { additionalProperties: false },
 );
@@ -64,6 +134,7 @@ export const CreatedLink = Type.Object({
   expiresAt: ExpiresAt,
   title: Title,
   tags: Tags,
+  options: OptionsOut,
 });
 
 export const BulkBody = Type.Object(
@@ -152,6 +223,7 @@ export const LinkDetails = Type.Object(
     }),
     clicks: Type.Integer({ description: 'Clicks by people, as of the last flush (CLICK_FLUSH_INTERVAL_MS).' }),
     botClicks: Type.Integer({ description: 'Clicks by bots and crawlers.' }),
+    options: OptionsOut,
   },
   { title: 'Link' },
 );
@@ -163,6 +235,9 @@ export const PatchLinkBody = Type.Object(
     disabled: Type.Optional(Type.Boolean({ description: 'true: the link answers 410 until enabled again.' })),
     title: Type.Optional(TitleIn),
     tags: Type.Optional(Type.Array(Type.String(), { description: 'Replaces every tag of the link; [] removes them all.' })),
+    options: Type.Optional(
+      Type.Union([LinkOptions, Type.Null()], { description: 'Replaces all of the link’s options; null removes them.' }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );

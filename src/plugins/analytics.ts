@@ -17,6 +17,8 @@ declare module 'fastify' {
     visits: Visits | null;
     /** Partitions and salts, hourly. */
     upkeep: Upkeep;
+    /** The geography database (read at start when analytics keeps places, else at the first ask: links' country rules). */
+    geo: () => Geo;
   }
 }
 
@@ -26,10 +28,17 @@ export default fp(
     const parts = config.analyticsDimensions;
     let visits: Visits | null = null;
     let salts: VisitorSalts | null = null;
+    let shared: Geo | null = null;
+    const geoOnce = (): Geo => {
+      if (shared === null) {
+        shared = new Geo(config.geoipDatabase ?? SHIPPED_DATABASE);
+        log.info({ geo: shared.description, cities: shared.hasCities }, 'geography database read');
+      }
+      return shared;
+    };
     if (config.analyticsEnabled) {
       const wantsPlace = parts.has('country') || parts.has('city');
-      const geo = wantsPlace ? new Geo(config.geoipDatabase ?? SHIPPED_DATABASE) : null;
-      if (geo !== null) log.info({ geo: geo.description, cities: geo.hasCities }, 'geography database read');
+      const geo = wantsPlace ? geoOnce() : null;
       if (parts.has('city') && geo !== null && !geo.hasCities && config.geoipDatabase !== undefined)
         log.warn({ path: config.geoipDatabase }, 'GEOIP_DATABASE names no cities: the city dimension is not kept');
       salts = new VisitorSalts({ salt: (day, fresh) => daySalt(db, day, fresh) }, log);
@@ -48,6 +57,7 @@ export default fp(
     app.addHook('onClose', async () => upkeep.stop());
     app.decorate('visits', visits);
     app.decorate('upkeep', upkeep);
+    app.decorate('geo', geoOnce);
   },
   { name: 'analytics', dependencies: ['postgres'] },
 );

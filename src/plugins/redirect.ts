@@ -12,6 +12,7 @@ import { NotFoundLimit } from '../http/not-found-limit.ts';
 import { rawAnswers } from '../http/raw-answers.ts';
 import { createRedirectHandler, nodeTransport, registerRedirect, type RedirectDeps } from '../http/redirect.ts';
 import { createRedirectObserver } from '../http/redirect-observer.ts';
+import { visitorReaders } from '../http/visitor.ts';
 import type { PartOptions } from './options.ts';
 
 declare module 'fastify' {
@@ -45,6 +46,7 @@ export default fp(
       notFoundLimit,
       observer: createRedirectObserver(clicks.counter, metrics?.redirects ?? null),
       visits,
+      visitors: visitorReaders(addressOf, (address) => app.geo().place(address).country),
     };
     const readers = { clientOf: clientAddress, hostOf };
     const handler = createRedirectHandler(deps, nodeTransport(config.redirectCacheControl, readers));

@@ -8,6 +8,9 @@
 //         "d<version>.<expiresAtMs> <url>"       a disabled link (or "d<version>. <url>")
 //         "x<version>.<expiresAtMs> <url>"       a deleted link: a tombstone, which answers 404 and
 //                                                keeps every older state of the link out
+//         "<any of these> <options JSON>"        a link with options (core/link-options.ts); a
+//                                                release before them reads no such value, and
+//                                                asks Postgres instead
 //
 // The value holds what decides the answer (target, expiry, disabled) and not the answer itself,
 // so that a link that expires while it sits in Redis answers 410 from then on, and the link's
@@ -17,6 +20,7 @@
 
 import { splitKey, type LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
+import type { LinkOptions } from '../core/link-options.ts';
 
 /** A code Redis knows: its link, or null when Redis knows that no link has it. */
 export type Known = Link | null;
@@ -32,10 +36,11 @@ export function invalidationChannel(prefix: string): string {
 export function encodeKnown(link: Known): string {
   if (link === null) return '';
   const expires = link.expiresAt === null ? '' : link.expiresAt.getTime();
-  return `${link.deleted ? 'x' : link.disabled ? 'd' : 'a'}${link.version}.${expires} ${link.url}`;
+  const value = `${link.deleted ? 'x' : link.disabled ? 'd' : 'a'}${link.version}.${expires} ${link.url}`;
+  return link.options === null ? value : `${value} ${JSON.stringify(link.options)}`;
 }
 
-const LINK_VALUE = /^([adx])(\d{1,10})\.(\d{0,16}) (\S+)$/;
+const LINK_VALUE = /^([adx])(\d{1,10})\.(\d{0,16}) (\S+)(?: (\{.*))?$/s;
 
 /** The stored entry, or undefined when there is none or it is not in a format this version reads. */
 export function decodeKnown(key: LinkKey, value: string | null): Known | undefined {
@@ -43,8 +48,16 @@ export function decodeKnown(key: LinkKey, value: string | null): Known | undefin
   if (value === '') return null;
   const match = LINK_VALUE.exec(value);
   if (match === null) return undefined;
-  const [, flag, version = '', expires = '', url = ''] = match;
+  const [, flag, version = '', expires = '', url = '', options] = match;
   const { domainId, code } = splitKey(key);
+  let parsed: LinkOptions | null = null;
+  if (options !== undefined) {
+    try {
+      parsed = JSON.parse(options) as LinkOptions;
+    } catch {
+      return undefined;
+    }
+  }
   return {
     domainId,
     code,
@@ -53,6 +66,7 @@ export function decodeKnown(key: LinkKey, value: string | null): Known | undefin
     disabled: flag === 'd',
     deleted: flag === 'x',
     version: Number(version),
+    options: parsed,
   };
 }
 

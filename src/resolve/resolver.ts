@@ -21,7 +21,7 @@
 // up within 10 minutes stands in, under the same rule.
 
 import { LRUCache } from 'lru-cache';
-import { ABSENT, entryOf, type CacheEntry, type LinkCache } from '../cache/link-cache.ts';
+import { ABSENT, type CacheEntry, type LinkCache } from '../cache/link-cache.ts';
 import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
 import type { Replicated } from '../db/replicas.ts';
@@ -209,7 +209,7 @@ export function createResolver({
             // known answer, so that while the primary fails the standby is not asked again.
             const stoodIn = await standIn(code, err);
             const now = Date.now();
-            const entry = entryOf(stoodIn, now);
+            const entry = cache.entryOf(stoodIn, now);
             if (!lookup.stale) remember(code, entry, stoodIn, now);
             return entry;
           }
@@ -218,7 +218,7 @@ export function createResolver({
       }
       const now = Date.now();
       const found = link ?? undefined;
-      if (lookup.stale || lookup.generation !== cache.generation) return entryOf(found, now);
+      if (lookup.stale || lookup.generation !== cache.generation) return cache.entryOf(found, now);
       const entry = cache.fill(code, found, now);
       remember(code, entry, found, now);
       return entry;

@@ -49,7 +49,7 @@ export class LinkCreates {
   async create(body: CreateLinkBody, creator: Creator, key: IdempotencyKey | undefined, seen?: IdempotencyRecord | null): Promise<Created> {
     const domainId = await this.#deps.domainOf(body.domain, creator.workspaceId);
     const verdict = checkLinkRequest(body, this.#deps.policy, Date.now(), domainId);
-    if (!verdict.ok) throw new AppError(verdict.code);
+    if (!verdict.ok) throw new AppError(verdict.code, verdict.message, verdict.field === undefined ? undefined : { field: verdict.field });
     if (key === undefined) {
       const link = await this.#deps.queue.enqueue(verdict.request, { ...creator, idempotency: undefined });
       return { link: withFields(link, verdict.request), replayed: false };

@@ -255,7 +255,7 @@ function settleAfter(delayMs: number, settle: () => void): void {
 }
 
 function linkOf(item: Pending): NewLink {
-  const { url, expiresAt, alias, title, tags } = item.request;
+  const { url, expiresAt, alias, title, tags, options } = item.request;
   return {
     domainId: item.request.domainId,
     code: item.code as ShortCode,
@@ -264,6 +264,7 @@ function linkOf(item: Pending): NewLink {
     disabled: false,
     deleted: false,
     version: 0,
+    options,
     generated: alias === undefined,
     workspaceId: item.options.workspaceId,
     ownerKeyId: item.options.ownerKeyId,

@@ -284,6 +284,8 @@ const CASES: Readonly<Record<string, Case>> = {
   READINESS_DRAIN_MS: { key: 'readinessDrainMs', unset: 0, valid: ['5000', 5000], invalid: '600001' },
   METRICS_ENABLED: { key: 'metricsEnabled', unset: true, valid: ['0', false], invalid: 'maybe' },
   FAST_PATH: { key: 'fastPath', unset: true, valid: ['false', false], invalid: 'no' },
+  REDIRECT_STATUS: { key: 'redirectStatus', unset: 302, valid: ['308', 308], invalid: '303' },
+  FORWARD_QUERY: { key: 'forwardQuery', unset: false, valid: ['true', true], invalid: 'sometimes' },
   CLICK_FLUSH_INTERVAL_MS: { key: 'clickFlushIntervalMs', unset: 5000, valid: ['1000', 1000], invalid: '3600001' },
   CLICK_MAX_CODES: { key: 'clickMaxCodes', unset: 20_000, valid: ['100', 100], invalid: '0' },
   ANALYTICS_ENABLED: { key: 'analyticsEnabled', unset: true, valid: ['false', false], invalid: 'perhaps' },

@@ -47,6 +47,61 @@ export const LIVE_LINKS: Readonly<Record<string, string>> = {
   '-starts-with-dash': 'https://example.com/lead',
 };
 
+/**
+ * Links with options, made by alias like LIVE_LINKS: their answers depend on the request's
+ * User-Agent, Accept-Language, client address (X-Forwarded-For behind a trusted proxy) and query,
+ * which the generated requests vary, so both transports must read each the same way.
+ */
+export const RULED_LINKS: Readonly<Record<string, Record<string, unknown>>> = {
+  'rule-device': {
+    url: 'https://example.com/web',
+    options: {
+      redirectStatus: 307,
+      targets: [
+        { when: { device: ['ios'] }, url: 'https://apps.apple.com/app/id1' },
+        { when: { device: ['android', 'mobile'] }, url: 'https://play.google.com/store/apps/details?id=x' },
+      ],
+    },
+  },
+  'rule-lang': {
+    url: 'https://example.com/en',
+    options: {
+      redirectStatus: 301,
+      targets: [
+        { when: { language: ['de'] }, url: 'https://example.com/de' },
+        { when: { language: ['en-gb', 'fr'] }, url: 'https://example.com/gb-or-fr' },
+      ],
+    },
+  },
+  'rule-query': {
+    url: 'https://example.com/q?keep=1',
+    options: {
+      forwardQuery: true,
+      targets: [{ when: { query: { name: 'utm_source', value: 'x' } }, url: 'https://example.com/from-x#frag' }],
+    },
+  },
+  'rule-split': {
+    url: 'https://example.com/control',
+    options: {
+      redirectStatus: 308,
+      split: [
+        { url: 'https://example.com/a', weight: 30 },
+        { url: 'https://example.com/b', weight: 70 },
+      ],
+    },
+  },
+  'rule-place': {
+    url: 'https://example.com/world',
+    options: {
+      targets: [
+        { when: { country: ['US', 'DE'], until: '2999-01-01T00:00:00Z' }, url: 'https://example.com/us-de' },
+        { when: { from: '2999-01-01T00:00:00Z' }, url: 'https://example.com/future' },
+      ],
+      forwardQuery: true,
+    },
+  },
+};
+
 /** Links written straight into Postgres that answer 410. */
 export const GONE_LINKS: Readonly<Record<string, 'expired' | 'disabled'>> = {
   'gone-exp': 'expired',
@@ -59,7 +114,7 @@ export const GONE_LINKS: Readonly<Record<string, 'expired' | 'disabled'>> = {
 export const WARM_UNKNOWN: readonly string[] = ['nope-1', 'missing_2', 'ABC-1', 'abc-1-', 'x_y_', 'never-made', 'Z9-q', 'gone'];
 
 /** Codes whose answer both apps have in their LRU: answered before the next read. */
-const WARM = new Set([...Object.keys(LIVE_LINKS), ...Object.keys(GONE_LINKS), ...WARM_UNKNOWN]);
+const WARM = new Set([...Object.keys(LIVE_LINKS), ...Object.keys(RULED_LINKS), ...Object.keys(GONE_LINKS), ...WARM_UNKNOWN]);
 
 // ---------------------------------------------------------------------------------------------
 // Requests
@@ -151,6 +206,7 @@ const hostLine = header('Host', hostValue);
 /** A code, and whether both LRUs hold its answer. */
 const anyCode: fc.Arbitrary<string> = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...Object.keys(LIVE_LINKS)) },
+  { weight: 3, arbitrary: fc.constantFrom(...Object.keys(RULED_LINKS)) },
   { weight: 2, arbitrary: fc.constantFrom(...Object.keys(GONE_LINKS)) },
   { weight: 2, arbitrary: fc.constantFrom(...WARM_UNKNOWN) },
   // Asked for the first time (in this app, at least): a lookup in Postgres.
@@ -886,6 +942,10 @@ export async function startPair(t: Cleanup, databaseUrl: string, env: Record<str
 export async function createLinks(pair: Pair): Promise<void> {
   for (const [alias, url] of Object.entries(LIVE_LINKS)) {
     const created = await createLink(pair.fast.app, { url, alias });
+    if (created.status !== 201) throw new Error(`creating ${alias}: ${created.status} ${JSON.stringify(created.body)}`);
+  }
+  for (const [alias, body] of Object.entries(RULED_LINKS)) {
+    const created = await createLink(pair.fast.app, { ...body, alias });
     if (created.status !== 201) throw new Error(`creating ${alias}: ${created.status} ${JSON.stringify(created.body)}`);
   }
   for (const [code, why] of Object.entries(GONE_LINKS)) {

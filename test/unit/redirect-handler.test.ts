@@ -14,6 +14,7 @@ import { AppError } from '../../src/errors.ts';
 import { createRedirectHandler, nodeTransport, redirectPath, type RedirectObserver } from '../../src/http/redirect.ts';
 import { testConfig } from '../helpers/app.ts';
 import { recordEscapes } from '../helpers/escapes.ts';
+import { visitorReaders } from '../../src/http/visitor.ts';
 import { memoryLogger } from '../helpers/logs.ts';
 
 const link = (code: string) => ({
@@ -24,6 +25,7 @@ const link = (code: string) => ({
   disabled: false,
   deleted: false,
   version: 0,
+  options: null,
 });
 
 /** What the fake resolver answers for each code: an entry, or a rejection. */
@@ -59,6 +61,10 @@ async function serverWith(observer: RedirectObserver) {
     notFoundLimit: null,
     observer,
     visits: null,
+    visitors: visitorReaders(
+      (peer = '') => peer,
+      () => 'unknown',
+    ),
   };
   const handler = createRedirectHandler(
     deps,

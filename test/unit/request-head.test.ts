@@ -19,7 +19,12 @@ test('a redirect request is taken, with the fields later features read and the l
     'GET /abc123?utm=x&y=%41 HTTP/1.1\r\nhOsT: sho.rt:8080\r\nUser-Agent:  Mozilla/5.0 (X11)\r\n' +
     'referer: https://a.example/\r\nX-Forwarded-For: 203.0.113.9, 10.0.0.1\r\nX-Forwarded-Host: go.example.com\r\n' +
     'Accept-Language: de-CH,de;q=0.9\r\nX-Other: 1\r\n\r\n';
-  const head = taken(`${text}GET /next HTTP/1.1\r\n`);
+  const bytes = `${text}GET /next HTTP/1.1\r\n`;
+  const { source, queryStart, queryEnd, ...head } = taken(bytes);
+  // The query stays in the bytes read, for a link's rules to take (fast-path.ts).
+  assert.equal(source.toString('latin1', queryStart, queryEnd), 'utm=x&y=%41');
+  assert.equal(taken('GET /abc HTTP/1.1\r\nHost: x\r\n\r\n').queryStart, 0);
+  assert.equal(source.toString('latin1', 0, 3), 'GET');
   assert.deepEqual(head, {
     head: false,
     path: 'abc123',

@@ -17,6 +17,7 @@ const request = (url: string, alias?: string): LinkRequest => ({
   expiresAt: null,
   title: null,
   tags: [],
+  options: null,
 });
 
 /** A fake database: each insert is recorded and held until released; every link is written unless told otherwise. */

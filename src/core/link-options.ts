@@ -1,0 +1,241 @@
+// A link's options beyond its URL, as the API takes them and as they are stored: the redirect's
+// status, query forwarding, targets by rule and an A/B split. Pure: no I/O. What the redirect
+// evaluates is their compiled form (redirect-rules.ts); a link without options has none (null).
+
+import { ERRORS, type ErrorCode } from '../errors.ts';
+import { parseDateTime } from './link.ts';
+import type { TargetPolicy } from './target-policy.ts';
+import { checkTargetUrl } from './url-rules.ts';
+
+export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
+export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
+
+/** What a device condition names: an OS (ios, android) or a device type (as analytics counts them). */
+export const DEVICE_CONDITIONS = ['ios', 'android', 'mobile', 'tablet', 'desktop'] as const;
+export type DeviceCondition = (typeof DEVICE_CONDITIONS)[number];
+
+export const TARGETS_MAX = 20;
+export const SPLIT_MAX = 10;
+/** Values in one condition's list (countries, languages, devices). */
+export const CONDITION_VALUES_MAX = 50;
+export const QUERY_NAME_MAX_LENGTH = 100;
+export const QUERY_VALUE_MAX_LENGTH = 200;
+
+/** A rule's condition: every part given must hold. */
+export interface TargetCondition {
+  readonly device?: readonly DeviceCondition[];
+  /** ISO 3166-1 alpha-2 codes, upper case. */
+  readonly country?: readonly string[];
+  /** Language tags, lower case: `pt` matches pt and pt-BR, `pt-br` only pt-BR. */
+  readonly language?: readonly string[];
+  /** The request's query has this parameter (with this value, if one is given). */
+  readonly query?: { readonly name: string; readonly value?: string };
+  /** From this time on (RFC 3339, as given, normalised to UTC). */
+  readonly from?: string;
+  /** Before this time. */
+  readonly until?: string;
+}
+
+export interface TargetRule {
+  readonly when: TargetCondition;
+  readonly url: string;
+}
+
+export interface SplitVariant {
+  readonly url: string;
+  /** Percent of the visitors; a split's weights sum to 100. */
+  readonly weight: number;
+}
+
+export interface LinkOptions {
+  readonly redirectStatus?: RedirectStatus;
+  /** The request's query merged into the target's; absent: the deployment's default (FORWARD_QUERY). */
+  readonly forwardQuery?: boolean;
+  readonly targets?: readonly TargetRule[];
+  readonly split?: readonly SplitVariant[];
+}
+
+/** The options of a create or a change, as the API's JSON schema lets them through (every field checked here again). */
+export interface LinkOptionsInput {
+  redirectStatus?: unknown;
+  forwardQuery?: unknown;
+  targets?: unknown;
+  split?: unknown;
+}
+
+export type OptionsVerdict = { ok: true; options: LinkOptions | null } | { ok: false; code: ErrorCode; field: string; message?: string };
+
+class Refused extends Error {
+  readonly code: ErrorCode;
+  readonly field: string;
+  constructor(code: ErrorCode, field: string, message?: string) {
+    super(message);
+    this.code = code;
+    this.field = field;
+  }
+}
+
+const COUNTRY = /^[A-Z]{2}$/;
+const LANGUAGE = /^[a-z]{2,3}(?:-[a-z0-9]{1,8})*$/;
+// Printable ASCII but the characters that end or split a query's parameter.
+const QUERY_TEXT = /^[\x21-\x22\x24-\x25\x27-\x3c\x3e-\x7e]*$/;
+
+/** Options as stored: checked, normalised, and null when they ask for nothing. */
+export function checkLinkOptions(input: LinkOptionsInput | null | undefined, policy: TargetPolicy, now: number): OptionsVerdict {
+  if (input === null || input === undefined) return { ok: true, options: null };
+  try {
+    const options: {
+      redirectStatus?: RedirectStatus;
+      forwardQuery?: boolean;
+      targets?: TargetRule[];
+      split?: SplitVariant[];
+    } = {};
+    if (input.redirectStatus !== undefined && input.redirectStatus !== null) options.redirectStatus = checkStatus(input.redirectStatus);
+    if (input.forwardQuery !== undefined && input.forwardQuery !== null) {
+      if (typeof input.forwardQuery !== 'boolean')
+        throw new Refused('BODY_INVALID', 'options.forwardQuery', 'options.forwardQuery must be true, false or null.');
+      options.forwardQuery = input.forwardQuery;
+    }
+    if (input.targets !== undefined && input.targets !== null) {
+      const targets = checkTargets(input.targets, policy, now);
+      if (targets.length > 0) options.targets = targets;
+    }
+    if (input.split !== undefined && input.split !== null) {
+      const split = checkSplit(input.split, policy);
+      if (split.length > 0) options.split = split;
+    }
+    return { ok: true, options: Object.keys(options).length === 0 ? null : options };
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+    return err.message === ''
+      ? { ok: false, code: err.code, field: err.field }
+      : { ok: false, code: err.code, field: err.field, message: err.message };
+  }
+}
+
+export function isRedirectStatus(value: unknown): value is RedirectStatus {
+  return (REDIRECT_STATUSES as readonly unknown[]).includes(value);
+}
+
+function checkStatus(value: unknown): RedirectStatus {
+  if (!isRedirectStatus(value)) throw new Refused('REDIRECT_STATUS_INVALID', 'options.redirectStatus');
+  return value;
+}
+
+function checkUrl(raw: unknown, policy: TargetPolicy, field: string): string {
+  if (typeof raw !== 'string') throw new Refused('URL_INVALID', field, `${field} must be an absolute http(s) URL.`);
+  const verdict = checkTargetUrl(raw, policy);
+  if (!verdict.ok) throw new Refused(verdict.code, field, ERRORS[verdict.code].message.replace(/^url\b/, field));
+  return verdict.url;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function checkTargets(raw: unknown, policy: TargetPolicy, now: number): TargetRule[] {
+  if (!Array.isArray(raw) || raw.length > TARGETS_MAX)
+    throw new Refused('TARGET_RULE_INVALID', 'options.targets', `options.targets must be a list of at most ${TARGETS_MAX} rules.`);
+  return raw.map((rule: unknown, i) => {
+    const at = `options.targets[${i}]`;
+    if (!isObject(rule) || !isObject(rule.when))
+      throw new Refused('TARGET_RULE_INVALID', at, `${at} must be an object with "when" (the condition) and "url".`);
+    const unknown = Object.keys(rule).find((k) => k !== 'when' && k !== 'url');
+    if (unknown !== undefined) throw new Refused('TARGET_RULE_INVALID', `${at}.${unknown}`, `${at} has an unknown field "${unknown}".`);
+    return { when: checkCondition(rule.when, `${at}.when`, now), url: checkUrl(rule.url, policy, `${at}.url`) };
+  });
+}
+
+function list(raw: unknown, field: string, what: string): string[] {
+  if (!Array.isArray(raw) || raw.length === 0 || raw.length > CONDITION_VALUES_MAX || !raw.every((v) => typeof v === 'string'))
+    throw new Refused('TARGET_RULE_INVALID', field, `${field} must be a list of 1 to ${CONDITION_VALUES_MAX} ${what}.`);
+  return [...new Set(raw)];
+}
+
+function checkCondition(when: Record<string, unknown>, at: string, now: number): TargetCondition {
+  const condition: {
+    device?: DeviceCondition[];
+    country?: string[];
+    language?: string[];
+    query?: { name: string; value?: string };
+    from?: string;
+    until?: string;
+  } = {};
+  for (const [name, value] of Object.entries(when)) {
+    const field = `${at}.${name}`;
+    switch (name) {
+      case 'device': {
+        const devices = list(value, field, `of ${DEVICE_CONDITIONS.join(', ')}`);
+        if (!devices.every((d) => (DEVICE_CONDITIONS as readonly string[]).includes(d)))
+          throw new Refused('TARGET_RULE_INVALID', field, `${field} may name only ${DEVICE_CONDITIONS.join(', ')}.`);
+        condition.device = devices as DeviceCondition[];
+        break;
+      }
+      case 'country': {
+        const countries = list(value, field, 'ISO 3166-1 alpha-2 country codes such as "DE"').map((c) => c.toUpperCase());
+        if (!countries.every((c) => COUNTRY.test(c)))
+          throw new Refused('TARGET_RULE_INVALID', field, `${field} must hold ISO 3166-1 alpha-2 country codes such as "DE".`);
+        condition.country = [...new Set(countries)];
+        break;
+      }
+      case 'language': {
+        const languages = list(value, field, 'language tags such as "de" or "pt-BR"').map((l) => l.toLowerCase());
+        if (!languages.every((l) => LANGUAGE.test(l)))
+          throw new Refused('TARGET_RULE_INVALID', field, `${field} must hold language tags such as "de" or "pt-BR".`);
+        condition.language = [...new Set(languages)];
+        break;
+      }
+      case 'query': {
+        const problem = `${field} must be {"name": …, "value": …} (value optional): 1 to ${QUERY_NAME_MAX_LENGTH} and at most ${QUERY_VALUE_MAX_LENGTH} printable ASCII characters, without "#", "&" or "=".`;
+        if (!isObject(value) || Object.keys(value).some((k) => k !== 'name' && k !== 'value'))
+          throw new Refused('TARGET_RULE_INVALID', field, problem);
+        const { name: param, value: wanted } = value;
+        if (typeof param !== 'string' || param.length === 0 || param.length > QUERY_NAME_MAX_LENGTH || !QUERY_TEXT.test(param))
+          throw new Refused('TARGET_RULE_INVALID', field, problem);
+        if (wanted !== undefined && (typeof wanted !== 'string' || wanted.length > QUERY_VALUE_MAX_LENGTH || !QUERY_TEXT.test(wanted)))
+          throw new Refused('TARGET_RULE_INVALID', field, problem);
+        condition.query = wanted === undefined ? { name: param } : { name: param, value: wanted };
+        break;
+      }
+      case 'from':
+      case 'until': {
+        const time = typeof value === 'string' ? parseDateTime(value) : undefined;
+        if (time === undefined) throw new Refused('TARGET_RULE_INVALID', field, `${field} must be an RFC 3339 date-time with a time zone.`);
+        condition[name] = time.toISOString();
+        break;
+      }
+      default:
+        throw new Refused(
+          'TARGET_RULE_INVALID',
+          field,
+          `${at} has an unknown condition "${name}" (device, country, language, query, from, until).`,
+        );
+    }
+  }
+  if (Object.keys(condition).length === 0)
+    throw new Refused('TARGET_RULE_INVALID', at, `${at} must name at least one condition (device, country, language, query, from, until).`);
+  if (condition.from !== undefined && condition.until !== undefined && condition.from >= condition.until)
+    throw new Refused('TARGET_RULE_INVALID', `${at}.until`, `${at}.until must be after ${at}.from.`);
+  if (condition.until !== undefined && Date.parse(condition.until) <= now)
+    throw new Refused('TARGET_RULE_INVALID', `${at}.until`, `${at}.until is in the past: the rule would never match.`);
+  return condition;
+}
+
+function checkSplit(raw: unknown, policy: TargetPolicy): SplitVariant[] {
+  if (!Array.isArray(raw)) throw new Refused('SPLIT_INVALID', 'options.split');
+  if (raw.length === 0) return [];
+  if (raw.length < 2 || raw.length > SPLIT_MAX) throw new Refused('SPLIT_INVALID', 'options.split');
+  let sum = 0;
+  const variants = raw.map((variant: unknown, i) => {
+    const at = `options.split[${i}]`;
+    if (!isObject(variant) || Object.keys(variant).some((k) => k !== 'url' && k !== 'weight'))
+      throw new Refused('SPLIT_INVALID', at, `${at} must be {"url": …, "weight": …}.`);
+    const { weight } = variant;
+    if (typeof weight !== 'number' || !Number.isInteger(weight) || weight < 1 || weight > 99)
+      throw new Refused('SPLIT_INVALID', `${at}.weight`, `${at}.weight must be a whole number from 1 to 99.`);
+    sum += weight;
+    return { url: checkUrl(variant.url, policy, `${at}.url`), weight };
+  });
+  if (sum !== 100) throw new Refused('SPLIT_INVALID', 'options.split', `The weights of options.split sum to ${sum}, not 100.`);
+  return variants;
+}

@@ -1,0 +1,241 @@
+// Link options end to end on a real Postgres and Redis: created, shown, changed and removed through
+// the API, refused with coded errors, and answered by the redirect (through the fast path: inject()
+// goes over a real socket) from the LRU, from Redis and from Postgres alike.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { createApiKey } from '../src/auth/api-keys.ts';
+import { createLink, startApp, type Cleanup } from './helpers/app.ts';
+import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
+import { deleteKeys, randomPrefix, redisInUse, SHARED_REDIS_URL } from './helpers/redis.ts';
+import { until } from './helpers/wait.ts';
+
+const prefix = randomPrefix('options');
+let database: TestDatabase;
+let admin: string;
+before(async () => {
+  database = await createTestDatabase('link_options');
+  admin = (await withClient(database.url, (client) => createApiKey(client, { name: 'admin', role: 'admin' }))).secret;
+});
+after(async () => {
+  await deleteKeys(SHARED_REDIS_URL, prefix);
+  await database.drop();
+});
+
+const REDIS = { REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix };
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
+const DESKTOP = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36';
+
+async function instance(t: Cleanup, env: Record<string, string> = {}) {
+  const { app } = await startApp(t, database.url, { ...REDIS, TRUST_PROXY: 'loopback', ...env });
+  await until('invalidations heard', redisInUse(app));
+  return app;
+}
+
+async function visit(app: FastifyInstance, path: string, headers: Record<string, string> = {}) {
+  const res = await app.inject({ url: path, headers });
+  return { status: res.statusCode, location: res.headers.location };
+}
+
+describe('link options through the API', () => {
+  test('a create takes options, answers them, and the redirect follows them from the LRU, Redis and Postgres', async (t) => {
+    const app = await instance(t);
+    const options = {
+      redirectStatus: 307,
+      forwardQuery: true,
+      targets: [
+        { when: { device: ['ios'] }, url: 'https://apps.apple.com/app/id42' },
+        { when: { country: ['US'] }, url: 'https://example.com/us' },
+        { when: { language: ['de'] }, url: 'https://example.com/de?lang=de' },
+      ],
+    };
+    const created = await createLink(app, { url: 'https://example.com/home?utm_source=web', alias: 'opt-create', options });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.deepEqual(created.body.options, options);
+    const read = await app.inject({ url: '/links/opt-create', headers: { authorization: `Bearer ${admin}` } });
+    assert.deepEqual(read.json().options, options);
+
+    const expectations: [Record<string, string>, string, string][] = [
+      [{ 'user-agent': IPHONE }, '', 'https://apps.apple.com/app/id42'],
+      [{ 'user-agent': DESKTOP, 'x-forwarded-for': '8.8.8.8' }, '?utm_source=sms', 'https://example.com/us?utm_source=sms'],
+      [{ 'user-agent': DESKTOP, 'accept-language': 'de-CH,en;q=0.5' }, '?a=1', 'https://example.com/de?lang=de&a=1'],
+      [{ 'user-agent': DESKTOP }, '?utm_source=sms&x=%20', 'https://example.com/home?utm_source=sms&x=%20'],
+      [{}, '', 'https://example.com/home?utm_source=web'],
+    ];
+    const other = await instance(t);
+    for (const [tier, from] of [
+      ['the LRU the create filled', app],
+      ['Redis, on another instance', other],
+    ] as const) {
+      for (const [headers, query, location] of expectations) {
+        assert.deepEqual(
+          await visit(from, `/opt-create${query}`, headers),
+          { status: 307, location },
+          `${tier}: ${JSON.stringify(headers)}${query}`,
+        );
+      }
+    }
+    // Postgres: a third instance with no Redis at all.
+    const alone = await startApp(t, database.url, { TRUST_PROXY: 'loopback' });
+    for (const [headers, query, location] of expectations)
+      assert.deepEqual(await visit(alone.app, `/opt-create${query}`, headers), { status: 307, location }, `Postgres: ${query}`);
+  });
+
+  test('bad options are refused with a coded error naming the field; nothing is created', async (t) => {
+    const app = await instance(t);
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ redirectStatus: 303 }, 'REDIRECT_STATUS_INVALID', 'options.redirectStatus'],
+      [
+        { targets: [{ when: { country: ['Narnia'] }, url: 'https://example.com/' }] },
+        'TARGET_RULE_INVALID',
+        'options.targets[0].when.country',
+      ],
+      [{ targets: [{ when: { device: ['ios'] }, url: 'http://127.0.0.1/admin' }] }, 'URL_PRIVATE_ADDRESS', 'options.targets[0].url'],
+      [
+        {
+          split: [
+            { url: 'https://example.com/a', weight: 60 },
+            { url: 'https://example.com/b', weight: 60 },
+          ],
+        },
+        'SPLIT_INVALID',
+        'options.split',
+      ],
+    ];
+    for (const [options, code, field] of cases) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/links',
+        payload: { url: 'https://example.com/', alias: 'opt-refused', options },
+      });
+      assert.equal(res.statusCode, 400, JSON.stringify(options));
+      const error = res.json().error;
+      assert.equal(error.code, code);
+      assert.equal(error.field, field);
+      assert.ok(error.message.length > 10);
+    }
+    // The shape itself: an unknown option is the schema's error.
+    const unknown = await app.inject({
+      method: 'POST',
+      url: '/links',
+      payload: { url: 'https://example.com/', options: { colour: 'red' } },
+    });
+    assert.equal(unknown.statusCode, 400);
+    assert.equal(unknown.json().error.code, 'BODY_INVALID');
+    assert.equal((await app.inject({ url: '/opt-refused' })).statusCode, 404);
+  });
+
+  test('PATCH replaces the options on every instance before it answers; null makes the link plain again', async (t) => {
+    const [one, two] = [await instance(t), await instance(t)];
+    const created = await createLink(one, { url: 'https://example.com/plain', alias: 'opt-patch' });
+    assert.equal(created.status, 201);
+    assert.equal(created.body.options, null);
+    assert.deepEqual(await visit(two, '/opt-patch?x=1'), { status: 302, location: 'https://example.com/plain' });
+
+    const patch = (options: unknown) =>
+      one.inject({ method: 'PATCH', url: '/links/opt-patch', headers: { authorization: `Bearer ${admin}` }, payload: { options } });
+    const changed = await patch({ redirectStatus: 308, forwardQuery: true });
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.deepEqual(changed.json().options, { redirectStatus: 308, forwardQuery: true });
+    for (const app of [one, two])
+      assert.deepEqual(await visit(app, '/opt-patch?x=1'), { status: 308, location: 'https://example.com/plain?x=1' });
+
+    const refused = await patch({ targets: [{ when: {}, url: 'https://example.com/' }] });
+    assert.equal(refused.statusCode, 400);
+    assert.equal(refused.json().error.field, 'options.targets[0].when');
+
+    const plain = await patch(null);
+    assert.equal(plain.statusCode, 200);
+    assert.equal(plain.json().options, null);
+    for (const app of [one, two])
+      assert.deepEqual(await visit(app, '/opt-patch?x=1'), { status: 302, location: 'https://example.com/plain' });
+  });
+
+  test('bulk creates take options per item, each refused or created on its own', async (t) => {
+    const app = await instance(t);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/links/bulk',
+      payload: {
+        links: [
+          { url: 'https://example.com/b1', alias: 'opt-bulk-1', options: { redirectStatus: 301 } },
+          { url: 'https://example.com/b2', alias: 'opt-bulk-2', options: { redirectStatus: 300 } },
+        ],
+      },
+    });
+    assert.equal(res.statusCode, 200);
+    const { results } = res.json();
+    assert.equal(results[0].status, 201);
+    assert.deepEqual(results[0].link.options, { redirectStatus: 301 });
+    assert.deepEqual(results[1], { index: 1, status: 400, error: { code: 'REDIRECT_STATUS_INVALID', message: results[1].error.message } });
+    assert.deepEqual(await visit(app, '/opt-bulk-1'), { status: 301, location: 'https://example.com/b1' });
+  });
+});
+
+describe('an A/B split', () => {
+  test('keeps a visitor on one variant on every instance, and spreads visitors by the weights', async (t) => {
+    const [one, two] = [await instance(t), await instance(t)];
+    const created = await createLink(one, {
+      url: 'https://example.com/control',
+      alias: 'opt-split',
+      options: {
+        split: [
+          { url: 'https://example.com/a', weight: 20 },
+          { url: 'https://example.com/b', weight: 80 },
+        ],
+      },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const counts = new Map<string, number>();
+    const visitors = 400;
+    for (let i = 0; i < visitors; i++) {
+      const headers = { 'x-forwarded-for': `198.51.${i >> 8}.${i & 255}`, 'user-agent': DESKTOP };
+      const first = await visit(one, '/opt-split', headers);
+      assert.equal(first.status, 302);
+      // The same visitor, again and on the other instance: the same variant.
+      assert.deepEqual(await visit(two, '/opt-split', headers), first);
+      assert.deepEqual(await visit(one, '/opt-split', headers), first);
+      counts.set(first.location as string, (counts.get(first.location as string) ?? 0) + 1);
+    }
+    const a = counts.get('https://example.com/a') ?? 0;
+    const b = counts.get('https://example.com/b') ?? 0;
+    assert.equal(a + b, visitors, `only the variants: ${JSON.stringify([...counts])}`);
+    // 20 % of 400 is 80; a binomial's standard deviation there is 8: five of them either way.
+    assert.ok(a > 40 && a < 120, `variant a got ${a} of ${visitors}`);
+  });
+});
+
+describe('deployment defaults', () => {
+  test('REDIRECT_STATUS and FORWARD_QUERY apply to links that do not choose; a link that chooses keeps its choice', async (t) => {
+    const app = await instance(t, { REDIRECT_STATUS: '301', FORWARD_QUERY: 'true' });
+    assert.equal((await createLink(app, { url: 'https://example.com/d1', alias: 'opt-default-1' })).status, 201);
+    assert.equal(
+      (
+        await createLink(app, {
+          url: 'https://example.com/d2',
+          alias: 'opt-default-2',
+          options: { redirectStatus: 302, forwardQuery: false },
+        })
+      ).status,
+      201,
+    );
+    assert.deepEqual(await visit(app, '/opt-default-1?ref=qr'), { status: 301, location: 'https://example.com/d1?ref=qr' });
+    assert.deepEqual(await visit(app, '/opt-default-2?ref=qr'), { status: 302, location: 'https://example.com/d2' });
+    // The QR code's own query is not the visitor's.
+    assert.deepEqual(await visit(app, '/opt-default-1?qr=1'), { status: 301, location: 'https://example.com/d1' });
+  });
+
+  test('a redirect with a status of its rules counts as a click', async (t) => {
+    const app = await instance(t, { CLICK_FLUSH_INTERVAL_MS: '3600000' });
+    assert.equal(
+      (await createLink(app, { url: 'https://example.com/c', alias: 'opt-clicks', options: { redirectStatus: 308 } })).status,
+      201,
+    );
+    for (let i = 0; i < 3; i++) assert.equal((await visit(app, '/opt-clicks', { 'user-agent': DESKTOP })).status, 308);
+    await app.clicks.flush();
+    const res = await app.inject({ url: '/links/opt-clicks', headers: { authorization: `Bearer ${admin}` } });
+    assert.equal(res.json().clicks, 3);
+  });
+});
