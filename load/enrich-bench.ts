@@ -189,7 +189,7 @@ try {
             throw new Error();
           continue;
         }
-        visits.record(key, counted, agent, referer, language, PROXY, address, qrOf[i] === 1);
+        visits.record(key, counted, agent, referer, language, PROXY, address, qrOf[i] === 1, 0);
       }
       await turn();
       // The counts, as the flusher takes them between its writes (the flush stage writes them).

@@ -41,7 +41,7 @@ export const ERRORS = {
   STATS_QUERY_INVALID: {
     status: 400,
     message:
-      'dimensions must be a comma-separated list of referrer, country, city, device, browser, os, language, source (or all), ' +
+      'dimensions must be a comma-separated list of referrer, country, city, device, browser, os, language, source, target (or all), ' +
       'and limit an integer from 1 to 100.',
   },
   TITLE_INVALID: { status: 400, message: 'title must be at most 200 characters, without control characters.' },

@@ -207,6 +207,54 @@ describe('an A/B split', () => {
   });
 });
 
+describe('stats per rule and variant', () => {
+  test("a link's stats count each rule's and variant's clicks under `target`; a plain link and the workspace have none", async (t) => {
+    const app = await instance(t, {
+      ANALYTICS_ENABLED: 'true',
+      CLICK_FLUSH_INTERVAL_MS: '3600000',
+      ANALYTICS_FLUSH_INTERVAL_MS: '3600000',
+    });
+    const options = {
+      targets: [{ when: { device: ['ios'] }, url: 'https://example.com/ios' }],
+      split: [
+        { url: 'https://example.com/a', weight: 50 },
+        { url: 'https://example.com/b', weight: 50 },
+      ],
+    };
+    assert.equal((await createLink(app, { url: 'https://example.com/s', alias: 'opt-stats', options })).status, 201);
+    assert.equal((await createLink(app, { url: 'https://example.com/p', alias: 'opt-stats-plain' })).status, 201);
+    const expected = new Map<string, number>();
+    const count = (value: string) => expected.set(value, (expected.get(value) ?? 0) + 1);
+    for (let i = 0; i < 3; i++) {
+      assert.equal(
+        (await visit(app, '/opt-stats', { 'user-agent': IPHONE, 'x-forwarded-for': `203.0.113.${i}` })).location,
+        'https://example.com/ios',
+      );
+      count('rule 1');
+    }
+    for (let i = 0; i < 20; i++) {
+      const { location } = await visit(app, '/opt-stats', { 'user-agent': DESKTOP, 'x-forwarded-for': `198.51.100.${i}` });
+      count(location === 'https://example.com/a' ? 'variant A' : 'variant B');
+      await visit(app, '/opt-stats-plain', { 'user-agent': DESKTOP, 'x-forwarded-for': `198.51.100.${i}` });
+    }
+    await app.clicks.flush();
+    const headers = { authorization: `Bearer ${admin}` };
+    const stats = await app.inject({ url: '/links/opt-stats/stats?dimensions=target,device', headers });
+    assert.equal(stats.statusCode, 200, stats.body);
+    const byValue = Object.fromEntries(
+      (stats.json().dimensions.target as { value: string; clicks: number }[]).map(({ value, clicks }) => [value, clicks]),
+    );
+    assert.deepEqual(byValue, Object.fromEntries(expected));
+    assert.ok((expected.get('variant A') ?? 0) > 0 && (expected.get('variant B') ?? 0) > 0, JSON.stringify([...expected]));
+    const plain = await app.inject({ url: '/links/opt-stats-plain/stats?dimensions=target', headers });
+    assert.deepEqual(plain.json().dimensions.target, []);
+    const workspace = await app.inject({ url: '/stats?dimensions=all', headers });
+    assert.equal(workspace.statusCode, 200, workspace.body);
+    assert.equal(workspace.json().dimensions.target, undefined);
+    assert.ok(Array.isArray(workspace.json().dimensions.device));
+  });
+});
+
 describe('deployment defaults', () => {
   test('REDIRECT_STATUS and FORWARD_QUERY apply to links that do not choose; a link that chooses keeps its choice', async (t) => {
     const app = await instance(t, { REDIRECT_STATUS: '301', FORWARD_QUERY: 'true' });

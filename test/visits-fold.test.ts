@@ -16,6 +16,7 @@ import { trustProxyRule } from '../src/core/trust-proxy.ts';
 import { addRollupBatch } from '../src/db/analytics.ts';
 import { createPool } from '../src/db/pool.ts';
 import { addressOfReader } from '../src/http/client-address.ts';
+import { TARGET_RULE, TARGET_VARIANT } from '../src/core/redirect-rules.ts';
 import { ClickCounter } from '../src/write/click-counter.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from './helpers/db.ts';
 
@@ -98,9 +99,21 @@ test('a log folded early names a value in several rows: Postgres adds them up, e
           '127.0.0.1',
           `81.2.69.${visitor}`,
           false,
+          // foldBb2 has rules: people get its first rule's target; the others are plain links.
+          code === 'foldBb2' ? TARGET_RULE : 0,
         );
       }
-      recorder.record(code, counter.count(code, GOOGLEBOT), GOOGLEBOT, undefined, undefined, '127.0.0.1', '8.8.8.8', true);
+      recorder.record(
+        code,
+        counter.count(code, GOOGLEBOT),
+        GOOGLEBOT,
+        undefined,
+        undefined,
+        '127.0.0.1',
+        '8.8.8.8',
+        true,
+        code === 'foldBb2' ? TARGET_VARIANT + 1 : 0,
+      );
     }
     await turn();
   }
@@ -157,6 +170,16 @@ test('a log folded early names a value in several rows: Postgres adds them up, e
       ['link', 16, 0],
       ['qr', 0, 4],
     ]);
+    // Which rule or variant answered: for the link with rules only, whatever the folds.
+    assert.deepEqual(
+      pairs(9),
+      code === 'foldBb2'
+        ? [
+            ['rule 1', 16, 0],
+            ['variant B', 0, 4],
+          ]
+        : [],
+    );
   }
   // The workspace's rows (the three links are the default workspace's), added up across the folds' rows in the service.
   const workspace = await withClient(database.url, async (client) => {
@@ -190,6 +213,8 @@ test('a log folded early names a value in several rows: Postgres adds them up, e
     ],
   );
   // A sketch's small counts are near exact: two of the 8 visitors may share a register.
+  // A rule's number means nothing across links: no workspace rows of it.
+  assert.deepEqual(inWorkspace(9), []);
   const [gb, us] = inWorkspace(2);
   assert.ok(Math.abs((gb?.visitors ?? 0) - 8) <= 1 && us?.visitors === 0, `GB ${gb?.visitors} visitors, US ${us?.visitors}`);
 });
@@ -206,7 +231,7 @@ test('the workspace rows add up every fold’s rows of its links: clicks exact, 
   ] as const;
   for (let i = 0; i < 40; i++) {
     for (const [code, first] of links)
-      recorder.record(code, undefined, CHROME, undefined, 'en', '127.0.0.1', `81.2.69.${first + i}`, false);
+      recorder.record(code, undefined, CHROME, undefined, 'en', '127.0.0.1', `81.2.69.${first + i}`, false, 0);
     await turn();
   }
   const batch = await recorder.take();

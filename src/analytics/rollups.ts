@@ -7,7 +7,10 @@
 // flusher, and put back if Postgres could not take them.
 
 import { splitKey, type LinkKey } from '../core/domains.ts';
-import { OTHER } from '../core/dimensions.ts';
+import { dimensionId, OTHER } from '../core/dimensions.ts';
+
+/** The target dimension is a link's own: not added up per workspace (its rule 1 is another link's rule 1). */
+const LINK_ONLY_ID = dimensionId('target');
 import { compactSorted } from '../core/hll.ts';
 
 /** More than a log's clicks (visits.ts LOG_MAX): a click's index and its element share one number. */
@@ -136,6 +139,7 @@ export class WorkspaceRows {
         }
         if (byDimension === null) continue;
         const dimension = chunk.dimensions[row] as number;
+        if (dimension === LINK_ONLY_ID) continue;
         const byValue = (byDimension[dimension] ??= new Map());
         const value = chunk.values[row] as string;
         let cell = byValue.get(value);
@@ -281,7 +285,9 @@ export const LANGUAGE = 4;
 export const SOURCE = 5;
 /** The visitor's sketch element; -1: a bot; 0: a person, visitors not kept. */
 export const ELEMENT = 6;
-export type Field = typeof AGENT | typeof PLACE | typeof REFERRER | typeof LANGUAGE | typeof SOURCE;
+/** What chose a link's target (core/redirect-rules.ts TARGET_URL ...); 0: a plain link's. */
+export const TARGET = 7;
+export type Field = typeof AGENT | typeof PLACE | typeof REFERRER | typeof LANGUAGE | typeof SOURCE | typeof TARGET;
 /** Int32s per click: a record fills half a cache line, so a click read for one dimension is there for the next. */
 export const STRIDE = 8;
 
@@ -303,6 +309,8 @@ export interface DimensionReader {
   readonly of: Int32Array | null;
   /** Value id -> value; id 0 is OTHER (''). */
   readonly values: readonly string[];
+  /** A value id whose clicks get no row (a plain link's under `target`); -1: none. */
+  readonly skipped: number;
 }
 
 /** The (day, link) of each slot of a log. */
@@ -371,6 +379,7 @@ export function* fold(
         const dimension = dimensions[d] as DimensionReader;
         const source = data[i + dimension.field] as number;
         const value = dimension.of === null ? source : (dimension.of[source] as number);
+        if (value === dimension.skipped) continue;
         rows.push(domainId, code, day, dimension.id, dimension.values[value] as string, clicks, bots, data, i + ELEMENT, sketchEnd);
       }
       rows.clickTotal++;
@@ -407,6 +416,7 @@ export function* fold(
     const referrers = columns[REFERRER] as Int32Array;
     const languages = columns[LANGUAGE] as Int32Array;
     const sources = columns[SOURCE] as Int32Array;
+    const targets = columns[TARGET] as Int32Array;
     const clickElements = columns[ELEMENT] as Int32Array;
     for (let j = 0; j < k; j++) {
       const i = (order[from + j] as number) * STRIDE;
@@ -415,6 +425,7 @@ export function* fold(
       referrers[j] = data[i + REFERRER] as number;
       languages[j] = data[i + LANGUAGE] as number;
       sources[j] = data[i + SOURCE] as number;
+      targets[j] = data[i + TARGET] as number;
       clickElements[j] = data[i + ELEMENT] as number;
     }
     const { domainId, code } = splitKey(slots.keys[s] as LinkKey);
@@ -462,6 +473,7 @@ export function* fold(
       for (let cell = 0; cell < cells.count; cell++) {
         const value = cells.values[cell] as number;
         byValue[value] = -1;
+        if (value === dimension.skipped) continue;
         const start = ends[cell] as number;
         rows.push(
           domainId,

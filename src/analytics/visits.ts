@@ -28,10 +28,17 @@ import {
   SLOT,
   SOURCE,
   STRIDE,
+  TARGET,
   type DimensionReader,
 } from './rollups.ts';
 import type { Seeds, VisitorSalts } from './salts.ts';
+import { TARGET_VALUES } from '../core/redirect-rules.ts';
 import { NO_AGENT, parseAgent, type Agent } from './user-agents.ts';
+
+/** The target dimension's values: OTHER, then a plain link's (never stored), then TARGET_VALUES from TARGET_URL on. */
+const TARGET_SKIPPED = 1;
+const TARGET_READ: readonly string[] = ['', '', ...TARGET_VALUES.slice(1)];
+const TARGET_OF = Int32Array.from(TARGET_VALUES, (_, raw) => (raw === 0 ? TARGET_SKIPPED : raw + 1));
 
 /**
  * Where a link's slot in the log is kept between its clicks: the click counter's record of the
@@ -55,6 +62,8 @@ export interface VisitRecorder {
     peer: string | undefined,
     forwardedFor: string | undefined,
     qr: boolean,
+    /** What chose the target of a link with rules (core/redirect-rules.ts TARGET_URL ...); 0: a plain link. */
+    target: number,
   ): void;
   /** A request for `path` on domain `domainId` that named no link. */
   orphan(domainId: number, path: string): void;
@@ -210,33 +219,37 @@ class Tables {
 
   /** How each kept dimension reads a click of `log`, the link's own row first. */
   readers(dimensions: readonly Dimension[]): DimensionReader[] {
-    const readers: DimensionReader[] = [{ id: 0, field: SOURCE, of: Int32Array.of(0, 0), values: [''] }];
+    const readers: DimensionReader[] = [{ id: 0, field: SOURCE, of: Int32Array.of(0, 0), values: [''], skipped: -1 }];
     for (const dimension of dimensions) {
       const id = dimensionId(dimension);
       switch (dimension) {
         case 'referrer':
-          readers.push({ id, field: REFERRER, of: null, values: this.referrer.values });
+          readers.push({ id, field: REFERRER, of: null, values: this.referrer.values, skipped: -1 });
           break;
         case 'language':
-          readers.push({ id, field: LANGUAGE, of: null, values: this.language.values });
+          readers.push({ id, field: LANGUAGE, of: null, values: this.language.values, skipped: -1 });
           break;
         case 'country':
-          readers.push({ id, field: PLACE, of: Int32Array.from(this.placeCountry), values: this.country.values });
+          readers.push({ id, field: PLACE, of: Int32Array.from(this.placeCountry), values: this.country.values, skipped: -1 });
           break;
         case 'city':
-          readers.push({ id, field: PLACE, of: Int32Array.from(this.placeCity), values: this.city.values });
+          readers.push({ id, field: PLACE, of: Int32Array.from(this.placeCity), values: this.city.values, skipped: -1 });
           break;
         case 'device':
-          readers.push({ id, field: AGENT, of: Int32Array.from(this.agentDevice), values: this.device.values });
+          readers.push({ id, field: AGENT, of: Int32Array.from(this.agentDevice), values: this.device.values, skipped: -1 });
           break;
         case 'browser':
-          readers.push({ id, field: AGENT, of: Int32Array.from(this.agentBrowser), values: this.browser.values });
+          readers.push({ id, field: AGENT, of: Int32Array.from(this.agentBrowser), values: this.browser.values, skipped: -1 });
           break;
         case 'os':
-          readers.push({ id, field: AGENT, of: Int32Array.from(this.agentOs), values: this.os.values });
+          readers.push({ id, field: AGENT, of: Int32Array.from(this.agentOs), values: this.os.values, skipped: -1 });
           break;
         case 'source':
-          readers.push({ id, field: SOURCE, of: Int32Array.of(1, 2), values: ['', 'link', 'qr'] });
+          readers.push({ id, field: SOURCE, of: Int32Array.of(1, 2), values: ['', 'link', 'qr'], skipped: -1 });
+          break;
+        case 'target':
+          // The logged number is the value's id, but for a plain link's 0, whose clicks get no row.
+          readers.push({ id, field: TARGET, of: TARGET_OF, values: TARGET_READ, skipped: TARGET_SKIPPED });
           break;
       }
     }
@@ -258,7 +271,7 @@ export class Visits implements VisitRecorder {
   readonly #options: VisitsOptions;
   readonly #dimensions: readonly Dimension[];
   readonly #visitors: boolean;
-  readonly #keeps: { readonly referrer: boolean; readonly language: boolean; readonly source: boolean };
+  readonly #keeps: { readonly referrer: boolean; readonly language: boolean; readonly source: boolean; readonly target: boolean };
   #tables = new Tables();
   // Its whole size at once: the pages of a fresh ArrayBuffer are the system's zero pages until written, so a log
   // costs memory as it fills, and never stops the event loop to be copied into a larger one.
@@ -292,6 +305,7 @@ export class Visits implements VisitRecorder {
   #dayEnds = 0;
   #visitorSeeds: Seeds | null = null;
   #qr: boolean[] = [];
+  #targets: number[] = [];
   #n = 0;
   #scheduled = false;
   #dropped = 0;
@@ -304,7 +318,12 @@ export class Visits implements VisitRecorder {
         part !== 'visitors' && ((part !== 'country' && part !== 'city') || options.geo !== null) && (part !== 'city' || hasCities),
     );
     this.#visitors = options.parts.has('visitors');
-    this.#keeps = { referrer: options.parts.has('referrer'), language: options.parts.has('language'), source: options.parts.has('source') };
+    this.#keeps = {
+      referrer: options.parts.has('referrer'),
+      language: options.parts.has('language'),
+      source: options.parts.has('source'),
+      target: options.parts.has('target'),
+    };
   }
 
   /** The dimensions this instance keeps. */
@@ -321,6 +340,7 @@ export class Visits implements VisitRecorder {
     peer: string | undefined,
     forwardedFor: string | undefined,
     qr: boolean,
+    target: number,
   ): void {
     const i = this.#n;
     if (i >= TURN_MAX) {
@@ -335,6 +355,7 @@ export class Visits implements VisitRecorder {
     this.#peers[i] = peer;
     this.#forwardedFors[i] = forwardedFor;
     this.#qr[i] = qr;
+    this.#targets[i] = target;
     this.#n = i + 1;
     if (!this.#scheduled) {
       this.#scheduled = true;
@@ -393,6 +414,7 @@ export class Visits implements VisitRecorder {
       data[at + REFERRER] = keeps.referrer ? tables.referrerOf(this.#referers[i]) : 0;
       data[at + LANGUAGE] = keeps.language ? tables.languageOf(this.#acceptLanguages[i]) : 0;
       data[at + SOURCE] = keeps.source && this.#qr[i] === true ? 1 : 0;
+      data[at + TARGET] = keeps.target ? (this.#targets[i] as number) : 0;
       data[at + ELEMENT] =
         agentBot[agent] === 1
           ? -1
@@ -409,6 +431,7 @@ export class Visits implements VisitRecorder {
     this.#peers = [];
     this.#forwardedFors = [];
     this.#qr = [];
+    this.#targets = [];
     this.#n = 0;
   }
 

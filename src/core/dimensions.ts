@@ -2,13 +2,16 @@
 // (migrations/0009_analytics.sql). Each dimension's number is its column value in the rollups;
 // 0 is the link's own row (every click, and the sketch of all its visitors).
 
-export const DIMENSIONS = ['referrer', 'country', 'city', 'device', 'browser', 'os', 'language', 'source'] as const;
+export const DIMENSIONS = ['referrer', 'country', 'city', 'device', 'browser', 'os', 'language', 'source', 'target'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
 /** The number a dimension is stored under: its place in DIMENSIONS, plus one. */
 export function dimensionId(dimension: Dimension): number {
   return DIMENSIONS.indexOf(dimension) + 1;
 }
+
+/** The dimensions of a single link's clicks only: which of its rules or A/B variants answered (not added up per workspace). */
+export const LINK_ONLY_DIMENSIONS: readonly Dimension[] = ['target'];
 
 export function isDimension(name: string): name is Dimension {
   return (DIMENSIONS as readonly string[]).includes(name);

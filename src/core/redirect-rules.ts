@@ -4,7 +4,7 @@
 // or only the deployment's defaults) compiles to null and stays a plain, prebuilt redirect.
 
 import type { Device } from './dimensions.ts';
-import type { LinkOptions, RedirectStatus, TargetCondition } from './link-options.ts';
+import { SPLIT_MAX, TARGETS_MAX, type LinkOptions, type RedirectStatus, type TargetCondition } from './link-options.ts';
 import { URL_MAX_LENGTH } from './url-rules.ts';
 
 /** The deployment's defaults (REDIRECT_STATUS, FORWARD_QUERY). */
@@ -35,6 +35,27 @@ export interface Visitor {
 
 type Test = (visitor: Visitor, now: number) => boolean;
 
+/**
+ * What chose a redirect's target, as analytics logs it (the `target` dimension): 0 a plain link's
+ * (not counted under the dimension), TARGET_URL the link's own URL, TARGET_RULE + i its rule i,
+ * TARGET_VARIANT + j its split's variant j.
+ */
+export const TARGET_URL = 1;
+export const TARGET_RULE = 2;
+export const TARGET_VARIANT = TARGET_RULE + TARGETS_MAX;
+const TARGET_END = TARGET_VARIANT + SPLIT_MAX;
+
+/** The `target` dimension's value of each logged number (analytics/visits.ts); '' for 0. */
+export const TARGET_VALUES: readonly string[] = Array.from({ length: TARGET_END }, (_, raw) =>
+  raw === 0
+    ? ''
+    : raw === TARGET_URL
+      ? 'url'
+      : raw < TARGET_VARIANT
+        ? `rule ${raw - TARGET_RULE + 1}`
+        : `variant ${String.fromCharCode(65 + raw - TARGET_VARIANT)}`,
+);
+
 /** A link's compiled rules: the cache entry of a link with options. */
 export class LinkRules {
   readonly status: RedirectStatus;
@@ -44,6 +65,8 @@ export class LinkRules {
   /** Variant i takes buckets below #cumulative[i]. */
   readonly #splitUrls: readonly string[];
   readonly #cumulative: readonly number[];
+  /** What chose the target of the last location() (TARGET_URL ...): read by the redirect right after it. */
+  lastTarget = TARGET_URL;
 
   constructor(url: string, options: LinkOptions, defaults: RuleDefaults) {
     this.url = url;
@@ -67,18 +90,22 @@ export class LinkRules {
     return query === '' ? url : mergeQuery(url, query);
   }
 
-  /** What chose the target: 'target:<i>' (from 0), 'variant:<i>', or 'url'. */
-  choice(visitor: Visitor, now: number): string {
-    const targets = this.#targets;
-    for (let i = 0; i < targets.length; i++) if ((targets[i] as { test: Test }).test(visitor, now)) return `target:${i}`;
-    if (this.#splitUrls.length > 0) return `variant:${this.#variant(visitor)}`;
-    return 'url';
-  }
-
   #choose(visitor: Visitor, now: number): string {
-    for (const target of this.#targets) if (target.test(visitor, now)) return target.url;
-    if (this.#splitUrls.length === 0) return this.url;
-    return this.#splitUrls[this.#variant(visitor)] as string;
+    const targets = this.#targets;
+    for (let i = 0; i < targets.length; i++) {
+      const target = targets[i] as { readonly test: Test; readonly url: string };
+      if (target.test(visitor, now)) {
+        this.lastTarget = TARGET_RULE + i;
+        return target.url;
+      }
+    }
+    if (this.#splitUrls.length === 0) {
+      this.lastTarget = TARGET_URL;
+      return this.url;
+    }
+    const variant = this.#variant(visitor);
+    this.lastTarget = TARGET_VARIANT + variant;
+    return this.#splitUrls[variant] as string;
   }
 
   #variant(visitor: Visitor): number {

@@ -155,10 +155,14 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
     }
   };
 
+  /** What chose the target of the answer being written (core/redirect-rules.ts TARGET_URL ...); 0: a plain link's. Reported with it. */
+  let target = 0;
+
   /** A link with rules: they choose where, and with which status, from what the request says. */
   const writeRuled = (req: Q, res: R, key: string, rules: LinkRules): void => {
     try {
       io.writeRedirect(res, rules.status, rules.location(new RequestVisitor(visitors, io, req, key), Date.now()));
+      target = rules.lastTarget;
     } catch (err) {
       crashed(res, key, err);
     }
@@ -169,7 +173,8 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
     const userAgent = io.userAgent(req);
     const counted = observer.answered(userAgent, status, key, started);
     if (visits !== null && isClickStatus(status) && key !== '')
-      visits.record(key, counted, userAgent, io.referer(req), io.language(req), io.peer(req), io.forwardedFor(req), io.qr(req));
+      visits.record(key, counted, userAgent, io.referer(req), io.language(req), io.peer(req), io.forwardedFor(req), io.qr(req), target);
+    target = 0;
   };
 
   /**

@@ -249,7 +249,7 @@ const RangeQuery = {
   dimensions: Type.Optional(
     Type.String({
       description:
-        'Comma-separated: referrer, country, city, device, browser, os, language, source, or `all`; default none. ' +
+        'Comma-separated: referrer, country, city, device, browser, os, language, source, target (a link’s rules and variants), or `all`; default none. ' +
         'A dimension the deployment does not keep (ANALYTICS_DIMENSIONS) is left out of the answer.',
     }),
   ),

@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { requireKey } from '../auth/authenticate.ts';
 import { statsRange, type DayRange } from '../core/day-range.ts';
-import { DIMENSIONS, dimensionId, isDimension, type Dimension } from '../core/dimensions.ts';
+import { DIMENSIONS, dimensionId, isDimension, LINK_ONLY_DIMENSIONS, type Dimension } from '../core/dimensions.ts';
 import { HLL_ERROR } from '../core/hll.ts';
 import { readOrphans, readRollups, readTopLinks, type RangeAnalytics, type ValueCount } from '../db/analytics.ts';
 import type { DbBreaker } from '../db/breaker.ts';
@@ -97,8 +97,10 @@ export async function statsRoutes(plain: FastifyInstance, deps: StatsDeps): Prom
     };
   };
 
+  // A link's rule 1 is not another's: the workspace has no rows of the link-only dimensions.
+  const keptInWorkspaces = kept.filter((dimension) => !LINK_ONLY_DIMENSIONS.includes(dimension));
   const workspaceStats = async (workspaceId: number, query: WorkspaceStatsQuery) => {
-    const { range, dimensions, limit } = asked(query, kept);
+    const { range, dimensions, limit } = asked(query, keptInWorkspaces);
     const ids = dimensions.map(dimensionId);
     const [analytics, top, orphans] = await Promise.all([
       statsBreaker.run(() => readRollups(statsDb, { workspaceId }, range, ids, limit)),

@@ -10,6 +10,9 @@ import {
   preferredLanguage,
   queryHas,
   safeQuery,
+  TARGET_RULE,
+  TARGET_URL,
+  TARGET_VARIANT,
   type DeviceFacts,
   type LinkRules,
   type Visitor,
@@ -220,7 +223,10 @@ describe('compiled rules', () => {
     assert.equal(rules.location(visitor({ device: desktop, language: 'en', query: 'src=sms' }), NOW), 'https://example.com/sms');
     assert.equal(rules.location(visitor({ device: desktop, language: 'en', query: 'a=1&promo' }), NOW), 'https://example.com/promo');
     assert.equal(rules.location(visitor({ device: desktop, language: '', query: '' }), NOW), 'https://example.com/default');
-    assert.equal(rules.choice(visitor({ device: desktop, language: 'de' }), NOW), 'target:1');
+    rules.location(visitor({ device: desktop, language: 'de' }), NOW);
+    assert.equal(rules.lastTarget, TARGET_RULE + 1);
+    rules.location(visitor({ device: desktop, language: 'en', query: '' }), NOW);
+    assert.equal(rules.lastTarget, TARGET_URL);
   });
 
   test('a time window holds from its start and until (not at) its end', () => {
@@ -250,7 +256,10 @@ describe('compiled rules', () => {
     }
     assert.deepEqual(Object.fromEntries(counts), { 'https://example.com/a': 10, 'https://example.com/b': 60, 'https://example.com/c': 30 });
     assert.equal(rules.location(visitor({ country: 'FR' }), NOW), 'https://example.com/fr');
-    assert.equal(rules.choice(visitor({ country: 'DE', bucket: 69 }), NOW), 'variant:1');
+    rules.location(visitor({ country: 'DE', bucket: 69 }), NOW);
+    assert.equal(rules.lastTarget, TARGET_VARIANT + 1);
+    rules.location(visitor({ country: 'FR' }), NOW);
+    assert.equal(rules.lastTarget, TARGET_RULE);
   });
 
   test('device conditions match by OS or by device type', () => {
