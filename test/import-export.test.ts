@@ -43,6 +43,7 @@ const EXPORT_HEADER = [
   'clicks',
   'botClicks',
   'creator',
+  'options',
 ];
 const GENERATED = /^[0-9A-Za-z]{7}$/;
 
@@ -70,6 +71,7 @@ interface Link {
   expiresAt: string | null;
   createdAt: string;
   disabled: boolean;
+  options: Record<string, unknown> | null;
 }
 
 function postImport(
@@ -544,7 +546,7 @@ describe('GET /links/export.csv', () => {
     // Quoted when a cell holds a line break, a comma or a quote; its quotes doubled.
     assert.ok(res.body.includes(',"line one\nline two",'), 'a title with a line break');
     assert.ok(res.body.includes(',"Sale, ""big"" one",'), 'a title with a comma and quotes');
-    assert.ok(res.body.includes(',"Ops, ""night"" team"\r\n'), 'a creator with a comma and quotes');
+    assert.ok(res.body.includes(',"Ops, ""night"" team",\r\n'), 'a creator with a comma and quotes (a plain link: no options after it)');
 
     assert.deepEqual(named(codes), ['e6', 'e5', 'e4', 'e3', 'e2', 'e1']);
     const expected: Record<string, Record<string, string>> = {
@@ -574,6 +576,7 @@ describe('GET /links/export.csv', () => {
           url: link.url,
           createdAt: link.createdAt,
           expiresAt: link.expiresAt ?? '',
+          options: '',
           ...expected[name as string],
         },
         name,
@@ -646,6 +649,7 @@ describe('GET /links/export.csv', () => {
       clicks: '0',
       botClicks: '0',
       creator: '',
+      options: '',
     });
     const { codes: n1 } = await exportCsv(bulk.reader, 'tag=n1');
     assert.deepEqual(
@@ -733,5 +737,51 @@ describe('export, then import elsewhere', () => {
     await importFile(there.admin, exported.res.body, elsewhere);
     const arrived = await details(there.admin, c, elsewhere);
     assert.deepEqual([arrived.title, arrived.tags], ["'=not a formula", ["'+1"]]);
+  });
+
+  test("a link's options go out as JSON in the options column and come back; a cell that is no JSON object, or bad options, fail their row", async () => {
+    const { keys } = await workspaceWith(database.url, 'roundtrip-options', { admin: 'admin' });
+    const { keys: there } = await workspaceWith(second.url, 'arrivals-options', { admin: 'admin' });
+    const options = {
+      redirectStatus: 308,
+      forwardQuery: true,
+      targets: [{ when: { device: ['android'], language: ['pt-br'] }, url: 'https://example.com/pt' }],
+      split: [
+        { url: 'https://example.com/a', weight: 40 },
+        { url: 'https://example.com/b', weight: 60 },
+      ],
+    };
+    const c = await create(keys.admin, { url: 'https://example.com/with-options', alias: 'with-options', options });
+    const plain = await create(keys.admin, { url: 'https://example.com/plain', alias: 'plain-options' });
+    const exported = await exportCsv(keys.admin);
+    const byCode = new Map(exported.records.map((r) => [r.code, r]));
+    assert.deepEqual(JSON.parse(byCode.get(c)?.options ?? ''), options);
+    assert.equal(byCode.get(plain)?.options, '');
+    const report = await importFile(there.admin, exported.res.body, elsewhere);
+    assert.equal(report.created, 2, JSON.stringify(report.results));
+    assert.deepEqual((await details(there.admin, c, elsewhere)).options, options);
+    assert.equal((await details(there.admin, plain, elsewhere)).options, null);
+    // Followed on the other deployment: its status and forwarded query.
+    const followed = await elsewhere.inject({ url: `/${c}?x=1` });
+    assert.equal(followed.statusCode, 308);
+
+    const csv = [
+      'url,alias,options',
+      'https://example.com/o1,opt-bad-json,{not json',
+      'https://example.com/o2,opt-array,"[1,2]"',
+      'https://example.com/o3,opt-bad-status,"{""redirectStatus"":303}"',
+      'https://example.com/o4,opt-good,"{""forwardQuery"":true}"',
+    ].join('\n');
+    const rows = await importFile(there.admin, csv, elsewhere);
+    assert.deepEqual(
+      rows.results.map(({ row, status, error }) => [row, status, error?.code]),
+      [
+        [2, 'failed', 'IMPORT_ROW_INVALID'],
+        [3, 'failed', 'IMPORT_ROW_INVALID'],
+        [4, 'failed', 'REDIRECT_STATUS_INVALID'],
+        [5, 'created', undefined],
+      ],
+    );
+    assert.deepEqual((await details(there.admin, 'opt-good', elsewhere)).options, { forwardQuery: true });
   });
 });

@@ -31,6 +31,8 @@ export interface ImportedLink {
   expiresAt?: string;
   title?: string;
   tags?: string[];
+  /** Our own export's options column, parsed (the create checks them as any other). */
+  options?: Record<string, unknown>;
 }
 
 export type RowVerdict = { ok: true; line: number; link: ImportedLink; note?: string } | { ok: false; line: number; message: string };
@@ -49,6 +51,8 @@ interface Layout {
   readonly expiry?: readonly [name: string, zonelessIsUtc: boolean];
   readonly title?: string;
   readonly tags?: readonly [name: string, split: TagSplitter];
+  /** A link's options as JSON (our export's column). */
+  readonly options?: string;
   /** Our export writes a ' before a title or tag that a spreadsheet would run as a formula. */
   readonly formulaEscaped?: boolean;
 }
@@ -94,6 +98,7 @@ const LAYOUTS: readonly (readonly [ImportFormat, Layout])[] = [
       expiry: ['expiresAt', false],
       title: 'title',
       tags: ['tags', tagsByPipeOrComma],
+      options: 'options',
       formulaEscaped: true,
     },
   ],
@@ -114,6 +119,7 @@ interface Plan {
   readonly expiry: readonly [Column, boolean] | undefined;
   readonly title: Column | undefined;
   readonly tags: readonly [Column, TagSplitter] | undefined;
+  readonly options: Column | undefined;
   readonly unescape: (cell: string) => string;
 }
 
@@ -154,9 +160,25 @@ function readRecord(plan: Plan, { line, fields }: ImportRecord): RowVerdict {
   if (title !== '') link.title = title;
   const tags = tagsOf(plan, fields);
   if (tags.length > 0) link.tags = tags;
+  const options = plan.options === undefined ? '' : textAt(fields, plan.options);
+  if (options !== '') {
+    const parsed = parseObject(options);
+    if (parsed === undefined)
+      return { ok: false, line, message: `column ${JSON.stringify(plan.options?.name)}: not a JSON object of link options` };
+    link.options = parsed;
+  }
   const { alias, notes } = aliasOf(plan, fields);
   if (alias !== undefined) link.alias = alias;
   return notes.length === 0 ? { ok: true, line, link } : { ok: true, line, link, note: notes.join('; ') };
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function tagsOf(plan: Plan, fields: ImportRecord['fields']): string[] {
@@ -200,6 +222,7 @@ function planOf(format: ImportFormat, header: readonly string[]): Plan | undefin
       expiry: located(columns, layout.expiry),
       title: layout.title === undefined ? undefined : columns.get(keyOf(layout.title)),
       tags: located(columns, layout.tags),
+      options: layout.options === undefined ? undefined : columns.get(keyOf(layout.options)),
       unescape: layout.formulaEscaped === true ? withoutFormulaEscape : asIs,
     };
   }

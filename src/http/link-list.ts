@@ -46,6 +46,8 @@ export const EXPORT_COLUMNS = [
   'clicks',
   'botClicks',
   'creator',
+  // The link's options as the API writes them (JSON), empty for a plain link; the import reads them back.
+  'options',
 ];
 
 export async function linkListRoutes(plain: FastifyInstance, { db, lists, breaker, shortUrls }: LinkListDeps): Promise<void> {
@@ -182,6 +184,7 @@ function exportRows(links: readonly LinkDetails[], urls: ShortUrls): string {
         String(link.clicks),
         String(link.botClicks),
         { text: link.ownerName ?? '' },
+        link.options === null ? '' : JSON.stringify(link.options),
       ]);
     })
     .join('');

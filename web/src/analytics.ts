@@ -33,6 +33,7 @@ const DIMENSION_TEXT: Record<Dimension, DimensionText> = {
   os: { title: 'Operating systems', column: 'Operating system' },
   language: { title: 'Languages', column: 'Language' },
   source: { title: 'QR code or link', column: 'Source' },
+  target: { title: 'Rules and A/B variants', column: 'Chosen by' },
 };
 
 export function dimensionText(dimension: Dimension): DimensionText {
@@ -43,7 +44,8 @@ export function dimensionText(dimension: Dimension): DimensionText {
 export function shownDimensions(breakdown: Breakdown): { dimension: Dimension; values: DimensionValue[] }[] {
   return DIMENSIONS.flatMap((dimension) => {
     const values = breakdown[dimension];
-    return values === undefined ? [] : [{ dimension, values }];
+    // A plain link has no rules or variants: nothing to show rather than an empty list.
+    return values === undefined || (dimension === 'target' && values.length === 0) ? [] : [{ dimension, values }];
   });
 }
 
@@ -87,6 +89,8 @@ export function valueLabel(dimension: Dimension, row: DimensionValue): string {
       return DEVICES[value] ?? value;
     case 'source':
       return SOURCES[value] ?? value;
+    case 'target':
+      return value === 'url' ? 'The link’s own URL' : value.charAt(0).toUpperCase() + value.slice(1);
     default:
       return value;
   }

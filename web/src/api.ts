@@ -27,6 +27,25 @@ export interface Link {
   creator: { id: number; name: string } | null;
   clicks: number;
   botClicks: number;
+  /** Options beyond the URL; null: a plain link. */
+  options: LinkOptions | null;
+}
+
+/** A rule's condition: every part given must hold (README: Link options). */
+export interface TargetCondition {
+  device?: string[];
+  country?: string[];
+  language?: string[];
+  query?: { name: string; value?: string };
+  from?: string;
+  until?: string;
+}
+
+export interface LinkOptions {
+  redirectStatus?: number | null;
+  forwardQuery?: boolean | null;
+  targets?: { when: TargetCondition; url: string }[] | null;
+  split?: { url: string; weight: number }[] | null;
 }
 
 export interface LinkPage {
@@ -51,6 +70,7 @@ export interface NewLink {
   expiresAt?: string | null;
   title?: string | null;
   tags?: string[];
+  options?: LinkOptions | null;
 }
 
 export interface CreatedLink {
@@ -61,6 +81,7 @@ export interface CreatedLink {
   expiresAt: string | null;
   title: string | null;
   tags: string[];
+  options: LinkOptions | null;
 }
 
 export interface LinkChanges {
@@ -69,6 +90,7 @@ export interface LinkChanges {
   disabled?: boolean;
   title?: string | null;
   tags?: string[];
+  options?: LinkOptions | null;
 }
 
 /**
@@ -81,7 +103,7 @@ export interface LinkKey {
 }
 
 /** What a click is counted by, besides its day; the operator may switch any of them off (and `city` is off without a city database). */
-export const DIMENSIONS = ['referrer', 'country', 'city', 'device', 'browser', 'os', 'language', 'source'] as const;
+export const DIMENSIONS = ['referrer', 'country', 'city', 'device', 'browser', 'os', 'language', 'source', 'target'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
 /** Clicks by people and by bots, and the approximate number of people behind them. */

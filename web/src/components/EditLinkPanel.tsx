@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Link, LinkChanges, LinkKey } from '../api.ts';
 import { useApp } from '../context.ts';
 import { fromDateTimeLocal, parseTags, toDateTimeLocal } from '../format.ts';
+import { draftOf, optionsOf } from '../link-options.ts';
 import { LinkForm, type LinkFormValues } from './LinkForm.tsx';
 import { useAnnounce } from './Status.tsx';
 
@@ -54,6 +55,7 @@ export function EditLinkPanel({ link, linkKey, onChange }: { link: Link; linkKey
             expiresAt: toDateTimeLocal(link.expiresAt),
             title: link.title ?? '',
             tags: link.tags.join(', '),
+            options: draftOf(link.options),
           }}
           submitLabel="Save changes"
           busyLabel="Saving…"
@@ -77,5 +79,8 @@ function linkChanges(link: Link, values: LinkFormValues): LinkChanges {
   if (title !== link.title) changes.title = title;
   const tags = parseTags(values.tags);
   if (tags.join('\n') !== link.tags.join('\n')) changes.tags = tags;
+  const options = optionsOf(values.options);
+  // Compared as the form would send the link's own options back: a link's unchanged options are not sent.
+  if (JSON.stringify(options) !== JSON.stringify(optionsOf(draftOf(link.options)))) changes.options = options;
   return changes;
 }

@@ -1,5 +1,6 @@
 import type { Link } from '../api.ts';
 import { formatCount, formatDateTime } from '../format.ts';
+import { describeOptions } from '../link-options.ts';
 import { CopyButton } from './CopyButton.tsx';
 import { Tags } from './Tags.tsx';
 import { StateBadge } from './StateBadge.tsx';
@@ -27,6 +28,10 @@ export function LinkDetails({ link }: { link: Link }) {
               <span class="visually-hidden"> (opens in a new tab)</span>
             </a>
           </dd>
+        </div>
+        <div>
+          <dt>Redirect options</dt>
+          <dd id="detail-options">{describeOptions(link.options) || <span class="muted">None: a plain 302</span>}</dd>
         </div>
         <div>
           <dt>Title</dt>

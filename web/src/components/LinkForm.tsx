@@ -4,6 +4,8 @@ import { linkFieldOf, errorMessage, type LinkField } from '../errors.ts';
 import { DomainSelect } from './DomainSelect.tsx';
 import { ErrorMessage, Field } from './Field.tsx';
 import { FormButtons } from './FormButtons.tsx';
+import { NO_OPTIONS, optionsControlId, type OptionsDraft } from '../link-options.ts';
+import { LinkOptionsFields } from './LinkOptionsFields.tsx';
 
 export interface LinkFormValues {
   url: string;
@@ -15,6 +17,7 @@ export interface LinkFormValues {
   title: string;
   /** Comma-separated. */
   tags: string;
+  options: OptionsDraft;
 }
 
 interface LinkFormProps {
@@ -36,6 +39,8 @@ type FieldErrors = Partial<Record<LinkField, string>>;
 export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, onSubmit, onCancel }: LinkFormProps) {
   const [values, setValues] = useState(initial);
   const [errors, setErrors] = useState<FieldErrors>({});
+  /** Errors of the options, by the id of the control they are about. */
+  const [optionErrors, setOptionErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
@@ -52,10 +57,18 @@ export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, 
     if (busy) return;
     setBusy(true);
     setErrors({});
+    setOptionErrors({});
     setFormError(null);
     try {
       await onSubmit(values);
     } catch (error) {
+      // An error about an option names it (options.targets[1].url): shown on that control, whatever its code.
+      if (error instanceof ApiError && error.field?.startsWith('options') === true) {
+        const id = optionsControlId(prefix, error.field);
+        setOptionErrors({ [id]: optionMessage(error) });
+        requestAnimationFrame(() => form.current?.querySelector<HTMLElement>(`#${id}`)?.focus());
+        return;
+      }
       const field = error instanceof ApiError ? linkFieldOf(error.code) : null;
       if (field !== null && shows(field)) {
         setErrors({ [field]: errorMessage(error) });
@@ -134,9 +147,22 @@ export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, 
       >
         {(control) => <input {...control} type="text" name="tags" autoComplete="off" value={values.tags} onInput={set('tags')} />}
       </Field>
+      <LinkOptionsFields
+        prefix={prefix}
+        draft={values.options}
+        onChange={(options) => setValues({ ...values, options })}
+        errors={optionErrors}
+        open={initial.options !== NO_OPTIONS || Object.keys(optionErrors).length > 0}
+      />
       <FormButtons busy={busy} submitLabel={submitLabel} busyLabel={busyLabel} onCancel={onCancel} />
     </form>
   );
+}
+
+/** An option's error as shown on its control: without the API's name of the field, which the control's label says. */
+function optionMessage(error: ApiError): string {
+  const text = errorMessage(error).replace(/^options\.[\w.[\]]+\s+/, '');
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function timeZone(): string {

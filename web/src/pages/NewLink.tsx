@@ -5,10 +5,11 @@ import { useAnnounce } from '../components/Status.tsx';
 import { permissions, useApp } from '../context.ts';
 import { linkHref } from '../domains.ts';
 import { fromDateTimeLocal, parseTags } from '../format.ts';
+import { NO_OPTIONS, optionsOf } from '../link-options.ts';
 import type { NewLink } from '../api.ts';
 import { useDomains } from '../use-domains.ts';
 
-const EMPTY: LinkFormValues = { url: '', domain: '', alias: '', expiresAt: '', title: '', tags: '' };
+const EMPTY: LinkFormValues = { url: '', domain: '', alias: '', expiresAt: '', title: '', tags: '', options: NO_OPTIONS };
 
 export function NewLinkPage() {
   const { api, session } = useApp();
@@ -33,6 +34,8 @@ export function NewLinkPage() {
     if (values.title.trim() !== '') link.title = values.title;
     const tags = parseTags(values.tags);
     if (tags.length > 0) link.tags = tags;
+    const options = optionsOf(values.options);
+    if (options !== null) link.options = options;
     const created = await api.createLink(link);
     announce(`Link created: ${created.shortUrl}`);
     route(linkHref({ code: created.code, domain: link.domain ?? null }));
