@@ -58,6 +58,11 @@ export const ERRORS = {
     status: 400,
     message: 'options.split must list 2 to 10 variants {"url": …, "weight": 1–99} whose weights sum to 100.',
   },
+  PREVIEW_INVALID: {
+    status: 400,
+    message:
+      'options.preview must be {"title", "description", "image"}: at least one, texts without control characters, the image an http(s) URL.',
+  },
   LIST_QUERY_INVALID: { status: 400, message: 'A query parameter of the link list is not one it accepts.' },
   CURSOR_INVALID: { status: 400, message: 'cursor is not one this list gave; start again from the first page.' },
   IMPORT_INVALID: { status: 400, message: 'The file is not a CSV file this service can import.' },

@@ -78,6 +78,8 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
   await page.getByRole('group', { name: 'Variant B' }).getByLabel('URL').fill('https://example.com/app?v=b');
   await page.getByRole('group', { name: 'Variant A' }).getByLabel('Weight (%)').fill('30');
   await page.getByRole('group', { name: 'Variant B' }).getByLabel('Weight (%)').fill('70');
+  await page.getByLabel('Preview title').fill('The app, now');
+  await page.getByLabel('Preview image URL').fill('https://cdn.example/app.png');
   await page.getByRole('button', { name: 'Create link' }).click();
 
   // The API's error, on the field it names, which has the focus.
@@ -108,9 +110,13 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
       { url: 'https://example.com/app?v=a', weight: 30 },
       { url: 'https://example.com/app?v=b', weight: 70 },
     ],
+    preview: { title: 'The app, now', image: 'https://cdn.example/app.png' },
   };
   assert.deepEqual(await storedOptions(alias), made);
-  assert.equal(await page.locator('#detail-options').textContent(), '307 redirect · query forwarded · 2 targeting rules · A/B split 30/70');
+  assert.equal(
+    await page.locator('#detail-options').textContent(),
+    '307 redirect · query forwarded · 2 targeting rules · A/B split 30/70 · social preview',
+  );
   await look(page, 'desktop-21-link-with-options');
 
   // As a phone follows it: its rule, its status, its query.

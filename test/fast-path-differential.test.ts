@@ -255,6 +255,7 @@ test('links with rules: the target, status and forwarded query each rule chooses
     ['/rule-query?qr=1', [], 'https://example.com/q?keep=1'],
     ['/rule-place?a=1', ['X-Forwarded-For: 8.8.8.8'], 'https://example.com/us-de?a=1'],
     ['/rule-place', ['X-Forwarded-For: 203.0.113.9'], 'https://example.com/world'],
+    ['/rule-preview', [`User-Agent: ${desktop}`], 'https://example.com/previewed?x=1'],
   ];
   const sequences = cases.map(([target, lines]) => [get(target, ['Host: sho.rt', ...lines])]);
   for (const [target, lines] of cases) sequences.push([get(target, ['Host: sho.rt', ...lines], 'HTTP/1.1', 'HEAD')]);
@@ -271,6 +272,14 @@ test('links with rules: the target, status and forwarded query each rule chooses
   assert.match(outcomes[0]?.text ?? '', /^HTTP\/1.1 307 Temporary Redirect\r\n/);
   assert.match(outcomes[4 * ways.length]?.text ?? '', /^HTTP\/1.1 301 Moved Permanently\r\n/);
   const variants = new Set(outcomes.slice(-4 * ways.length).map((o) => /\r\nlocation: (\S*)\r\n/.exec(o.text)?.[1]));
+  // A crawler gets the preview page, from both alike (its Date aside), GET and HEAD.
+  const crawler = 'User-Agent: Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+  const previews = await assertAllSame(t, [
+    [get('/rule-preview', ['Host: sho.rt', crawler])],
+    [get('/rule-preview', ['Host: sho.rt', crawler], 'HTTP/1.1', 'HEAD')],
+  ]);
+  assert.match(previews[0]?.text ?? '', /^HTTP\/1.1 200 OK\r\n[^]*<meta property="og:title" content="A &quot;quoted&quot; &lt;title&gt;">/);
+  assert.match(previews[ways.length]?.text ?? '', /^HTTP\/1.1 200 OK\r\n[^]*\r\n\r\n$/);
   for (const v of variants) assert.ok(v === 'https://example.com/a' || v === 'https://example.com/b', `variant ${v}`);
 });
 

@@ -174,6 +174,41 @@ describe('link options through the API', () => {
   });
 });
 
+describe('a social preview', () => {
+  test('link-preview crawlers get the page of Open Graph tags (HEAD its head), people the redirect; not a click', async (t) => {
+    const app = await instance(t, { CLICK_FLUSH_INTERVAL_MS: '3600000' });
+    const options = {
+      redirectStatus: 307,
+      preview: { title: 'Spring sale', description: 'Half off, <today>', image: 'https://cdn.example/sale.png' },
+    };
+    const created = await createLink(app, { url: 'https://example.com/sale', alias: 'opt-preview', options });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    for (const crawler of [
+      'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+      'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+      'Twitterbot/1.0',
+      'WhatsApp/2.23.20.0',
+    ]) {
+      const page = await app.inject({ url: '/opt-preview', headers: { 'user-agent': crawler } });
+      assert.equal(page.statusCode, 200, crawler);
+      assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
+      assert.match(String(page.headers['content-security-policy']), /^default-src 'none'/);
+      assert.match(page.body, /<meta property="og:title" content="Spring sale">/);
+      assert.match(page.body, /<meta property="og:description" content="Half off, &lt;today&gt;">/);
+      assert.match(page.body, /<meta property="og:image" content="https:\/\/cdn\.example\/sale\.png">/);
+      const head = await app.inject({ method: 'HEAD', url: '/opt-preview', headers: { 'user-agent': crawler } });
+      assert.equal(head.statusCode, 200);
+      assert.equal(head.body, '');
+      assert.equal(head.headers['content-length'], page.headers['content-length']);
+    }
+    assert.deepEqual(await visit(app, '/opt-preview', { 'user-agent': DESKTOP }), { status: 307, location: 'https://example.com/sale' });
+    assert.deepEqual(await visit(app, '/opt-preview', { 'user-agent': IPHONE }), { status: 307, location: 'https://example.com/sale' });
+    await app.clicks.flush();
+    const details = await app.inject({ url: '/links/opt-preview', headers: { authorization: `Bearer ${admin}` } });
+    assert.deepEqual([details.json().clicks, details.json().botClicks], [2, 0], 'the two redirects are clicks; the previews are not');
+  });
+});
+
 describe('an A/B split', () => {
   test('keeps a visitor on one variant on every instance, and spreads visitors by the weights', async (t) => {
     const [one, two] = [await instance(t), await instance(t)];

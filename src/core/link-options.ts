@@ -3,7 +3,7 @@
 // evaluates is their compiled form (redirect-rules.ts); a link without options has none (null).
 
 import { ERRORS, type ErrorCode } from '../errors.ts';
-import { parseDateTime } from './link.ts';
+import { codePoints, parseDateTime } from './link.ts';
 import type { TargetPolicy } from './target-policy.ts';
 import { checkTargetUrl } from './url-rules.ts';
 
@@ -47,12 +47,24 @@ export interface SplitVariant {
   readonly weight: number;
 }
 
+/** What link-preview crawlers are shown instead of the redirect (preview-page.ts). */
+export interface LinkPreview {
+  readonly title?: string;
+  readonly description?: string;
+  /** An http(s) URL, checked like a link target. */
+  readonly image?: string;
+}
+
+export const PREVIEW_TITLE_MAX_LENGTH = 200;
+export const PREVIEW_DESCRIPTION_MAX_LENGTH = 500;
+
 export interface LinkOptions {
   readonly redirectStatus?: RedirectStatus;
   /** The request's query merged into the target's; absent: the deployment's default (FORWARD_QUERY). */
   readonly forwardQuery?: boolean;
   readonly targets?: readonly TargetRule[];
   readonly split?: readonly SplitVariant[];
+  readonly preview?: LinkPreview;
 }
 
 /** The options of a create or a change, as the API's JSON schema lets them through (every field checked here again). */
@@ -61,6 +73,7 @@ export interface LinkOptionsInput {
   forwardQuery?: unknown;
   targets?: unknown;
   split?: unknown;
+  preview?: unknown;
 }
 
 export type OptionsVerdict = { ok: true; options: LinkOptions | null } | { ok: false; code: ErrorCode; field: string; message?: string };
@@ -89,6 +102,7 @@ export function checkLinkOptions(input: LinkOptionsInput | null | undefined, pol
       forwardQuery?: boolean;
       targets?: TargetRule[];
       split?: SplitVariant[];
+      preview?: LinkPreview;
     } = {};
     if (input.redirectStatus !== undefined && input.redirectStatus !== null) options.redirectStatus = checkStatus(input.redirectStatus);
     if (input.forwardQuery !== undefined && input.forwardQuery !== null) {
@@ -104,6 +118,7 @@ export function checkLinkOptions(input: LinkOptionsInput | null | undefined, pol
       const split = checkSplit(input.split, policy);
       if (split.length > 0) options.split = split;
     }
+    if (input.preview !== undefined && input.preview !== null) options.preview = checkPreview(input.preview, policy);
     return { ok: true, options: Object.keys(options).length === 0 ? null : options };
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
@@ -219,6 +234,33 @@ function checkCondition(when: Record<string, unknown>, at: string, now: number):
   if (condition.until !== undefined && Date.parse(condition.until) <= now)
     throw new Refused('TARGET_RULE_INVALID', `${at}.until`, `${at}.until is in the past: the rule would never match.`);
   return condition;
+}
+
+// Controls, and line and paragraph separators, as a link's title refuses them (link.ts).
+const TEXT_FORBIDDEN = /[\p{Cc}\p{Zl}\p{Zp}]/u;
+
+function checkPreview(raw: unknown, policy: TargetPolicy): LinkPreview {
+  const problem = `options.preview must be {"title", "description", "image"} (at least one): a title of at most ${PREVIEW_TITLE_MAX_LENGTH} and a description of at most ${PREVIEW_DESCRIPTION_MAX_LENGTH} characters without control characters, an image's http(s) URL.`;
+  if (!isObject(raw)) throw new Refused('PREVIEW_INVALID', 'options.preview', problem);
+  const unknown = Object.keys(raw).find((k) => k !== 'title' && k !== 'description' && k !== 'image');
+  if (unknown !== undefined) throw new Refused('PREVIEW_INVALID', `options.preview.${unknown}`, problem);
+  const preview: { title?: string; description?: string; image?: string } = {};
+  for (const [name, max] of [
+    ['title', PREVIEW_TITLE_MAX_LENGTH],
+    ['description', PREVIEW_DESCRIPTION_MAX_LENGTH],
+  ] as const) {
+    const value = raw[name];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') throw new Refused('PREVIEW_INVALID', `options.preview.${name}`, problem);
+    const text = value.trim();
+    if (text === '') continue;
+    if (codePoints(text) > max || TEXT_FORBIDDEN.test(text)) throw new Refused('PREVIEW_INVALID', `options.preview.${name}`, problem);
+    preview[name] = text;
+  }
+  if (raw.image !== undefined && raw.image !== null && raw.image !== '')
+    preview.image = checkUrl(raw.image, policy, 'options.preview.image');
+  if (Object.keys(preview).length === 0) throw new Refused('PREVIEW_INVALID', 'options.preview', problem);
+  return preview;
 }
 
 function checkSplit(raw: unknown, policy: TargetPolicy): SplitVariant[] {

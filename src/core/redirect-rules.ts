@@ -5,6 +5,7 @@
 
 import type { Device } from './dimensions.ts';
 import { SPLIT_MAX, TARGETS_MAX, type LinkOptions, type RedirectStatus, type TargetCondition } from './link-options.ts';
+import { previewPage, type PreviewPage } from './preview-page.ts';
 import { URL_MAX_LENGTH } from './url-rules.ts';
 
 /** The deployment's defaults (REDIRECT_STATUS, FORWARD_QUERY). */
@@ -65,6 +66,8 @@ export class LinkRules {
   /** Variant i takes buckets below #cumulative[i]. */
   readonly #splitUrls: readonly string[];
   readonly #cumulative: readonly number[];
+  /** What link-preview crawlers get instead of the redirect; null: they are redirected like people. */
+  readonly preview: PreviewPage | null;
   /** What chose the target of the last location() (TARGET_URL ...): read by the redirect right after it. */
   lastTarget = TARGET_URL;
 
@@ -77,6 +80,7 @@ export class LinkRules {
     this.#splitUrls = split.map((variant) => variant.url);
     let sum = 0;
     this.#cumulative = split.map((variant) => (sum += variant.weight));
+    this.preview = options.preview === undefined ? null : previewPage(options.preview, url);
   }
 
   /**
@@ -124,7 +128,8 @@ export class LinkRules {
 export function compileRules(url: string, options: LinkOptions | null, defaults: RuleDefaults): LinkRules | null {
   if (options === null && defaults.redirectStatus === 302 && !defaults.forwardQuery) return null;
   const rules = new LinkRules(url, options ?? {}, defaults);
-  const plain = rules.status === 302 && !rules.forwardQuery && options?.targets === undefined && options?.split === undefined;
+  const plain =
+    rules.status === 302 && !rules.forwardQuery && options?.targets === undefined && options?.split === undefined && rules.preview === null;
   return plain ? null : rules;
 }
 

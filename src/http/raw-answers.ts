@@ -22,7 +22,8 @@ export function rawAnswers(cacheControl: string, keepAliveTimeoutMs: number): Ra
   const after = `\r\ncache-control: ${cacheControl}\r\ncontent-length: 0\r\n`;
   const afterKept = after + keepAlive;
   const afterClosed = after + close;
-  const heads = new Map<Prebuilt, string>();
+  // Weak: a link's preview page is an answer of its own, gone with the link's cache entry.
+  const heads = new WeakMap<Prebuilt, string>();
   const headOf = (answer: Prebuilt): string => {
     let text = heads.get(answer);
     if (text === undefined) {

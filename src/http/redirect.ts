@@ -161,7 +161,10 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
   /** A link with rules: they choose where, and with which status, from what the request says. */
   const writeRuled = (req: Q, res: R, key: string, rules: LinkRules): void => {
     try {
-      io.writeRedirect(res, rules.status, rules.location(new RequestVisitor(visitors, io, req, key), Date.now()));
+      const visitor = new RequestVisitor(visitors, io, req, key);
+      // A link-preview crawler (a bot, as analytics tells them) gets the link's own preview page, people the redirect.
+      if (rules.preview !== null && visitor.device().type === 'bot') return io.writePrebuilt(res, rules.preview);
+      io.writeRedirect(res, rules.status, rules.location(visitor, Date.now()));
       target = rules.lastTarget;
     } catch (err) {
       crashed(res, key, err);

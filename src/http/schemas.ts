@@ -4,7 +4,13 @@
 import { Type, type Static } from 'typebox';
 import { NAME_MAX_LENGTH } from '../auth/api-keys.ts';
 import { TAG_MAX_LENGTH, TAGS_MAX, TITLE_MAX_LENGTH } from '../core/link.ts';
-import { DEVICE_CONDITIONS, SPLIT_MAX, TARGETS_MAX } from '../core/link-options.ts';
+import {
+  DEVICE_CONDITIONS,
+  PREVIEW_DESCRIPTION_MAX_LENGTH,
+  PREVIEW_TITLE_MAX_LENGTH,
+  SPLIT_MAX,
+  TARGETS_MAX,
+} from '../core/link-options.ts';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, SEARCH_MAX, SEARCH_MIN } from '../core/list-query.ts';
 
 const BULK_MAX_ITEMS = 1000;
@@ -99,6 +105,22 @@ export const LinkOptions = Type.Object(
           description:
             `A/B split when no rule matched: 2–${SPLIT_MAX} variants whose weights sum to 100. A visitor (address and ` +
             'User-Agent) gets the same variant every time, on every instance.',
+        },
+      ),
+    ),
+    preview: Type.Optional(
+      Type.Union(
+        [
+          Type.Object({
+            title: Type.Optional(Type.String({ description: `At most ${PREVIEW_TITLE_MAX_LENGTH} characters.` })),
+            description: Type.Optional(Type.String({ description: `At most ${PREVIEW_DESCRIPTION_MAX_LENGTH} characters.` })),
+            image: Type.Optional(Type.String({ description: 'An http(s) URL, checked like a link target.' })),
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            'A social preview: link-preview crawlers (the bots analytics recognises) get a page with these Open Graph tags instead of the redirect; people are redirected.',
         },
       ),
     ),

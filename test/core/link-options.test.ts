@@ -155,6 +155,14 @@ describe('link options: what is accepted and stored', () => {
       [{ targets: [{ when: { country: ['DE'] }, url: 'https://blocked.example/' }] }, 'URL_DOMAIN_BLOCKED', 'options.targets[0].url'],
       [{ targets: [{ when: { country: ['DE'] }, url: 'https://sho.rt/abc' }] }, 'URL_SELF_REFERENCE', 'options.targets[0].url'],
       [{ split: [{ url: 'https://example.com/a', weight: 100 }] }, 'SPLIT_INVALID', 'options.split'],
+      [{ preview: {} }, 'PREVIEW_INVALID', 'options.preview'],
+      [{ preview: { title: '   ' } }, 'PREVIEW_INVALID', 'options.preview'],
+      [{ preview: 'a title' }, 'PREVIEW_INVALID', 'options.preview'],
+      [{ preview: { title: 'x'.repeat(201) } }, 'PREVIEW_INVALID', 'options.preview.title'],
+      [{ preview: { description: 'line\u2028break' } }, 'PREVIEW_INVALID', 'options.preview.description'],
+      [{ preview: { title: 'Sale', colour: 'red' } }, 'PREVIEW_INVALID', 'options.preview.colour'],
+      [{ preview: { image: 'file:///etc/passwd' } }, 'URL_SCHEME_NOT_ALLOWED', 'options.preview.image'],
+      [{ preview: { image: 'https://192.168.1.1/x.png' } }, 'URL_PRIVATE_ADDRESS', 'options.preview.image'],
       [
         {
           split: [
@@ -272,6 +280,32 @@ describe('compiled rules', () => {
     assert.equal(rules.location(visitor({ device: { os: 'android', type: 'tablet' } }), NOW), 'https://example.com/android');
     assert.equal(rules.location(visitor({ device: { os: 'ios', type: 'tablet' } }), NOW), 'https://example.com/big');
     assert.equal(rules.location(visitor({ device: { os: '', type: 'mobile' } }), NOW), 'https://example.com/default');
+  });
+});
+
+describe('a social preview', () => {
+  test('crawlers get a page of Open Graph tags, escaped, under a strict CSP; the link is ruled for it alone', () => {
+    const rules = rulesOf(
+      { preview: { title: ' Sale "now" <b>50%</b> ', description: "Tom & Jerry's", image: 'https://cdn.example/a.png?x=1&y=2' } },
+      'https://example.com/t?a=1&b=%3C2%3E',
+    );
+    const page = rules.preview;
+    assert.ok(page !== null);
+    assert.equal(page.status, 200);
+    const head = new Map<string, string>();
+    for (let i = 0; i < page.head.length; i += 2) head.set(page.head[i] as string, page.head[i + 1] as string);
+    assert.equal(head.get('content-type'), 'text/html; charset=utf-8');
+    assert.match(head.get('content-security-policy') ?? '', /^default-src 'none';/);
+    assert.equal(head.get('content-length'), String(Buffer.byteLength(page.body)));
+    assert.match(page.body, /<meta property="og:title" content="Sale &quot;now&quot; &lt;b&gt;50%&lt;\/b&gt;">/);
+    assert.match(page.body, /<meta property="og:description" content="Tom &amp; Jerry&#39;s">/);
+    assert.match(page.body, /<meta property="og:image" content="https:\/\/cdn\.example\/a\.png\?x=1&amp;y=2">/);
+    assert.match(page.body, /<meta name="twitter:card" content="summary_large_image">/);
+    assert.match(page.body, /<a href="https:\/\/example\.com\/t\?a=1&amp;b=%3C2%3E">/);
+    assert.ok(!/<script|<style|<b>/.test(page.body), 'no script, no style, no markup of the text');
+    // People still get the plain redirect's target.
+    assert.equal(rules.status, 302);
+    assert.equal(rules.location(visitor({}), NOW), 'https://example.com/t?a=1&b=%3C2%3E');
   });
 });
 

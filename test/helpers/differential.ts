@@ -90,6 +90,10 @@ export const RULED_LINKS: Readonly<Record<string, Record<string, unknown>>> = {
       ],
     },
   },
+  'rule-preview': {
+    url: 'https://example.com/previewed?x=1',
+    options: { preview: { title: 'A "quoted" <title>', description: 'Tom & Jerry', image: 'https://cdn.example/i.png' } },
+  },
   'rule-place': {
     url: 'https://example.com/world',
     options: {

@@ -46,6 +46,7 @@ export interface LinkOptions {
   forwardQuery?: boolean | null;
   targets?: { when: TargetCondition; url: string }[] | null;
   split?: { url: string; weight: number }[] | null;
+  preview?: { title?: string; description?: string; image?: string } | null;
 }
 
 export interface LinkPage {

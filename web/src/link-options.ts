@@ -45,9 +45,20 @@ export interface OptionsDraft {
   forwardQuery: string;
   rules: RuleDraft[];
   variants: VariantDraft[];
+  previewTitle: string;
+  previewDescription: string;
+  previewImage: string;
 }
 
-export const NO_OPTIONS: OptionsDraft = { redirectStatus: '', forwardQuery: '', rules: [], variants: [] };
+export const NO_OPTIONS: OptionsDraft = {
+  redirectStatus: '',
+  forwardQuery: '',
+  rules: [],
+  variants: [],
+  previewTitle: '',
+  previewDescription: '',
+  previewImage: '',
+};
 
 export function emptyRule(): RuleDraft {
   return { devices: [], countries: '', languages: '', queryName: '', queryValue: '', from: '', until: '', url: '' };
@@ -69,6 +80,9 @@ export function draftOf(options: LinkOptions | null): OptionsDraft {
       url,
     })),
     variants: (options.split ?? []).map(({ url, weight }) => ({ url, weight: String(weight) })),
+    previewTitle: options.preview?.title ?? '',
+    previewDescription: options.preview?.description ?? '',
+    previewImage: options.preview?.image ?? '',
   };
 }
 
@@ -104,6 +118,11 @@ export function optionsOf(draft: OptionsDraft): LinkOptions | null {
       weight: /^\d+$/.test(weight.trim()) ? Number(weight) : (weight as unknown as number),
     }));
   }
+  const preview: NonNullable<LinkOptions['preview']> = {};
+  if (draft.previewTitle.trim() !== '') preview.title = draft.previewTitle.trim();
+  if (draft.previewDescription.trim() !== '') preview.description = draft.previewDescription.trim();
+  if (draft.previewImage.trim() !== '') preview.image = draft.previewImage.trim();
+  if (Object.keys(preview).length > 0) options.preview = preview;
   return Object.keys(options).length === 0 ? null : options;
 }
 
@@ -118,6 +137,7 @@ export function describeOptions(options: LinkOptions | null): string {
   if (rules > 0) parts.push(`${rules} targeting rule${rules === 1 ? '' : 's'}`);
   if (options.split !== undefined && options.split !== null && options.split.length > 0)
     parts.push(`A/B split ${options.split.map((v) => v.weight).join('/')}`);
+  if (options.preview !== undefined && options.preview !== null) parts.push('social preview');
   return parts.join(' · ');
 }
 
@@ -134,6 +154,8 @@ export function optionsControlId(prefix: string, field: string): string {
   }
   const variant = /^options\.split\[(\d+)\](?:\.(url|weight))?/.exec(field);
   if (variant !== null) return `${prefix}-opt-split-${variant[1]}-${variant[2] ?? 'url'}`;
+  const preview = /^options\.preview(?:\.(title|description|image))?/.exec(field);
+  if (preview !== null) return `${prefix}-opt-preview-${preview[1] ?? 'title'}`;
   if (field === 'options.forwardQuery') return `${prefix}-opt-forward`;
   if (field === 'options.split') return `${prefix}-opt-split-0-weight`;
   if (field === 'options.targets') return `${prefix}-opt-targets-0-url`;

@@ -202,6 +202,31 @@ export function LinkOptionsFields({ prefix, draft, onChange, errors, open }: Lin
             {draft.variants.length === 0 ? 'Add an A/B split' : 'Add a variant'}
           </button>
         )}
+
+        <h3 class="options-heading">Social preview</h3>
+        <p class="hint">What chat apps and social networks show for the short link: their crawlers get these, people the redirect.</p>
+        <Text
+          id={id('preview-title')}
+          label="Preview title"
+          value={draft.previewTitle}
+          errors={errors}
+          onInput={(previewTitle) => onChange({ ...draft, previewTitle })}
+        />
+        <Text
+          id={id('preview-description')}
+          label="Preview description"
+          value={draft.previewDescription}
+          errors={errors}
+          onInput={(previewDescription) => onChange({ ...draft, previewDescription })}
+        />
+        <Text
+          id={id('preview-image')}
+          type="url"
+          label="Preview image URL"
+          value={draft.previewImage}
+          errors={errors}
+          onInput={(previewImage) => onChange({ ...draft, previewImage })}
+        />
       </div>
     </details>
   );

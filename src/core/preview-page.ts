@@ -1,0 +1,62 @@
+// The page a link-preview crawler gets for a link with a social preview (link-options.ts): Open
+// Graph and Twitter card tags with the link's own title, description and image, and a plain link
+// to the target. Built once when the link enters the cache; no script, no style, a strict CSP.
+// Pure: no I/O.
+
+import type { LinkPreview } from './link-options.ts';
+
+/** A whole answer: what http/respond.ts writes (its Prebuilt). */
+export interface PreviewPage {
+  readonly status: 200;
+  readonly head: readonly string[];
+  readonly body: string;
+}
+
+const CSP = "default-src 'none'; img-src https: http:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
+}
+
+export function previewPage(preview: LinkPreview, target: string): PreviewPage {
+  const meta: string[] = [];
+  const tag = (attribute: 'property' | 'name', name: string, content: string) =>
+    meta.push(`<meta ${attribute}="${name}" content="${escapeHtml(content)}">`);
+  if (preview.title !== undefined) {
+    tag('property', 'og:title', preview.title);
+    tag('name', 'twitter:title', preview.title);
+  }
+  if (preview.description !== undefined) {
+    tag('property', 'og:description', preview.description);
+    tag('name', 'description', preview.description);
+    tag('name', 'twitter:description', preview.description);
+  }
+  if (preview.image !== undefined) {
+    tag('property', 'og:image', preview.image);
+    tag('name', 'twitter:image', preview.image);
+  }
+  tag('property', 'og:type', 'website');
+  tag('name', 'twitter:card', preview.image === undefined ? 'summary' : 'summary_large_image');
+  const title = escapeHtml(preview.title ?? target);
+  const body =
+    `<!doctype html>\n<html><head><meta charset="utf-8"><title>${title}</title>\n${meta.join('\n')}\n</head>` +
+    `<body><p><a href="${escapeHtml(target)}">${title}</a></p></body></html>\n`;
+  return {
+    status: 200,
+    head: [
+      'content-type',
+      'text/html; charset=utf-8',
+      'cache-control',
+      'public, max-age=300',
+      'content-security-policy',
+      CSP,
+      'x-content-type-options',
+      'nosniff',
+      'content-length',
+      String(Buffer.byteLength(body)),
+    ],
+    body,
+  };
+}
