@@ -63,6 +63,10 @@ export const ERRORS = {
     message:
       'options.preview must be {"title", "description", "image"}: at least one, texts without control characters, the image an http(s) URL.',
   },
+  DEEP_LINK_INVALID: {
+    status: 400,
+    message: 'options.deepLink must be {"ios", "android"}: each an app URL such as myapp://path, or an https universal or app link.',
+  },
   LIST_QUERY_INVALID: { status: 400, message: 'A query parameter of the link list is not one it accepts.' },
   CURSOR_INVALID: { status: 400, message: 'cursor is not one this list gave; start again from the first page.' },
   IMPORT_INVALID: { status: 400, message: 'The file is not a CSV file this service can import.' },

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { CreatedKey } from '../src/auth/api-keys.ts';
 import { startApp } from './helpers/app.ts';
-import { launchChromium, look, watchedPage } from './helpers/browser.ts';
+import { launchChromium, look, startLandingPage, watchedPage } from './helpers/browser.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 import { freePort } from './helpers/redis.ts';
 import { keysWith } from './helpers/workspaces.ts';
@@ -80,6 +80,7 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
   await page.getByRole('group', { name: 'Variant B' }).getByLabel('Weight (%)').fill('70');
   await page.getByLabel('Preview title').fill('The app, now');
   await page.getByLabel('Preview image URL').fill('https://cdn.example/app.png');
+  await page.getByLabel('Android app URL').fill('myapp://open/app');
   await page.getByRole('button', { name: 'Create link' }).click();
 
   // The API's error, on the field it names, which has the focus.
@@ -111,11 +112,12 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
       { url: 'https://example.com/app?v=b', weight: 70 },
     ],
     preview: { title: 'The app, now', image: 'https://cdn.example/app.png' },
+    deepLink: { android: 'myapp://open/app' },
   };
   assert.deepEqual(await storedOptions(alias), made);
   assert.equal(
     await page.locator('#detail-options').textContent(),
-    '307 redirect · query forwarded · 2 targeting rules · A/B split 30/70 · social preview',
+    '307 redirect · query forwarded · 2 targeting rules · A/B split 30/70 · social preview · app links (Android)',
   );
   await look(page, 'desktop-21-link-with-options');
 
@@ -148,4 +150,33 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
   await phone.page.getByRole('button', { name: 'Add an A/B split' }).click();
   await look(phone.page, 'phone-20-link-options');
   assert.deepEqual([...desk.problems, ...phone.problems], [], 'no CSP violation, console error or uncaught error');
+});
+
+test('an iPhone without the app: the deep link’s page tries the app, then goes on to the web target, its one script allowed by the CSP', async (t) => {
+  const landing = await startLandingPage('deep-link');
+  t.after(() => landing.close());
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const { app } = await startApp(t, database.url, { BASE_URL: base, PORT: String(port), ALLOW_PRIVATE_TARGETS: 'true' });
+  await app.listen({ port, host: '127.0.0.1' });
+  const alias = `app-${Date.now().toString(36)}`;
+  const created = await app.inject({
+    method: 'POST',
+    url: '/links',
+    payload: { url: landing.url, alias, options: { deepLink: { ios: 'shortener-test-app://open/42' } } },
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  const phone = await watchedPage(browser, { width: 390, height: 844 }, IPHONE);
+  t.after(() => phone.context.close());
+  const started = Date.now();
+  await phone.page.goto(`${base}/${alias}`);
+  // No app takes the scheme here: 1.5 s later the page goes on to the web target.
+  await phone.page.getByRole('heading', { name: 'Landed' }).waitFor({ timeout: 10_000 });
+  assert.equal(phone.page.url(), landing.url);
+  assert.ok(Date.now() - started >= 1400, `went on after ${Date.now() - started} ms: it did not give the app its chance`);
+  // Chromium says that no handler took the app's scheme; nothing else may go wrong, and no CSP violation.
+  assert.deepEqual(
+    phone.problems.filter((p) => !p.includes('shortener-test-app://')),
+    [],
+  );
 });

@@ -209,6 +209,41 @@ describe('a social preview', () => {
   });
 });
 
+describe('deep links', () => {
+  test('iOS gets the app page, Android an intent falling back to the web target as the rules chose it, others the redirect; all are clicks', async (t) => {
+    const app = await instance(t, { CLICK_FLUSH_INTERVAL_MS: '3600000' });
+    const options = {
+      forwardQuery: true,
+      targets: [{ when: { language: ['de'] }, url: 'https://example.com/de' }],
+      deepLink: { ios: 'myapp://open/42', android: 'myapp://open/42?from=link' },
+    };
+    assert.equal((await createLink(app, { url: 'https://example.com/web', alias: 'opt-app', options })).status, 201);
+    const android = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36';
+    const onAndroid = await visit(app, '/opt-app?utm=sms', { 'user-agent': android, 'accept-language': 'de-DE' });
+    assert.deepEqual(onAndroid, {
+      status: 302,
+      location: `intent://open/42?from=link#Intent;scheme=myapp;S.browser_fallback_url=${encodeURIComponent('https://example.com/de?utm=sms')};end`,
+    });
+    const page = await app.inject({ url: '/opt-app?utm=sms', headers: { 'user-agent': IPHONE } });
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-security-policy']), /script-src 'sha256-/);
+    assert.match(page.body, /<a id="app" href="myapp:\/\/open\/42">/);
+    assert.match(page.body, /<a id="web" href="https:\/\/example\.com\/web\?utm=sms">/);
+    assert.deepEqual(await visit(app, '/opt-app', { 'user-agent': DESKTOP }), { status: 302, location: 'https://example.com/web' });
+    await app.clicks.flush();
+    const details = await app.inject({ url: '/links/opt-app', headers: { authorization: `Bearer ${admin}` } });
+    assert.equal(details.json().clicks, 3, 'the app page is a click, like the redirects');
+    // Universal and app links are redirected to as they are.
+    await app.inject({
+      method: 'PATCH',
+      url: '/links/opt-app',
+      headers: { authorization: `Bearer ${admin}` },
+      payload: { options: { deepLink: { ios: 'https://app.example/open/42' } } },
+    });
+    assert.deepEqual(await visit(app, '/opt-app', { 'user-agent': IPHONE }), { status: 302, location: 'https://app.example/open/42' });
+  });
+});
+
 describe('an A/B split', () => {
   test('keeps a visitor on one variant on every instance, and spreads visitors by the weights', async (t) => {
     const [one, two] = [await instance(t), await instance(t)];

@@ -5,7 +5,7 @@
 import { ERRORS, type ErrorCode } from '../errors.ts';
 import { codePoints, parseDateTime } from './link.ts';
 import type { TargetPolicy } from './target-policy.ts';
-import { checkTargetUrl } from './url-rules.ts';
+import { checkTargetUrl, URL_MAX_LENGTH } from './url-rules.ts';
 
 export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
 export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
@@ -55,6 +55,12 @@ export interface LinkPreview {
   readonly image?: string;
 }
 
+/** App URLs for phones (app-page.ts): a custom scheme (myapp://path) or an https universal or app link. */
+export interface DeepLinks {
+  readonly ios?: string;
+  readonly android?: string;
+}
+
 export const PREVIEW_TITLE_MAX_LENGTH = 200;
 export const PREVIEW_DESCRIPTION_MAX_LENGTH = 500;
 
@@ -65,6 +71,7 @@ export interface LinkOptions {
   readonly targets?: readonly TargetRule[];
   readonly split?: readonly SplitVariant[];
   readonly preview?: LinkPreview;
+  readonly deepLink?: DeepLinks;
 }
 
 /** The options of a create or a change, as the API's JSON schema lets them through (every field checked here again). */
@@ -74,6 +81,7 @@ export interface LinkOptionsInput {
   targets?: unknown;
   split?: unknown;
   preview?: unknown;
+  deepLink?: unknown;
 }
 
 export type OptionsVerdict = { ok: true; options: LinkOptions | null } | { ok: false; code: ErrorCode; field: string; message?: string };
@@ -103,6 +111,7 @@ export function checkLinkOptions(input: LinkOptionsInput | null | undefined, pol
       targets?: TargetRule[];
       split?: SplitVariant[];
       preview?: LinkPreview;
+      deepLink?: DeepLinks;
     } = {};
     if (input.redirectStatus !== undefined && input.redirectStatus !== null) options.redirectStatus = checkStatus(input.redirectStatus);
     if (input.forwardQuery !== undefined && input.forwardQuery !== null) {
@@ -119,6 +128,7 @@ export function checkLinkOptions(input: LinkOptionsInput | null | undefined, pol
       if (split.length > 0) options.split = split;
     }
     if (input.preview !== undefined && input.preview !== null) options.preview = checkPreview(input.preview, policy);
+    if (input.deepLink !== undefined && input.deepLink !== null) options.deepLink = checkDeepLinks(input.deepLink, policy);
     return { ok: true, options: Object.keys(options).length === 0 ? null : options };
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
@@ -261,6 +271,48 @@ function checkPreview(raw: unknown, policy: TargetPolicy): LinkPreview {
     preview.image = checkUrl(raw.image, policy, 'options.preview.image');
   if (Object.keys(preview).length === 0) throw new Refused('PREVIEW_INVALID', 'options.preview', problem);
   return preview;
+}
+
+/** A scheme and the rest of an app URL: printable ASCII, no spaces. */
+const APP_URL = /^([a-zA-Z][a-zA-Z0-9+.-]*):[\x21-\x7e]+$/;
+/** Schemes that run or read something in the browser, or that the service builds itself (intent: on Android). */
+const SCHEMES_REFUSED = new Set([
+  'javascript',
+  'data',
+  'vbscript',
+  'file',
+  'about',
+  'blob',
+  'filesystem',
+  'intent',
+  'content',
+  'view-source',
+  'ftp',
+  'ws',
+  'wss',
+]);
+
+function checkDeepLinks(raw: unknown, policy: TargetPolicy): DeepLinks {
+  const problem =
+    'options.deepLink must be {"ios", "android"} (at least one): each an app URL (myapp://path, at most 2048 printable ASCII characters) or an https universal or app link.';
+  if (!isObject(raw)) throw new Refused('DEEP_LINK_INVALID', 'options.deepLink', problem);
+  const unknown = Object.keys(raw).find((k) => k !== 'ios' && k !== 'android');
+  if (unknown !== undefined) throw new Refused('DEEP_LINK_INVALID', `options.deepLink.${unknown}`, problem);
+  const links: { ios?: string; android?: string } = {};
+  for (const platform of ['ios', 'android'] as const) {
+    const value = raw[platform];
+    if (value === undefined || value === null || value === '') continue;
+    const field = `options.deepLink.${platform}`;
+    if (typeof value !== 'string' || value.length > URL_MAX_LENGTH) throw new Refused('DEEP_LINK_INVALID', field, problem);
+    const match = APP_URL.exec(value.trim());
+    if (match === null) throw new Refused('DEEP_LINK_INVALID', field, problem);
+    const scheme = (match[1] as string).toLowerCase();
+    if (scheme === 'http' || scheme === 'https') links[platform] = checkUrl(value, policy, field);
+    else if (SCHEMES_REFUSED.has(scheme)) throw new Refused('DEEP_LINK_INVALID', field, `${field} may not use the ${scheme}: scheme.`);
+    else links[platform] = value.trim();
+  }
+  if (Object.keys(links).length === 0) throw new Refused('DEEP_LINK_INVALID', 'options.deepLink', problem);
+  return links;
 }
 
 function checkSplit(raw: unknown, policy: TargetPolicy): SplitVariant[] {

@@ -4,7 +4,7 @@
 // or only the deployment's defaults) compiles to null and stays a plain, prebuilt redirect.
 
 import type { Device } from './dimensions.ts';
-import { SPLIT_MAX, TARGETS_MAX, type LinkOptions, type RedirectStatus, type TargetCondition } from './link-options.ts';
+import { SPLIT_MAX, TARGETS_MAX, type DeepLinks, type LinkOptions, type RedirectStatus, type TargetCondition } from './link-options.ts';
 import { previewPage, type PreviewPage } from './preview-page.ts';
 import { URL_MAX_LENGTH } from './url-rules.ts';
 
@@ -68,6 +68,8 @@ export class LinkRules {
   readonly #cumulative: readonly number[];
   /** What link-preview crawlers get instead of the redirect; null: they are redirected like people. */
   readonly preview: PreviewPage | null;
+  /** The apps of phone visitors (app-page.ts); null: none. */
+  readonly deepLink: DeepLinks | null;
   /** What chose the target of the last location() (TARGET_URL ...): read by the redirect right after it. */
   lastTarget = TARGET_URL;
 
@@ -81,6 +83,7 @@ export class LinkRules {
     let sum = 0;
     this.#cumulative = split.map((variant) => (sum += variant.weight));
     this.preview = options.preview === undefined ? null : previewPage(options.preview, url);
+    this.deepLink = options.deepLink ?? null;
   }
 
   /**
@@ -129,7 +132,12 @@ export function compileRules(url: string, options: LinkOptions | null, defaults:
   if (options === null && defaults.redirectStatus === 302 && !defaults.forwardQuery) return null;
   const rules = new LinkRules(url, options ?? {}, defaults);
   const plain =
-    rules.status === 302 && !rules.forwardQuery && options?.targets === undefined && options?.split === undefined && rules.preview === null;
+    rules.status === 302 &&
+    !rules.forwardQuery &&
+    options?.targets === undefined &&
+    options?.split === undefined &&
+    rules.preview === null &&
+    rules.deepLink === null;
   return plain ? null : rules;
 }
 

@@ -4,11 +4,16 @@
 
 import { redirectSlot, type RedirectCounts } from '../metrics/metrics.ts';
 import type { ClickCounter, CountedLink } from '../write/click-counter.ts';
-import { isClickStatus, type RedirectObserver } from './redirect.ts';
+import type { RedirectObserver } from './redirect.ts';
 
 export function createRedirectObserver(clicks: ClickCounter, metrics: RedirectCounts | null): RedirectObserver {
-  const click = (userAgent: string | undefined, status: number, code: string): CountedLink | undefined =>
-    isClickStatus(status) && code !== '' ? clicks.count(code, userAgent) : undefined;
+  const click = (
+    userAgent: string | undefined,
+    _status: number,
+    code: string,
+    _started: number,
+    clicked: boolean,
+  ): CountedLink | undefined => (clicked ? clicks.count(code, userAgent) : undefined);
   if (metrics === null) {
     return { now: () => 0, cached: () => {}, answered: click };
   }
@@ -19,11 +24,11 @@ export function createRedirectObserver(clicks: ClickCounter, metrics: RedirectCo
       const i = hit ? 0 : 1;
       lru[i] = (lru[i] as number) + 1;
     },
-    answered(userAgent, status, code, started) {
+    answered(userAgent, status, code, started, clicked) {
       const i = redirectSlot(status);
       answers[i] = (answers[i] as number) + 1;
       latency.observe((performance.now() - started) / 1000);
-      return click(userAgent, status, code);
+      return clicked ? clicks.count(code, userAgent) : undefined;
     },
   };
 }

@@ -20,6 +20,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ABSENT, isRedirect, type CacheEntry, type LinkCache, type NoRedirect, type RedirectTarget } from '../cache/link-cache.ts';
+import { appPage, intentUrl, isWebUrl } from '../core/app-page.ts';
 import { LinkRules } from '../core/redirect-rules.ts';
 import { asShortCode } from '../core/codes.ts';
 import type { SlotHolder, VisitRecorder } from '../analytics/visits.ts';
@@ -77,10 +78,11 @@ export interface RedirectObserver {
   /**
    * A request for the link `key` names (core/domains.ts) from `userAgent` was just answered with
    * `status`; it came in at `started`. An empty key: the answer was no link's (a domain's fallback,
-   * a host not served, a path that is no code). Returns the link's click count of the interval,
-   * where analytics keeps the link's slot (undefined: no click counted).
+   * a host not served, a path that is no code). `click`: the answer sent a visitor on (a link's
+   * redirect, or its app page). Returns the link's click count of the interval, where analytics
+   * keeps the link's slot (undefined: no click counted).
    */
-  answered(userAgent: string | undefined, status: number, key: string, started: number): SlotHolder | undefined;
+  answered(userAgent: string | undefined, status: number, key: string, started: number, click: boolean): SlotHolder | undefined;
 }
 
 /**
@@ -157,6 +159,21 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
 
   /** What chose the target of the answer being written (core/redirect-rules.ts TARGET_URL ...); 0: a plain link's. Reported with it. */
   let target = 0;
+  /** The answer being written is a deep link's app page: a click, though a 200. */
+  let appPaged = false;
+
+  /** A phone visitor of a link with its app: the app (app-page.ts), the web target as its fallback. Returns false for other visitors. */
+  const writeApp = (res: R, rules: LinkRules, os: string, web: string): boolean => {
+    const app = os === 'ios' ? rules.deepLink?.ios : os === 'android' ? rules.deepLink?.android : undefined;
+    if (app === undefined) return false;
+    if (isWebUrl(app)) io.writeRedirect(res, rules.status, app);
+    else if (os === 'android') io.writeRedirect(res, rules.status, intentUrl(app, web));
+    else {
+      appPaged = true;
+      io.writePrebuilt(res, appPage(app, web));
+    }
+    return true;
+  };
 
   /** A link with rules: they choose where, and with which status, from what the request says. */
   const writeRuled = (req: Q, res: R, key: string, rules: LinkRules): void => {
@@ -164,8 +181,10 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
       const visitor = new RequestVisitor(visitors, io, req, key);
       // A link-preview crawler (a bot, as analytics tells them) gets the link's own preview page, people the redirect.
       if (rules.preview !== null && visitor.device().type === 'bot') return io.writePrebuilt(res, rules.preview);
-      io.writeRedirect(res, rules.status, rules.location(visitor, Date.now()));
+      const location = rules.location(visitor, Date.now());
       target = rules.lastTarget;
+      if (rules.deepLink !== null && writeApp(res, rules, visitor.device().os, location)) return;
+      io.writeRedirect(res, rules.status, location);
     } catch (err) {
       crashed(res, key, err);
     }
@@ -173,11 +192,13 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
 
   const report = (req: Q, res: R, key: string, started: number): void => {
     const status = io.status(res);
+    const click = (isClickStatus(status) || appPaged) && key !== '';
     const userAgent = io.userAgent(req);
-    const counted = observer.answered(userAgent, status, key, started);
-    if (visits !== null && isClickStatus(status) && key !== '')
+    const counted = observer.answered(userAgent, status, key, started, click);
+    if (visits !== null && click)
       visits.record(key, counted, userAgent, io.referer(req), io.language(req), io.peer(req), io.forwardedFor(req), io.qr(req), target);
     target = 0;
+    appPaged = false;
   };
 
   /**

@@ -124,6 +124,21 @@ export const LinkOptions = Type.Object(
         },
       ),
     ),
+    deepLink: Type.Optional(
+      Type.Union(
+        [
+          Type.Object({
+            ios: Type.Optional(Type.String({ description: 'myapp://path, or an https universal link.' })),
+            android: Type.Optional(Type.String({ description: 'myapp://path, or an https app link.' })),
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            'Deep links: iOS and Android visitors are sent to the app, the web target (as the rules chose it) as the fallback: an intent with a fallback URL on Android, a page that opens the app and then the web target on iOS.',
+        },
+      ),
+    ),
   },
   {
     description: 'Options beyond the URL; see the README’s Link options. null or {}: none.',

@@ -17,6 +17,8 @@ import {
   type LinkRules,
   type Visitor,
 } from '../../src/core/redirect-rules.ts';
+import { createHash } from 'node:crypto';
+import { appPage, intentUrl, isWebUrl } from '../../src/core/app-page.ts';
 import { targetPolicyOf } from '../../src/core/target-policy.ts';
 
 const POLICY = targetPolicyOf({
@@ -163,6 +165,13 @@ describe('link options: what is accepted and stored', () => {
       [{ preview: { title: 'Sale', colour: 'red' } }, 'PREVIEW_INVALID', 'options.preview.colour'],
       [{ preview: { image: 'file:///etc/passwd' } }, 'URL_SCHEME_NOT_ALLOWED', 'options.preview.image'],
       [{ preview: { image: 'https://192.168.1.1/x.png' } }, 'URL_PRIVATE_ADDRESS', 'options.preview.image'],
+      [{ deepLink: {} }, 'DEEP_LINK_INVALID', 'options.deepLink'],
+      [{ deepLink: { ios: 'javascript:alert(1)' } }, 'DEEP_LINK_INVALID', 'options.deepLink.ios'],
+      [{ deepLink: { android: 'intent://x#Intent;end' } }, 'DEEP_LINK_INVALID', 'options.deepLink.android'],
+      [{ deepLink: { ios: 'myapp://a b' } }, 'DEEP_LINK_INVALID', 'options.deepLink.ios'],
+      [{ deepLink: { ios: 'no scheme' } }, 'DEEP_LINK_INVALID', 'options.deepLink.ios'],
+      [{ deepLink: { ios: 'myapp://x', windows: 'myapp://x' } }, 'DEEP_LINK_INVALID', 'options.deepLink.windows'],
+      [{ deepLink: { android: 'https://127.0.0.1/app' } }, 'URL_PRIVATE_ADDRESS', 'options.deepLink.android'],
       [
         {
           split: [
@@ -306,6 +315,30 @@ describe('a social preview', () => {
     // People still get the plain redirect's target.
     assert.equal(rules.status, 302);
     assert.equal(rules.location(visitor({}), NOW), 'https://example.com/t?a=1&b=%3C2%3E');
+  });
+});
+
+describe('deep links', () => {
+  test('Android: a custom scheme becomes an intent that falls back to the web target; iOS: a page that opens the app, then the web', () => {
+    assert.equal(
+      intentUrl('myapp://product/42?ref=sms#top', 'https://example.com/p?a=1&b=2'),
+      'intent://product/42?ref=sms#Intent;scheme=myapp;S.browser_fallback_url=https%3A%2F%2Fexample.com%2Fp%3Fa%3D1%26b%3D2;end',
+    );
+    assert.equal(
+      intentUrl('fb:profile/1', 'https://example.com/'),
+      'intent://profile/1#Intent;scheme=fb;S.browser_fallback_url=https%3A%2F%2Fexample.com%2F;end',
+    );
+    assert.equal(isWebUrl('https://app.example/open'), true);
+    assert.equal(isWebUrl('myapp://x'), false);
+    const page = appPage('myapp://p?a=1&b="2"', 'https://example.com/w?x=<1>');
+    const csp = page.head[page.head.indexOf('content-security-policy') + 1] ?? '';
+    const script = /<script>([^<]*)<\/script>/.exec(page.body)?.[1] ?? '';
+    // The page's one script is the one its CSP's hash allows; nothing else may run.
+    assert.equal(csp.match(/'sha256-([^']+)'/)?.[1], createHash('sha256').update(script).digest('base64'));
+    assert.match(csp, /^default-src 'none'; script-src 'sha256-/);
+    assert.match(page.body, /<a id="app" href="myapp:\/\/p\?a=1&amp;b=&quot;2&quot;">/);
+    assert.match(page.body, /<a id="web" href="https:\/\/example\.com\/w\?x=&lt;1&gt;">/);
+    assert.equal(page.head[page.head.indexOf('cache-control') + 1], 'no-store');
   });
 });
 

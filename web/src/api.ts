@@ -47,6 +47,7 @@ export interface LinkOptions {
   targets?: { when: TargetCondition; url: string }[] | null;
   split?: { url: string; weight: number }[] | null;
   preview?: { title?: string; description?: string; image?: string } | null;
+  deepLink?: { ios?: string; android?: string } | null;
 }
 
 export interface LinkPage {

@@ -48,6 +48,8 @@ export interface OptionsDraft {
   previewTitle: string;
   previewDescription: string;
   previewImage: string;
+  appIos: string;
+  appAndroid: string;
 }
 
 export const NO_OPTIONS: OptionsDraft = {
@@ -58,6 +60,8 @@ export const NO_OPTIONS: OptionsDraft = {
   previewTitle: '',
   previewDescription: '',
   previewImage: '',
+  appIos: '',
+  appAndroid: '',
 };
 
 export function emptyRule(): RuleDraft {
@@ -83,6 +87,8 @@ export function draftOf(options: LinkOptions | null): OptionsDraft {
     previewTitle: options.preview?.title ?? '',
     previewDescription: options.preview?.description ?? '',
     previewImage: options.preview?.image ?? '',
+    appIos: options.deepLink?.ios ?? '',
+    appAndroid: options.deepLink?.android ?? '',
   };
 }
 
@@ -123,6 +129,10 @@ export function optionsOf(draft: OptionsDraft): LinkOptions | null {
   if (draft.previewDescription.trim() !== '') preview.description = draft.previewDescription.trim();
   if (draft.previewImage.trim() !== '') preview.image = draft.previewImage.trim();
   if (Object.keys(preview).length > 0) options.preview = preview;
+  const deepLink: NonNullable<LinkOptions['deepLink']> = {};
+  if (draft.appIos.trim() !== '') deepLink.ios = draft.appIos.trim();
+  if (draft.appAndroid.trim() !== '') deepLink.android = draft.appAndroid.trim();
+  if (Object.keys(deepLink).length > 0) options.deepLink = deepLink;
   return Object.keys(options).length === 0 ? null : options;
 }
 
@@ -138,6 +148,12 @@ export function describeOptions(options: LinkOptions | null): string {
   if (options.split !== undefined && options.split !== null && options.split.length > 0)
     parts.push(`A/B split ${options.split.map((v) => v.weight).join('/')}`);
   if (options.preview !== undefined && options.preview !== null) parts.push('social preview');
+  if (options.deepLink !== undefined && options.deepLink !== null)
+    parts.push(
+      `app links (${Object.keys(options.deepLink)
+        .map((p) => (p === 'ios' ? 'iOS' : 'Android'))
+        .join(', ')})`,
+    );
   return parts.join(' · ');
 }
 
@@ -156,6 +172,8 @@ export function optionsControlId(prefix: string, field: string): string {
   if (variant !== null) return `${prefix}-opt-split-${variant[1]}-${variant[2] ?? 'url'}`;
   const preview = /^options\.preview(?:\.(title|description|image))?/.exec(field);
   if (preview !== null) return `${prefix}-opt-preview-${preview[1] ?? 'title'}`;
+  const app = /^options\.deepLink(?:\.(ios|android))?/.exec(field);
+  if (app !== null) return `${prefix}-opt-app-${app[1] ?? 'ios'}`;
   if (field === 'options.forwardQuery') return `${prefix}-opt-forward`;
   if (field === 'options.split') return `${prefix}-opt-split-0-weight`;
   if (field === 'options.targets') return `${prefix}-opt-targets-0-url`;

@@ -227,6 +227,23 @@ export function LinkOptionsFields({ prefix, draft, onChange, errors, open }: Lin
           errors={errors}
           onInput={(previewImage) => onChange({ ...draft, previewImage })}
         />
+
+        <h3 class="options-heading">Open in the app</h3>
+        <p class="hint">Phones open your app (myapp://path, or an https universal or app link); without the app, the web target.</p>
+        <Text
+          id={id('app-ios')}
+          label="iOS app URL"
+          value={draft.appIos}
+          errors={errors}
+          onInput={(appIos) => onChange({ ...draft, appIos })}
+        />
+        <Text
+          id={id('app-android')}
+          label="Android app URL"
+          value={draft.appAndroid}
+          errors={errors}
+          onInput={(appAndroid) => onChange({ ...draft, appAndroid })}
+        />
       </div>
     </details>
   );

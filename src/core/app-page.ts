@@ -1,0 +1,71 @@
+// Deep links (link-options.ts deepLink): a phone visitor is sent to the link's app, with the web
+// target as the fallback when the app is not installed.
+//
+// - Android: an https app link is redirected to as it is (Android opens the app, or the page). A
+//   custom scheme becomes an intent: URL whose browser_fallback_url is the web target, which Chrome
+//   opens itself when no app takes the intent: no page, no script.
+// - iOS: an https universal link is redirected to as it is. A custom scheme has no fallback of its
+//   own (Safari shows an error for a scheme no app has), so the visitor gets a small page that
+//   opens the app and, if the page is still showing 1.5 s later, goes to the web target; with links
+//   to both for a visitor whose browser runs no script. Its one script is fixed text, allowed by its
+//   hash in the page's CSP; the URLs are read from the page's links, HTML-escaped.
+// Pure: no I/O.
+
+import { createHash } from 'node:crypto';
+import { escapeHtml } from './preview-page.ts';
+
+export interface AppPage {
+  readonly status: 200;
+  readonly head: readonly string[];
+  readonly body: string;
+}
+
+/** Opens the app, then the web target if the page is still shown (the app did not open). */
+const SCRIPT =
+  "(function(){var a=document.getElementById('app').href,w=document.getElementById('web').href;" +
+  'location.href=a;setTimeout(function(){if(!document.hidden)location.replace(w)},1500)})();';
+const CSP =
+  `default-src 'none'; script-src 'sha256-${createHash('sha256').update(SCRIPT).digest('base64')}'; ` +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** Whether an app URL is a web one (a universal or app link): redirected to as it is. */
+export function isWebUrl(appUrl: string): boolean {
+  return /^https?:/i.test(appUrl);
+}
+
+/** The iOS page that opens `appUrl` (a custom scheme) and falls back to `web`. */
+export function appPage(appUrl: string, web: string): AppPage {
+  const body =
+    '<!doctype html>\n<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+    '<meta name="robots" content="noindex"><title>Opening the app…</title></head>\n<body>' +
+    `<p><a id="app" href="${escapeHtml(appUrl)}">Open in the app</a></p>` +
+    `<p><a id="web" href="${escapeHtml(web)}">Continue in the browser</a></p>` +
+    `<script>${SCRIPT}</script></body></html>\n`;
+  return {
+    status: 200,
+    head: [
+      'content-type',
+      'text/html; charset=utf-8',
+      'cache-control',
+      'no-store',
+      'content-security-policy',
+      CSP,
+      'x-content-type-options',
+      'nosniff',
+      'content-length',
+      String(Buffer.byteLength(body)),
+    ],
+    body,
+  };
+}
+
+/** The Android intent: URL of a custom-scheme `appUrl`, falling back to `web` where no app takes it. */
+export function intentUrl(appUrl: string, web: string): string {
+  const colon = appUrl.indexOf(':');
+  const scheme = appUrl.slice(0, colon);
+  const rest = appUrl.slice(colon + 1).replace(/^\/\//, '');
+  // The fragment of the app URL would end the intent's own: it is dropped.
+  const hash = rest.indexOf('#');
+  const path = hash === -1 ? rest : rest.slice(0, hash);
+  return `intent://${path}#Intent;scheme=${scheme};S.browser_fallback_url=${encodeURIComponent(web)};end`;
+}
