@@ -278,8 +278,23 @@ test('links with rules: the target, status and forwarded query each rule chooses
     [get('/rule-preview', ['Host: sho.rt', crawler])],
     [get('/rule-preview', ['Host: sho.rt', crawler], 'HTTP/1.1', 'HEAD')],
   ]);
-  assert.match(previews[0]?.text ?? '', /^HTTP\/1.1 200 OK\r\n[^]*<meta property="og:title" content="A &quot;quoted&quot; &lt;title&gt;">/);
+  const caf = Buffer.from('Café –', 'utf8').toString('latin1');
+  assert.ok(
+    (previews[0]?.text ?? '').includes(`<meta property="og:title" content="${caf} A &quot;quoted&quot; &lt;title&gt;">`),
+    previews[0]?.text,
+  );
+  assert.match(previews[0]?.text ?? '', /^HTTP\/1.1 200 OK\r\n/);
   assert.match(previews[ways.length]?.text ?? '', /^HTTP\/1.1 200 OK\r\n[^]*\r\n\r\n$/);
+  // A deep link: the iOS page and the Android intent, alike from both.
+  const apps = await assertAllSame(t, [
+    [get('/rule-app?q=1', ['Host: sho.rt', `User-Agent: ${iphone}`])],
+    [get('/rule-app?q=1', ['Host: sho.rt', `User-Agent: ${android}`])],
+  ]);
+  assert.match(apps[0]?.text ?? '', /^HTTP\/1.1 200 OK\r\n[^]*<a id="app" href="myapp:\/\/open\/1\?a=b">/);
+  assert.match(
+    apps[ways.length]?.text ?? '',
+    /^HTTP\/1.1 302 Found\r\nlocation: intent:\/\/open\/2#Intent;scheme=myapp;S\.browser_fallback_url=https%3A%2F%2Fexample\.com%2Fapp-web%3Fx%3D1%26q%3D1;end\r\n/,
+  );
   for (const v of variants) assert.ok(v === 'https://example.com/a' || v === 'https://example.com/b', `variant ${v}`);
 });
 

@@ -23,13 +23,15 @@ export function rawAnswers(cacheControl: string, keepAliveTimeoutMs: number): Ra
   const afterKept = after + keepAlive;
   const afterClosed = after + close;
   // Weak: a link's preview page is an answer of its own, gone with the link's cache entry.
-  const heads = new WeakMap<Prebuilt, string>();
-  const headOf = (answer: Prebuilt): string => {
-    let text = heads.get(answer);
+  const texts = new WeakMap<Prebuilt, { head: string; body: string }>();
+  const textOf = (answer: Prebuilt): { head: string; body: string } => {
+    let text = texts.get(answer);
     if (text === undefined) {
-      text = `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n`;
-      for (let i = 0; i < answer.head.length; i += 2) text += `${answer.head[i]}: ${answer.head[i + 1]}\r\n`;
-      heads.set(answer, text);
+      let head = `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n`;
+      for (let i = 0; i < answer.head.length; i += 2) head += `${answer.head[i]}: ${answer.head[i + 1]}\r\n`;
+      // The socket is written in latin1, one character a byte: the body's UTF-8 bytes, as node:http sends them.
+      text = { head, body: Buffer.from(answer.body, 'utf8').toString('latin1') };
+      texts.set(answer, text);
     }
     return text;
   };
@@ -45,7 +47,10 @@ export function rawAnswers(cacheControl: string, keepAliveTimeoutMs: number): Ra
   return {
     redirect: (url, closing) => before + url + (closing ? afterClosed : afterKept),
     redirectWith: (status, url, closing) => statusLine(status) + url + (closing ? afterClosed : afterKept),
-    prebuilt: (answer, head, closing) => `${headOf(answer)}Date: ${httpDate()}\r\n${closing ? close : keepAlive}${head ? '' : answer.body}`,
+    prebuilt(answer, head, closing) {
+      const text = textOf(answer);
+      return `${text.head}Date: ${httpDate()}\r\n${closing ? close : keepAlive}${head ? '' : text.body}`;
+    },
   };
 }
 

@@ -92,7 +92,12 @@ export const RULED_LINKS: Readonly<Record<string, Record<string, unknown>>> = {
   },
   'rule-preview': {
     url: 'https://example.com/previewed?x=1',
-    options: { preview: { title: 'A "quoted" <title>', description: 'Tom & Jerry', image: 'https://cdn.example/i.png' } },
+    // Not ASCII: the fast path must send the same UTF-8 bytes as node:http.
+    options: { preview: { title: 'Café – A "quoted" <title>', description: 'Tom & Jerry 🐭', image: 'https://cdn.example/i.png' } },
+  },
+  'rule-app': {
+    url: 'https://example.com/app-web?x=1',
+    options: { forwardQuery: true, deepLink: { ios: 'myapp://open/1?a=b', android: 'myapp://open/2' } },
   },
   'rule-place': {
     url: 'https://example.com/world',
