@@ -19,6 +19,9 @@
 //   taskset -c 0 npm run load -- --server-cpus 1 --database-cpus 0 --scenario analytics --against ../old
 //                                                  the same on a Postgres of the run's own, kept off the server's core,
 //                                                  and the analytics of another checkout in the same rounds
+//   taskset -c 0 npm run load -- --server-cpus 1 --database-cpus 0 --scenario hot,rules --against ../old
+//                                                  plain links against another checkout's, and links with rules
+//                                                  against plain ones, in the same rounds
 //
 // It starts what it needs as child processes (the service, the bare node:http baseline, the
 // load generator's ceiling, the Go reference, the naive variants), seeds links through POST
@@ -88,7 +91,32 @@ const VISITORS = { visitors: 10_000, agents: USER_AGENTS.length };
 const MAX_SCANNER_RPS = { autocannon: 40_000, wrk: 150_000 };
 
 /** The redirect runs that wrk drives when it is there: GETs at full speed. */
-const WRK_SCENARIOS = ['ceiling', 'baseline', 'hot', 'hot-domain', 'hot-slow', 'go', 'cluster', 'not-found', 'dashboard', 'analytics'];
+const WRK_SCENARIOS = [
+  'ceiling',
+  'baseline',
+  'hot',
+  'hot-domain',
+  'hot-slow',
+  'go',
+  'cluster',
+  'not-found',
+  'dashboard',
+  'analytics',
+  'rules',
+];
+
+/** The options of the rules scenario's links: each rule reads one fact of the request, and the split the visitor's hash. */
+const RULED_OPTIONS = {
+  targets: [
+    { when: { device: ['ios'] }, url: 'https://apps.apple.com/app/id1234567890' },
+    { when: { device: ['android'] }, url: 'https://play.google.com/store/apps/details?id=com.example.app' },
+    { when: { country: ['DE', 'AT', 'CH'], language: ['de'] }, url: 'https://example.com/de/landing' },
+  ],
+  split: [
+    { url: 'https://example.com/landing?variant=a', weight: 50 },
+    { url: 'https://example.com/landing?variant=b', weight: 50 },
+  ],
+};
 
 /** The branded short domain of the hot-domain scenario (added through POST /domains; no DNS needed: requests name it in Host). */
 const BRANDED_HOST = 'go.load.test';
@@ -311,7 +339,8 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
   const redis = remote === undefined ? prepareRedis() : null;
   const service = (extra: Record<string, string> = {}, serverScript?: string) => launch({ ...database?.env, ...extra }, serverScript);
   // The service as deployed: with the Redis tier when there is a Redis (its creates write through).
-  const main = remote === undefined ? await service(redis?.env) : null;
+  // Behind a proxy on loopback for the rules scenario, whose country rules read X-Forwarded-For.
+  const main = remote === undefined ? await service({ ...redis?.env, ...(wants('rules') ? { TRUST_PROXY: 'loopback' } : {}) }) : null;
   const base = remote ?? (main as ServerProcess).url;
   const pidOf = (server: ServerProcess | null) => server?.child.pid;
 
@@ -414,6 +443,22 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
         helpers.push(other.server);
         group.push(redirectRun('hot', `service of ${against}`, `hot · ${basename(against)}`, other.server, other.paths));
       }
+    }
+  }
+  if (wants('rules')) {
+    // Links with options (a device, a country-and-language and a split, the heaviest common set:
+    // every fact read) against the plain links, on the same service in the same rounds, each sent
+    // the same browsers' clicks through a proxy, so that the difference is the rules alone.
+    if (main === null) skip('rules', 'rules', onlyLocal);
+    else {
+      log(`seeding ${linkCount.toLocaleString('en-US')} links with rules through POST ${base}/links`);
+      const ruled = (await seed(base, linkCount, undefined, RULED_OPTIONS)).map(([code]) => code);
+      await warmUp(base, ruled, 'the links with rules');
+      const visitors = audience({ ...VISITORS, seed: 23 });
+      const clicked = (paths: readonly Request[]) => paths.map((request) => ({ ...request, headers: clickHeaders(visitors.click()) }));
+      const ruledPaths = zipfPaths(ruled, Math.max(20_000, connections * 200), zipfS, 1).map(get);
+      group.push(redirectRun('rules', 'service, links with rules', 'rules', main, clicked(ruledPaths)));
+      group.push(redirectRun('rules', 'service, plain links, the same clicks', 'rules · plain', main, clicked(hotPaths)));
     }
   }
   if (wants('hot-domain')) {
@@ -939,7 +984,7 @@ async function brandedPaths(base: string, databaseUrl: string): Promise<Request[
 }
 
 /** Seeds links through POST /links (on the domain of host `domain`, if given); returns [code, url] of each one created. */
-async function seed(url: string, count: number, domain?: string): Promise<[string, string][]> {
+async function seed(url: string, count: number, domain?: string, options?: object): Promise<[string, string][]> {
   const links: [string, string][] = [];
   const refused = new Map<string, number>();
   const onResponse = (status: number, body: string) => {
@@ -951,7 +996,11 @@ async function seed(url: string, count: number, domain?: string): Promise<[strin
       refused.set(code, (refused.get(code) ?? 0) + 1);
     }
   };
-  const body = (i: number) => (domain === undefined ? { url: targetUrl(i) } : { url: targetUrl(i), domain });
+  const body = (i: number) => ({
+    url: targetUrl(i),
+    ...(domain === undefined ? {} : { domain }),
+    ...(options === undefined ? {} : { options }),
+  });
   const requests = Array.from({ length: count }, (_, i): Request => ({ ...post('/links', body(i)), onResponse }));
   // Many connections: creates are group-committed, so more of them in flight seed faster.
   const run = await measure(

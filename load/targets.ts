@@ -21,6 +21,7 @@ export const SCENARIOS = [
   'metrics',
   'dashboard',
   'analytics',
+  'rules',
   'memory',
   'storage',
   'list',
@@ -64,6 +65,8 @@ const EXPECTED_STATUSES: Readonly<Record<string, readonly string[]>> = {
   metrics: ['302'],
   dashboard: ['302'],
   analytics: ['302'],
+  // Links with rules answer the split's 302 or a target's; the plain run beside them 302.
+  rules: ['302'],
   list: ['200'],
 };
 
@@ -127,6 +130,9 @@ const DASHBOARD_ON_OVER_OFF = 0.97;
 const MEMORY_GOAL_MB = 350;
 const HOT_OVER_BASELINE = 1.4;
 const HOT_OVER_GO = 0.85;
+/** Plain links within 3 % of the release before; links with rules at least half as fast as plain ones. */
+const HOT_OVER_AGAINST = 0.97;
+const RULES_OVER_PLAIN = 0.5;
 /** Two workers on two cores against one on one: 85 % of linear. */
 const CLUSTER_OVER_HOT = 1.7;
 /** Branded domains' goal: their hot path within 5 % of the release before them (--against), in the same rounds. */
@@ -219,6 +225,10 @@ export function judgeTargets(runs: readonly RunResult[]): TargetResult[] {
     ratio('metrics on ≥ 0.95 × off', 'metrics', 'metrics · off', 0.95),
     // What click analytics cost the hot path, flushes and all: the issue's bar for a feature on it.
     ratio('analytics on ≥ 0.90 × off', 'analytics', 'analytics · off', 0.9),
+    // Plain links against the release before (--against): link options must not slow them.
+    ratio(`hot ≥ ${HOT_OVER_AGAINST} × hot of --against`, 'hot', againstHot?.label ?? 'hot · <--against>', HOT_OVER_AGAINST),
+    // Links with rules against plain links in the same service, sent the same clicks.
+    ratio(`rules ≥ ${RULES_OVER_PLAIN} × plain`, 'rules', 'rules · plain', RULES_OVER_PLAIN),
     dashboardTarget(find('dashboard'), find('dashboard · off')),
     withDetail(
       ratio('not-found ≥ 0.80 × hot', 'not-found', 'hot', 0.8),

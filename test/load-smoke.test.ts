@@ -113,14 +113,26 @@ test(
     ]) {
       assert.ok(labels.includes(label), label);
     }
-    for (const label of ['metrics', 'metrics · off', 'dashboard', 'dashboard · off']) assert.ok(labels.includes(label), label);
+    for (const label of ['metrics', 'metrics · off', 'dashboard', 'dashboard · off', 'rules', 'rules · plain'])
+      assert.ok(labels.includes(label), label);
     // The redirect runs are driven by wrk exactly when it is installed, and the table says which.
     const wrk = which('wrk') !== null;
-    for (const label of ['ceiling', 'baseline', 'hot', 'hot-domain', 'hot-slow', 'cluster', 'not-found', 'dashboard', 'dashboard · off'])
+    for (const label of [
+      'ceiling',
+      'baseline',
+      'hot',
+      'hot-domain',
+      'hot-slow',
+      'cluster',
+      'not-found',
+      'dashboard',
+      'dashboard · off',
+      'rules',
+    ])
       assert.equal(result.runs.find((run) => run.label === label)?.generator, wrk ? 'wrk' : 'autocannon', label);
     assert.match(output, wrk ? /load generator: wrk / : /wrk is not installed \(apt-get install wrk\)/);
     // Every target is judged, and printed.
-    assert.equal(result.targets.length, 19);
+    assert.equal(result.targets.length, 21);
     for (const target of result.targets) assert.match(output, new RegExp(`${target.verdict}\\s+${escape(target.name)}`));
 
     // The run's Redis keys are gone with it.
