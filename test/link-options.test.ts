@@ -83,6 +83,32 @@ describe('link options through the API', () => {
       assert.deepEqual(await visit(alone.app, `/opt-create${query}`, headers), { status: 307, location }, `Postgres: ${query}`);
   });
 
+  test('every option comes back as stored from the create, GET, the list and PATCH (none dropped by a response schema)', async (t) => {
+    const app = await instance(t);
+    const options = {
+      redirectStatus: 308,
+      forwardQuery: false,
+      targets: [
+        { when: { device: ['tablet'], from: '2026-01-01T00:00:00.000Z', query: { name: 'a', value: 'b' } }, url: 'https://example.com/t' },
+      ],
+      split: [
+        { url: 'https://example.com/a', weight: 1 },
+        { url: 'https://example.com/b', weight: 99 },
+      ],
+      preview: { title: 'T', description: 'D', image: 'https://cdn.example/i.png' },
+      deepLink: { ios: 'myapp://i', android: 'https://app.example/a' },
+    };
+    const created = await createLink(app, { url: 'https://example.com/all', alias: 'opt-all', options });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.deepEqual(created.body.options, options);
+    const headers = { authorization: `Bearer ${admin}` };
+    assert.deepEqual((await app.inject({ url: '/links/opt-all', headers })).json().options, options);
+    const listed = (await app.inject({ url: '/links?q=opt-all', headers })).json().links as { code: string; options: unknown }[];
+    assert.deepEqual(listed.find((link) => link.code === 'opt-all')?.options, options);
+    const patched = await app.inject({ method: 'PATCH', url: '/links/opt-all', headers, payload: { title: 'only the title' } });
+    assert.deepEqual(patched.json().options, options, 'a PATCH without options keeps them');
+  });
+
   test('bad options are refused with a coded error naming the field; nothing is created', async (t) => {
     const app = await instance(t);
     const cases: [Record<string, unknown>, string, string][] = [
