@@ -1,6 +1,6 @@
 // How one cell of an imported file is written, read back: expiries, short codes, tag lists. Pure: no I/O.
 
-import { parseDateTime } from './link.ts';
+import { parseDateTime } from './field-values.ts';
 
 // The shapes the exports write: RFC 3339; a space instead of the T (SQL dumps); "+0000" (Bitly's API) or
 // "+00" (Postgres) offsets; no zone at all (Kutt on SQLite, YOURLS).

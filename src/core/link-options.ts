@@ -3,7 +3,7 @@
 // evaluates is their compiled form (redirect-rules.ts); a link without options has none (null).
 
 import { ERRORS, type ErrorCode } from '../errors.ts';
-import { codePoints, parseDateTime } from './link.ts';
+import { codePoints, parseDateTime } from './field-values.ts';
 import type { TargetPolicy } from './target-policy.ts';
 import { checkTargetUrl, URL_MAX_LENGTH } from './url-rules.ts';
 

@@ -5,6 +5,7 @@ import { aliasProblem, type ShortCode } from './codes.ts';
 import { DEFAULT_DOMAIN_ID } from './domains.ts';
 import { checkLinkOptions, type LinkOptions, type LinkOptionsInput } from './link-options.ts';
 import type { TargetPolicy } from './target-policy.ts';
+import { codePoints, parseDateTime } from './field-values.ts';
 import { checkTargetUrl } from './url-rules.ts';
 
 export interface Link {
@@ -57,7 +58,6 @@ const TAG_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp},|]/u;
 
 export type LinkRequestVerdict = { ok: true; request: LinkRequest } | { ok: false; code: ErrorCode; field?: string; message?: string };
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 /** Links may expire at most this far ahead; later means "never", which is null. */
 const MAX_EXPIRY_MS = 100 * 365 * 24 * 3600 * 1000;
 
@@ -92,13 +92,6 @@ export function checkLinkRequest(
     ok: true,
     request: { domainId, url: target.url, alias, expiresAt, title: title.value, tags: tags.value, options: options.options },
   };
-}
-
-/** Characters as Postgres counts them (char_length): code points, not UTF-16 units. */
-export function codePoints(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
 }
 
 /** A title as stored: trimmed, null when empty. */
@@ -138,18 +131,4 @@ export function checkExpiresAt(text: string, now: number): Date | 'EXPIRES_AT_IN
   if (at === undefined || at.getTime() - now > MAX_EXPIRY_MS) return 'EXPIRES_AT_INVALID';
   if (at.getTime() <= now) return 'EXPIRES_AT_IN_PAST';
   return at;
-}
-
-/** An RFC 3339 date-time with an explicit zone; impossible dates (Feb 30) are refused. */
-export function parseDateTime(text: string): Date | undefined {
-  const m = RFC3339.exec(text);
-  if (m === null) return undefined;
-  const [, y, mo, d, h, mi, s] = m.map(Number) as [number, number, number, number, number, number, number];
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) return undefined;
-  const at = new Date(text);
-  return Number.isNaN(at.getTime()) ? undefined : at;
-}
-
-function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }

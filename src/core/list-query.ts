@@ -4,7 +4,8 @@
 // what page 1 does.
 
 import { parseId } from './ids.ts';
-import { codePoints, TAG_MAX_LENGTH, type LinkState } from './link.ts';
+import { codePoints } from './field-values.ts';
+import { TAG_MAX_LENGTH, type LinkState } from './link.ts';
 
 export const LIST_LIMIT_DEFAULT = 25;
 export const LIST_LIMIT_MAX = 100;

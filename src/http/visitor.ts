@@ -8,7 +8,16 @@ import { hash32 } from '../core/hll.ts';
 import { Memo } from '../core/memo.ts';
 import { preferredLanguage, type DeviceFacts, type Visitor } from '../core/redirect-rules.ts';
 import type { AddressOf } from './client-address.ts';
-import type { RedirectTransport } from './redirect.ts';
+
+/** What a visitor reads of a request on its transport: the redirect's transports (redirect.ts) have each. */
+export interface RequestFields<Q> {
+  userAgent(req: Q): string | undefined;
+  peer(req: Q): string | undefined;
+  forwardedFor(req: Q): string | undefined;
+  language(req: Q): string | undefined;
+  qr(req: Q): boolean;
+  query(req: Q): string;
+}
 
 /** Distinct User-Agents and Accept-Languages remembered. */
 const STRINGS_MAX = 20_000;
@@ -44,12 +53,12 @@ const NO_DEVICE: DeviceFacts = { os: '', type: 'other' };
 /** One request as its link's rules see it. */
 export class RequestVisitor<Q> implements Visitor {
   readonly #readers: VisitorReaders;
-  readonly #io: RedirectTransport<Q, unknown>;
+  readonly #io: RequestFields<Q>;
   readonly #req: Q;
   readonly #key: string;
   #address: string | undefined;
 
-  constructor(readers: VisitorReaders, io: RedirectTransport<Q, unknown>, req: Q, key: string) {
+  constructor(readers: VisitorReaders, io: RequestFields<Q>, req: Q, key: string) {
     this.#readers = readers;
     this.#io = io;
     this.#req = req;

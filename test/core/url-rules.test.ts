@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkLinkRequest, parseDateTime } from '../../src/core/link.ts';
+import { parseDateTime } from '../../src/core/field-values.ts';
+import { checkLinkRequest } from '../../src/core/link.ts';
 import { targetPolicyOf } from '../../src/core/target-policy.ts';
 import { checkTargetUrl } from '../../src/core/url-rules.ts';
 
