@@ -109,6 +109,26 @@ describe('link options through the API', () => {
     assert.deepEqual(patched.json().options, options, 'a PATCH without options keeps them');
   });
 
+  test('an Idempotency-Key covers the options: the same options replay the create, other options are 422', async (t) => {
+    const app = await instance(t);
+    const create = (options: Record<string, unknown>) =>
+      app.inject({
+        method: 'POST',
+        url: '/links',
+        headers: { 'idempotency-key': 'opt-idem-1' },
+        payload: { url: 'https://example.com/idem', options },
+      });
+    const first = await create({ redirectStatus: 301 });
+    assert.equal(first.statusCode, 201, first.body);
+    const again = await create({ redirectStatus: 301 });
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(again.json(), first.json());
+    const other = await create({ redirectStatus: 308 });
+    assert.equal(other.statusCode, 422);
+    assert.equal(other.json().error.code, 'IDEMPOTENCY_KEY_REUSED');
+  });
+
   test('bad options are refused with a coded error naming the field; nothing is created', async (t) => {
     const app = await instance(t);
     const cases: [Record<string, unknown>, string, string][] = [

@@ -153,14 +153,16 @@ function idempotencyKey(request: FastifyRequest<{ Body: CreateLinkBody }>, owner
   const header = request.headers['idempotency-key'];
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) throw new AppError('IDEMPOTENCY_KEY_INVALID');
-  const { url, alias, expiresAt, title, tags, domain } = request.body;
-  // Keys stored before titles and tags, or domains, existed were hashed from the fields there were then.
+  const { url, alias, expiresAt, title, tags, domain, options } = request.body;
+  // Keys stored before titles and tags, domains, or options existed were hashed from the fields there were then.
   const fields =
-    title === undefined && tags === undefined && domain === undefined
-      ? [url, alias ?? null, expiresAt ?? null]
-      : domain === undefined
-        ? [url, alias ?? null, expiresAt ?? null, title ?? null, tags ?? null]
-        : [url, alias ?? null, expiresAt ?? null, title ?? null, tags ?? null, domain];
+    options !== undefined
+      ? [url, alias ?? null, expiresAt ?? null, title ?? null, tags ?? null, domain ?? null, options]
+      : title === undefined && tags === undefined && domain === undefined
+        ? [url, alias ?? null, expiresAt ?? null]
+        : domain === undefined
+          ? [url, alias ?? null, expiresAt ?? null, title ?? null, tags ?? null]
+          : [url, alias ?? null, expiresAt ?? null, title ?? null, tags ?? null, domain];
   const requestHash = createHash('sha256').update(JSON.stringify(fields)).digest();
   // A key has no spaces: the first one ends the address.
   return ownerKeyId === null ? { scope: 0, key: `${request.ip} ${header}`, requestHash } : { scope: ownerKeyId, key: header, requestHash };
