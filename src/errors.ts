@@ -67,6 +67,10 @@ export const ERRORS = {
     status: 400,
     message: 'options.deepLink must be {"ios", "android"}: each an app URL such as myapp://path, or an https universal or app link.',
   },
+  PASSWORD_INVALID: {
+    status: 400,
+    message: 'options.password must be 4 to 128 characters without control characters, or true to keep the password the link has.',
+  },
   LIST_QUERY_INVALID: { status: 400, message: 'A query parameter of the link list is not one it accepts.' },
   CURSOR_INVALID: { status: 400, message: 'cursor is not one this list gave; start again from the first page.' },
   IMPORT_INVALID: { status: 400, message: 'The file is not a CSV file this service can import.' },

@@ -180,3 +180,55 @@ test('an iPhone without the app: the deep link’s page tries the app, then goes
     [],
   );
 });
+
+test('a password-protected link: made with the form; its page asks for the password, refuses a wrong one on its field, lets the right one through', async (t) => {
+  const landing = await startLandingPage('password');
+  t.after(() => landing.close());
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const { app } = await startApp(t, database.url, { BASE_URL: base, PORT: String(port), ALLOW_PRIVATE_TARGETS: 'true' });
+  await app.listen({ port, host: '127.0.0.1' });
+  const desk = await watchedPage(browser, { width: 1280, height: 900 });
+  t.after(() => desk.context.close());
+  await signIn(desk.page, base);
+  await desk.page.getByRole('link', { name: 'New link' }).first().click();
+  await desk.page.getByLabel('Target URL').fill(landing.url);
+  const alias = `pass-${Date.now().toString(36)}`;
+  await desk.page.getByLabel('Custom alias (optional)').fill(alias);
+  await desk.page.getByText('Redirect options').click();
+  await desk.page.getByLabel('Password', { exact: true }).fill('correct horse');
+  await desk.page.getByRole('button', { name: 'Create link' }).click();
+  await desk.page.getByRole('heading', { name: `Link ${alias}` }).waitFor();
+  assert.match((await desk.page.locator('#detail-options').textContent()) ?? '', /password/);
+  const stored = (await storedOptions(alias)) as { passwordHash?: string };
+  assert.match(stored.passwordHash ?? '', /^scrypt\$/);
+
+  // Editing other options keeps the password unless it is removed.
+  await desk.page.getByRole('button', { name: 'Edit link' }).click();
+  assert.equal(await desk.page.getByLabel('New password').inputValue(), '');
+  await desk.page.getByLabel('Redirect status').selectOption('307');
+  await desk.page.getByRole('button', { name: 'Save changes' }).click();
+  await desk.page.getByRole('status').filter({ hasText: 'Changes saved' }).waitFor();
+  assert.equal(((await storedOptions(alias)) as { passwordHash?: string }).passwordHash, stored.passwordHash);
+
+  const phone = await watchedPage(browser, { width: 390, height: 844 }, IPHONE);
+  t.after(() => phone.context.close());
+  const { page } = phone;
+  await page.goto(`${base}/${alias}`);
+  await page.getByRole('heading', { name: 'This link is protected' }).waitFor();
+  await look(page, 'phone-22-password');
+  assert.equal(await page.evaluate<string>('document.activeElement?.id'), 'password', 'the field has the focus');
+  await page.getByLabel('Password').fill('wrong horse');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('alert').filter({ hasText: 'That is not the password' }).waitFor();
+  assert.equal(await page.getByLabel('Password').getAttribute('aria-invalid'), 'true');
+  await look(page, 'phone-23-password-wrong');
+  await page.getByLabel('Password').fill('correct horse');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('heading', { name: 'Landed' }).waitFor();
+  assert.equal(page.url(), landing.url);
+  // The pass is the browser's: the short link now goes straight through.
+  await page.goto(`${base}/${alias}`);
+  await page.getByRole('heading', { name: 'Landed' }).waitFor();
+  assert.deepEqual([...desk.problems, ...phone.problems.filter((p) => !p.includes('403'))], []);
+});

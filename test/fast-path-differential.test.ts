@@ -285,6 +285,28 @@ test('links with rules: the target, status and forwarded query each rule chooses
   );
   assert.match(previews[0]?.text ?? '', /^HTTP\/1.1 200 OK\r\n/);
   assert.match(previews[ways.length]?.text ?? '', /^HTTP\/1.1 200 OK\r\n[^]*\r\n\r\n$/);
+  // A password: the form without a pass (or with a forged one), the redirect with one, alike from both.
+  const earned = await pair.fast.app.inject({
+    method: 'POST',
+    url: '/rule-pass',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'password=differential',
+  });
+  assert.equal(earned.statusCode, 303, earned.body);
+  const pass = String(earned.headers['set-cookie']).split(';')[0] as string;
+  const passes = await assertAllSame(t, [
+    [get('/rule-pass', ['Host: sho.rt'])],
+    [get('/rule-pass', ['Host: sho.rt', 'Cookie: link-pass=99999999999.forged'])],
+    [get('/rule-pass', ['Host: sho.rt', `Cookie: a=b; ${pass}; c=d`])],
+    [get('/rule-pass', ['Host: sho.rt', 'Cookie: a=b', `Cookie: ${pass}`])],
+  ]);
+  assert.match(passes[0]?.text ?? '', /^HTTP\/1.1 200 OK\r\n[^]*<form method="post">/);
+  assert.match(passes[ways.length]?.text ?? '', /^HTTP\/1.1 200 OK\r\n/);
+  assert.match(
+    passes[2 * ways.length]?.text ?? '',
+    /^HTTP\/1.1 307 Temporary Redirect\r\nlocation: https:\/\/example\.com\/behind-a-password\r\n/,
+  );
+  assert.match(passes[3 * ways.length]?.text ?? '', /^HTTP\/1.1 307 /, 'two Cookie fields are joined, as node:http joins them');
   // A deep link: the iOS page and the Android intent, alike from both.
   const apps = await assertAllSame(t, [
     [get('/rule-app?q=1', ['Host: sho.rt', `User-Agent: ${iphone}`])],

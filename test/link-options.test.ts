@@ -290,6 +290,89 @@ describe('deep links', () => {
   });
 });
 
+describe('a password-protected link', () => {
+  test('the form until the right password; a pass for that link alone; attempts limited; PATCH keeps or changes it', async (t) => {
+    const app = await instance(t, { CLICK_FLUSH_INTERVAL_MS: '3600000' });
+    const headers = { authorization: `Bearer ${admin}` };
+    const created = await createLink(app, { url: 'https://example.com/secret', alias: 'opt-pass', options: { password: 'open sesame' } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.deepEqual(created.body.options, { password: true });
+    assert.deepEqual((await app.inject({ url: '/links/opt-pass', headers })).json().options, { password: true });
+    const stored = await withClient(database.url, (c) =>
+      c.query<{ options: { passwordHash: string } }>("SELECT options FROM links WHERE code = 'opt-pass'"),
+    );
+    assert.match(stored.rows[0]?.options.passwordHash ?? '', /^scrypt\$16384\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+    assert.ok(!JSON.stringify(stored.rows).includes('open sesame'));
+    const refusedKeep = await createLink(app, { url: 'https://example.com/x', options: { password: true } });
+    assert.equal(refusedKeep.status, 400);
+    assert.equal((refusedKeep.body.error as { code: string }).code, 'PASSWORD_INVALID');
+    assert.equal((await createLink(app, { url: 'https://example.com/x', options: { password: 'abc' } })).status, 400);
+
+    const page = await app.inject({ url: '/opt-pass', headers: { 'user-agent': DESKTOP } });
+    assert.equal(page.statusCode, 200);
+    assert.match(
+      String(page.headers['content-security-policy']),
+      /^default-src 'none'; style-src 'sha256-[^']+'; form-action 'self' https: http:;/,
+    );
+    assert.match(page.body, /<label for="password">Password<\/label><input id="password" name="password" type="password"/);
+    const post = (password: string, client = '203.0.113.7') =>
+      app.inject({
+        method: 'POST',
+        url: '/opt-pass',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': client },
+        payload: new URLSearchParams({ password }).toString(),
+      });
+    const wrong = await post('open says me');
+    assert.equal(wrong.statusCode, 403);
+    assert.match(wrong.body, /aria-invalid="true" aria-describedby="password-error"/);
+    assert.match(wrong.body, /That is not the password/);
+    const right = await post('open sesame');
+    assert.equal(right.statusCode, 303);
+    assert.equal(right.headers.location, '/opt-pass');
+    const setCookie = String(right.headers['set-cookie']);
+    assert.match(setCookie, /^link-pass=\d+\.[\w-]+; Path=\/opt-pass; Max-Age=3600; HttpOnly; SameSite=Lax$/);
+    const cookie = setCookie.split(';')[0] as string;
+    assert.deepEqual(await visit(app, '/opt-pass', { cookie, 'user-agent': DESKTOP }), {
+      status: 302,
+      location: 'https://example.com/secret',
+    });
+    // Another link's page, with this pass: still the form.
+    assert.equal(
+      (await createLink(app, { url: 'https://example.com/other', alias: 'opt-pass-2', options: { password: 'other one' } })).status,
+      201,
+    );
+    assert.equal((await app.inject({ url: '/opt-pass-2', headers: { cookie } })).statusCode, 200);
+    // A forged or expired pass is no pass.
+    const [expiry] = cookie.slice('link-pass='.length).split('.');
+    assert.equal(
+      (await app.inject({ url: '/opt-pass', headers: { cookie: `link-pass=${Number(expiry) + 1}.${cookie.split('.')[1]}` } })).statusCode,
+      200,
+    );
+
+    // Attempts: ATTEMPTS_MAX wrong answers per client and link, then 429 whatever is sent.
+    for (let i = 0; i < 5; i++) assert.equal((await post(`guess ${i}`, '198.51.100.99')).statusCode, 403);
+    const limited = await post('open sesame', '198.51.100.99');
+    assert.equal(limited.statusCode, 429);
+    assert.ok(Number(limited.headers['retry-after']) > 0);
+    assert.match(limited.body, /Too many wrong passwords/);
+    assert.equal((await post('open sesame', '198.51.100.100')).statusCode, 303, 'another client is not held back');
+
+    // PATCH: true keeps the password (and its passes); a new one voids them.
+    const patch = (options: unknown) => app.inject({ method: 'PATCH', url: '/links/opt-pass', headers, payload: { options } });
+    const kept = await patch({ password: true, redirectStatus: 307 });
+    assert.equal(kept.statusCode, 200, kept.body);
+    assert.deepEqual(kept.json().options, { redirectStatus: 307, password: true });
+    assert.deepEqual(await visit(app, '/opt-pass', { cookie }), { status: 307, location: 'https://example.com/secret' });
+    assert.equal((await patch({ password: 'a new one' })).statusCode, 200);
+    assert.equal((await app.inject({ url: '/opt-pass', headers: { cookie } })).statusCode, 200, 'the old pass is void');
+    assert.equal((await patch(null)).statusCode, 200);
+    assert.deepEqual(await visit(app, '/opt-pass'), { status: 302, location: 'https://example.com/secret' });
+    // The two redirects behind a pass and the one after were clicks; the pages were not.
+    await app.clicks.flush();
+    assert.equal((await app.inject({ url: '/links/opt-pass', headers })).json().clicks, 3);
+  });
+});
+
 describe('an A/B split', () => {
   test('keeps a visitor on one variant on every instance, and spreads visitors by the weights', async (t) => {
     const [one, two] = [await instance(t), await instance(t)];

@@ -72,6 +72,24 @@ export interface LinkOptions {
   readonly split?: readonly SplitVariant[];
   readonly preview?: LinkPreview;
   readonly deepLink?: DeepLinks;
+  /** The scrypt hash of the link's password (auth/link-passwords.ts): never shown, never taken from a request. */
+  readonly passwordHash?: string;
+}
+
+export const PASSWORD_MIN_LENGTH = 4;
+export const PASSWORD_MAX_LENGTH = 128;
+
+/** `options` with the password hash `hash` (a new one, or the link's own), or without one. */
+export function withPasswordHash(options: LinkOptions | null, hash: string | undefined): LinkOptions | null {
+  if (hash === undefined) return options;
+  return { ...options, passwordHash: hash };
+}
+
+/** Options as the API shows them: the hash is never shown, only that there is a password. */
+export function shownOptions(options: LinkOptions | null): (Omit<LinkOptions, 'passwordHash'> & { password?: true }) | null {
+  if (options === null || options.passwordHash === undefined) return options;
+  const { passwordHash: _, ...rest } = options;
+  return { ...rest, password: true };
 }
 
 /** The options of a create or a change, as the API's JSON schema lets them through (every field checked here again). */
@@ -82,9 +100,15 @@ export interface LinkOptionsInput {
   split?: unknown;
   preview?: unknown;
   deepLink?: unknown;
+  password?: unknown;
 }
 
-export type OptionsVerdict = { ok: true; options: LinkOptions | null } | { ok: false; code: ErrorCode; field: string; message?: string };
+/**
+ * The options as stored (but the password's hash), and the password asked for: a new one to hash,
+ * `true` to keep the link's own (a change only), undefined for none.
+ */
+export type OptionsVerdict =
+  { ok: true; options: LinkOptions | null; password?: string | true } | { ok: false; code: ErrorCode; field: string; message?: string };
 
 class Refused extends Error {
   readonly code: ErrorCode;
@@ -129,7 +153,9 @@ export function checkLinkOptions(input: LinkOptionsInput | null | undefined, pol
     }
     if (input.preview !== undefined && input.preview !== null) options.preview = checkPreview(input.preview, policy);
     if (input.deepLink !== undefined && input.deepLink !== null) options.deepLink = checkDeepLinks(input.deepLink, policy);
-    return { ok: true, options: Object.keys(options).length === 0 ? null : options };
+    const stored = Object.keys(options).length === 0 ? null : options;
+    if (input.password === undefined || input.password === null || input.password === false) return { ok: true, options: stored };
+    return { ok: true, options: stored, password: checkPassword(input.password) };
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
     return err.message === ''
@@ -313,6 +339,13 @@ function checkDeepLinks(raw: unknown, policy: TargetPolicy): DeepLinks {
   }
   if (Object.keys(links).length === 0) throw new Refused('DEEP_LINK_INVALID', 'options.deepLink', problem);
   return links;
+}
+
+function checkPassword(raw: unknown): string | true {
+  if (raw === true) return true;
+  if (typeof raw !== 'string' || codePoints(raw) < PASSWORD_MIN_LENGTH || codePoints(raw) > PASSWORD_MAX_LENGTH || /[\p{Cc}]/u.test(raw))
+    throw new Refused('PASSWORD_INVALID', 'options.password');
+  return raw;
 }
 
 function checkSplit(raw: unknown, policy: TargetPolicy): SplitVariant[] {

@@ -56,7 +56,9 @@ export const TAG_MAX_LENGTH = 40;
 const TITLE_FORBIDDEN = /[\p{Cc}\p{Zl}\p{Zp}]/u;
 const TAG_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp},|]/u;
 
-export type LinkRequestVerdict = { ok: true; request: LinkRequest } | { ok: false; code: ErrorCode; field?: string; message?: string };
+/** `password`: a new one for the caller to hash into the options (link-options.ts OptionsVerdict). */
+export type LinkRequestVerdict =
+  { ok: true; request: LinkRequest; password?: string | true } | { ok: false; code: ErrorCode; field?: string; message?: string };
 
 /** Links may expire at most this far ahead; later means "never", which is null. */
 const MAX_EXPIRY_MS = 100 * 365 * 24 * 3600 * 1000;
@@ -88,10 +90,16 @@ export function checkLinkRequest(
   if (!tags.ok) return tags;
   const options = checkLinkOptions(body.options, policy, now);
   if (!options.ok) return options;
-  return {
-    ok: true,
-    request: { domainId, url: target.url, alias, expiresAt, title: title.value, tags: tags.value, options: options.options },
+  const request: LinkRequest = {
+    domainId,
+    url: target.url,
+    alias,
+    expiresAt,
+    title: title.value,
+    tags: tags.value,
+    options: options.options,
   };
+  return options.password === undefined ? { ok: true, request } : { ok: true, request, password: options.password };
 }
 
 /** A title as stored: trimmed, null when empty. */

@@ -70,6 +70,8 @@ export class LinkRules {
   readonly preview: PreviewPage | null;
   /** The apps of phone visitors (app-page.ts); null: none. */
   readonly deepLink: DeepLinks | null;
+  /** The scrypt hash of the link's password: a visitor without a pass for it gets the password page; null: none. */
+  readonly passwordHash: string | null;
   /** What chose the target of the last location() (TARGET_URL ...): read by the redirect right after it. */
   lastTarget = TARGET_URL;
 
@@ -84,6 +86,7 @@ export class LinkRules {
     this.#cumulative = split.map((variant) => (sum += variant.weight));
     this.preview = options.preview === undefined ? null : previewPage(options.preview, url);
     this.deepLink = options.deepLink ?? null;
+    this.passwordHash = options.passwordHash ?? null;
   }
 
   /**
@@ -137,7 +140,8 @@ export function compileRules(url: string, options: LinkOptions | null, defaults:
     options?.targets === undefined &&
     options?.split === undefined &&
     rules.preview === null &&
-    rules.deepLink === null;
+    rules.deepLink === null &&
+    rules.passwordHash === null;
   return plain ? null : rules;
 }
 

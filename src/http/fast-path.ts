@@ -94,6 +94,7 @@ export function fastTransport(answers: RawAnswers, client: AddressOf, hostOf: Ho
     referer: (req) => req.request.referer,
     language: (req) => req.request.acceptLanguage,
     qr: (req) => req.request.qr,
+    cookie: (req) => req.request.cookie,
     query: ({ request }) => (request.queryStart === 0 ? '' : request.source.toString('latin1', request.queryStart, request.queryEnd)),
   };
   return transport;

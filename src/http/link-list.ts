@@ -20,6 +20,7 @@ import { listTags, type LinkLists } from '../db/link-list.ts';
 import type { LinkDetails } from '../db/links.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
+import { shownOptions } from '../core/link-options.ts';
 import { csvLine, formulaSafe } from './csv.ts';
 import { linkView } from './link-view.ts';
 import { errors, LinkList, ListQuery, TagList, SECURITY } from './schemas.ts';
@@ -184,7 +185,8 @@ function exportRows(links: readonly LinkDetails[], urls: ShortUrls): string {
         String(link.clicks),
         String(link.botClicks),
         { text: link.ownerName ?? '' },
-        link.options === null ? '' : JSON.stringify(link.options),
+        // Without the password's hash: an imported link with `password: true` is refused, and needs a new password.
+        link.options === null ? '' : JSON.stringify(shownOptions(link.options)),
       ]);
     })
     .join('');

@@ -3,7 +3,7 @@
 
 import type { Static } from 'typebox';
 import { linkState } from '../core/link.ts';
-import type { LinkOptions } from '../core/link-options.ts';
+import { shownOptions, type LinkOptions } from '../core/link-options.ts';
 import type { LinkOptions as LinkOptionsSchema } from './schemas.ts';
 import type { LinkDetails } from '../db/links.ts';
 import type { ShortUrls } from './short-urls.ts';
@@ -30,5 +30,5 @@ export function linkView(link: LinkDetails, urls: ShortUrls, now: number) {
 
 /** Options as the API's schema types them (its arrays are not readonly). */
 export function optionsView(options: LinkOptions | null): Static<typeof LinkOptionsSchema> | null {
-  return options as Static<typeof LinkOptionsSchema> | null;
+  return shownOptions(options) as Static<typeof LinkOptionsSchema> | null;
 }

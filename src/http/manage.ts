@@ -9,7 +9,8 @@ import { requireKey } from '../auth/authenticate.ts';
 import { changeProblem, type Principal } from '../auth/roles.ts';
 import { asShortCode } from '../core/codes.ts';
 import { checkExpiresAt, checkTags, checkTitle } from '../core/link.ts';
-import { checkLinkOptions, type LinkOptions } from '../core/link-options.ts';
+import { checkLinkOptions, withPasswordHash, type LinkOptions } from '../core/link-options.ts';
+import { hashPassword } from '../auth/link-passwords.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { checkTargetUrl } from '../core/url-rules.ts';
 import type { DbBreaker } from '../db/breaker.ts';
@@ -100,7 +101,8 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
     },
     async (request) => {
       const link = await changeableLink(request, deps, request.params.code);
-      const change = checkChange(request.body, policy, Date.now());
+      const { change: asked, password } = checkChange(request.body, policy, Date.now());
+      const change = await withPassword(asked, password, link);
       const changed = await links.change(link, change);
       return details({
         ...link,
@@ -134,8 +136,27 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
   );
 }
 
-/** A PATCH body as a change, by the same rules as a create. */
-function checkChange(body: PatchLinkBody, policy: TargetPolicy, now: number): LinkChange {
+/**
+ * The change with its options' password: `true` keeps the link's own (400 if it has none), a
+ * string is hashed (scrypt, off the event loop); without either the options have none.
+ */
+async function withPassword(change: LinkChange, password: string | true | undefined, link: LinkDetails): Promise<LinkChange> {
+  if (password === undefined) return change;
+  let hash: string | undefined;
+  if (password === true) {
+    hash = link.options?.passwordHash;
+    if (hash === undefined)
+      throw new AppError('PASSWORD_INVALID', 'options.password: true keeps the password a link has; this link has none.', {
+        field: 'options.password',
+      });
+  } else {
+    hash = await hashPassword(password);
+  }
+  return { ...change, options: withPasswordHash(change.options ?? null, hash) };
+}
+
+/** A PATCH body as a change, by the same rules as a create, and the password it asks for. */
+function checkChange(body: PatchLinkBody, policy: TargetPolicy, now: number): { change: LinkChange; password: string | true | undefined } {
   let url: string | undefined;
   if (body.url !== undefined) {
     const verdict = checkTargetUrl(body.url, policy);
@@ -162,12 +183,14 @@ function checkChange(body: PatchLinkBody, policy: TargetPolicy, now: number): Li
     tags = checked.value;
   }
   let options: LinkOptions | null | undefined;
+  let password: string | true | undefined;
   if (body.options !== undefined) {
     const checked = checkLinkOptions(body.options, policy, now);
     if (!checked.ok) throw new AppError(checked.code, checked.message, { field: checked.field });
     options = checked.options;
+    password = checked.password;
   }
-  return {
+  const change = {
     ...(url === undefined ? {} : { url }),
     ...(options === undefined ? {} : { options }),
     ...(expiresAt === undefined ? {} : { expiresAt }),
@@ -175,4 +198,5 @@ function checkChange(body: PatchLinkBody, policy: TargetPolicy, now: number): Li
     ...(title === undefined ? {} : { title }),
     ...(tags === undefined ? {} : { tags }),
   };
+  return { change, password };
 }

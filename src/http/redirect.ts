@@ -21,6 +21,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ABSENT, isRedirect, type CacheEntry, type LinkCache, type NoRedirect, type RedirectTarget } from '../cache/link-cache.ts';
 import { appPage, intentUrl, isWebUrl } from '../core/app-page.ts';
+import { passwordPage } from '../core/password-page.ts';
+import { hasPass } from '../auth/link-passwords.ts';
 import { LinkRules } from '../core/redirect-rules.ts';
 import { asShortCode } from '../core/codes.ts';
 import type { SlotHolder, VisitRecorder } from '../analytics/visits.ts';
@@ -62,6 +64,8 @@ export interface RedirectDeps {
   visits: VisitRecorder | null;
   /** What links' rules read requests with (visitor.ts). */
   visitors: VisitorReaders;
+  /** The deployment's secret (CODE_SECRET): the key of password-protected links' passes (auth/link-passwords.ts). */
+  passSecret: string;
 }
 
 /** Whether an answer's status is a link's redirect: a click. 302 first, the plain links' status. */
@@ -113,6 +117,8 @@ export interface RedirectTransport<Q, R> {
   qr(req: Q): boolean;
   /** The request's query, without "?"; '' without one. Read only by links' rules. */
   query(req: Q): string;
+  /** The Cookie header; read only for a password-protected link. */
+  cookie(req: Q): string | undefined;
 }
 
 export interface RedirectHandler<Q = IncomingMessage, R = ServerResponse> {
@@ -139,6 +145,7 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
     observer,
     visits,
     visitors,
+    passSecret,
   } = deps;
   const limited = prebuilt('NOT_FOUND_RATE_LIMITED', { 'retry-after': String(limit?.retryAfterSeconds ?? 1) });
 
@@ -181,6 +188,9 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
       const visitor = new RequestVisitor(visitors, io, req, key);
       // A link-preview crawler (a bot, as analytics tells them) gets the link's own preview page, people the redirect.
       if (rules.preview !== null && visitor.device().type === 'bot') return io.writePrebuilt(res, rules.preview);
+      // A protected link: without a pass for its password, the form that earns one (link-password.ts).
+      if (rules.passwordHash !== null && !hasPass(io.cookie(req), passSecret, key, rules.passwordHash, Date.now()))
+        return io.writePrebuilt(res, PASSWORD_PAGE);
       const location = rules.location(visitor, Date.now());
       target = rules.lastTarget;
       if (rules.deepLink !== null && writeApp(res, rules, visitor.device().os, location)) return;
@@ -347,6 +357,9 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
 
 const QR_SUFFIX = `?${QR_QUERY}`;
 
+/** What a visitor without a pass gets for a password-protected link: the same form for every link. */
+const PASSWORD_PAGE = passwordPage();
+
 /** The key a path that is no code is reported under: none. */
 const ABSENT_KEY = '' as LinkKey;
 
@@ -378,6 +391,7 @@ export function nodeTransport(cacheControl: string, { clientOf, hostOf }: NodeRe
     referer: (req) => req.headers.referer,
     language: (req) => req.headers['accept-language'],
     qr: (req) => req.url !== undefined && req.url.endsWith(QR_SUFFIX) && req.url.indexOf('?') === req.url.length - QR_SUFFIX.length,
+    cookie: (req) => req.headers.cookie,
     query(req) {
       const url = req.url ?? '';
       const mark = url.indexOf('?');

@@ -23,6 +23,8 @@ export interface RequestHead {
   readonly forwardedFor: string | undefined;
   readonly forwardedHost: string | undefined;
   readonly acceptLanguage: string | undefined;
+  /** Read by a password-protected link only (its pass, auth/link-passwords.ts). */
+  readonly cookie: string | undefined;
   /** The query is exactly QR_QUERY: the click came from the link's QR code. */
   readonly qr: boolean;
   /** The bytes read, and where in them the query lies (after its "?"); queryStart 0: none. Read as text only by a link's rules. */
@@ -128,6 +130,7 @@ export function parseHead(buf: Buffer, start: number): ParseResult {
   let forwardedFor: string | undefined;
   let forwardedHost: string | undefined;
   let acceptLanguage: string | undefined;
+  let cookie: string | undefined;
   let connection: string | undefined;
   let contentLength = false;
   for (let fields = 0; ; fields++) {
@@ -184,6 +187,11 @@ export function parseHead(buf: Buffer, start: number): ParseResult {
         if (acceptLanguage !== undefined) return HANDOFF;
         acceptLanguage = text(buf, valueStart, valueEnd);
         break;
+      case Field.Cookie:
+        // node:http joins two with "; ": one is all the fast path reads.
+        if (cookie !== undefined) return HANDOFF;
+        cookie = text(buf, valueStart, valueEnd);
+        break;
       case Field.Connection:
         if (connection !== undefined) return HANDOFF;
         connection = text(buf, valueStart, valueEnd).toLowerCase();
@@ -209,6 +217,7 @@ export function parseHead(buf: Buffer, start: number): ParseResult {
     forwardedFor,
     forwardedHost,
     acceptLanguage,
+    cookie,
     qr,
     source: buf,
     queryStart,
@@ -241,6 +250,7 @@ const Field = {
   /** Transfer-Encoding, Expect, Upgrade: node:http's to answer. */
   Refused: 8,
   ForwardedHost: 9,
+  Cookie: 10,
 } as const;
 type Field = (typeof Field)[keyof typeof Field];
 
@@ -251,6 +261,7 @@ const FIELDS: ReadonlyMap<string, Field> = new Map([
   ['x-forwarded-for', Field.ForwardedFor],
   ['x-forwarded-host', Field.ForwardedHost],
   ['accept-language', Field.AcceptLanguage],
+  ['cookie', Field.Cookie],
   ['connection', Field.Connection],
   ['content-length', Field.ContentLength],
   ['transfer-encoding', Field.Refused],

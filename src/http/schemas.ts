@@ -124,6 +124,12 @@ export const LinkOptions = Type.Object(
         },
       ),
     ),
+    password: Type.Optional(
+      Type.Union([Type.String(), Type.Literal(true), Type.Null()], {
+        description:
+          'A password the visitor must give before the redirect: 4–128 characters (kept only as a scrypt hash); `true` keeps the one the link has (a link that has one shows `true`); absent or null: none.',
+      }),
+    ),
     deepLink: Type.Optional(
       Type.Union(
         [

@@ -5,6 +5,7 @@ import { refuseUndecodedBodies } from '../http/body-encoding.ts';
 import { registerHealth } from '../http/health.ts';
 import { registerMetricsRoute } from '../http/metrics.ts';
 import { linksRoutes } from '../http/links.ts';
+import { linkPasswordRoutes } from '../http/link-password.ts';
 import { manageRoutes } from '../http/manage.ts';
 import { statsRoutes } from '../http/stats.ts';
 import { qrRoutes } from '../http/qr.ts';
@@ -82,6 +83,15 @@ const api: Part = async function apiPart(app, { config, log, lifecycle }) {
     baseUrl: config.baseUrl,
   });
   await app.register(qrRoutes, { shortUrls, hosts: app.hosts, cache, codeSpace, resolver, notFoundLimit, clientAddress });
+  await app.register(linkPasswordRoutes, {
+    hosts: app.hosts,
+    hostOf: app.hostOf,
+    clientOf: clientAddress,
+    cache,
+    codeSpace,
+    resolver,
+    secret: config.codeSecret,
+  });
   registerHealth(app, { db, breaker, queue: writeQueue, lifecycle, pingTimeoutMs: 1000, redis, replicas });
   if (app.metrics !== null) registerMetricsRoute(app, app.metrics);
 };

@@ -47,6 +47,7 @@ export default fp(
       observer: createRedirectObserver(clicks.counter, metrics?.redirects ?? null),
       visits,
       visitors: visitorReaders(addressOf, (address) => app.geo().place(address).country),
+      passSecret: config.codeSecret,
     };
     const readers = { clientOf: clientAddress, hostOf };
     const handler = createRedirectHandler(deps, nodeTransport(config.redirectCacheControl, readers));

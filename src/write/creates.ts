@@ -3,7 +3,9 @@
 // the link's batch has committed.
 
 import { checkLinkRequest, type CreateLinkBody, type Link, type LinkRequest } from '../core/link.ts';
+import { withPasswordHash } from '../core/link-options.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
+import { hashPassword } from '../auth/link-passwords.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import { findIdempotencyKey, findLinkDetails, type IdempotencyKey, type IdempotencyRecord } from '../db/links.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -50,9 +52,17 @@ export class LinkCreates {
     const domainId = await this.#deps.domainOf(body.domain, creator.workspaceId);
     const verdict = checkLinkRequest(body, this.#deps.policy, Date.now(), domainId);
     if (!verdict.ok) throw new AppError(verdict.code, verdict.message, verdict.field === undefined ? undefined : { field: verdict.field });
+    let request = verdict.request;
+    if (verdict.password === true)
+      throw new AppError('PASSWORD_INVALID', 'options.password: true keeps the password a link has; a new link has none.', {
+        field: 'options.password',
+      });
+    // Hashed in libuv's pool (scrypt), before the link joins the write queue.
+    if (verdict.password !== undefined)
+      request = { ...request, options: withPasswordHash(request.options, await hashPassword(verdict.password)) };
     if (key === undefined) {
-      const link = await this.#deps.queue.enqueue(verdict.request, { ...creator, idempotency: undefined });
-      return { link: withFields(link, verdict.request), replayed: false };
+      const link = await this.#deps.queue.enqueue(request, { ...creator, idempotency: undefined });
+      return { link: withFields(link, request), replayed: false };
     }
     // One attempt per key at a time on this instance: wait for the one in flight, then take the
     // slot before the next await, so that a concurrent retry waits for this one in turn.
@@ -63,7 +73,7 @@ export class LinkCreates {
       await running.catch(() => {});
     }
     // What the caller saw of the key is stale once another attempt with it has run.
-    const attempt = this.#createWithKey(verdict.request, creator, key, waited ? undefined : seen);
+    const attempt = this.#createWithKey(request, creator, key, waited ? undefined : seen);
     this.#inFlightKeys.set(slot, attempt);
     try {
       return await attempt;

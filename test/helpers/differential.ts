@@ -99,6 +99,10 @@ export const RULED_LINKS: Readonly<Record<string, Record<string, unknown>>> = {
     url: 'https://example.com/app-web?x=1',
     options: { forwardQuery: true, deepLink: { ios: 'myapp://open/1?a=b', android: 'myapp://open/2' } },
   },
+  'rule-pass': {
+    url: 'https://example.com/behind-a-password',
+    options: { redirectStatus: 307, password: 'differential' },
+  },
   'rule-place': {
     url: 'https://example.com/world',
     options: {

@@ -65,6 +65,7 @@ async function serverWith(observer: RedirectObserver) {
       (peer = '') => peer,
       () => 'unknown',
     ),
+    passSecret: 'a-test-secret',
   };
   const handler = createRedirectHandler(
     deps,

@@ -34,12 +34,16 @@ test('a redirect request is taken, with the fields later features read and the l
     forwardedFor: '203.0.113.9, 10.0.0.1',
     forwardedHost: 'go.example.com',
     acceptLanguage: 'de-CH,de;q=0.9',
+    cookie: undefined,
     qr: false,
     length: text.length,
   });
   assert.equal(taken('HEAD /abc HTTP/1.1\r\nHost: x\r\n\r\n').head, true);
   assert.equal(taken('GET /abc HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n').host, undefined);
   assert.equal(taken('GET /abc HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n').path, 'abc');
+  // The Cookie header, kept for a protected link's pass; two are node:http's to join.
+  assert.equal(taken('GET /abc HTTP/1.1\r\nHost: x\r\ncOOkie: a=1; link-pass=2.x\r\n\r\n').cookie, 'a=1; link-pass=2.x');
+  assert.equal(parse('GET /abc HTTP/1.1\r\nHost: x\r\nCookie: a=1\r\nCookie: b=2\r\n\r\n'), HANDOFF);
 });
 
 test('the query of a QR code (exactly qr=1) marks the request as a scan; any other query does not', () => {

@@ -48,6 +48,8 @@ export interface LinkOptions {
   split?: { url: string; weight: number }[] | null;
   preview?: { title?: string; description?: string; image?: string } | null;
   deepLink?: { ios?: string; android?: string } | null;
+  /** A new password; true: the link has one (and, sent back, keeps it). */
+  password?: string | true | null;
 }
 
 export interface LinkPage {

@@ -50,6 +50,11 @@ export interface OptionsDraft {
   previewImage: string;
   appIos: string;
   appAndroid: string;
+  /** A new password, as typed; '' keeps the link's own, if it has one. */
+  password: string;
+  /** The link has a password (the API never shows it). */
+  hasPassword: boolean;
+  removePassword: boolean;
 }
 
 export const NO_OPTIONS: OptionsDraft = {
@@ -62,6 +67,9 @@ export const NO_OPTIONS: OptionsDraft = {
   previewImage: '',
   appIos: '',
   appAndroid: '',
+  password: '',
+  hasPassword: false,
+  removePassword: false,
 };
 
 export function emptyRule(): RuleDraft {
@@ -89,6 +97,9 @@ export function draftOf(options: LinkOptions | null): OptionsDraft {
     previewImage: options.preview?.image ?? '',
     appIos: options.deepLink?.ios ?? '',
     appAndroid: options.deepLink?.android ?? '',
+    password: '',
+    hasPassword: options.password === true,
+    removePassword: false,
   };
 }
 
@@ -133,6 +144,8 @@ export function optionsOf(draft: OptionsDraft): LinkOptions | null {
   if (draft.appIos.trim() !== '') deepLink.ios = draft.appIos.trim();
   if (draft.appAndroid.trim() !== '') deepLink.android = draft.appAndroid.trim();
   if (Object.keys(deepLink).length > 0) options.deepLink = deepLink;
+  if (draft.password !== '') options.password = draft.password;
+  else if (draft.hasPassword && !draft.removePassword) options.password = true;
   return Object.keys(options).length === 0 ? null : options;
 }
 
@@ -148,6 +161,7 @@ export function describeOptions(options: LinkOptions | null): string {
   if (options.split !== undefined && options.split !== null && options.split.length > 0)
     parts.push(`A/B split ${options.split.map((v) => v.weight).join('/')}`);
   if (options.preview !== undefined && options.preview !== null) parts.push('social preview');
+  if (options.password === true) parts.push('password');
   if (options.deepLink !== undefined && options.deepLink !== null)
     parts.push(
       `app links (${Object.keys(options.deepLink)
@@ -172,6 +186,7 @@ export function optionsControlId(prefix: string, field: string): string {
   if (variant !== null) return `${prefix}-opt-split-${variant[1]}-${variant[2] ?? 'url'}`;
   const preview = /^options\.preview(?:\.(title|description|image))?/.exec(field);
   if (preview !== null) return `${prefix}-opt-preview-${preview[1] ?? 'title'}`;
+  if (field === 'options.password') return `${prefix}-opt-password`;
   const app = /^options\.deepLink(?:\.(ios|android))?/.exec(field);
   if (app !== null) return `${prefix}-opt-app-${app[1] ?? 'ios'}`;
   if (field === 'options.forwardQuery') return `${prefix}-opt-forward`;

@@ -228,6 +228,31 @@ export function LinkOptionsFields({ prefix, draft, onChange, errors, open }: Lin
           onInput={(previewImage) => onChange({ ...draft, previewImage })}
         />
 
+        <h3 class="options-heading">Password</h3>
+        <Text
+          id={id('password')}
+          type="password"
+          label={draft.hasPassword ? 'New password' : 'Password'}
+          hint={
+            draft.hasPassword
+              ? 'The link has a password. Leave this empty to keep it, or type a new one.'
+              : 'Visitors must type it before they are sent on: 4 to 128 characters.'
+          }
+          value={draft.password}
+          errors={errors}
+          onInput={(password) => onChange({ ...draft, password })}
+        />
+        {draft.hasPassword && (
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={draft.removePassword}
+              onChange={(e) => onChange({ ...draft, removePassword: e.currentTarget.checked })}
+            />{' '}
+            Remove the password
+          </label>
+        )}
+
         <h3 class="options-heading">Open in the app</h3>
         <p class="hint">Phones open your app (myapp://path, or an https universal or app link); without the app, the web target.</p>
         <Text
@@ -254,7 +279,7 @@ interface TextProps {
   label: string;
   hint?: string;
   value: string;
-  type?: 'text' | 'url' | 'datetime-local';
+  type?: 'text' | 'url' | 'datetime-local' | 'password';
   inputMode?: 'numeric';
   errors: Readonly<Record<string, string>>;
   onInput: (value: string) => void;
@@ -269,7 +294,7 @@ function Text({ id, label, hint, value, type = 'text', inputMode, errors, onInpu
         <input
           {...control}
           type={inputType as 'text'}
-          autoComplete="off"
+          autoComplete={type === 'password' ? 'new-password' : 'off'}
           spellcheck={false}
           inputMode={inputMode}
           value={value}

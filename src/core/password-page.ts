@@ -1,0 +1,58 @@
+// The page of a password-protected link (link-options.ts password): one labelled field and a
+// button, posted back to the link's own path (http/link-password.ts), an error tied to the field
+// when there is one. No script; its one style sheet is allowed by its hash in the CSP. Pure: no I/O.
+
+import { createHash } from 'node:crypto';
+import { escapeHtml } from './preview-page.ts';
+
+export interface PasswordPage {
+  readonly status: number;
+  readonly head: readonly string[];
+  readonly body: string;
+}
+
+const STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;margin:0;padding:2rem 1rem;color:#1a1a1a;background:#fff}' +
+  'main{max-width:24rem;margin:0 auto}h1{font-size:1.375rem;margin:0 0 1rem}' +
+  'label{display:block;font-weight:600;margin-bottom:.25rem}' +
+  'input{box-sizing:border-box;width:100%;min-height:44px;padding:.5rem .75rem;font:inherit;border:1px solid #6b6b6b;border-radius:6px}' +
+  "input[aria-invalid='true']{border-color:#b3261e;box-shadow:0 0 0 1px #b3261e}" +
+  'button{margin-top:1rem;min-height:44px;padding:0 1.25rem;font:inherit;font-weight:600;color:#fff;background:#1d4ed8;border:0;border-radius:6px}' +
+  '.error{color:#b3261e;font-weight:500;margin:.5rem 0 0}';
+const CSP =
+  `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; ` +
+  // The form posts to the link, whose answer (303, then the link's redirect) leads to any web page: browsers
+  // check form-action against every step of that chain.
+  "form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'none'";
+
+/** The form, posted to the page's own URL (the link's); `error`: why the last answer was refused. */
+export function passwordPage(status = 200, error?: string, extra: readonly string[] = []): PasswordPage {
+  const described = error === undefined ? '' : ' aria-invalid="true" aria-describedby="password-error"';
+  const body =
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<meta name="robots" content="noindex"><title>Password required</title><style>${STYLE}</style></head>\n` +
+    '<body><main><h1>This link is protected</h1>' +
+    '<form method="post">' +
+    `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required autofocus${described}>` +
+    (error === undefined ? '' : `<p class="error" id="password-error" role="alert">${escapeHtml(error)}</p>`) +
+    '<button type="submit">Continue</button></form></main></body></html>\n';
+  return {
+    status,
+    head: [
+      'content-type',
+      'text/html; charset=utf-8',
+      'cache-control',
+      'no-store',
+      'content-security-policy',
+      CSP,
+      'x-content-type-options',
+      'nosniff',
+      'referrer-policy',
+      'no-referrer',
+      ...extra,
+      'content-length',
+      String(Buffer.byteLength(body)),
+    ],
+    body,
+  };
+}
