@@ -71,6 +71,7 @@ export const ERRORS = {
     status: 400,
     message: 'options.password must be 4 to 128 characters without control characters, or true to keep the password the link has.',
   },
+  CLICK_LIMIT_INVALID: { status: 400, message: 'options.clickLimit must be a whole number from 1 to 1000000000, or null.' },
   LIST_QUERY_INVALID: { status: 400, message: 'A query parameter of the link list is not one it accepts.' },
   CURSOR_INVALID: { status: 400, message: 'cursor is not one this list gave; start again from the first page.' },
   IMPORT_INVALID: { status: 400, message: 'The file is not a CSV file this service can import.' },
@@ -98,6 +99,7 @@ export const ERRORS = {
   LAST_ADMIN_KEY: { status: 409, message: "This is the workspace's last admin key: create another admin key before revoking it." },
   LINK_EXPIRED: { status: 410, message: 'This link has expired.' },
   LINK_DISABLED: { status: 410, message: 'This link has been disabled.' },
+  LINK_CLICK_LIMIT_REACHED: { status: 410, message: 'This link has given all the clicks it was made for.' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used with a different request.' },
   // 413, 415, 429
   BODY_TOO_LARGE: {

@@ -81,6 +81,7 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
   await page.getByLabel('Preview title').fill('The app, now');
   await page.getByLabel('Preview image URL').fill('https://cdn.example/app.png');
   await page.getByLabel('Android app URL').fill('myapp://open/app');
+  await page.getByLabel('Most redirects').fill('5000');
   await page.getByRole('button', { name: 'Create link' }).click();
 
   // The API's error, on the field it names, which has the focus.
@@ -113,11 +114,12 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
     ],
     preview: { title: 'The app, now', image: 'https://cdn.example/app.png' },
     deepLink: { android: 'myapp://open/app' },
+    clickLimit: 5000,
   };
   assert.deepEqual(await storedOptions(alias), made);
   assert.equal(
     await page.locator('#detail-options').textContent(),
-    '307 redirect · query forwarded · 2 targeting rules · A/B split 30/70 · social preview · app links (Android)',
+    '307 redirect · query forwarded · 2 targeting rules · A/B split 30/70 · social preview · at most 5,000 clicks · app links (Android)',
   );
   await look(page, 'desktop-21-link-with-options');
 

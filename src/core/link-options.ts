@@ -74,7 +74,11 @@ export interface LinkOptions {
   readonly deepLink?: DeepLinks;
   /** The scrypt hash of the link's password (auth/link-passwords.ts): never shown, never taken from a request. */
   readonly passwordHash?: string;
+  /** The most redirects the link gives, across every instance (write/click-limits.ts); then 410. */
+  readonly clickLimit?: number;
 }
+
+export const CLICK_LIMIT_MAX = 1_000_000_000;
 
 export const PASSWORD_MIN_LENGTH = 4;
 export const PASSWORD_MAX_LENGTH = 128;
@@ -101,6 +105,7 @@ export interface LinkOptionsInput {
   preview?: unknown;
   deepLink?: unknown;
   password?: unknown;
+  clickLimit?: unknown;
 }
 
 /**
@@ -136,6 +141,7 @@ export function checkLinkOptions(input: LinkOptionsInput | null | undefined, pol
       split?: SplitVariant[];
       preview?: LinkPreview;
       deepLink?: DeepLinks;
+      clickLimit?: number;
     } = {};
     if (input.redirectStatus !== undefined && input.redirectStatus !== null) options.redirectStatus = checkStatus(input.redirectStatus);
     if (input.forwardQuery !== undefined && input.forwardQuery !== null) {
@@ -153,6 +159,12 @@ export function checkLinkOptions(input: LinkOptionsInput | null | undefined, pol
     }
     if (input.preview !== undefined && input.preview !== null) options.preview = checkPreview(input.preview, policy);
     if (input.deepLink !== undefined && input.deepLink !== null) options.deepLink = checkDeepLinks(input.deepLink, policy);
+    if (input.clickLimit !== undefined && input.clickLimit !== null) {
+      const limit = input.clickLimit;
+      if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > CLICK_LIMIT_MAX)
+        throw new Refused('CLICK_LIMIT_INVALID', 'options.clickLimit');
+      options.clickLimit = limit;
+    }
     const stored = Object.keys(options).length === 0 ? null : options;
     if (input.password === undefined || input.password === null || input.password === false) return { ok: true, options: stored };
     return { ok: true, options: stored, password: checkPassword(input.password) };

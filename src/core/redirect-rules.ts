@@ -72,6 +72,8 @@ export class LinkRules {
   readonly deepLink: DeepLinks | null;
   /** The scrypt hash of the link's password: a visitor without a pass for it gets the password page; null: none. */
   readonly passwordHash: string | null;
+  /** The most redirects the link gives (write/click-limits.ts); null: no limit. */
+  readonly clickLimit: number | null;
   /** What chose the target of the last location() (TARGET_URL ...): read by the redirect right after it. */
   lastTarget = TARGET_URL;
 
@@ -87,6 +89,7 @@ export class LinkRules {
     this.preview = options.preview === undefined ? null : previewPage(options.preview, url);
     this.deepLink = options.deepLink ?? null;
     this.passwordHash = options.passwordHash ?? null;
+    this.clickLimit = options.clickLimit ?? null;
   }
 
   /**
@@ -141,7 +144,8 @@ export function compileRules(url: string, options: LinkOptions | null, defaults:
     options?.split === undefined &&
     rules.preview === null &&
     rules.deepLink === null &&
-    rules.passwordHash === null;
+    rules.passwordHash === null &&
+    rules.clickLimit === null;
   return plain ? null : rules;
 }
 

@@ -23,11 +23,12 @@ import { ABSENT, isRedirect, type CacheEntry, type LinkCache, type NoRedirect, t
 import { appPage, intentUrl, isWebUrl } from '../core/app-page.ts';
 import { passwordPage } from '../core/password-page.ts';
 import { hasPass } from '../auth/link-passwords.ts';
+import type { ClickLimits } from '../write/click-limits.ts';
 import { LinkRules } from '../core/redirect-rules.ts';
 import { asShortCode } from '../core/codes.ts';
 import type { SlotHolder, VisitRecorder } from '../analytics/visits.ts';
 import type { LinkKey } from '../core/domains.ts';
-import { isAppError } from '../errors.ts';
+import { AppError, isAppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
 import type { HostTable, ServedDomain } from '../resolve/hosts.ts';
 import type { Resolver } from '../resolve/resolver.ts';
@@ -66,6 +67,8 @@ export interface RedirectDeps {
   visitors: VisitorReaders;
   /** The deployment's secret (CODE_SECRET): the key of password-protected links' passes (auth/link-passwords.ts). */
   passSecret: string;
+  /** Grants the redirects of links with a click limit (write/click-limits.ts). */
+  limits: Pick<ClickLimits, 'take'>;
 }
 
 /** Whether an answer's status is a link's redirect: a click. 302 first, the plain links' status. */
@@ -146,6 +149,7 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
     visits,
     visitors,
     passSecret,
+    limits,
   } = deps;
   const limited = prebuilt('NOT_FOUND_RATE_LIMITED', { 'retry-after': String(limit?.retryAfterSeconds ?? 1) });
 
@@ -183,7 +187,7 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
   };
 
   /** A link with rules: they choose where, and with which status, from what the request says. */
-  const writeRuled = (req: Q, res: R, key: string, rules: LinkRules): void => {
+  const writeRuled = (req: Q, res: R, key: string, rules: LinkRules, domain: ServedDomain): void => {
     try {
       const visitor = new RequestVisitor(visitors, io, req, key);
       // A link-preview crawler (a bot, as analytics tells them) gets the link's own preview page, people the redirect.
@@ -191,10 +195,51 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
       // A protected link: without a pass for its password, the form that earns one (link-password.ts).
       if (rules.passwordHash !== null && !hasPass(io.cookie(req), passSecret, key, rules.passwordHash, Date.now()))
         return io.writePrebuilt(res, PASSWORD_PAGE);
-      const location = rules.location(visitor, Date.now());
-      target = rules.lastTarget;
-      if (rules.deepLink !== null && writeApp(res, rules, visitor.device().os, location)) return;
-      io.writeRedirect(res, rules.status, location);
+      if (rules.clickLimit === null) return sendRuled(res, rules, visitor);
+      // A limited link: its redirect is granted, or not, with the others of this turn (write/click-limits.ts);
+      // answered and reported then. A count that cannot be asked for is a 503: never a redirect past the limit.
+      const started = observer.now();
+      limits.take(key as LinkKey, rules.clickLimit).then(
+        (granted) => settleLimited(req, res, key, rules, visitor, domain, started, granted),
+        (err: unknown) =>
+          failed(
+            req,
+            res,
+            key as LinkKey,
+            undefined,
+            started,
+            isAppError(err) ? err : new AppError('DATABASE_UNAVAILABLE', undefined, { cause: err }),
+          ),
+      );
+    } catch (err) {
+      crashed(res, key, err);
+    }
+  };
+
+  /** A link with rules, once its redirect may be given: where its rules send `visitor`. */
+  const sendRuled = (res: R, rules: LinkRules, visitor: RequestVisitor<Q>): void => {
+    const location = rules.location(visitor, Date.now());
+    target = rules.lastTarget;
+    if (rules.deepLink !== null && writeApp(res, rules, visitor.device().os, location)) return;
+    io.writeRedirect(res, rules.status, location);
+  };
+
+  /** A limited link's answer: its redirect if granted, else 410 (or the domain's expired fallback, no click of the link's). */
+  const settleLimited = (
+    req: Q,
+    res: R,
+    key: string,
+    rules: LinkRules,
+    visitor: RequestVisitor<Q>,
+    domain: ServedDomain,
+    started: number,
+    granted: boolean,
+  ) => {
+    try {
+      if (granted) sendRuled(res, rules, visitor);
+      else if (domain.expiredRedirect !== null) write(res, key, domain.expiredRedirect);
+      else io.writePrebuilt(res, ANSWERS.LINK_CLICK_LIMIT_REACHED);
+      report(req, res, granted || domain.expiredRedirect === null ? key : '', started);
     } catch (err) {
       crashed(res, key, err);
     }
@@ -222,7 +267,7 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
       return key;
     }
     if (entry instanceof LinkRules) {
-      writeRuled(req, res, key, entry);
+      writeRuled(req, res, key, entry, domain);
       return key;
     }
     if (entry === ABSENT) visits?.orphan(domain.id, key.slice(domain.prefix.length));
@@ -243,7 +288,9 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
   const found = (req: Q, res: R, key: LinkKey, domain: ServedDomain, client: string | undefined, started: number, entry: CacheEntry) => {
     try {
       if (client !== undefined && entry !== ABSENT) limit?.refund(client);
-      report(req, res, writeOn(req, res, key, entry, domain), started);
+      const reported = writeOn(req, res, key, entry, domain);
+      // A limited link answers later, and reports then.
+      if (io.status(res) !== 0) report(req, res, reported, started);
       const ms = performance.now() - started;
       if (ms > slowRequestMs) log.warn({ key, ms: Math.round(ms) }, 'slow redirect');
     } catch (err) {
@@ -324,7 +371,9 @@ export function createRedirectHandler<Q, R>(deps: RedirectDeps, io: RedirectTran
     const entry = cache.get(key);
     if (entry !== undefined) {
       observer.cached(true);
-      report(req, res, answer(req, res, key, entry, domain), started);
+      const reported = answer(req, res, key, entry, domain);
+      // A limited link answers later, and reports then.
+      if (io.status(res) !== 0) report(req, res, reported, started);
       return true;
     }
     if (asShortCode(path) === undefined) return false;

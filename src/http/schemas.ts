@@ -124,6 +124,12 @@ export const LinkOptions = Type.Object(
         },
       ),
     ),
+    clickLimit: Type.Optional(
+      Type.Union([Type.Integer(), Type.Null()], {
+        description:
+          'The most redirects the link gives, exactly, across every instance (counted in Redis, or in Postgres without it); then 410 LINK_CLICK_LIMIT_REACHED, or the domain’s expired fallback.',
+      }),
+    ),
     password: Type.Optional(
       Type.Union([Type.String(), Type.Literal(true), Type.Null()], {
         description:

@@ -13,6 +13,7 @@ import { rawAnswers } from '../http/raw-answers.ts';
 import { createRedirectHandler, nodeTransport, registerRedirect, type RedirectDeps } from '../http/redirect.ts';
 import { createRedirectObserver } from '../http/redirect-observer.ts';
 import { visitorReaders } from '../http/visitor.ts';
+import { ClickLimits } from '../write/click-limits.ts';
 import type { PartOptions } from './options.ts';
 
 declare module 'fastify' {
@@ -48,6 +49,10 @@ export default fp(
       visits,
       visitors: visitorReaders(addressOf, (address) => app.geo().place(address).country),
       passSecret: config.codeSecret,
+      // One counter for every instance: Redis when there is one (never Postgres beside it, which would count apart), else Postgres.
+      limits: new ClickLimits(
+        app.redis === null ? { db: app.db, breaker: app.breaker } : { redis: app.redis.client, prefix: config.redisKeyPrefix },
+      ),
     };
     const readers = { clientOf: clientAddress, hostOf };
     const handler = createRedirectHandler(deps, nodeTransport(config.redirectCacheControl, readers));

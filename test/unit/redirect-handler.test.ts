@@ -66,6 +66,7 @@ async function serverWith(observer: RedirectObserver) {
       () => 'unknown',
     ),
     passSecret: 'a-test-secret',
+    limits: { take: async () => true },
   };
   const handler = createRedirectHandler(
     deps,

@@ -50,6 +50,7 @@ export interface LinkOptions {
   deepLink?: { ios?: string; android?: string } | null;
   /** A new password; true: the link has one (and, sent back, keeps it). */
   password?: string | true | null;
+  clickLimit?: number | null;
 }
 
 export interface LinkPage {

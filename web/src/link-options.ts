@@ -55,6 +55,8 @@ export interface OptionsDraft {
   /** The link has a password (the API never shows it). */
   hasPassword: boolean;
   removePassword: boolean;
+  /** As typed; '' for none. */
+  clickLimit: string;
 }
 
 export const NO_OPTIONS: OptionsDraft = {
@@ -70,6 +72,7 @@ export const NO_OPTIONS: OptionsDraft = {
   password: '',
   hasPassword: false,
   removePassword: false,
+  clickLimit: '',
 };
 
 export function emptyRule(): RuleDraft {
@@ -100,6 +103,7 @@ export function draftOf(options: LinkOptions | null): OptionsDraft {
     password: '',
     hasPassword: options.password === true,
     removePassword: false,
+    clickLimit: options.clickLimit === undefined || options.clickLimit === null ? '' : String(options.clickLimit),
   };
 }
 
@@ -144,6 +148,8 @@ export function optionsOf(draft: OptionsDraft): LinkOptions | null {
   if (draft.appIos.trim() !== '') deepLink.ios = draft.appIos.trim();
   if (draft.appAndroid.trim() !== '') deepLink.android = draft.appAndroid.trim();
   if (Object.keys(deepLink).length > 0) options.deepLink = deepLink;
+  if (draft.clickLimit.trim() !== '')
+    options.clickLimit = /^\d+$/.test(draft.clickLimit.trim()) ? Number(draft.clickLimit.trim()) : (draft.clickLimit as unknown as number);
   if (draft.password !== '') options.password = draft.password;
   else if (draft.hasPassword && !draft.removePassword) options.password = true;
   return Object.keys(options).length === 0 ? null : options;
@@ -162,6 +168,7 @@ export function describeOptions(options: LinkOptions | null): string {
     parts.push(`A/B split ${options.split.map((v) => v.weight).join('/')}`);
   if (options.preview !== undefined && options.preview !== null) parts.push('social preview');
   if (options.password === true) parts.push('password');
+  if (typeof options.clickLimit === 'number') parts.push(`at most ${options.clickLimit.toLocaleString('en-US')} clicks`);
   if (options.deepLink !== undefined && options.deepLink !== null)
     parts.push(
       `app links (${Object.keys(options.deepLink)
@@ -187,6 +194,7 @@ export function optionsControlId(prefix: string, field: string): string {
   const preview = /^options\.preview(?:\.(title|description|image))?/.exec(field);
   if (preview !== null) return `${prefix}-opt-preview-${preview[1] ?? 'title'}`;
   if (field === 'options.password') return `${prefix}-opt-password`;
+  if (field === 'options.clickLimit') return `${prefix}-opt-limit`;
   const app = /^options\.deepLink(?:\.(ios|android))?/.exec(field);
   if (app !== null) return `${prefix}-opt-app-${app[1] ?? 'ios'}`;
   if (field === 'options.forwardQuery') return `${prefix}-opt-forward`;

@@ -228,6 +228,17 @@ export function LinkOptionsFields({ prefix, draft, onChange, errors, open }: Lin
           onInput={(previewImage) => onChange({ ...draft, previewImage })}
         />
 
+        <h3 class="options-heading">Click limit</h3>
+        <Text
+          id={id('limit')}
+          label="Most redirects"
+          hint="After this many clicks, on every server, the link answers “410 Gone” (or the domain’s expired page). Leave empty for no limit."
+          inputMode="numeric"
+          value={draft.clickLimit}
+          errors={errors}
+          onInput={(clickLimit) => onChange({ ...draft, clickLimit })}
+        />
+
         <h3 class="options-heading">Password</h3>
         <Text
           id={id('password')}
