@@ -11,22 +11,13 @@
 //   hash in the page's CSP; the URLs are read from the page's links, HTML-escaped.
 // Pure: no I/O.
 
-import { createHash } from 'node:crypto';
-import { escapeHtml } from './preview-page.ts';
-
-export interface AppPage {
-  readonly status: 200;
-  readonly head: readonly string[];
-  readonly body: string;
-}
+import { cspHash, escapeHtml, htmlPage, type HtmlPage } from './html-page.ts';
 
 /** Opens the app, then the web target if the page is still shown (the app did not open). */
 const SCRIPT =
   "(function(){var a=document.getElementById('app').href,w=document.getElementById('web').href;" +
   'location.href=a;setTimeout(function(){if(!document.hidden)location.replace(w)},1500)})();';
-const CSP =
-  `default-src 'none'; script-src 'sha256-${createHash('sha256').update(SCRIPT).digest('base64')}'; ` +
-  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP = `default-src 'none'; script-src ${cspHash(SCRIPT)}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 /** Whether an app URL is a web one (a universal or app link): redirected to as it is. */
 export function isWebUrl(appUrl: string): boolean {
@@ -34,29 +25,14 @@ export function isWebUrl(appUrl: string): boolean {
 }
 
 /** The iOS page that opens `appUrl` (a custom scheme) and falls back to `web`. */
-export function appPage(appUrl: string, web: string): AppPage {
+export function appPage(appUrl: string, web: string): HtmlPage {
   const body =
     '<!doctype html>\n<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
     '<meta name="robots" content="noindex"><title>Opening the app…</title></head>\n<body>' +
     `<p><a id="app" href="${escapeHtml(appUrl)}">Open in the app</a></p>` +
     `<p><a id="web" href="${escapeHtml(web)}">Continue in the browser</a></p>` +
     `<script>${SCRIPT}</script></body></html>\n`;
-  return {
-    status: 200,
-    head: [
-      'content-type',
-      'text/html; charset=utf-8',
-      'cache-control',
-      'no-store',
-      'content-security-policy',
-      CSP,
-      'x-content-type-options',
-      'nosniff',
-      'content-length',
-      String(Buffer.byteLength(body)),
-    ],
-    body,
-  };
+  return htmlPage(200, body, CSP, 'no-store');
 }
 
 /** The Android intent: URL of a custom-scheme `appUrl`, falling back to `web` where no app takes it. */

@@ -2,14 +2,7 @@
 // button, posted back to the link's own path (http/link-password.ts), an error tied to the field
 // when there is one. No script; its one style sheet is allowed by its hash in the CSP. Pure: no I/O.
 
-import { createHash } from 'node:crypto';
-import { escapeHtml } from './preview-page.ts';
-
-export interface PasswordPage {
-  readonly status: number;
-  readonly head: readonly string[];
-  readonly body: string;
-}
+import { cspHash, escapeHtml, htmlPage, type HtmlPage } from './html-page.ts';
 
 const STYLE =
   'body{font:16px/1.5 system-ui,sans-serif;margin:0;padding:2rem 1rem;color:#1a1a1a;background:#fff}' +
@@ -20,13 +13,13 @@ const STYLE =
   'button{margin-top:1rem;min-height:44px;padding:0 1.25rem;font:inherit;font-weight:600;color:#fff;background:#1d4ed8;border:0;border-radius:6px}' +
   '.error{color:#b3261e;font-weight:500;margin:.5rem 0 0}';
 const CSP =
-  `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; ` +
+  `default-src 'none'; style-src ${cspHash(STYLE)}; ` +
   // The form posts to the link, whose answer (303, then the link's redirect) leads to any web page: browsers
   // check form-action against every step of that chain.
   "form-action 'self' https: http:; base-uri 'none'; frame-ancestors 'none'";
 
 /** The form, posted to the page's own URL (the link's); `error`: why the last answer was refused. */
-export function passwordPage(status = 200, error?: string, extra: readonly string[] = []): PasswordPage {
+export function passwordPage(status = 200, error?: string, extra: readonly string[] = []): HtmlPage {
   const described = error === undefined ? '' : ' aria-invalid="true" aria-describedby="password-error"';
   const body =
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
@@ -36,23 +29,5 @@ export function passwordPage(status = 200, error?: string, extra: readonly strin
     `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required autofocus${described}>` +
     (error === undefined ? '' : `<p class="error" id="password-error" role="alert">${escapeHtml(error)}</p>`) +
     '<button type="submit">Continue</button></form></main></body></html>\n';
-  return {
-    status,
-    head: [
-      'content-type',
-      'text/html; charset=utf-8',
-      'cache-control',
-      'no-store',
-      'content-security-policy',
-      CSP,
-      'x-content-type-options',
-      'nosniff',
-      'referrer-policy',
-      'no-referrer',
-      ...extra,
-      'content-length',
-      String(Buffer.byteLength(body)),
-    ],
-    body,
-  };
+  return htmlPage(status, body, CSP, 'no-store', ['referrer-policy', 'no-referrer', ...extra]);
 }

@@ -3,24 +3,12 @@
 // to the target. Built once when the link enters the cache; no script, no style, a strict CSP.
 // Pure: no I/O.
 
+import { escapeHtml, htmlPage, type HtmlPage } from './html-page.ts';
 import type { LinkPreview } from './link-options.ts';
-
-/** A whole answer: what http/respond.ts writes (its Prebuilt). */
-export interface PreviewPage {
-  readonly status: 200;
-  readonly head: readonly string[];
-  readonly body: string;
-}
 
 const CSP = "default-src 'none'; img-src https: http:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
-}
-
-export function previewPage(preview: LinkPreview, target: string): PreviewPage {
+export function previewPage(preview: LinkPreview, target: string): HtmlPage {
   const meta: string[] = [];
   const tag = (attribute: 'property' | 'name', name: string, content: string) =>
     meta.push(`<meta ${attribute}="${name}" content="${escapeHtml(content)}">`);
@@ -43,20 +31,5 @@ export function previewPage(preview: LinkPreview, target: string): PreviewPage {
   const body =
     `<!doctype html>\n<html><head><meta charset="utf-8"><title>${title}</title>\n${meta.join('\n')}\n</head>` +
     `<body><p><a href="${escapeHtml(target)}">${title}</a></p></body></html>\n`;
-  return {
-    status: 200,
-    head: [
-      'content-type',
-      'text/html; charset=utf-8',
-      'cache-control',
-      'public, max-age=300',
-      'content-security-policy',
-      CSP,
-      'x-content-type-options',
-      'nosniff',
-      'content-length',
-      String(Buffer.byteLength(body)),
-    ],
-    body,
-  };
+  return htmlPage(200, body, CSP, 'public, max-age=300');
 }

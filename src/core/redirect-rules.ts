@@ -5,7 +5,8 @@
 
 import type { Device } from './dimensions.ts';
 import { SPLIT_MAX, TARGETS_MAX, type DeepLinks, type LinkOptions, type RedirectStatus, type TargetCondition } from './link-options.ts';
-import { previewPage, type PreviewPage } from './preview-page.ts';
+import type { HtmlPage } from './html-page.ts';
+import { previewPage } from './preview-page.ts';
 import { URL_MAX_LENGTH } from './url-rules.ts';
 
 /** The deployment's defaults (REDIRECT_STATUS, FORWARD_QUERY). */
@@ -67,7 +68,7 @@ export class LinkRules {
   readonly #splitUrls: readonly string[];
   readonly #cumulative: readonly number[];
   /** What link-preview crawlers get instead of the redirect; null: they are redirected like people. */
-  readonly preview: PreviewPage | null;
+  readonly preview: HtmlPage | null;
   /** The apps of phone visitors (app-page.ts); null: none. */
   readonly deepLink: DeepLinks | null;
   /** The scrypt hash of the link's password: a visitor without a pass for it gets the password page; null: none. */

@@ -11,7 +11,8 @@ import type { LinkCache } from '../cache/link-cache.ts';
 import { refusalOf } from '../cache/link-cache.ts';
 import { asShortCode } from '../core/codes.ts';
 import type { LinkKey } from '../core/domains.ts';
-import { passwordPage, type PasswordPage } from '../core/password-page.ts';
+import type { HtmlPage } from '../core/html-page.ts';
+import { passwordPage } from '../core/password-page.ts';
 import { LinkRules } from '../core/redirect-rules.ts';
 import { AppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
@@ -57,7 +58,7 @@ export class PasswordAttempts {
   }
 }
 
-function send(reply: FastifyReply, page: PasswordPage): FastifyReply {
+function send(reply: FastifyReply, page: HtmlPage): FastifyReply {
   for (let i = 0; i < page.head.length; i += 2) reply.header(page.head[i] as string, page.head[i + 1]);
   return reply.code(page.status).send(page.body);
 }
