@@ -45,7 +45,7 @@ import {
   writePrebuilt,
   type Prebuilt,
 } from './respond.ts';
-import { RequestVisitor, type VisitorReaders } from './visitor.ts';
+import { RequestVisitor, type RequestFields, type VisitorReaders } from './visitor.ts';
 
 export interface RedirectDeps {
   /** Which domain a Host names (resolve/hosts.ts). */
@@ -96,7 +96,7 @@ export interface RedirectObserver {
  * How the handler reads a request (Q) and writes its answer (R) on one transport: node:http's
  * request and response (nodeTransport, below), or the fast path's parsed head (fast-path.ts).
  */
-export interface RedirectTransport<Q, R> {
+export interface RedirectTransport<Q, R> extends RequestFields<Q> {
   /** A plain redirect (302) or a refusal. */
   writeEntry(res: R, entry: RedirectTarget | NoRedirect): void;
   /** A link's redirect as its rules chose it. */
@@ -106,20 +106,11 @@ export interface RedirectTransport<Q, R> {
   crash(res: R): void;
   /** The status of the answer once it is written; 0 until then. */
   status(res: R): number;
-  userAgent(req: Q): string | undefined;
   /** The host the request is for: its Host, or a forwarded one where TRUST_PROXY says so (client-address.ts). */
   host(req: Q): string | undefined;
   /** The client whose 404 budget the request spends (see client-address.ts). */
   client(req: Q): string;
-  /** The socket's peer address and the request's X-Forwarded-For, as they came (analytics reads the client's address from them by TRUST_PROXY's rule, once per distinct pair). */
-  peer(req: Q): string | undefined;
-  forwardedFor(req: Q): string | undefined;
   referer(req: Q): string | undefined;
-  language(req: Q): string | undefined;
-  /** The request came through the link's QR code (its query is QR_QUERY, request-head.ts). */
-  qr(req: Q): boolean;
-  /** The request's query, without "?"; '' without one. Read only by links' rules. */
-  query(req: Q): string;
   /** The Cookie header; read only for a password-protected link. */
   cookie(req: Q): string | undefined;
 }

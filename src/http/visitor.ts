@@ -9,13 +9,16 @@ import { Memo } from '../core/memo.ts';
 import { preferredLanguage, type DeviceFacts, type Visitor } from '../core/redirect-rules.ts';
 import type { AddressOf } from './client-address.ts';
 
-/** What a visitor reads of a request on its transport: the redirect's transports (redirect.ts) have each. */
+/** The request fields a visitor (and analytics) reads, on either transport: part of the redirect's RedirectTransport. */
 export interface RequestFields<Q> {
   userAgent(req: Q): string | undefined;
+  /** The socket's peer address and the request's X-Forwarded-For, as they came (analytics reads the client's address from them by TRUST_PROXY's rule, once per distinct pair). */
   peer(req: Q): string | undefined;
   forwardedFor(req: Q): string | undefined;
   language(req: Q): string | undefined;
+  /** The request came through the link's QR code (its query is QR_QUERY, request-head.ts). */
   qr(req: Q): boolean;
+  /** The request's query, without "?"; '' without one. Read only by links' rules. */
   query(req: Q): string;
 }
 
