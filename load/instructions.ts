@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { RULED_OPTIONS } from './traffic.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,19 +42,6 @@ const NODE = join(HERE, 'node_modules/.bin/node');
 const CONNECTIONS = 8;
 const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
-/** The options of --ruled's links: the rules scenario's (load/run.ts RULED_OPTIONS). */
-const RULED = {
-  targets: [
-    { when: { device: ['ios'] }, url: 'https://apps.apple.com/app/id1234567890' },
-    { when: { device: ['android'] }, url: 'https://play.google.com/store/apps/details?id=com.example.app' },
-    { when: { country: ['DE', 'AT', 'CH'], language: ['de'] }, url: 'https://example.com/de/landing' },
-  ],
-  split: [
-    { url: 'https://example.com/landing?variant=a', weight: 50 },
-    { url: 'https://example.com/landing?variant=b', weight: 50 },
-  ],
-};
-
 interface Variant {
   readonly label: string;
   readonly checkout: string;
@@ -63,7 +51,7 @@ interface Variant {
 const variants: Variant[] = values.ruled
   ? [
       { label: 'plain links', checkout: HERE, options: undefined },
-      { label: 'links with rules', checkout: HERE, options: RULED },
+      { label: 'links with rules', checkout: HERE, options: RULED_OPTIONS },
     ]
   : [
       { label: 'this checkout', checkout: HERE, options: undefined },

@@ -55,7 +55,7 @@ import { ownCpus, parseCpuList, which } from './proc.ts';
 import { describeStorage, renderReport, renderTable, slowestPlan } from './report.ts';
 import { analyticsStorage, clicksStorage, clickTableSizes, linksStorage, redisStorage } from './storage.ts';
 import { judgeTargets, markGeneratorLimits, quietRun, SCENARIOS, type Scenario } from './targets.ts';
-import { get, getOn, post, randomCodes, seededRandom, targetUrl, zipfPaths } from './traffic.ts';
+import { get, getOn, post, randomCodes, RULED_OPTIONS, seededRandom, targetUrl, zipfPaths } from './traffic.ts';
 import type { AnalyticsStorage, ListExport, ListPlan, RunResult, SuiteResult } from './types.ts';
 import { audience, clickHeaders, USER_AGENTS } from './visitors.ts';
 import { findWrk } from './wrk.ts';
@@ -104,19 +104,6 @@ const WRK_SCENARIOS = [
   'analytics',
   'rules',
 ];
-
-/** The options of the rules scenario's links: each rule reads one fact of the request, and the split the visitor's hash. */
-const RULED_OPTIONS = {
-  targets: [
-    { when: { device: ['ios'] }, url: 'https://apps.apple.com/app/id1234567890' },
-    { when: { device: ['android'] }, url: 'https://play.google.com/store/apps/details?id=com.example.app' },
-    { when: { country: ['DE', 'AT', 'CH'], language: ['de'] }, url: 'https://example.com/de/landing' },
-  ],
-  split: [
-    { url: 'https://example.com/landing?variant=a', weight: 50 },
-    { url: 'https://example.com/landing?variant=b', weight: 50 },
-  ],
-};
 
 /** The branded short domain of the hot-domain scenario (added through POST /domains; no DNS needed: requests name it in Host). */
 const BRANDED_HOST = 'go.load.test';

@@ -88,3 +88,19 @@ export function perConnection(requests: readonly Request[], connections: number)
   requests.forEach((request, i) => slices[i % connections]?.push(request));
   return slices.filter((slice) => slice.length > 0);
 }
+
+/**
+ * The options of the links with rules (the rules scenario, load/instructions.ts --ruled): each rule reads
+ * one fact of the request, and the split the visitor's hash.
+ */
+export const RULED_OPTIONS = {
+  targets: [
+    { when: { device: ['ios'] }, url: 'https://apps.apple.com/app/id1234567890' },
+    { when: { device: ['android'] }, url: 'https://play.google.com/store/apps/details?id=com.example.app' },
+    { when: { country: ['DE', 'AT', 'CH'], language: ['de'] }, url: 'https://example.com/de/landing' },
+  ],
+  split: [
+    { url: 'https://example.com/landing?variant=a', weight: 50 },
+    { url: 'https://example.com/landing?variant=b', weight: 50 },
+  ],
+};
