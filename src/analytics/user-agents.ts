@@ -20,6 +20,8 @@ export const NO_AGENT: Agent = { bot: false, device: 'other', browser: UNKNOWN, 
 
 /** bowser runs a list of regular expressions: the caller remembers each string's answer (visits.ts). */
 export function parseAgent(userAgent: string): Agent {
+  // bowser throws on an empty string ("User-Agent:" with no value): what a request without one gets.
+  if (userAgent === '') return NO_AGENT;
   const parsed = Bowser.parse(userAgent);
   const bot = isbot(userAgent) || parsed.platform.type === 'bot';
   return {

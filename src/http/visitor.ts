@@ -75,8 +75,7 @@ export class RequestVisitor<Q> implements Visitor {
 
   device(): DeviceFacts {
     const userAgent = this.#io.userAgent(this.#req);
-    // bowser throws on an empty string ("User-Agent:" with no value).
-    return userAgent === undefined || userAgent === '' ? NO_DEVICE : this.#readers.devices.get(userAgent);
+    return userAgent === undefined ? NO_DEVICE : this.#readers.devices.get(userAgent);
   }
 
   country(): string {
