@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { CreatedKey } from '../src/auth/api-keys.ts';
 import { startApp } from './helpers/app.ts';
-import { launchChromium, look, startLandingPage, watchedPage } from './helpers/browser.ts';
+import { launchChromium, look, screenshot, startLandingPage, watchedPage } from './helpers/browser.ts';
 import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 import { freePort } from './helpers/redis.ts';
 import { keysWith } from './helpers/workspaces.ts';
@@ -171,6 +171,14 @@ test('an iPhone without the app: the deep link’s page tries the app, then goes
   const phone = await watchedPage(browser, { width: 390, height: 844 }, IPHONE);
   t.after(() => phone.context.close());
   const started = Date.now();
+  // What a person sees before the app opens, and all a browser that runs no script gets: both links.
+  const still = await browser.newContext({ viewport: { width: 390, height: 844 }, userAgent: IPHONE, javaScriptEnabled: false });
+  t.after(() => still.close());
+  const noScript = await still.newPage();
+  await noScript.goto(`${base}/${alias}`);
+  assert.equal(await noScript.getByRole('link', { name: 'Open in the app' }).getAttribute('href'), 'shortener-test-app://open/42');
+  assert.equal(await noScript.getByRole('link', { name: 'Continue in the browser' }).getAttribute('href'), landing.url);
+  await screenshot(noScript, 'phone-24-app-page');
   await phone.page.goto(`${base}/${alias}`);
   // No app takes the scheme here: 1.5 s later the page goes on to the web target.
   await phone.page.getByRole('heading', { name: 'Landed' }).waitFor({ timeout: 10_000 });

@@ -11,13 +11,17 @@
 //   hash in the page's CSP; the URLs are read from the page's links, HTML-escaped.
 // Pure: no I/O.
 
-import { cspHash, escapeHtml, htmlPage, type HtmlPage } from './html-page.ts';
+import { BUTTON_STYLE, cspHash, escapeHtml, htmlPage, PAGE_STYLE, type HtmlPage } from './html-page.ts';
 
 /** Opens the app, then the web target if the page is still shown (the app did not open). */
 const SCRIPT =
   "(function(){var a=document.getElementById('app').href,w=document.getElementById('web').href;" +
   'location.href=a;setTimeout(function(){if(!document.hidden)location.replace(w)},1500)})();';
-const CSP = `default-src 'none'; script-src ${cspHash(SCRIPT)}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+const STYLE =
+  PAGE_STYLE +
+  `#app{display:inline-flex;align-items:center;text-decoration:none;${BUTTON_STYLE}}` +
+  '#web{display:inline-flex;align-items:center;min-height:44px}';
+const CSP = `default-src 'none'; script-src ${cspHash(SCRIPT)}; style-src ${cspHash(STYLE)}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 /** Whether an app URL is a web one (a universal or app link): redirected to as it is. */
 export function isWebUrl(appUrl: string): boolean {
@@ -27,11 +31,12 @@ export function isWebUrl(appUrl: string): boolean {
 /** The iOS page that opens `appUrl` (a custom scheme) and falls back to `web`. */
 export function appPage(appUrl: string, web: string): HtmlPage {
   const body =
-    '<!doctype html>\n<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
-    '<meta name="robots" content="noindex"><title>Opening the app…</title></head>\n<body>' +
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<meta name="robots" content="noindex"><title>Opening the app…</title><style>${STYLE}</style></head>\n<body><main>` +
+    '<h1>Opening the app…</h1>' +
     `<p><a id="app" href="${escapeHtml(appUrl)}">Open in the app</a></p>` +
     `<p><a id="web" href="${escapeHtml(web)}">Continue in the browser</a></p>` +
-    `<script>${SCRIPT}</script></body></html>\n`;
+    `</main><script>${SCRIPT}</script></body></html>\n`;
   return htmlPage(200, body, CSP, 'no-store');
 }
 

@@ -2,15 +2,14 @@
 // button, posted back to the link's own path (http/link-password.ts), an error tied to the field
 // when there is one. No script; its one style sheet is allowed by its hash in the CSP. Pure: no I/O.
 
-import { cspHash, escapeHtml, htmlPage, type HtmlPage } from './html-page.ts';
+import { BUTTON_STYLE, cspHash, escapeHtml, htmlPage, PAGE_STYLE, type HtmlPage } from './html-page.ts';
 
 const STYLE =
-  'body{font:16px/1.5 system-ui,sans-serif;margin:0;padding:2rem 1rem;color:#1a1a1a;background:#fff}' +
-  'main{max-width:24rem;margin:0 auto}h1{font-size:1.375rem;margin:0 0 1rem}' +
+  PAGE_STYLE +
   'label{display:block;font-weight:600;margin-bottom:.25rem}' +
   'input{box-sizing:border-box;width:100%;min-height:44px;padding:.5rem .75rem;font:inherit;border:1px solid #6b6b6b;border-radius:6px}' +
   "input[aria-invalid='true']{border-color:#b3261e;box-shadow:0 0 0 1px #b3261e}" +
-  'button{margin-top:1rem;min-height:44px;padding:0 1.25rem;font:inherit;font-weight:600;color:#fff;background:#1d4ed8;border:0;border-radius:6px}' +
+  `button{margin-top:1rem;${BUTTON_STYLE}}` +
   '.error{color:#b3261e;font-weight:500;margin:.5rem 0 0}';
 const CSP =
   `default-src 'none'; style-src ${cspHash(STYLE)}; ` +

@@ -239,7 +239,7 @@ export function LinkOptionsFields({ prefix, draft, onChange, errors, open }: Lin
           onInput={(clickLimit) => onChange({ ...draft, clickLimit })}
         />
 
-        <h3 class="options-heading">Password</h3>
+        <h3 class="options-heading">Password protection</h3>
         <Text
           id={id('password')}
           type="password"
