@@ -5,6 +5,7 @@
 //   node load/instructions.ts --against ../old              this checkout and another (or a comma-separated list), alternating
 //   node load/instructions.ts --against ../old --rounds 3 --requests 40000 --links 20000
 //   node load/instructions.ts --ruled                        plain links and links with rules, one service
+//   node load/instructions.ts --ruled --options '{"clickLimit":1000000000}'   …or with these options
 //
 // Each round starts the service under callgrind (collection off) on a scratch database of
 // DATABASE_URL's server (the service migrates it), creates the links through POST /links/bulk,
@@ -26,6 +27,8 @@ const { values } = parseArgs({
   options: {
     against: { type: 'string' },
     ruled: { type: 'boolean', default: false },
+    /** With --ruled: the links' options as JSON instead of RULED_OPTIONS (e.g. '{"clickLimit":1000000000}'). */
+    options: { type: 'string' },
     rounds: { type: 'string', default: '3' },
     requests: { type: 'string', default: '40000' },
     warm: { type: 'string', default: '40000' },
@@ -51,7 +54,11 @@ interface Variant {
 const variants: Variant[] = values.ruled
   ? [
       { label: 'plain links', checkout: HERE, options: undefined },
-      { label: 'links with rules', checkout: HERE, options: RULED_OPTIONS },
+      {
+        label: values.options === undefined ? 'links with rules' : `links with ${values.options}`,
+        checkout: HERE,
+        options: values.options === undefined ? RULED_OPTIONS : (JSON.parse(values.options) as object),
+      },
     ]
   : [
       { label: 'this checkout', checkout: HERE, options: undefined },
