@@ -26,6 +26,7 @@ import readPath from './plugins/read-path.ts';
 import domains from './plugins/domains.ts';
 import redirect from './plugins/redirect.ts';
 import redis from './plugins/redis.ts';
+import webhooks from './plugins/webhooks.ts';
 import writePath from './plugins/write-path.ts';
 
 /** The parts, in the order they are built; each may use those before it. */
@@ -36,6 +37,7 @@ export const PARTS: readonly Part[] = [
   redis,
   readPath,
   domains,
+  webhooks,
   analytics,
   clicks,
   writePath,

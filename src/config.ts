@@ -24,6 +24,7 @@ import { isReadableFile } from './config-schema.ts';
 import { CODE_LENGTH_MAX, CODE_LENGTH_MIN } from './core/codes.ts';
 import { ANALYTICS_PARTS, isAnalyticsPart, type AnalyticsPart } from './core/dimensions.ts';
 import { requestHostName } from './core/domains.ts';
+import { parseSchedule } from './core/webhooks.ts';
 
 export const DEV_CODE_SECRET = 'dev-only-secret-change-me-in-production';
 
@@ -535,6 +536,49 @@ export const SETTINGS = {
     expected: 'the path of a readable MMDB file',
     shownDefault: 'the country database shipped with the package',
     doc: 'an MMDB file to read countries from instead (GeoLite2-Country or -City, DB-IP); with a city database, `city` is kept too',
+  },
+  webhookTimeoutMs: {
+    env: 'WEBHOOK_TIMEOUT_MS',
+    schema: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
+    doc: 'how long a webhook delivery may take, from connecting to the end of the answer; longer is a failed try (see [Webhooks](#webhooks))',
+  },
+  webhookRetrySchedule: {
+    env: 'WEBHOOK_RETRY_SCHEDULE',
+    schema: Type.Decode(
+      Type.Refine(Type.String({ default: '5s,5m,30m,2h,5h,10h,10h' }), (raw) => parseSchedule(raw) !== undefined),
+      (raw) => Object.freeze(parseSchedule(raw) ?? []),
+    ),
+    expected: 'a comma-separated list of delays such as 5s,5m,30m,2h (units ms, s, m, h)',
+    doc:
+      'the waits before each retry of a failed webhook delivery (each give or take 20 %); after the last retry fails the ' +
+      "delivery is dead (kept in the log, resent by hand). The default, 27.6 hours over 8 tries, is Standard Webhooks'",
+  },
+  webhookMaxInFlight: {
+    env: 'WEBHOOK_MAX_IN_FLIGHT',
+    schema: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+    doc: 'deliveries under way at once to one endpoint, across all instances',
+  },
+  webhookPollMs: {
+    env: 'WEBHOOK_POLL_MS',
+    schema: Type.Integer({ minimum: 50, maximum: 60_000, default: 1000 }),
+    doc: 'how often each instance looks for due webhook deliveries and links that have expired',
+  },
+  webhookAllowPrivate: {
+    env: 'WEBHOOK_ALLOW_PRIVATE',
+    schema: Type.Boolean({ default: false }),
+    doc:
+      '`true` lets webhook endpoints be on loopback, private and other non-public addresses (an intranet receiver, tests). ' +
+      'By default a webhook URL passes the rules of a link target, and a delivery connects only to public addresses its name resolves to',
+  },
+  webhookSecretOverlapMs: {
+    env: 'WEBHOOK_SECRET_OVERLAP_HOURS',
+    schema: hoursAsMs(Type.Integer({ minimum: 0, maximum: 720, default: 24 })),
+    doc: "hours a webhook endpoint's secret still signs (beside the new one) after it is rotated",
+  },
+  webhookLogRetentionDays: {
+    env: 'WEBHOOK_LOG_RETENTION_DAYS',
+    schema: Type.Integer({ minimum: 1, maximum: 3650, default: 30 }),
+    doc: 'days delivered and dead webhook deliveries stay in the delivery log',
   },
 } satisfies Settings;
 

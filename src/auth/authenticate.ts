@@ -33,7 +33,7 @@ declare module 'fastify' {
 }
 
 /** Paths whose routes read keys and sessions. */
-const API_PREFIXES = ['/links', '/keys', '/tags', '/domains', '/stats', '/auth/'];
+const API_PREFIXES = ['/links', '/keys', '/tags', '/domains', '/stats', '/webhooks', '/auth/'];
 const CACHE_MS = 10_000;
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The cookie's name: `__Host-` makes browsers refuse it unless it is Secure, host-only and for the whole site. */

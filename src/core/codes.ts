@@ -47,6 +47,7 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   'workspaces',
   'domains',
   'stats',
+  'webhooks',
 ]);
 
 /** The code if it has the shape of a link code (generated or alias), else undefined. */

@@ -87,6 +87,11 @@ function isPublicAddress(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
   return address.range() === 'unicast';
 }
 
+/** Whether `ip`, an address a name resolved to, is in public unicast space (where a webhook may connect). */
+export function isPublicIp(ip: string): boolean {
+  return ipaddr.isValid(ip) && isPublicAddress(ipaddr.parse(ip));
+}
+
 /** Whether `host` is one of `domains` or a subdomain of one: one set lookup per label. */
 function inDomains(host: string, domains: ReadonlySet<string>): boolean {
   let rest = host;

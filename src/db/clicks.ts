@@ -7,6 +7,10 @@ import { STATS_MAX_DAYS, type DayRange } from '../core/day-range.ts';
 import { splitKey, type LinkKey } from '../core/domains.ts';
 import type { LinkRef } from './links.ts';
 import type { Queryable } from './pool.ts';
+import { outboxCtes } from './webhooks.ts';
+
+/** Links per `link.clicked` event: a flush's counts of a workspace go in events of at most this many. */
+export const CLICKED_EVENT_LINKS = 1000;
 
 /** Clicks on one link since the last flush: by people, and by bots (isbot on the User-Agent). */
 export interface ClickCount {
@@ -19,7 +23,8 @@ export type DailyCounts = ReadonlyMap<string, ReadonlyMap<string, ClickCount>>;
 
 /**
  * Adds `counts` to the totals of their links and to their daily rows, in one statement (one
- * round trip, one commit). A key with no row in links is left out, not an error. Rows are locked
+ * round trip, one commit), with the `link.clicked` events of workspaces that have an endpoint
+ * taking them (none is looked for otherwise). A key with no row in links is left out, not an error. Rows are locked
  * in (domain, code) order, so that instances flushing the same links at once wait for each other instead
  * of deadlocking. Returns how many daily rows were written.
  */
@@ -53,7 +58,20 @@ export async function addClicks(db: Queryable, counts: DailyCounts): Promise<num
        FROM (SELECT domain_id, code, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks FROM input GROUP BY domain_id, code) AS t
        WHERE l.domain_id = t.domain_id AND l.code = t.code AND (l.domain_id, l.code) IN (SELECT domain_id, code FROM locked)
        RETURNING l.domain_id, l.code
-     )
+     ), clicked AS (
+       SELECT c.workspace_id, 'link.clicked' AS type, NULL::bigint AS domain_id, NULL::text AS code,
+              jsonb_build_object('counts', jsonb_agg(jsonb_build_object('domainId', c.domain_id, 'domainHost', c.host, 'code', c.code,
+                'day', c.day, 'clicks', c.clicks, 'botClicks', c.bot_clicks) ORDER BY c.domain_id, c.code, c.day)) AS data
+       FROM (
+         SELECT l.workspace_id, i.domain_id, dm.host, i.code, i.day, i.clicks, i.bot_clicks,
+                (row_number() OVER (PARTITION BY l.workspace_id ORDER BY i.domain_id, i.code, i.day) - 1) / ${CLICKED_EVENT_LINKS} AS chunk
+         FROM input i JOIN links l ON l.domain_id = i.domain_id AND l.code = i.code LEFT JOIN domains dm ON dm.id = i.domain_id
+         WHERE EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.enabled AND 'link.clicked' = ANY (e.events))
+           AND l.workspace_id IN (SELECT e.workspace_id FROM webhook_endpoints e WHERE e.enabled AND 'link.clicked' = ANY (e.events))
+           AND (i.domain_id, i.code) IN (SELECT domain_id, code FROM totals)
+       ) c
+       GROUP BY c.workspace_id, c.chunk
+     ), ${outboxCtes('clicked')}
      INSERT INTO link_clicks_daily AS d (domain_id, code, day, clicks, bot_clicks)
      SELECT domain_id, code, day, clicks, bot_clicks FROM input WHERE (domain_id, code) IN (SELECT domain_id, code FROM totals)
      ORDER BY domain_id, code, day

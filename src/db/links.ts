@@ -5,6 +5,7 @@ import type { LinkOptions } from '../core/link-options.ts';
 import type { ShortCode } from '../core/codes.ts';
 import { keyOf, splitKey, type LinkKey } from '../core/domains.ts';
 import type { Queryable } from './pool.ts';
+import { LINK_EVENT_DATA, LINK_EVENT_HOST, outboxCtes } from './webhooks.ts';
 
 interface LinkRow {
   domain_id: string;
@@ -88,8 +89,10 @@ export interface Inserted {
 }
 
 /**
- * One statement, committed on its own: the links, then the Idempotency-Keys of those written.
- * A link whose key is not in `written` met an existing row of its domain (or an earlier row of the same batch).
+ * One statement, committed on its own: the links, then the Idempotency-Keys of those written, and
+ * their `link.created` events (db/webhooks.ts). A link whose key is not in `written` met an
+ * existing row of its domain (or an earlier row of the same batch); one whose Idempotency-Key was
+ * taken meanwhile is written but not announced (it is removed, write/write-queue.ts).
  */
 export async function insertLinks(db: Queryable, links: readonly NewLink[]): Promise<Inserted> {
   const domains: number[] = [];
@@ -131,13 +134,18 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
        SELECT domain_id, code, url, expires_at, generated, owner_key_id, workspace_id, title,
               ARRAY(SELECT jsonb_array_elements_text(tags)), options FROM input
        ON CONFLICT (domain_id, code) DO NOTHING
-       RETURNING domain_id, code
+       RETURNING *
      ), keyed AS (
        INSERT INTO idempotency_keys (scope, key, request_hash, domain_id, code)
        SELECT i.scope, i.key, i.request_hash, i.domain_id, i.code FROM input i JOIN written w USING (domain_id, code) WHERE i.key IS NOT NULL
        ON CONFLICT DO NOTHING
        RETURNING domain_id, code
-     )
+     ), created AS (
+       SELECT l.workspace_id, 'link.created' AS type, l.domain_id, l.code, ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST} AS data
+       FROM written l JOIN input i USING (domain_id, code) LEFT JOIN keyed k USING (domain_id, code)
+         LEFT JOIN domains dm ON dm.id = l.domain_id
+       WHERE i.key IS NULL OR k.code IS NOT NULL
+     ), ${outboxCtes('created')}
      SELECT w.domain_id, w.code, (i.key IS NOT NULL AND k.code IS NULL) AS key_taken
      FROM written w JOIN input i USING (domain_id, code) LEFT JOIN keyed k USING (domain_id, code)`,
     [codes, urls, expiries, generated, owners, scopes, keys, hashes, workspaces, titles, tags, domains, options],
@@ -208,19 +216,29 @@ export interface LinkChange {
   readonly options?: LinkOptions | null;
 }
 
-/** Changes one link and returns its new state (its version one higher), or undefined if there is none. */
+/** The columns of a LinkRow, from a CTE of changed links. */
+const CHANGED_COLUMNS = 'domain_id, code, url, expires_at, disabled, deleted, version, options';
+
+/**
+ * Changes one link and returns its new state (its version one higher), or undefined if there is
+ * none; its `link.updated` event is written by the same statement.
+ */
 export async function updateLink(db: Queryable, { domainId, code }: LinkRef, change: LinkChange): Promise<Link | undefined> {
   const { rows } = await db.query<LinkRow>(
-    `UPDATE links SET
+    `WITH changed AS (
+     UPDATE links SET
        url = COALESCE($2, url),
        expires_at = CASE WHEN $3 THEN $4::timestamptz ELSE expires_at END,
        disabled = COALESCE($5, disabled),
        title = CASE WHEN $6 THEN $7::text ELSE title END,
        tags = COALESCE($8::text[], tags),
        options = CASE WHEN $10 THEN $11::jsonb ELSE options END,
+       expiry_announced = CASE WHEN $3 THEN false ELSE expiry_announced END,
        version = version + 1
      WHERE code = $1 AND domain_id = $9 AND NOT deleted
-     RETURNING domain_id, code, url, expires_at, disabled, deleted, version, options`,
+     RETURNING *
+     ), ${linkEvent('link.updated')}
+     SELECT ${CHANGED_COLUMNS} FROM changed`,
     [
       code,
       change.url ?? null,
@@ -239,16 +257,31 @@ export async function updateLink(db: Queryable, { domainId, code }: LinkRef, cha
   return row === undefined ? undefined : linkOf(row);
 }
 
-/** Marks a link deleted (its row and code stay) and returns its new state; undefined if there is none, or it was deleted already. */
-export async function deleteLink(db: Queryable, { domainId, code }: LinkRef): Promise<Link | undefined> {
+/**
+ * Marks a link deleted (its row and code stay) and returns its new state; undefined if there is
+ * none, or it was deleted already. Its `link.deleted` event is written by the same statement,
+ * unless `announced` is false (a link nobody was given).
+ */
+export async function deleteLink(db: Queryable, { domainId, code }: LinkRef, announced = true): Promise<Link | undefined> {
   const { rows } = await db.query<LinkRow>(
-    `UPDATE links SET deleted = true, version = version + 1
+    `WITH changed AS (
+     UPDATE links SET deleted = true, version = version + 1
      WHERE code = $1 AND domain_id = $2 AND NOT deleted
-     RETURNING domain_id, code, url, expires_at, disabled, deleted, version, options`,
-    [code, domainId],
+     RETURNING *
+     ), ${linkEvent('link.deleted', '$3')}
+     SELECT ${CHANGED_COLUMNS} FROM changed`,
+    [code, domainId, announced],
   );
   const row = rows[0];
   return row === undefined ? undefined : linkOf(row);
+}
+
+/** CTEs writing a `type` event of each link of the CTE `changed` (when `condition`, SQL, holds). */
+function linkEvent(type: 'link.updated' | 'link.deleted', condition = 'true'): string {
+  return `event AS (
+       SELECT l.workspace_id, '${type}' AS type, l.domain_id, l.code, ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST} AS data
+       FROM changed l LEFT JOIN domains dm ON dm.id = l.domain_id WHERE ${condition}
+     ), ${outboxCtes('event')}`;
 }
 
 /** What the management API shows of a link. */

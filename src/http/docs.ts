@@ -25,6 +25,7 @@ export async function registerDocs(app: FastifyInstance, baseUrl: string): Promi
         { name: 'links' },
         { name: 'domains' },
         { name: 'stats' },
+        { name: 'webhooks' },
         { name: 'keys' },
         { name: 'session' },
         { name: 'service' },

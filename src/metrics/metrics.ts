@@ -129,6 +129,8 @@ export interface Metrics {
   writeBatch: (size: number) => void;
   breakerTransition: (to: DbBreaker['state']) => void;
   clickFlush: (pairs: number) => void;
+  /** A webhook delivery's try, by what came of it (events/webhook-worker.ts). */
+  webhookTried: (outcome: { readonly state: 'delivered' | 'pending' | 'dead'; readonly latencyMs: number }) => void;
   watch: (parts: Watched) => void;
 }
 
@@ -148,6 +150,18 @@ export function createMetrics(): Metrics {
   );
   const writeBatches = batchSize('shortener_write_batch_size', 'Links per group-commit INSERT of the write queue.');
   const clickFlushes = batchSize('shortener_click_flush_size', '(code, day) pairs per click flush that succeeded.');
+  const webhookTries = new Counter({
+    name: 'shortener_webhook_tries_total',
+    help: 'Webhook delivery tries, by outcome: delivered, retry (failed, tried again later), dead (failed its last try).',
+    labelNames: ['outcome'],
+    registers,
+  });
+  const webhookSeconds = new Histogram({
+    name: 'shortener_webhook_try_seconds',
+    help: 'How long a webhook delivery try took, to its answer or its failure.',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
   const transitions = new Counter({
     name: 'shortener_postgres_breaker_transitions_total',
     help: 'Transitions of the Postgres breaker, by the state it entered.',
@@ -302,6 +316,10 @@ export function createMetrics(): Metrics {
     writeBatch: (size) => writeBatches.observe(size),
     breakerTransition: (to) => transitions.inc({ to }),
     clickFlush: (pairs) => clickFlushes.observe(pairs),
+    webhookTried: ({ state, latencyMs }) => {
+      webhookTries.inc({ outcome: state === 'pending' ? 'retry' : state });
+      webhookSeconds.observe(latencyMs / 1000);
+    },
     watch: (parts) => {
       watched = parts;
     },

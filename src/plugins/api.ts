@@ -1,5 +1,5 @@
 // The API's routes: creates (with their rate limits), management, the list, tags and export,
-// dashboard sessions, keys, QR codes, health, metrics.
+// webhooks, dashboard sessions, keys, QR codes, health, metrics.
 
 import { refuseUndecodedBodies } from '../http/body-encoding.ts';
 import { registerHealth } from '../http/health.ts';
@@ -11,6 +11,7 @@ import { statsRoutes } from '../http/stats.ts';
 import { qrRoutes } from '../http/qr.ts';
 import { importRoutes } from '../http/import.ts';
 import { domainsRoutes } from '../http/domains.ts';
+import { webhooksRoutes } from '../http/webhooks.ts';
 import { keysRoutes } from '../http/keys.ts';
 import { linkListRoutes } from '../http/link-list.ts';
 import { clientCounter, registerCreateLimits } from '../http/rate-limits.ts';
@@ -69,6 +70,13 @@ const api: Part = async function apiPart(app, { config, log, lifecycle }) {
     codeSpace,
     policy,
     defaultRoot: config.rootRedirect === 'none' ? null : config.rootRedirect,
+  });
+  await app.register(webhooksRoutes, {
+    db,
+    pool: app.pool,
+    breaker,
+    policy: targetPolicyOf({ ...config, allowPrivateTargets: config.webhookAllowPrivate }),
+    overlapMs: config.webhookSecretOverlapMs,
   });
   await app.register(keysRoutes, { db, breaker, forgetAll: app.remembered.forgetAll });
   const failures = clientCounter(redis?.client ?? null, config.redisKeyPrefix, log, 'signin:', 'sign-in limits');

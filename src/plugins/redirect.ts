@@ -51,7 +51,9 @@ export default fp(
       passSecret: config.codeSecret,
       // One counter for every instance: Redis when there is one (never Postgres beside it, which would count apart), else Postgres.
       limits: new ClickLimits(
-        app.redis === null ? { db: app.db, breaker: app.breaker } : { redis: app.redis.client, prefix: config.redisKeyPrefix },
+        app.redis === null
+          ? { db: app.db, breaker: app.breaker }
+          : { redis: app.redis.client, prefix: config.redisKeyPrefix, reached: (links) => app.webhooks.limitsReached(links) },
       ),
     };
     const readers = { clientOf: clientAddress, hostOf };
@@ -71,5 +73,5 @@ export default fp(
     app.decorate('clientAddress', clientAddress);
     app.decorate('hostOf', hostOf);
   },
-  { name: 'redirect', dependencies: ['read-path', 'clicks', 'domains', 'analytics'] },
+  { name: 'redirect', dependencies: ['read-path', 'clicks', 'domains', 'analytics', 'webhooks'] },
 );

@@ -43,7 +43,7 @@ export default fp(
       },
       ackDelayMs: (alias) => codeSpace.ackDelayMs(alias),
       async discard(written) {
-        await Promise.all(written.map((link) => changes.remove(link)));
+        await Promise.all(written.map((link) => changes.remove(link, false)));
       },
       maxBatch: config.writeBatchMax,
       maxQueued: config.writeQueueMax,

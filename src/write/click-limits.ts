@@ -10,18 +10,25 @@ import type { LinkKey } from '../core/domains.ts';
 import { splitKey } from '../core/domains.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
+import { LINK_EVENT_DATA, LINK_EVENT_HOST, outboxCtes } from '../db/webhooks.ts';
 import type { RedisClient } from '../redis/client.ts';
 
-/** KEYS[1] the count; ARGV[1] the limit, ARGV[2] the redirects asked for. Returns how many are given. */
+/**
+ * KEYS[1] the count; ARGV[1] the limit, ARGV[2] the redirects asked for. Returns how many are
+ * given, and 1 if they used up the limit (else 0).
+ */
 export const GRANT = `
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local grant = math.min(tonumber(ARGV[2]), tonumber(ARGV[1]) - used)
-if grant <= 0 then return 0 end
+if grant <= 0 then return {0, 0} end
 redis.call('INCRBY', KEYS[1], grant)
-return grant
+if used + grant >= tonumber(ARGV[1]) then return {grant, 1} end
+return {grant, 0}
 `;
 
+/** Grants, and writes `link.click_limit_reached` for each link whose limit this grant used up, in the same statement. */
 const GRANT_SQL = `
+  WITH granted AS (
   INSERT INTO link_click_limits AS l (domain_id, code, used, asked, lim, last_grant)
   SELECT domain_id, code, LEAST(n, lim), n, lim, LEAST(n, lim)
   FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[]) AS w (domain_id, code, n, lim)
@@ -30,10 +37,30 @@ const GRANT_SQL = `
       used = l.used + GREATEST(LEAST(EXCLUDED.asked, EXCLUDED.lim - l.used), 0),
       asked = EXCLUDED.asked,
       lim = EXCLUDED.lim
-  RETURNING l.domain_id, l.code, l.last_grant`;
+  RETURNING l.domain_id, l.code, l.last_grant, l.used, l.lim
+  ), reached AS (
+    SELECT l.workspace_id, 'link.click_limit_reached' AS type, l.domain_id, l.code,
+           ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST} || jsonb_build_object('clickLimit', g.lim) AS data
+    FROM granted g JOIN links l ON l.domain_id = g.domain_id AND l.code = g.code LEFT JOIN domains dm ON dm.id = l.domain_id
+    WHERE g.last_grant > 0 AND g.used >= g.lim
+  ), ${outboxCtes('reached')}
+  SELECT domain_id, code, last_grant FROM granted`;
+
+/** A link whose limit a grant in Redis used up: its `link.click_limit_reached` is to be written to Postgres. */
+export interface LimitReached {
+  readonly domainId: number;
+  readonly code: string;
+  readonly limit: number;
+}
 
 export type Backend =
-  { readonly redis: RedisClient; readonly prefix: string } | { readonly db: Queryable; readonly breaker: Pick<DbBreaker, 'run'> };
+  | {
+      readonly redis: RedisClient;
+      readonly prefix: string;
+      /** Told of links whose limit a grant used up (events/webhook-worker.ts writes their events). */
+      readonly reached?: (links: LimitReached[]) => void;
+    }
+  | { readonly db: Queryable; readonly breaker: Pick<DbBreaker, 'run'> };
 
 interface Asked {
   limit: number;
@@ -95,13 +122,18 @@ export class ClickLimits {
         pipeline.eval(GRANT, 1, `${backend.prefix}limit:${key}`, asked.limit, asked.waiting.length);
       }
       const replies = (await pipeline.exec()) ?? [];
-      return new Map(
+      const reached: LimitReached[] = [];
+      const granted = new Map(
         keys.map((key, i) => {
-          const [error, result] = replies[i] ?? [new Error('no reply'), 0];
+          const [error, result] = replies[i] ?? [new Error('no reply'), [0, 0]];
           if (error !== null) throw error;
-          return [key, Number(result)];
+          const [grant, usedUp] = result as [number, number];
+          if (usedUp === 1) reached.push({ ...splitKey(key), limit: (turn.get(key) as Asked).limit });
+          return [key, grant];
         }),
       );
+      if (reached.length > 0) backend.reached?.(reached);
+      return granted;
     }
     const parts = keys.map((key) => splitKey(key));
     const { rows } = await backend.breaker.run(() =>

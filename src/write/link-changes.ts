@@ -33,8 +33,11 @@ export function createPropagate(cache: LinkCache, resolver: Resolver, store: Red
 export interface LinkChanges {
   /** Applies `change` to the link `ref` names and returns it; 404 AppError if there is none. */
   change(ref: LinkRef, change: LinkChange): Promise<Link>;
-  /** Deletes the link `ref` names (a versioned tombstone, so no older copy can come back); 404 AppError if there is none. */
-  remove(ref: LinkRef): Promise<Link>;
+  /**
+   * Deletes the link `ref` names (a versioned tombstone, so no older copy can come back); 404
+   * AppError if there is none. `announced` false: no `link.deleted` event (nobody was given it).
+   */
+  remove(ref: LinkRef, announced?: boolean): Promise<Link>;
   /** Tells Redis and every instance of links changed by other means (a domain's links moved). */
   announce(links: readonly Link[]): Promise<void>;
 }
@@ -48,8 +51,8 @@ export function createLinkChanges(db: Queryable, breaker: DbBreaker, propagate: 
       return link;
     },
     announce: propagate,
-    async remove(ref) {
-      const link = await breaker.run(() => deleteLink(db, ref));
+    async remove(ref, announced = true) {
+      const link = await breaker.run(() => deleteLink(db, ref, announced));
       if (link === undefined) throw new AppError('LINK_NOT_FOUND');
       await propagate([link]);
       return link;
