@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { bearer, errorCode, errorOf, startApp, type Cleanup } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
 import { startServer } from './helpers/server-process.ts';
+import { deleteKeys, randomPrefix, SHARED_REDIS_URL } from './helpers/redis.ts';
 import { until } from './helpers/wait.ts';
 import { WebhookReceiver } from './helpers/webhook-receiver.ts';
 import { keysWith, workspaceWith } from './helpers/workspaces.ts';
@@ -274,6 +275,30 @@ test('link.clicked comes as one batch of counts per flush; link.expired and link
   );
   const { rows } = await pool.query<{ n: string }>("SELECT count(*) AS n FROM webhook_messages WHERE type = 'link.expired'");
   assert.equal(Number(rows[0]?.n), 1);
+  await clearEndpoints(app);
+});
+
+test('with click limits counted in Redis, link.click_limit_reached is written once, from the grant that used the limit up', async (t) => {
+  const prefix = randomPrefix('webhooks');
+  t.after(() => deleteKeys(SHARED_REDIS_URL, prefix));
+  const { app } = await startApp(t, database.url, { ...FAST, REDIS_URL: SHARED_REDIS_URL, REDIS_KEY_PREFIX: prefix });
+  await clearEndpoints(app);
+  const receiver = await receiverFor(t);
+  const endpoint = await addEndpoint(app, { url: receiver.url, events: ['link.click_limit_reached'] });
+  receiver.secrets = [endpoint.secret];
+  const limited = await create(app, { url: 'https://example.com/limited-in-redis', options: { clickLimit: 3 } });
+  const answers = await Promise.all(Array.from({ length: 6 }, async () => (await app.inject({ url: `/${limited.code}` })).statusCode));
+  assert.deepEqual(
+    answers.sort((x, y) => x - y),
+    [302, 302, 302, 410, 410, 410],
+  );
+  await until('link.click_limit_reached', async () => receiver.accepted().length >= 1);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.deepEqual(
+    receiver.accepted().map((r) => [(r.event.data.link as { code: string }).code, r.event.data.clickLimit]),
+    [[limited.code, 3]],
+  );
+  assert.deepEqual(receiver.badSignatures, []);
   await clearEndpoints(app);
 });
 

@@ -305,6 +305,18 @@ const CASES: Readonly<Record<string, Case>> = {
     valid: [SHIPPED_DATABASE, SHIPPED_DATABASE],
     invalid: '/nonexistent/city.mmdb',
   },
+  WEBHOOK_TIMEOUT_MS: { key: 'webhookTimeoutMs', unset: 10_000, valid: ['2500', 2500], invalid: '99' },
+  WEBHOOK_RETRY_SCHEDULE: {
+    key: 'webhookRetrySchedule',
+    unset: [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+    valid: ['250ms, 1.5s,2m,1h', [250, 1500, 120_000, 3_600_000]],
+    invalid: '5s,soon',
+  },
+  WEBHOOK_MAX_IN_FLIGHT: { key: 'webhookMaxInFlight', unset: 10, valid: ['3', 3], invalid: '0' },
+  WEBHOOK_POLL_MS: { key: 'webhookPollMs', unset: 1000, valid: ['250', 250], invalid: '10' },
+  WEBHOOK_ALLOW_PRIVATE: { key: 'webhookAllowPrivate', unset: false, valid: ['true', true], invalid: 'maybe' },
+  WEBHOOK_SECRET_OVERLAP_HOURS: { key: 'webhookSecretOverlapMs', unset: 24 * 3_600_000, valid: ['0', 0], invalid: '721' },
+  WEBHOOK_LOG_RETENTION_DAYS: { key: 'webhookLogRetentionDays', unset: 30, valid: ['7', 7], invalid: '0' },
 };
 
 const DECLARED = Object.values(SETTINGS).map((setting) => setting.env);
