@@ -274,7 +274,15 @@ type Expected =
   | { kind: 'served' }; // a route of several segments (the docs, a QR code): any answer but a 5xx
 
 /** What a GET of a one-word route answers without a key, where that is not 200. */
-const ROUTE_STATUS: Readonly<Record<string, number>> = { links: 401, tags: 401, keys: 401, domains: 401, stats: 401, app: 308 };
+const ROUTE_STATUS: Readonly<Record<string, number>> = {
+  links: 401,
+  tags: 401,
+  keys: 401,
+  domains: 401,
+  stats: 401,
+  webhooks: 401,
+  app: 308,
+};
 
 interface Answer {
   status: number;

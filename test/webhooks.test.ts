@@ -364,6 +364,7 @@ test('a dead letter after the last try, resent by hand with the same webhook-id'
   assert.equal(resent.statusCode, 202, resent.body);
   await until('resent', async () => receiver.accepted().length === 1);
   assert.equal(receiver.accepted()[0]?.id, dead?.webhookId);
+  await until('the resend recorded', async () => (await deliveries(app, endpoint.id))[0]?.state === 'delivered');
   const log = await deliveries(app, endpoint.id);
   assert.deepEqual(
     log.map((d) => [d.state, d.webhookId]),

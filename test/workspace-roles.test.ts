@@ -69,6 +69,16 @@ const EXPECTED: Record<string, Outcomes> = {
   // A domain of the admin's workspace: the other workspace's admin does not find it.
   'PATCH /domains/{host}': { ...KEYS(200), stranger: [404, 'DOMAIN_NOT_FOUND'] },
   'DELETE /domains/{host}': { ...KEYS(204), stranger: [404, 'DOMAIN_NOT_FOUND'] },
+  'GET /webhooks': KEYS(200),
+  'POST /webhooks': KEYS(201),
+  // An endpoint of the admin's workspace: the other workspace's admin does not find it.
+  'GET /webhooks/{id}': { ...KEYS(200), stranger: [404, 'WEBHOOK_NOT_FOUND'] },
+  'PATCH /webhooks/{id}': { ...KEYS(200), stranger: [404, 'WEBHOOK_NOT_FOUND'] },
+  'DELETE /webhooks/{id}': { ...KEYS(204), stranger: [404, 'WEBHOOK_NOT_FOUND'] },
+  'GET /webhooks/{id}/secret': { ...KEYS(200), stranger: [404, 'WEBHOOK_NOT_FOUND'] },
+  'POST /webhooks/{id}/secret': { ...KEYS(200), stranger: [404, 'WEBHOOK_NOT_FOUND'] },
+  'GET /webhooks/{id}/deliveries': { ...KEYS(200), stranger: [404, 'WEBHOOK_NOT_FOUND'] },
+  'POST /webhooks/{id}/deliveries/{delivery}/resend': { ...KEYS(202), stranger: [404, 'WEBHOOK_NOT_FOUND'] },
 };
 
 let domains = 0;
@@ -80,7 +90,22 @@ async function requestFor(app: FastifyInstance, operation: string, headers: Reco
   const [method = 'GET', path = ''] = operation.split(' ');
   let url = path;
   if (path.includes('{code}')) url = path.replace('{code}', await create(app, { url: 'https://example.com/owned' }, bearer(keys.owner)));
-  if (path.includes('{id}')) {
+  if (path.startsWith('/webhooks/')) {
+    // An endpoint of the default workspace, disabled (nothing is sent), with one delivery to resend.
+    const [endpoint, delivery] = await withClient(database.url, async (client) => {
+      const { rows } = await client.query<{ id: string }>(
+        "INSERT INTO webhook_endpoints (workspace_id, url, events, enabled, secret) VALUES (1, 'https://hooks.example.com/', '{link.created}', false, 'whsec_AAAA') RETURNING id",
+      );
+      const id = rows[0]?.id;
+      const sent = await client.query<{ id: string }>(
+        `WITH m AS (INSERT INTO webhook_messages (workspace_id, type, data) VALUES (1, 'link.created', '{}') RETURNING id)
+         INSERT INTO webhook_deliveries (message_id, endpoint_id, state) SELECT m.id, $1, 'dead' FROM m RETURNING id`,
+        [id],
+      );
+      return [id, sent.rows[0]?.id];
+    });
+    url = path.replace('{id}', String(endpoint)).replace('{delivery}', String(delivery));
+  } else if (path.includes('{id}')) {
     const fresh = await withClient(database.url, (client) => createApiKey(client, { name: 'to revoke', role: 'viewer' }));
     url = path.replace('{id}', String(fresh.id));
   }
@@ -95,6 +120,8 @@ async function requestFor(app: FastifyInstance, operation: string, headers: Reco
     'PATCH /links/{code}': { disabled: false },
     'POST /links/import': 'url\nhttps://example.com/imported\n',
     'POST /keys': { name: 'made here', role: 'viewer' },
+    'POST /webhooks': { url: 'https://hooks.example.com/roles', events: ['link.created'], enabled: false },
+    'PATCH /webhooks/{id}': { description: 'changed' },
   };
   const request: InjectOptions = { method, url, headers: { ...headers } };
   if (operation === 'POST /links/import') request.headers = { ...headers, 'content-type': 'text/csv' };
