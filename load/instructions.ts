@@ -6,6 +6,8 @@
 //   node load/instructions.ts --against ../old --rounds 3 --requests 40000 --links 20000
 //   node load/instructions.ts --ruled                        plain links and links with rules, one service
 //   node load/instructions.ts --ruled --options '{"clickLimit":1000000000}'   …or with these options
+//   node load/instructions.ts --env REDIS_URL=redis://127.0.0.1:6379,CLICK_FLUSH_INTERVAL_MS=1000 --env-b CLICK_STREAM=redis
+//                                                            this checkout with and without an env difference
 //
 // Each round starts the service under callgrind (collection off) on a scratch database of
 // DATABASE_URL's server (the service migrates it), creates the links through POST /links/bulk,
@@ -33,8 +35,24 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '40000' },
     warm: { type: 'string', default: '40000' },
     links: { type: 'string', default: '5000' },
+    /** KEY=VALUE,… set for every service (after the defaults below: REDIS_URL=… turns the Redis tier on). */
+    env: { type: 'string' },
+    /** KEY=VALUE,…: this checkout once more, with these set too (e.g. CLICK_STREAM=redis). */
+    'env-b': { type: 'string' },
   },
 });
+
+/** KEY=VALUE,… as an object. */
+function envOf(list: string | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of (list ?? '').split(',').filter((p) => p !== '')) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new Error(`expected KEY=VALUE, not ${pair}`);
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return env;
+}
+const SHARED_ENV = envOf(values.env);
 const ROUNDS = Number(values.rounds);
 const REQUESTS = Number(values.requests);
 const WARM = Number(values.warm);
@@ -49,6 +67,8 @@ interface Variant {
   readonly label: string;
   readonly checkout: string;
   readonly options: object | undefined;
+  /** Set for this service only. */
+  readonly env?: Record<string, string>;
 }
 
 const variants: Variant[] = values.ruled
@@ -67,6 +87,9 @@ const variants: Variant[] = values.ruled
         checkout: resolve(dir),
         options: undefined,
       })),
+      ...(values['env-b'] === undefined
+        ? []
+        : [{ label: values['env-b'], checkout: HERE, options: undefined, env: envOf(values['env-b']) }]),
     ];
 
 if (spawnSync('valgrind', ['--version']).status !== 0) {
@@ -187,6 +210,8 @@ async function measure(variant: Variant, round: number, order: readonly number[]
           CLICK_FLUSH_INTERVAL_MS: '3600000',
           ANALYTICS_FLUSH_INTERVAL_MS: '3600000',
           REDIS_URL: '',
+          ...SHARED_ENV,
+          ...variant.env,
         },
         stdio: ['ignore', 'inherit', 'inherit'],
       },

@@ -22,6 +22,8 @@
 //   taskset -c 0 npm run load -- --server-cpus 1 --database-cpus 0 --scenario hot,rules --against ../old
 //                                                  plain links against another checkout's, and links with rules
 //                                                  against plain ones, in the same rounds
+//   REDIS_URL=redis://127.0.0.1:6379 taskset -c 0 npm run load -- --server-cpus 1 --database-cpus 0 --scenario stream
+//                                                  the click stream (CLICK_STREAM=redis) against none, analytics on both
 //
 // It starts what it needs as child processes (the service, the bare node:http baseline, the
 // load generator's ceiling, the Go reference, the naive variants), seeds links through POST
@@ -102,6 +104,7 @@ const WRK_SCENARIOS = [
   'not-found',
   'dashboard',
   'analytics',
+  'stream',
   'rules',
 ];
 
@@ -873,6 +876,34 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
           `CPU of the server and of ${on.generator ?? 'the generator'}: ${fmtShare(on.cpu.server)} and ${fmtShare(on.cpu.client)}, ` +
           `off ${fmtShare(off.cpu.server)} and ${fmtShare(off.cpu.client)}`,
       );
+    }
+  }
+  if (wants('stream')) {
+    if (redis === null) {
+      for (const label of ['stream', 'stream · off']) skip('stream', label, 'needs a Redis: set REDIS_URL or --redis-url');
+    } else {
+      // What the click stream costs the hot path: the same service with CLICK_STREAM=off, in the
+      // same rounds, both with analytics and the Redis tier, sent the analytics scenario's clicks.
+      // Both flush every CLICK_FLUSH_INTERVAL_MS (its default, 5 s): the stream's batches fall in the runs.
+      const visitors = audience({ ...VISITORS, seed: 17 });
+      const clicks = hotPaths.map((request) => ({ ...request, headers: clickHeaders(visitors.click()) }));
+      const both = { TRUST_PROXY: 'loopback', BREAKER_TIMEOUT_MS: '30000', ANALYTICS_ENABLED: 'true', ...redis.env };
+      await pairedHot(
+        'stream',
+        [
+          { variant: 'CLICK_STREAM=redis', label: 'stream', env: { ...both, CLICK_STREAM: 'redis' } },
+          { variant: 'CLICK_STREAM=off', label: 'stream · off', env: { ...both, CLICK_STREAM: 'off' } },
+        ],
+        clicks,
+        'CLICK_STREAM',
+        { alone: true },
+      );
+      const on = runs.find((run) => run.label === 'stream');
+      const off = runs.find((run) => run.label === 'stream · off');
+      if (on !== undefined && off !== undefined && on.rps > 0 && off.rps > 0) {
+        const perRequest = (run: RunResult) => (run.cpu.server === null ? '—' : `${((run.cpu.server / run.rps) * 1e6).toFixed(1)} µs`);
+        log(`stream: ${(on.rps / off.rps).toFixed(3)}× off; server CPU per request ${perRequest(on)}, off ${perRequest(off)}`);
+      }
     }
   }
   return {

@@ -21,6 +21,7 @@ export const SCENARIOS = [
   'metrics',
   'dashboard',
   'analytics',
+  'stream',
   'rules',
   'memory',
   'storage',
@@ -65,6 +66,7 @@ const EXPECTED_STATUSES: Readonly<Record<string, readonly string[]>> = {
   metrics: ['302'],
   dashboard: ['302'],
   analytics: ['302'],
+  stream: ['302'],
   // Links with rules answer the split's 302 or a target's; the plain run beside them 302.
   rules: ['302'],
   list: ['200'],
@@ -225,6 +227,8 @@ export function judgeTargets(runs: readonly RunResult[]): TargetResult[] {
     ratio('metrics on ≥ 0.95 × off', 'metrics', 'metrics · off', 0.95),
     // What click analytics cost the hot path, flushes and all: the issue's bar for a feature on it.
     ratio('analytics on ≥ 0.90 × off', 'analytics', 'analytics · off', 0.9),
+    // What the click stream costs the hot path, analytics on both sides: the issue's bar.
+    ratio('click stream on ≥ 0.90 × off', 'stream', 'stream · off', 0.9),
     // Plain links against the release before (--against): link options must not slow them.
     ratio(`hot ≥ ${HOT_OVER_AGAINST} × hot of --against`, 'hot', againstHot?.label ?? 'hot · <--against>', HOT_OVER_AGAINST),
     // Links with rules against plain links in the same service, sent the same clicks.

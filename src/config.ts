@@ -32,6 +32,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export type LogLevel = (typeof LOG_LEVELS)[number];
 const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
+const CLICK_STREAMS = ['off', 'redis'] as const;
 
 const isPostgresUrl = urlOf(['postgres:', 'postgresql:']);
 const isRedisUrl = urlOf(['redis:', 'rediss:']);
@@ -580,6 +581,28 @@ export const SETTINGS = {
     schema: Type.Integer({ minimum: 1, maximum: 3650, default: 30 }),
     doc: 'days delivered and dead webhook deliveries stay in the delivery log',
   },
+  clickStream: {
+    env: 'CLICK_STREAM',
+    schema: Type.Enum(CLICK_STREAMS, { default: 'off' }),
+    doc:
+      '`redis`: each click, enriched as analytics keeps it (no address), is also added to Redis Streams at each click flush, ' +
+      "for a consumer group of the deployment's own; needs `REDIS_URL` or `REDIS_CLUSTER_URLS` and `ANALYTICS_ENABLED`. " +
+      'See [Click stream](#click-stream)',
+  },
+  clickStreamMaxlen: {
+    env: 'CLICK_STREAM_MAXLEN',
+    schema: Type.Integer({ minimum: 100, maximum: 1_000_000_000, default: 1_000_000 }),
+    doc:
+      'about how many events each stream keeps (`XADD … MAXLEN ~`): older ones are trimmed, read or not; ' +
+      'a consumer that falls further behind loses what was trimmed, and can count it',
+  },
+  clickStreamShards: {
+    env: 'CLICK_STREAM_SHARDS',
+    schema: Type.Integer({ minimum: 1, maximum: 1024, default: 1 }),
+    doc:
+      'streams the clicks are spread over (`<REDIS_KEY_PREFIX>clicks:0` …), a link always on the same one; ' +
+      'on a cluster each is a key of its own slot, so more of them spread the work over the masters',
+  },
 } satisfies Settings;
 
 /** BLOCKED_DOMAINS_FILE's domains join blockedDomains: one set of domains no link may point at. */
@@ -625,6 +648,14 @@ function crossFieldProblems(config: Config, env: Env): string[] {
     problems.push(
       `WORKERS=${JSON.stringify(env.WORKERS)} (${config.workers} processes): expected DATABASE_URL as well: ` +
         'the embedded Postgres engine (PGlite) is a single session and cannot serve several processes',
+    );
+  }
+  if (config.clickStream === 'redis' && config.redisUrl === undefined && config.redisClusterUrls.length === 0) {
+    problems.push('CLICK_STREAM=redis: expected REDIS_URL or REDIS_CLUSTER_URLS as well (the stream is kept in Redis)');
+  }
+  if (config.clickStream === 'redis' && !config.analyticsEnabled) {
+    problems.push(
+      'CLICK_STREAM=redis with ANALYTICS_ENABLED=false: expected analytics on (the stream carries the clicks as analytics enriches them)',
     );
   }
   if (config.readinessDrainMs >= config.shutdownGraceMs) {

@@ -6,8 +6,10 @@
 // (geo.ts) and a sketch element (the visitor hashed with the day's salt), the Referer's host and
 // the primary language ids, each string read once and remembered. When the click flusher takes
 // the analytics, or the log is full, fold() turns the log into rows per dimension and value
-// (bounded per link and day). No address leaves this file: only its place, and a few bits of a
-// salted hash in a sketch.
+// (bounded per link and day). With a click stream (CLICK_STREAM), the log's records are also
+// handed to it, with the times of their turns, at each stream flush and before each fold: the
+// records as they are, read once more (click-events.ts), nothing more per click. No address leaves
+// this file: only its place, and a few bits of a salted hash in a sketch.
 
 import { msToNextUtcDay, utcDay } from '../core/day-range.ts';
 import { DIRECT, dimensionId, primaryLanguage, referrerHost, UNKNOWN, type AnalyticsPart, type Dimension } from '../core/dimensions.ts';
@@ -32,6 +34,7 @@ import {
   type DimensionReader,
 } from './rollups.ts';
 import type { Seeds, VisitorSalts } from './salts.ts';
+import type { LoggedClicks } from './click-events.ts';
 import { TARGET_VALUES } from '../core/redirect-rules.ts';
 import { NO_AGENT, parseAgent, type Agent } from './user-agents.ts';
 
@@ -69,6 +72,12 @@ export interface VisitRecorder {
   orphan(domainId: number, path: string): void;
 }
 
+/** Where the log's records go besides the rollups (redis/click-stream.ts): each record once, in log order. */
+export interface ClickSink {
+  /** Reads `clicks` now (the log is reused after a fold). */
+  add(clicks: LoggedClicks): void;
+}
+
 export interface RollupBounds {
   /** Most (day, link) pairs in a log: past it, the log is folded. */
   readonly maxLinks: number;
@@ -86,6 +95,8 @@ export interface VisitsOptions {
   /** The client's address from the peer and X-Forwarded-For, by TRUST_PROXY's rule (http/client-address.ts). */
   readonly addressOf: AddressOf;
   readonly log: Logger;
+  /** The click stream; null or absent: none. */
+  readonly sink?: ClickSink | null;
 }
 
 // What analytics keeps of a client address, for a day, VISITOR_STRIDE numbers a visitor in one
@@ -309,9 +320,16 @@ export class Visits implements VisitRecorder {
   #n = 0;
   #scheduled = false;
   #dropped = 0;
+  readonly #sink: ClickSink | null;
+  /** Records of the log handed to the sink already. */
+  #handed = 0;
+  /** Where each turn's records start in the log, and its time: kept only for a sink. */
+  #turnStarts: number[] = [];
+  #turnTimes: number[] = [];
 
   constructor(options: VisitsOptions) {
     this.#options = options;
+    this.#sink = options.sink ?? null;
     const hasCities = options.geo?.hasCities ?? false;
     this.#dimensions = [...options.parts].filter(
       (part): part is Dimension =>
@@ -381,6 +399,8 @@ export class Visits implements VisitRecorder {
     const day = this.#day;
     const seeds = this.#options.salts.seeds(day);
     if (seeds !== this.#visitorSeeds) this.#forgetVisitors(seeds);
+    const sink = this.#sink;
+    if (sink !== null) this.#turn(now);
     const keeps = this.#keeps;
     const visitors = this.#visitors;
     const tables = this.#tables;
@@ -396,6 +416,7 @@ export class Visits implements VisitRecorder {
       } else {
         slot = this.#slot(this.#keys[i] as string, day, holder);
         // A new slot may have folded the log: a new log, and new slots.
+        if (sink !== null && this.#turnTimes.length === 0) this.#turn(now);
         log = this.#log;
         slots = this.#slotsOf(day);
       }
@@ -433,6 +454,43 @@ export class Visits implements VisitRecorder {
     this.#qr = [];
     this.#targets = [];
     this.#n = 0;
+  }
+
+  /** The turn of `now` starts at the log's next record (unless a turn of the same ms is its last). */
+  #turn(now: number): void {
+    const last = this.#turnTimes.length - 1;
+    if (last >= 0 && this.#turnTimes[last] === now) return;
+    this.#turnStarts.push(this.#log.n);
+    this.#turnTimes.push(now);
+  }
+
+  /** Hands the clicks enriched so far to the sink (a stream flush); nothing without a sink. */
+  stream(): void {
+    if (this.#sink === null) return;
+    this.enrich();
+    this.#hand();
+  }
+
+  /** The log's records not yet handed to the sink, handed. */
+  #hand(): void {
+    const sink = this.#sink;
+    const log = this.#log;
+    if (sink === null || this.#handed >= log.n) return;
+    const clicks = {
+      log,
+      from: this.#handed,
+      to: log.n,
+      turnStarts: this.#turnStarts,
+      turnTimes: this.#turnTimes,
+      slots: { keys: this.#slotKeys, days: this.#slotDays },
+      tables: this.#tables,
+    };
+    this.#handed = log.n;
+    try {
+      sink.add(clicks);
+    } catch (err) {
+      this.#options.log.error({ err, clicks: clicks.to - clicks.from }, 'the click stream could not take a flush of clicks');
+    }
   }
 
   /**
@@ -503,6 +561,12 @@ export class Visits implements VisitRecorder {
    * they are full and `restartTables` (the fold reads the tables as they are now).
    */
   #fold(restartTables: boolean): void {
+    this.#hand();
+    this.#handed = 0;
+    if (this.#sink !== null) {
+      this.#turnStarts = [];
+      this.#turnTimes = [];
+    }
     const log = this.#log;
     if (log.n > 0) {
       const slots = { keys: this.#slotKeys, days: this.#slotDays };

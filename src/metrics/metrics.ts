@@ -5,6 +5,7 @@
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { Visits } from '../analytics/visits.ts';
+import type { ClickStream } from '../redis/click-stream.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import type { ReplicaSet } from '../db/replicas.ts';
 import type { ResolverStats } from '../resolve/resolver.ts';
@@ -116,6 +117,8 @@ interface Watched {
   clicks: Pick<ClickFlusher, 'lagSeconds' | 'dropped' | 'waiting'>;
   /** Null: analytics off. */
   visits: Pick<Visits, 'dropped'> | null;
+  /** Null: CLICK_STREAM=off. */
+  clickStream: Pick<ClickStream, 'sent' | 'dropped'> | null;
   /** Null: no read replicas configured. */
   replicas: Pick<ReplicaSet, 'status'> | null;
 }
@@ -255,6 +258,21 @@ export function createMetrics(): Metrics {
     'Clicks counted but left out of the analytics: more than 65,536 in one event-loop turn, or more links between flushes than CLICK_MAX_CODES.',
     'counter',
     () => [{ labels: {}, value: watched?.visits?.dropped ?? 0 }],
+  );
+  scraped(
+    registry,
+    'shortener_click_stream_events_total',
+    'Click stream events (CLICK_STREAM=redis): sent (Redis took them), dropped (Redis did not: down, slow, or too many waiting).',
+    'counter',
+    () => {
+      const stream = watched?.clickStream ?? null;
+      return stream === null
+        ? []
+        : [
+            { labels: { result: 'sent' }, value: stream.sent },
+            { labels: { result: 'dropped' }, value: stream.dropped },
+          ];
+    },
   );
   // Read at each scrape from the parts themselves.
   const gauge = (

@@ -22,7 +22,14 @@ export default fp(
     countRequests(app, metrics);
     // The gauges read the parts at each scrape; they exist once every part is registered.
     app.addHook('onReady', async () => {
-      metrics.watch({ queue: app.writeQueue, breaker: app.breaker, clicks: app.clicks, visits: app.visits, replicas: app.replicas });
+      metrics.watch({
+        queue: app.writeQueue,
+        breaker: app.breaker,
+        clicks: app.clicks,
+        visits: app.visits,
+        clickStream: app.clickStream,
+        replicas: app.replicas,
+      });
     });
   },
   { name: 'metrics' },

@@ -317,6 +317,9 @@ const CASES: Readonly<Record<string, Case>> = {
   WEBHOOK_ALLOW_PRIVATE: { key: 'webhookAllowPrivate', unset: false, valid: ['true', true], invalid: 'maybe' },
   WEBHOOK_SECRET_OVERLAP_HOURS: { key: 'webhookSecretOverlapMs', unset: 24 * 3_600_000, valid: ['0', 0], invalid: '721' },
   WEBHOOK_LOG_RETENTION_DAYS: { key: 'webhookLogRetentionDays', unset: 30, valid: ['7', 7], invalid: '0' },
+  CLICK_STREAM: { key: 'clickStream', unset: 'off', valid: ['redis', 'redis'], with: { REDIS_URL: 'redis://cache' }, invalid: 'kafka' },
+  CLICK_STREAM_MAXLEN: { key: 'clickStreamMaxlen', unset: 1_000_000, valid: ['5000', 5000], invalid: '99' },
+  CLICK_STREAM_SHARDS: { key: 'clickStreamShards', unset: 1, valid: ['4', 4], invalid: '0' },
 };
 
 const DECLARED = Object.values(SETTINGS).map((setting) => setting.env);
@@ -405,6 +408,14 @@ test('the cross-field rules: each named on its own line, all at once', () => {
     lines.map((line) => line.split(/[=: ]/, 1)[0]),
     ['DATABASE_REPLICA_URLS', 'REDIS_URL', 'BREAKER_TIMEOUT_MS', 'HEADERS_TIMEOUT_MS', 'WORKERS', 'READINESS_DRAIN_MS'],
   );
+});
+
+test('CLICK_STREAM=redis: refused without a Redis or without analytics, each said', () => {
+  assert.deepEqual(problems({ CLICK_STREAM: 'redis', ANALYTICS_ENABLED: 'false' }), [
+    'CLICK_STREAM=redis: expected REDIS_URL or REDIS_CLUSTER_URLS as well (the stream is kept in Redis)',
+    'CLICK_STREAM=redis with ANALYTICS_ENABLED=false: expected analytics on (the stream carries the clicks as analytics enriches them)',
+  ]);
+  assert.equal(loadConfig({ CLICK_STREAM: 'redis', REDIS_CLUSTER_URLS: 'redis://a:7000' }).clickStream, 'redis');
 });
 
 test('ROOT_REDIRECT: none without the dashboard; a path of this service or an http(s) URL, never one a browser reads as another host', () => {
