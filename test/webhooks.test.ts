@@ -58,6 +58,13 @@ async function clearEndpoints(app: FastifyInstance): Promise<void> {
   for (const { id } of webhooks) await app.inject({ method: 'DELETE', url: `/webhooks/${id}`, headers: admin });
 }
 
+/** Events made, delivered (a 2xx received), lost, and requests received in all (a repeat: an answer lost, or a failed try). */
+function report(made: number, receiver: WebhookReceiver): string {
+  const delivered = receiver.accepted().length;
+  const failed = receiver.received.filter((r) => r.answered < 200 || r.answered >= 300).length;
+  return `events ${made}, delivered ${delivered}, lost ${made - delivered}; requests ${receiver.received.length} (${failed} failed tries, ${receiver.ids().repeated.length} repeats of a webhook-id)`;
+}
+
 async function create(app: FastifyInstance, body: Record<string, unknown>) {
   const res = await app.inject({ method: 'POST', url: '/links', headers: admin, payload: body });
   assert.equal(res.statusCode, 201, res.body);
@@ -330,6 +337,7 @@ test('the receiver down, answering 500, slow past the timeout, then healthy: eve
 
   const accepted = receiver.accepted();
   assert.deepEqual(new Set(accepted.map((r) => (r.event.data.link as { code: string }).code)), codes, 'nothing lost');
+  t.diagnostic(report(codes.size, receiver));
   const acceptedIds = new Set<string>();
   for (const r of receiver.received) {
     if (r.answered >= 200 && r.answered < 300) {
@@ -396,6 +404,7 @@ test('two instances deliver at once: each event once, within the cap per endpoin
   assert.equal(codes.size, 120);
   assert.deepEqual(new Set(receiver.accepted().map((r) => (r.event.data.link as { code: string }).code)), codes);
   assert.deepEqual(receiver.ids().repeated, [], 'no event sent twice');
+  t.diagnostic(`${report(codes.size, receiver)}; at most ${receiver.maxInFlight} at once`);
   assert.ok(receiver.maxInFlight <= 3, `at most 3 at once across both instances, saw ${receiver.maxInFlight}`);
   assert.ok(receiver.maxInFlight >= 2, `deliveries overlap (saw ${receiver.maxInFlight} at once)`);
   const tried = [one.app.webhooks.tried - (triedBefore[0] ?? 0), two.app.webhooks.tried - (triedBefore[1] ?? 0)];
@@ -448,6 +457,7 @@ test('SIGKILL with events in the outbox and mid-send, then a restart: nothing lo
   await second.exited;
 
   assert.deepEqual(new Set(receiver.accepted().map((r) => (r.event.data.link as { code: string }).code)), codes, 'nothing lost');
+  t.diagnostic(`${report(codes.size, receiver)}; ${beforeKill.size} received before the kill`);
   for (const id of receiver.ids().repeated) assert.ok(beforeKill.has(id), `${id} repeated though no answer to it was lost`);
   assert.deepEqual(receiver.badSignatures, []);
 });
