@@ -14,6 +14,7 @@ import { LinksPage } from './pages/Links.tsx';
 import { NewLinkPage } from './pages/NewLink.tsx';
 import { NotFoundPage } from './pages/NotFound.tsx';
 import { SignInPage } from './pages/SignIn.tsx';
+import { WebhooksPage } from './pages/Webhooks.tsx';
 
 const SIGN_IN = '/app/sign-in';
 
@@ -125,6 +126,7 @@ function Shell() {
           <Route path="/app/import" component={ImportPage} />
           <Route path="/app/keys" component={KeysPage} />
           <Route path="/app/domains" component={DomainsPage} />
+          <Route path="/app/webhooks" component={WebhooksPage} />
           <Route path={SIGN_IN} component={LoadingPage} />
           <Route default component={NotFoundPage} />
         </Router>

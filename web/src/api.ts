@@ -243,6 +243,75 @@ export interface CreatedKey {
   key: string;
 }
 
+/** The events an endpoint may take (README: Webhooks), in the API's order. */
+export const WEBHOOK_EVENTS = [
+  'link.created',
+  'link.updated',
+  'link.deleted',
+  'link.expired',
+  'link.click_limit_reached',
+  'link.clicked',
+] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export interface Webhook {
+  id: number;
+  url: string;
+  description: string;
+  events: string[];
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+  /** Until when the secret before the last rotation signs too; null: no overlap under way. */
+  previousSecretExpiresAt: string | null;
+  /** Deliveries waiting or under way. */
+  pending: number;
+  /** Deliveries that failed their last try (resendable). */
+  dead: number;
+}
+
+export interface CreatedWebhook extends Webhook {
+  secret: string;
+}
+
+export interface WebhookFields {
+  url: string;
+  events: WebhookEvent[];
+  description: string;
+  enabled: boolean;
+}
+
+export interface WebhookSecret {
+  secret: string;
+  previousSecretExpiresAt: string | null;
+}
+
+export const DELIVERY_STATES = ['pending', 'sending', 'delivered', 'dead'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+export interface Delivery {
+  id: number;
+  /** The webhook-id header: the same on every try and resend of the event. */
+  webhookId: string;
+  type: string;
+  state: DeliveryState;
+  attempts: number;
+  /** The HTTP status of the last try; null: no answer. */
+  lastStatus: number | null;
+  lastError: string | null;
+  latencyMs: number | null;
+  createdAt: string;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+}
+
+export interface DeliveryPage {
+  deliveries: Delivery[];
+  /** The `before` of the next page; null: the last page. */
+  next: string | null;
+}
+
 /** An answer that is not a success, or no answer at all (status 0, code NETWORK_ERROR). */
 export class ApiError extends Error {
   readonly code: string;
@@ -390,6 +459,47 @@ export class ApiClient {
 
   revokeKey(id: number): Promise<void> {
     return this.#request<void>(`/keys/${id}`, { method: 'DELETE' });
+  }
+
+  // Webhooks
+
+  async listWebhooks(signal?: AbortSignal): Promise<Webhook[]> {
+    const answer = await this.#request<{ webhooks: Webhook[] }>('/webhooks', { signal });
+    return answer.webhooks;
+  }
+
+  createWebhook(fields: WebhookFields): Promise<CreatedWebhook> {
+    return this.#request<CreatedWebhook>('/webhooks', { method: 'POST', json: fields });
+  }
+
+  updateWebhook(id: number, changes: Partial<WebhookFields>): Promise<Webhook> {
+    return this.#request<Webhook>(`/webhooks/${id}`, { method: 'PATCH', json: changes });
+  }
+
+  deleteWebhook(id: number): Promise<void> {
+    return this.#request<void>(`/webhooks/${id}`, { method: 'DELETE' });
+  }
+
+  getWebhookSecret(id: number): Promise<WebhookSecret> {
+    return this.#request<WebhookSecret>(`/webhooks/${id}/secret`);
+  }
+
+  /** A new secret signs from now on; the old one too, until previousSecretExpiresAt. */
+  rotateWebhookSecret(id: number): Promise<WebhookSecret> {
+    return this.#request<WebhookSecret>(`/webhooks/${id}/secret`, { method: 'POST' });
+  }
+
+  /** One page of an endpoint's delivery log, newest first: of one state (null: all), after the delivery `before`. */
+  listDeliveries(id: number, state: DeliveryState | null, before: string | null, signal?: AbortSignal): Promise<DeliveryPage> {
+    const params = new URLSearchParams({ limit: '25' });
+    if (state !== null) params.set('state', state);
+    if (before !== null) params.set('before', before);
+    return this.#request<DeliveryPage>(`/webhooks/${id}/deliveries?${params}`, { signal });
+  }
+
+  /** The event again, as a new delivery (same webhook-id) due now. */
+  resendDelivery(id: number, delivery: number): Promise<Delivery> {
+    return this.#request<Delivery>(`/webhooks/${id}/deliveries/${delivery}/resend`, { method: 'POST' });
   }
 
   async #request<T>(path: string, options: RequestOptions = {}): Promise<T> {

@@ -23,6 +23,7 @@ export function permissions(session: Session) {
     canCreate: role !== 'viewer',
     canManageKeys: role === 'admin',
     canManageDomains: role === 'admin',
+    canManageWebhooks: role === 'admin',
     canManage: (creator: { id: number } | null) => role === 'admin' || (role === 'member' && creator !== null && creator.id === id),
   };
 }

@@ -2,6 +2,7 @@ import { ApiError, FALLBACKS, type Fallback } from './api.ts';
 
 export type LinkField = 'url' | 'domain' | 'alias' | 'expiresAt' | 'title' | 'tags';
 export type DomainField = 'host' | Fallback;
+export type WebhookField = 'url' | 'events' | 'description';
 
 /** The form field an API error code is about, or null for an error of the whole form. */
 export function linkFieldOf(code: string): LinkField | null {
@@ -26,6 +27,17 @@ export function domainFieldOf(error: { code: string; field: string | null }, sen
   if (!error.code.startsWith('URL_')) return null;
   if (error.field !== null) return FALLBACK_FIELDS.has(error.field) ? (error.field as Fallback) : null;
   return sent.length === 1 ? (sent[0] ?? null) : null;
+}
+
+const WEBHOOK_FIELDS: ReadonlySet<string> = new Set<WebhookField>(['url', 'events', 'description']);
+
+/** The webhook form's field an API error is about (the API names it; the code says it too), or null for the whole form. */
+export function webhookFieldOf(error: { code: string; field: string | null }): WebhookField | null {
+  if (error.field !== null) return WEBHOOK_FIELDS.has(error.field) ? (error.field as WebhookField) : null;
+  if (error.code.startsWith('URL_')) return 'url';
+  if (error.code === 'WEBHOOK_EVENTS_INVALID') return 'events';
+  if (error.code === 'WEBHOOK_DESCRIPTION_INVALID') return 'description';
+  return null;
 }
 
 /** The message to show for any error thrown by an API call. */

@@ -5,6 +5,7 @@ import './styles/links.css';
 import './styles/link.css';
 import './styles/admin.css';
 import './styles/analytics.css';
+import './styles/webhooks.css';
 import './styles/tables.css';
 
 const root = document.getElementById('app');

@@ -22,6 +22,7 @@ export function Header({ session, onSignOut, signingOut }: HeaderProps) {
     ...(can.canCreate ? [{ href: '/app/import', label: 'Import', current: path === '/app/import' }] : []),
     ...(can.canManageKeys ? [{ href: '/app/keys', label: 'Keys', current: path === '/app/keys' }] : []),
     ...(can.canManageDomains ? [{ href: '/app/domains', label: 'Domains', current: path === '/app/domains' }] : []),
+    ...(can.canManageWebhooks ? [{ href: '/app/webhooks', label: 'Webhooks', current: path === '/app/webhooks' }] : []),
   ];
   return (
     <header class="site-header">
