@@ -219,6 +219,8 @@ test('link events arrive signed (library and by hand), in order per link, each o
   assert.match(receiver.received[0]?.event.timestamp ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   assert.ok(Math.abs(Number(receiver.received[0]?.timestamp) * 1000 - Date.now()) < 60_000, 'webhook-timestamp is now, in seconds');
 
+  // The receiver has answered; the outcome is recorded a moment later.
+  await until('the log says delivered', async () => (await deliveries(app, endpoint.id)).every((d) => d.state === 'delivered'));
   const log = await deliveries(app, endpoint.id);
   assert.equal(log.length, 5);
   assert.ok(
@@ -373,6 +375,8 @@ test('a dead letter after the last try, resent by hand with the same webhook-id'
   await until('resent', async () => receiver.accepted().length === 1);
   assert.equal(receiver.accepted()[0]?.id, dead?.webhookId);
   await until('the resend recorded', async () => (await deliveries(app, endpoint.id))[0]?.state === 'delivered');
+  const resentView = (await app.inject({ url: `/webhooks/${endpoint.id}`, headers: admin })).json<{ dead: number }>();
+  assert.equal(resentView.dead, 0, 'a dead delivery whose event a resend delivered no longer counts as dead');
   const log = await deliveries(app, endpoint.id);
   assert.deepEqual(
     log.map((d) => [d.state, d.webhookId]),

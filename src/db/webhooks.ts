@@ -85,7 +85,7 @@ export interface WebhookEndpoint {
   readonly updatedAt: Date;
   /** Until when the secret before the last rotation signs too; null: none does. */
   readonly previousUntil: Date | null;
-  /** Deliveries waiting or under way, and dead ones of the last retention period. */
+  /** Deliveries waiting or under way; dead ones (kept WEBHOOK_LOG_RETENTION_DAYS) whose event no resend has delivered since. */
   readonly pending: number;
   readonly dead: number;
 }
@@ -107,7 +107,8 @@ interface EndpointRow {
 const ENDPOINT_COLUMNS = `e.id, e.workspace_id, e.url, e.description, e.events, e.enabled, e.created_at, e.updated_at,
   CASE WHEN e.previous_until > now() THEN e.previous_until END AS previous_until,
   (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state IN ('pending', 'sending')) AS pending,
-  (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 'dead') AS dead`;
+  (SELECT count(*) FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state = 'dead' AND NOT EXISTS (
+     SELECT 1 FROM webhook_deliveries r WHERE r.message_id = d.message_id AND r.endpoint_id = e.id AND r.id > d.id AND r.state = 'delivered')) AS dead`;
 
 function endpointOf(row: EndpointRow): WebhookEndpoint {
   return {

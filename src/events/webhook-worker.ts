@@ -66,6 +66,8 @@ export class WebhookWorker {
   #outcomes: DeliveryOutcome[] = [];
   #reached: LimitReached[] = [];
   #prunedAt = 0;
+  /** When links' expiries were last swept (a round right after a send does not sweep again). */
+  #sweptAt = -Infinity;
   #tried = 0;
   #failing = false;
   /** Asked for while a round was under way: another follows it at once. */
@@ -143,7 +145,10 @@ export class WebhookWorker {
     try {
       await this.#record();
       await this.#announceReached();
-      await announceExpiries(this.#deps.pool, EXPIRIES_PER_SWEEP);
+      if (performance.now() - this.#sweptAt >= this.#deps.pollMs) {
+        this.#sweptAt = performance.now();
+        await announceExpiries(this.#deps.pool, EXPIRIES_PER_SWEEP);
+      }
       if (Date.now() - this.#prunedAt > PRUNE_EVERY_MS) {
         this.#prunedAt = Date.now();
         await pruneDeliveries(this.#deps.pool, this.#deps.retentionDays);

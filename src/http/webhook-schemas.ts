@@ -44,7 +44,7 @@ export const WebhookView = Type.Object(
       description: 'Until when the secret before the last rotation signs too (null: no overlap under way).',
     }),
     pending: Type.Integer({ description: 'Deliveries waiting or under way.' }),
-    dead: Type.Integer({ description: 'Deliveries that failed their last try (in the log, resendable).' }),
+    dead: Type.Integer({ description: 'Deliveries that failed their last try and whose event no resend has delivered since.' }),
   },
   { title: 'Webhook' },
 );
