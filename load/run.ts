@@ -22,7 +22,7 @@
 //   taskset -c 0 npm run load -- --server-cpus 1 --database-cpus 0 --scenario hot,rules --against ../old
 //                                                  plain links against another checkout's, and links with rules
 //                                                  against plain ones, in the same rounds
-//   REDIS_URL=redis://127.0.0.1:6379 taskset -c 0 npm run load -- --server-cpus 1 --database-cpus 0 --scenario stream
+//   taskset -c 0 npm run load -- --server-cpus 1 --database-cpus 0 --scenario stream
 //                                                  the click stream (CLICK_STREAM=redis) against none, analytics on both
 //
 // It starts what it needs as child processes (the service, the bare node:http baseline, the
@@ -47,7 +47,7 @@ import { pino } from 'pino';
 import { migrate } from '../src/db/migrate.ts';
 import { createTestDatabase, withClient } from '../test/helpers/db.ts';
 import { PrivatePostgres } from '../test/helpers/private-postgres.ts';
-import { deleteKeys, randomPrefix } from '../test/helpers/redis.ts';
+import { deleteKeys, PrivateRedis, randomPrefix } from '../test/helpers/redis.ts';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.ts';
 import { buildGoReference, startGoReference, writeLinksFile } from './go-reference.ts';
 import { chooseTerms, deepCursors, explainPath, exportAll, listAnswers, listShapes } from './list-bench.ts';
@@ -107,6 +107,12 @@ const WRK_SCENARIOS = [
   'stream',
   'rules',
 ];
+
+/**
+ * The stream scenario's second pair runs at this share of the slower one's rate: below what either
+ * serves on its core, so that both answer the same requests and their server CPU compares.
+ */
+const STREAM_PACED_SHARE = 0.6;
 
 /** The branded short domain of the hot-domain scenario (added through POST /domains; no DNS needed: requests name it in Host). */
 const BRANDED_HOST = 'go.load.test';
@@ -729,7 +735,7 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
     pair: readonly { variant: string; label: string; env: Record<string, string>; script?: string }[],
     requests: readonly Request[],
     setting: string,
-    { alone = false } = {},
+    { alone = false, paced = 0 } = {},
   ) => {
     if (!local) {
       for (const v of pair) skip(scenario, v.label, `needs services started with and without ${setting} (not with --url)`);
@@ -775,16 +781,37 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
           for (const other of others(server)) other.child.kill('SIGCONT');
         },
       });
-      (
-        await compare(
-          pair.map((v, i) => ({
-            ...variantOf(v, servers[i] as ServerProcess),
-            ...(alone ? { alone: aloneOn(servers[i] as ServerProcess) } : {}),
-          })),
-          seconds,
-          rounds,
-        )
-      ).forEach(record);
+      const full = await compare(
+        pair.map((v, i) => ({
+          ...variantOf(v, servers[i] as ServerProcess),
+          ...(alone ? { alone: aloneOn(servers[i] as ServerProcess) } : {}),
+        })),
+        seconds,
+        rounds,
+      );
+      full.forEach(record);
+      // `paced`: then all of them at that share of the slower one's rate, offered evenly
+      // (autocannon: wrk cannot pace): the server CPU each spends per request at the same rate,
+      // whatever else (a Redis, a Postgres) the machine's two cores give their time to.
+      const slowest = Math.min(...full.map((run) => run.rps));
+      if (paced > 0 && slowest > 0) {
+        const rate = Math.round(slowest * paced);
+        log(`${scenario}: each at ${rate.toLocaleString('en-US')} req/s offered (${Math.round(paced * 100)} % of the slower's rate)`);
+        (
+          await compare(
+            pair.map((v, i) => ({
+              ...variantOf(v, servers[i] as ServerProcess),
+              label: `${v.label} · paced`,
+              connections: LATENCY_CONNECTIONS,
+              overallRate: rate,
+              wrk: undefined,
+              ...(alone ? { alone: aloneOn(servers[i] as ServerProcess) } : {}),
+            })),
+            seconds,
+            rounds,
+          )
+        ).forEach(record);
+      }
       for (const [i, server] of servers.entries()) {
         await stop(server);
         logWarnings(pair[i]?.label ?? '', server);
@@ -879,15 +906,21 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
     }
   }
   if (wants('stream')) {
-    if (redis === null) {
-      for (const label of ['stream', 'stream · off']) skip('stream', label, 'needs a Redis: set REDIS_URL or --redis-url');
+    // With --database-cpus, a Redis of the run's own there, at nice 19 as its Postgres: the stream's
+    // XADDs (a few µs of Redis each) are work a deployment's Redis does on its own machine, and on
+    // a shared one here they would take the server's core or the generator's.
+    const streamRedis = databaseCpus === null ? redis : await privateRedisOn(databaseCpus);
+    if (streamRedis === null) {
+      for (const label of ['stream', 'stream · off'])
+        skip('stream', label, 'needs a Redis: set REDIS_URL or --redis-url, or --database-cpus');
     } else {
       // What the click stream costs the hot path: the same service with CLICK_STREAM=off, in the
       // same rounds, both with analytics and the Redis tier, sent the analytics scenario's clicks.
       // Both flush every CLICK_FLUSH_INTERVAL_MS (its default, 5 s): the stream's batches fall in the runs.
       const visitors = audience({ ...VISITORS, seed: 17 });
       const clicks = hotPaths.map((request) => ({ ...request, headers: clickHeaders(visitors.click()) }));
-      const both = { TRUST_PROXY: 'loopback', BREAKER_TIMEOUT_MS: '30000', ANALYTICS_ENABLED: 'true', ...redis.env };
+      log(`stream: Redis is ${streamRedis.label}`);
+      const both = { TRUST_PROXY: 'loopback', BREAKER_TIMEOUT_MS: '30000', ANALYTICS_ENABLED: 'true', ...streamRedis.env };
       await pairedHot(
         'stream',
         [
@@ -896,13 +929,15 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
         ],
         clicks,
         'CLICK_STREAM',
-        { alone: true },
+        { alone: true, paced: STREAM_PACED_SHARE },
       );
-      const on = runs.find((run) => run.label === 'stream');
-      const off = runs.find((run) => run.label === 'stream · off');
-      if (on !== undefined && off !== undefined && on.rps > 0 && off.rps > 0) {
-        const perRequest = (run: RunResult) => (run.cpu.server === null ? '—' : `${((run.cpu.server / run.rps) * 1e6).toFixed(1)} µs`);
-        log(`stream: ${(on.rps / off.rps).toFixed(3)}× off; server CPU per request ${perRequest(on)}, off ${perRequest(off)}`);
+      const perRequest = (run: RunResult) => (run.cpu.server === null ? '—' : `${((run.cpu.server / run.rps) * 1e6).toFixed(1)} µs`);
+      for (const suffix of ['', ' · paced']) {
+        const on = runs.find((run) => run.label === `stream${suffix}`);
+        const off = runs.find((run) => run.label === `stream · off${suffix}`);
+        if (on !== undefined && off !== undefined && on.rps > 0 && off.rps > 0) {
+          log(`stream${suffix}: ${(on.rps / off.rps).toFixed(3)}× off; server CPU per request ${perRequest(on)}, off ${perRequest(off)}`);
+        }
       }
     }
   }
@@ -1057,6 +1092,18 @@ async function prepareDatabase(folder = 'pglite', { migrated = true } = {}): Pro
     return { env: { DATABASE_URL: db.url }, label: `Postgres at ${server.host} (scratch database ${db.name}, dropped afterwards)` };
   }
   return { env: { EMBEDDED_DATA_DIR: join(scratch, folder) }, label: 'embedded PGlite (DATABASE_URL unset)' };
+}
+
+/** A redis-server of the run's own on `onCpus` at nice 19, stopped at the end. */
+async function privateRedisOn(onCpus: readonly number[]): Promise<{ env: Record<string, string>; label: string }> {
+  const server = await PrivateRedis.start();
+  cleanups.push(() => server.stop());
+  spawnSync('taskset', ['-a', '-p', '-c', onCpus.join(','), String(server.pid)], { stdio: 'ignore' });
+  spawnSync('renice', ['-n', '19', '-p', String(server.pid)], { stdio: 'ignore' });
+  return {
+    env: { REDIS_URL: server.url, REDIS_KEY_PREFIX: 'load:' },
+    label: `a redis-server of the run's own on 127.0.0.1:${server.port}, on CPU ${onCpus.join(',')} at nice 19`,
+  };
 }
 
 /** Redis for this run, under a key prefix of its own that is deleted afterwards; null without a Redis URL. */

@@ -132,7 +132,7 @@ test(
       assert.equal(result.runs.find((run) => run.label === label)?.generator, wrk ? 'wrk' : 'autocannon', label);
     assert.match(output, wrk ? /load generator: wrk / : /wrk is not installed \(apt-get install wrk\)/);
     // Every target is judged, and printed.
-    assert.equal(result.targets.length, 22);
+    assert.equal(result.targets.length, 23);
     for (const target of result.targets) assert.match(output, new RegExp(`${target.verdict}\\s+${escape(target.name)}`));
 
     // The run's Redis keys are gone with it.
