@@ -12,6 +12,7 @@
 
 import { Cluster, Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { EVENT_FIELDS } from '../src/analytics/click-events.ts';
 
 export type StreamRedis = Redis | Cluster;
 
@@ -121,9 +122,21 @@ export class ClickStreamConsumer {
   }
 }
 
+/** An entry's fields (`n`, then `event`: the values tab-separated in EVENT_FIELDS order) as one object of named values. */
 function eventOf(fields: readonly string[]): ClickEvent {
   const event: Record<string, string> = {};
-  for (let i = 0; i + 1 < fields.length; i += 2) event[fields[i] as string] = fields[i + 1] as string;
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const name = fields[i] as string;
+    const value = fields[i + 1] as string;
+    if (name !== 'event') {
+      event[name] = value;
+      continue;
+    }
+    const values = value.split('\t');
+    EVENT_FIELDS.forEach((field, j) => {
+      event[field] = values[j] ?? '';
+    });
+  }
   return event;
 }
 

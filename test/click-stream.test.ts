@@ -151,7 +151,13 @@ test('clicks through the service reach the stream with every field, are read by 
     const pending = (await redis.xpending(key, 'test')) as [number, ...unknown[]];
     assert.equal(pending[0], 0, 'nothing left pending');
     // No address anywhere: not in any field, not in the raw entries.
-    const raw = JSON.stringify(await redis.xrange(key, '-', '+'));
+    const entries = (await redis.xrange(key, '-', '+')) as [string, string[]][];
+    // An entry is its ordinal and the event's values, tab-separated in EVENT_FIELDS order (README "Click stream").
+    assert.deepEqual(
+      entries.map(([, fields]) => [fields[0], fields[1], fields[2], (fields[3] ?? '').split('\t').length, fields.length]),
+      entries.map((_, i) => ['n', String(i + 1), 'event', EVENT_FIELDS.length, 4]),
+    );
+    const raw = JSON.stringify(entries);
     for (const address of [US_ADDRESS, JP_ADDRESS, '127.0.0.1']) assert.ok(!raw.includes(address), `${address} is in the stream`);
   });
 });
