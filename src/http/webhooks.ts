@@ -140,12 +140,17 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
   const { db, breaker, policy } = deps;
   const tags = ['webhooks'];
 
+  /** What `query` finds of an endpoint, through the breaker; 404 when it finds no such endpoint (undefined or false). */
+  const ofEndpoint = async <T>(query: () => Promise<T | undefined | false>): Promise<T> => {
+    const found = await breaker.run(query);
+    if (found === undefined || found === false) throw new AppError('WEBHOOK_NOT_FOUND');
+    return found;
+  };
+
   /** The endpoint `raw` names in the admin's workspace, or 404. */
-  const endpointOf = async (workspaceId: number, raw: string): Promise<WebhookEndpoint> => {
+  const endpointOf = (workspaceId: number, raw: string): Promise<WebhookEndpoint> => {
     const id = endpointId(raw);
-    const endpoint = await breaker.run(() => findEndpoint(db, workspaceId, id));
-    if (endpoint === undefined) throw new AppError('WEBHOOK_NOT_FOUND');
-    return endpoint;
+    return ofEndpoint(() => findEndpoint(db, workspaceId, id));
   };
 
   app.get(
@@ -238,9 +243,7 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
       const key = requireAdmin(request, 'webhooks');
       const id = endpointId(request.params.id);
       const change = checkFields(request.body, policy);
-      const changed = await breaker.run(() => updateEndpoint(db, key.workspaceId, id, change));
-      if (changed === undefined) throw new AppError('WEBHOOK_NOT_FOUND');
-      return view(changed);
+      return view(await ofEndpoint(() => updateEndpoint(db, key.workspaceId, id, change)));
     },
   );
 
@@ -259,7 +262,7 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
     async (request, reply) => {
       const key = requireAdmin(request, 'webhooks');
       const id = endpointId(request.params.id);
-      if (!(await breaker.run(() => deleteEndpoint(db, key.workspaceId, id)))) throw new AppError('WEBHOOK_NOT_FOUND');
+      await ofEndpoint(() => deleteEndpoint(db, key.workspaceId, id));
       return reply.code(204).send(null);
     },
   );
@@ -278,9 +281,7 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
     async (request) => {
       const key = requireAdmin(request, 'webhooks');
       const id = endpointId(request.params.id);
-      const secret = await breaker.run(() => readSecret(db, key.workspaceId, id));
-      if (secret === undefined) throw new AppError('WEBHOOK_NOT_FOUND');
-      return secretView(secret);
+      return secretView(await ofEndpoint(() => readSecret(db, key.workspaceId, id)));
     },
   );
 
@@ -301,9 +302,7 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
     async (request) => {
       const key = requireAdmin(request, 'webhooks');
       const id = endpointId(request.params.id);
-      const rotated = await breaker.run(() => rotateSecret(db, key.workspaceId, id, newSecret(), deps.overlapMs));
-      if (rotated === undefined) throw new AppError('WEBHOOK_NOT_FOUND');
-      return secretView(rotated);
+      return secretView(await ofEndpoint(() => rotateSecret(db, key.workspaceId, id, newSecret(), deps.overlapMs)));
     },
   );
 
