@@ -137,6 +137,38 @@ function commaItems(raw: string): string[] {
   return raw.split(',').map((item) => item.trim());
 }
 
+const HOST_PORT = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/;
+
+/** `host:port` with a port from 1 to 65535, or null. */
+function hostPort(raw: string): { host: string; port: number } | null {
+  const match = HOST_PORT.exec(raw);
+  const port = Number(match?.[2]);
+  if (match === null || port < 1 || port > 65535) return null;
+  return { host: (match[1] ?? '').replace(/^\[(.*)\]$/, '$1'), port };
+}
+
+function natPairs(raw: string): string[][] {
+  return commaItems(raw).map((item) => item.split('='));
+}
+
+function isNatMap(raw: string): boolean {
+  return natPairs(raw).every((pair) => pair.length === 2 && pair.every((side) => hostPort(side) !== null));
+}
+
+/** `announced=reachable` pairs of host:port, comma-separated (unset: none), as ioredis's natMap. */
+export function natMap() {
+  return Type.Decode(optional(Type.Refine(Type.String(), isNatMap)), (raw): Readonly<Record<string, { host: string; port: number }>> => {
+    const map: Record<string, { host: string; port: number }> = {};
+    for (const [announced = '', reachable = ''] of raw === undefined ? [] : natPairs(raw)) {
+      const from = hostPort(announced);
+      const to = hostPort(reachable);
+      // ioredis looks a node up as `host:port`, an IPv6 host without brackets.
+      if (from !== null && to !== null) map[`${from.host}:${from.port}`] = to;
+    }
+    return map;
+  });
+}
+
 /** An integer from `range`, or `auto`: one per CPU. */
 export function countOrAuto(range: { minimum: number; maximum: number; default: number }) {
   const schema = Type.Union([Type.Integer({ minimum: range.minimum, maximum: range.maximum }), Type.Literal('auto')], {

@@ -14,6 +14,7 @@ import {
   isHostName,
   isRedirectTarget,
   isTrustProxy,
+  natMap,
   optional,
   origin,
   secondsAsMs,
@@ -106,6 +107,15 @@ export const SETTINGS = {
     doc:
       'Redis Cluster instead: comma-separated `redis://host:port` of some of its nodes (the others are discovered); ' +
       'credentials and `rediss:` are taken from the first',
+  },
+  redisClusterNatMap: {
+    env: 'REDIS_CLUSTER_NAT_MAP',
+    schema: natMap(),
+    expected: 'comma-separated announced=reachable pairs of host:port (10.0.0.5:6379=203.0.113.7:7001)',
+    doc:
+      'where to reach cluster nodes that announce an address this instance cannot reach (a cluster in Docker or ' +
+      'Kubernetes seen from outside, a proxy in front of each node): comma-separated `announced=reachable` pairs of ' +
+      '`host:port`; nodes not listed are reached where they say',
   },
   // Braces would make a hash tag of the prefix and put every key of a cluster in one slot.
   redisKeyPrefix: {

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { getRedirect, startCountedApp, onDefault, type Cleanup } from './helpers/app.ts';
 import { createTestDatabase, insertRawLinks, type TestDatabase } from './helpers/db.ts';
 import { PrivateRedisCluster, randomPrefix, redisInUse, redisReadiness, withRedis } from './helpers/redis.ts';
+import { proxyInFront } from './helpers/tcp-proxy.ts';
 import { until } from './helpers/wait.ts';
 
 const prefix = randomPrefix('cluster');
@@ -190,4 +191,29 @@ test('Redis Cluster: a master that hangs, then dies, costs no request: every ans
   for (const { code, res } of answers) assert.deepEqual(res, { status: 302, location: `https://example.com/${code}-v2` });
   assert.equal(c.lookups(), 0, 'C read them from the cluster');
   await looksUpOnce(c, 'flt-control');
+});
+
+test('Redis Cluster: REDIS_CLUSTER_NAT_MAP sends every connection to a node through the address it maps to, so that a partition of those addresses cuts the instance off', async (t) => {
+  // A proxy in front of each node: the instance is told of the proxies and maps each node's own
+  // address (as CLUSTER SLOTS announces it) to its proxy.
+  const proxies = await Promise.all(cluster.nodes.map((node) => proxyInFront(t, node.url)));
+  const natMap = cluster.nodes.map((node, i) => `127.0.0.1:${node.port}=127.0.0.1:${proxies[i]?.proxy.port}`).join(',');
+  const mapped = await startCountedApp(
+    t,
+    database.url,
+    { REDIS_CLUSTER_URLS: proxies.map((p) => p.url).join(','), REDIS_CLUSTER_NAT_MAP: natMap, REDIS_KEY_PREFIX: prefix },
+    { redirects: 'fastify' },
+  );
+  await until('the mapped instance on the cluster', live(mapped.app));
+  const created = await mapped.app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/nat' } });
+  assert.equal(created.statusCode, 201);
+
+  // Without the map, the instance would have found the nodes' own ports and not notice.
+  for (const { proxy } of proxies) {
+    proxy.fault = 'refuse';
+    proxy.reset();
+  }
+  await until('the instance cut off from every node', async () => (await redisReadiness(mapped.app)).redis.redis === 'down', 15_000);
+  for (const { proxy } of proxies) proxy.fault = 'pass';
+  await until('the instance back on the cluster', live(mapped.app), 20_000);
 });

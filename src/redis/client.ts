@@ -16,7 +16,7 @@ export type RedisClient = Redis | Cluster;
 
 export type RedisConfig = Pick<
   Config,
-  'redisUrl' | 'redisClusterUrls' | 'redisCommandTimeoutMs' | 'redisConnectTimeoutMs' | 'redisAutoPipelining'
+  'redisUrl' | 'redisClusterUrls' | 'redisClusterNatMap' | 'redisCommandTimeoutMs' | 'redisConnectTimeoutMs' | 'redisAutoPipelining'
 >;
 
 const BACKOFF_MIN_MS = 50;
@@ -46,6 +46,7 @@ export function createRedisClient(config: RedisConfig): RedisClient | null {
         clusterRetryStrategy: reconnectDelay,
         // A batch is one MGET per hash slot; auto-pipelining sends those of one node together.
         enableAutoPipelining: true,
+        natMap: { ...config.redisClusterNatMap },
         redisOptions: { ...node, ...credentials(config.redisClusterUrls[0] ?? '') },
       },
     );

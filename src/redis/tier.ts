@@ -17,6 +17,7 @@ export type RedisTierConfig = Pick<
   Config,
   | 'redisUrl'
   | 'redisClusterUrls'
+  | 'redisClusterNatMap'
   | 'redisKeyPrefix'
   | 'redisCommandTimeoutMs'
   | 'redisConnectTimeoutMs'

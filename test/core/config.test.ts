@@ -62,6 +62,13 @@ test('Redis: a single server or a cluster, not both; prefix without braces; defa
     },
   );
   assert.throws(() => loadConfig({ REDIS_CLUSTER_URLS: 'redis://a,http://b' }), /expected a comma-separated list of redis/);
+  for (const bad of ['10.0.0.5:6379', '10.0.0.5=127.0.0.1:7001', '10.0.0.5:6379=127.0.0.1:7001=x', 'a b:1=c:2']) {
+    assert.throws(
+      () => loadConfig({ REDIS_CLUSTER_NAT_MAP: bad }),
+      /REDIS_CLUSTER_NAT_MAP=.*expected comma-separated announced=reachable pairs/,
+      bad,
+    );
+  }
 });
 
 test('read replicas: a list of postgres URLs beside DATABASE_URL, with a lag bound and a timeout; mistakes named', () => {
@@ -194,6 +201,15 @@ const CASES: Readonly<Record<string, Case>> = {
     unset: [],
     valid: ['redis://a:7000, redis://b:7000', ['redis://a:7000', 'redis://b:7000']],
     invalid: 'redis://a,http://b',
+  },
+  REDIS_CLUSTER_NAT_MAP: {
+    key: 'redisClusterNatMap',
+    unset: {},
+    valid: [
+      '10.0.0.5:6379=127.0.0.1:7001, [fd00::5]:6379=node-b.example:7002',
+      { '10.0.0.5:6379': { host: '127.0.0.1', port: 7001 }, 'fd00::5:6379': { host: 'node-b.example', port: 7002 } },
+    ],
+    invalid: '10.0.0.5:6379=127.0.0.1:70000',
   },
   REDIS_KEY_PREFIX: { key: 'redisKeyPrefix', unset: 'shortener:', valid: ['links:', 'links:'], invalid: '{all}' },
   REDIS_COMMAND_TIMEOUT_MS: { key: 'redisCommandTimeoutMs', unset: 100, valid: ['50', 50], invalid: '4' },
