@@ -9,11 +9,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { bearer, errorCode, errorOf, startApp, type Cleanup } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/db.ts';
+import { createTestDatabase, withClient, type TestDatabase } from './helpers/db.ts';
 import { startServer } from './helpers/server-process.ts';
 import { deleteKeys, randomPrefix, SHARED_REDIS_URL } from './helpers/redis.ts';
-import { until } from './helpers/wait.ts';
+import { until, within } from './helpers/wait.ts';
 import { WebhookReceiver } from './helpers/webhook-receiver.ts';
 import { keysWith, workspaceWith } from './helpers/workspaces.ts';
 
@@ -418,6 +419,44 @@ test('two instances deliver at once: each event once, within the cap per endpoin
   );
   assert.equal((tried[0] ?? 0) + (tried[1] ?? 0), 120);
   await clearEndpoints(one.app);
+});
+
+test('a claim under way holds up no write: the endpoint row is locked against other claims, not against the foreign keys of new deliveries', async (t) => {
+  // Statements may wait long here: a write held up by the claim would wait for the test, not time out.
+  const { app } = await startApp(t, database.url, { ...FAST, DB_STATEMENT_TIMEOUT_MS: '30000', BREAKER_TIMEOUT_MS: '31000' });
+  await clearEndpoints(app);
+  const receiver = await receiverFor(t);
+  await addEndpoint(app, { url: receiver.url, events: ['link.created'] });
+  await receiver.close();
+  await create(app, { url: 'https://example.com/held-claim-1' });
+
+  // A delivery row locked by another transaction: the next claim locks the endpoint, then waits
+  // for that row in its UPDATE, the endpoint still locked.
+  const holder = new pg.Client({ connectionString: database.url });
+  await holder.connect();
+  t.after(() => holder.end());
+  await holder.query('BEGIN');
+  const { rowCount } = await holder.query(`SELECT id FROM webhook_deliveries WHERE state IN ('pending', 'sending') FOR UPDATE`);
+  assert.ok((rowCount ?? 0) > 0, 'a delivery to hold');
+  // Asked on a connection of its own: inside the holder's transaction the activity view is a
+  // snapshot. (The view keeps the first 1 kB of a statement: the claim's starts `WITH ep AS`.)
+  await until(
+    'a claim waiting for the held delivery',
+    () =>
+      withClient(database.url, async (client) => {
+        const { rows } = await client.query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'shortener'
+             AND wait_event_type = 'Lock' AND query LIKE 'WITH ep AS%'`,
+        );
+        return rows.length > 0;
+      }),
+    15_000,
+  );
+  // With the endpoint locked FOR UPDATE, this create's INSERT of its delivery (its foreign key takes
+  // FOR KEY SHARE of the endpoint) would wait for the claim, which waits for the holder.
+  await within('a create while a claim waits', create(app, { url: 'https://example.com/held-claim-2' }), 10_000);
+  await holder.query('ROLLBACK');
+  await clearEndpoints(app);
 });
 
 test('SIGKILL with events in the outbox and mid-send, then a restart: nothing lost, repeats only of answers lost', async (t) => {

@@ -274,7 +274,10 @@ export interface ClaimLimits {
  * Claims due deliveries: locks up to `endpoints` endpoints with due deliveries that no other
  * instance is claiming for (SKIP LOCKED), then, for each, leases its due deliveries, oldest first,
  * up to its cap less those under way; a delivery whose link has an earlier one waiting or under way
- * to the same endpoint waits for it. One transaction, two statements.
+ * to the same endpoint waits for it. One transaction, two statements. The endpoints are locked
+ * FOR NO KEY UPDATE: against other claims, but not against the foreign key of a new delivery
+ * (FOR KEY SHARE), so that no create, change or click flush waits for a claim (FOR UPDATE made
+ * writes wait 400 ms at the median behind a backlog of 2,000 deliveries: npm run fleet).
  */
 export async function claimDeliveries(pool: pg.Pool, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   return inTransaction(pool, async (client) => {
@@ -282,7 +285,7 @@ export async function claimDeliveries(pool: pg.Pool, limits: ClaimLimits): Promi
       `SELECT e.id FROM webhook_endpoints e
        WHERE e.enabled AND EXISTS (
          SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state IN ('pending', 'sending') AND d.next_attempt_at <= now())
-       ORDER BY random() LIMIT $1 FOR UPDATE SKIP LOCKED`,
+       ORDER BY random() LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED`,
       [limits.endpoints],
     );
     if (endpoints.length === 0) return [];
