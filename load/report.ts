@@ -4,7 +4,7 @@
 import type { AnalyticsStorage, ListFigures, ListPlan, RunResult, StorageFigures, SuiteResult, TargetResult, Verdict } from './types.ts';
 
 const intFmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const SVG_W = 1060;
+export const SVG_W = 1060;
 const LABEL_W = 300;
 const SERVICE_COLOUR = '#2563eb';
 const OTHER_COLOUR = '#f59e0b';
@@ -12,11 +12,11 @@ const PCT_COLOURS = { p50: '#16a34a', p99: '#f59e0b', p999: '#dc2626' } as const
 // Log axis floor: sub-10 µs latencies are noise, and log(0) has no place on the axis.
 const MIN_MS = 0.01;
 
-function escapeHtml(s: string): string {
+export function escapeHtml(s: string): string {
   return s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 }
 
-function fmtMs(v: number): string {
+export function fmtMs(v: number): string {
   if (!Number.isFinite(v)) return '—';
   if (v < 1) return v.toFixed(2);
   if (v < 10) return v.toFixed(1);
@@ -27,12 +27,12 @@ function fmtCpu(share: number | null): string {
   return share === null ? '—' : `${Math.round(share * 100)} %`;
 }
 
-function fmtStatuses(statuses: Readonly<Record<string, number>>): string {
+export function fmtStatuses(statuses: Readonly<Record<string, number>>): string {
   const entries = Object.entries(statuses).sort(([a], [b]) => a.localeCompare(b));
   return entries.length === 0 ? '—' : entries.map(([code, n]) => `${code}: ${intFmt.format(n)}`).join(', ');
 }
 
-function fmtDuration(seconds: number): string {
+export function fmtDuration(seconds: number): string {
   const s = Math.round(seconds);
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;
 }
@@ -230,7 +230,7 @@ function svgLabel(x: number, y: number, text: string, maxChars = 44): string {
   return `<text x="${x}" y="${y}" text-anchor="end"><title>${escapeHtml(text)}</title>${escapeHtml(shown)}</text>`;
 }
 
-function svgOpen(height: number, title: string): string {
+export function svgOpen(height: number, title: string): string {
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${SVG_W}" height="${height}" viewBox="0 0 ${SVG_W} ${height}" ` +
     `font-family="system-ui, sans-serif" font-size="12" fill="#111827" role="img" aria-label="${escapeHtml(title)}">`
@@ -354,7 +354,7 @@ function latencyChart(runs: readonly RunResult[]): string {
   return `${svgOpen(height + 22, 'Latency percentiles per run')}${parts.join('')}</svg>`;
 }
 
-function td(text: string, cls = ''): string {
+export function td(text: string, cls = ''): string {
   return `<td${cls === '' ? '' : ` class="${cls}"`}>${escapeHtml(text)}</td>`;
 }
 
@@ -422,7 +422,7 @@ function runsTable(runs: readonly RunResult[]): string {
   return `<div class="scroll"><table class="runs"><thead><tr>${head}</tr></thead><tbody>${runs.map(runRow).join('')}</tbody></table></div>`;
 }
 
-const CSS = `
+export const CSS = `
 body { font: 14px/1.45 system-ui, sans-serif; background: #f8fafc; color: #111827; max-width: 1100px; margin: 24px auto; padding: 0 16px; }
 h1 { font-size: 24px; margin: 0 0 6px; } h2 { font-size: 18px; margin: 28px 0 8px; }
 .meta { margin: 2px 0; color: #374151; } .muted { color: #6b7280; }
@@ -488,7 +488,7 @@ ceiling): the server could have answered more. wrk counts responses as 2xx/3xx o
 }
 
 // Rows shorter than the header let their last cell run on unpadded (a skipped run's reason).
-function padColumns(rows: readonly (readonly string[])[], rightAligned: ReadonlySet<number>): string {
+export function padColumns(rows: readonly (readonly string[])[], rightAligned: ReadonlySet<number>): string {
   const widths: number[] = [];
   for (const row of rows) {
     const full = row.length >= (rows[0]?.length ?? 0);

@@ -456,7 +456,10 @@ export class PrivateRedis {
 
 const execFileAsync = promisify(execFile);
 
-/** Private redis-servers joined into a cluster of masters only (no replicas, no failover). */
+/**
+ * Private redis-servers joined into a cluster: masters only by default (no failover), or with
+ * `replicas` replicas of each master, which take over a master that dies.
+ */
 export class PrivateRedisCluster {
   readonly nodes: PrivateRedis[];
   #stopped = false;
@@ -469,10 +472,10 @@ export class PrivateRedisCluster {
     return this.nodes.map((node) => node.url);
   }
 
-  static async start(masters = 3): Promise<PrivateRedisCluster> {
+  static async start(masters = 3, replicas = 0): Promise<PrivateRedisCluster> {
     const cluster = new PrivateRedisCluster([]);
     try {
-      for (let i = 0; i < masters; i++) {
+      for (let i = 0; i < masters * (1 + replicas); i++) {
         // The cluster bus defaults to port + 10000, which overflows 65535 for most ephemeral
         // ports (32768-60999 on Linux): give it a free port of its own instead.
         const busPort = await freePort();
@@ -493,7 +496,14 @@ export class PrivateRedisCluster {
       }
       await execFileAsync(
         'redis-cli',
-        ['--cluster', 'create', ...cluster.nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '0', '--cluster-yes'],
+        [
+          '--cluster',
+          'create',
+          ...cluster.nodes.map((node) => `127.0.0.1:${node.port}`),
+          '--cluster-replicas',
+          String(replicas),
+          '--cluster-yes',
+        ],
         { timeout: 30_000 },
       );
       await cluster.#waitUntilOk(20_000);
@@ -505,17 +515,59 @@ export class PrivateRedisCluster {
   }
 
   /** `redis-cli --cluster create` returns before every node agrees the cluster is up. */
-  async #waitUntilOk(timeoutMs: number): Promise<void> {
+  async #waitUntilOk(timeoutMs: number, nodes: readonly PrivateRedis[] = this.nodes): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let states: string[] = [];
     while (Date.now() < deadline) {
       states = await Promise.all(
-        this.nodes.map((node) => withRedis(node.url, async (redis) => parseInfo(await redis.cluster('INFO')).cluster_state ?? 'unknown')),
+        nodes.map((node) =>
+          withRedis(node.url, async (redis) => parseInfo(await redis.cluster('INFO')).cluster_state ?? 'unknown').catch(() => 'no answer'),
+        ),
       );
       if (states.every((state) => state === 'ok')) return;
       await sleep(100);
     }
     throw new Error(`cluster not ok after ${timeoutMs} ms: ${states.join(', ')}`);
+  }
+
+  /** Each node's role as it says itself (`ROLE`): 'master' or 'slave'. */
+  async roles(): Promise<('master' | 'slave' | 'down')[]> {
+    return Promise.all(
+      this.nodes.map((node) =>
+        withRedis(node.url, async (redis) => ((await redis.call('ROLE')) as [string])[0] as 'master' | 'slave').catch(
+          () => 'down' as const,
+        ),
+      ),
+    );
+  }
+
+  /**
+   * SIGKILL of a master that has a replica; resolves with it once a replica has taken over and
+   * every other node says the cluster is ok again (about the node timeout, 2 s, and an election).
+   */
+  async killMaster(timeoutMs = 30_000): Promise<PrivateRedis> {
+    const roles = await this.roles();
+    const masters = roles.filter((role) => role === 'master').length;
+    const victim = this.nodes[roles.indexOf('master')];
+    if (victim === undefined || !roles.includes('slave')) throw new Error(`no master with a replica to kill: ${roles.join(', ')}`);
+    await victim.kill();
+    // Until the node timeout the others still say ok: wait for a replica to say it is a master.
+    const deadline = Date.now() + timeoutMs;
+    while ((await this.roles()).filter((role) => role === 'master').length < masters) {
+      if (Date.now() > deadline) throw new Error(`no replica took over in ${timeoutMs} ms: ${(await this.roles()).join(', ')}`);
+      await sleep(100);
+    }
+    await this.#waitUntilOk(
+      timeoutMs,
+      this.nodes.filter((node) => node !== victim),
+    );
+    return victim;
+  }
+
+  /** Starts a killed node again: empty, it rejoins from its nodes.conf, a replica of who took over. */
+  async rejoin(node: PrivateRedis, timeoutMs = 30_000): Promise<void> {
+    await node.restart();
+    await this.#waitUntilOk(timeoutMs);
   }
 
   /** The url of the master that serves `slot`. */
