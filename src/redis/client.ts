@@ -7,7 +7,14 @@
 // - Reconnects forever in the background, with a capped, jittered back-off, so that many
 //   instances do not all knock at once when Redis returns.
 // - On a cluster, ioredis keeps an offline queue on each node's connection, but the cluster
-//   client fails a command for a node that is not connected, and the timeout bounds every command.
+//   client fails a command for a node that is not connected, and the timeout bounds each try.
+// - On a cluster, no retry of a command while a master fails over: ioredis would send it again
+//   every 100 ms, up to 16 times, on "connection closed" (the master died) and on CLUSTERDOWN (the
+//   cluster until a replica takes over), and the command timeout does not bound that: it times
+//   each try only (a pipeline's retry, auto-pipelining's too, starts it anew), and a try that
+//   fails at once never reaches it. A miss instead. Those retries were also what asked the
+//   cluster for its slots again; a refresh each second does that now, so that a node that dies
+//   and comes back, or a replica that takes over, is found again.
 
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../config.ts';
@@ -43,6 +50,9 @@ export function createRedisClient(config: RedisConfig): RedisClient | null {
       config.redisClusterUrls.map((url) => clusterNode(url)),
       {
         enableOfflineQueue: false,
+        retryDelayOnFailover: 0,
+        retryDelayOnClusterDown: 0,
+        slotsRefreshInterval: 1000,
         clusterRetryStrategy: reconnectDelay,
         // A batch is one MGET per hash slot; auto-pipelining sends those of one node together.
         enableAutoPipelining: true,

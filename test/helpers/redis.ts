@@ -507,6 +507,8 @@ export class PrivateRedisCluster {
         { timeout: 30_000 },
       );
       await cluster.#waitUntilOk(20_000);
+      // A replica that has not finished its first sync would never take over a master.
+      if (replicas > 0) await cluster.#waitUntilSynced(20_000);
     } catch (error) {
       await cluster.stop();
       throw error;
@@ -528,6 +530,25 @@ export class PrivateRedisCluster {
       await sleep(100);
     }
     throw new Error(`cluster not ok after ${timeoutMs} ms: ${states.join(', ')}`);
+  }
+
+  /** Until every replica says its link to its master is up (INFO replication). */
+  async #waitUntilSynced(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let links: string[] = [];
+    while (Date.now() < deadline) {
+      links = await Promise.all(
+        this.nodes.map((node) =>
+          withRedis(node.url, async (redis) => {
+            const info = parseInfo(await redis.info('replication'));
+            return info.role === 'slave' ? (info.master_link_status ?? 'unknown') : 'master';
+          }),
+        ),
+      );
+      if (links.every((link) => link === 'up' || link === 'master')) return;
+      await sleep(100);
+    }
+    throw new Error(`replicas not in sync after ${timeoutMs} ms: ${links.join(', ')}`);
   }
 
   /** Each node's role as it says itself (`ROLE`): 'master' or 'slave'. */
