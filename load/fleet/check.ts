@@ -62,6 +62,12 @@ export function checkFinalRedirects(history: History, answers: ReadonlyMap<strin
   );
 }
 
+/** A redirect that served a replaced state: when it started, and when the change that replaced it was acknowledged. */
+export interface StaleRead {
+  readonly start: number;
+  readonly replacedAt: number;
+}
+
 export interface StalenessFigures {
   readonly reads: number;
   /** Reads that returned a state some later acknowledged write had replaced (within the bound or not). */
@@ -69,6 +75,8 @@ export interface StalenessFigures {
   readonly beyondBound: number;
   /** The longest a replaced state was served after the write that replaced it counted as known, ms. */
   readonly maxStalenessMs: number;
+  /** Every stale redirect, by the acknowledgement of the write that replaced its state. */
+  readonly staleReads: readonly StaleRead[];
 }
 
 /**
@@ -89,6 +97,7 @@ export function checkReads(
   let stale = 0;
   let beyondBound = 0;
   let maxStalenessMs = 0;
+  const staleReads: StaleRead[] = [];
   for (const read of history.reads) {
     if (read.value === null) continue;
     const link = history.links.get(read.code);
@@ -116,10 +125,14 @@ export function checkReads(
     }
     // The first acknowledged write after it that was known before the read started.
     let replacedAt = Number.POSITIVE_INFINITY;
+    let acknowledgedAt = Number.POSITIVE_INFINITY;
     for (let i = index + 1; i < versions.length; i++) {
       const v = versions[i];
-      if (v !== undefined && v.outcome === 'ack') replacedAt = Math.min(replacedAt, known(v));
+      if (v === undefined || v.outcome !== 'ack') continue;
+      replacedAt = Math.min(replacedAt, known(v));
+      acknowledgedAt = Math.min(acknowledgedAt, v.doneAt);
     }
+    if (acknowledgedAt < read.start) staleReads.push({ start: read.start, replacedAt: acknowledgedAt });
     if (replacedAt >= read.start) continue;
     stale++;
     const staleness = read.start - replacedAt;
@@ -131,7 +144,7 @@ export function checkReads(
       );
     }
   }
-  const figures = { reads, stale, beyondBound, maxStalenessMs };
+  const figures = { reads, stale, beyondBound, maxStalenessMs, staleReads };
   return {
     check: check(
       `no redirect older than the bound (${boundMs} ms) after a change was acknowledged`,
@@ -170,8 +183,19 @@ export function windowDuring(faults: readonly FaultWindow[], outcome: Outcome): 
   return faults.find((fault) => outcome.end >= fault.start * 1000 && outcome.start <= fault.end * 1000);
 }
 
-/** Requests, errors and p99 during each fault's window and outside every window. */
-export function errorsByFault(outcomes: readonly Outcome[], faults: readonly FaultWindow[], seconds: number): FaultErrors[] {
+/** Requests, errors, p99 and the stalest redirect during each fault's window and outside every window. */
+export function errorsByFault(
+  outcomes: readonly Outcome[],
+  faults: readonly FaultWindow[],
+  seconds: number,
+  staleReads: readonly StaleRead[] = [],
+): FaultErrors[] {
+  const stalest = new Map<string, number>();
+  for (const read of staleReads) {
+    const fault = windowOf(faults, read.start) ?? windowOf(faults, read.replacedAt);
+    const name = fault?.name ?? 'none';
+    stalest.set(name, Math.max(stalest.get(name) ?? 0, read.start - read.replacedAt));
+  }
   const groups = new Map<string, { label: string; seconds: number; outcomes: Outcome[] }>();
   const inside = faults.reduce((sum, f) => sum + (f.end - f.start), 0);
   groups.set('none', { label: 'outside every fault', seconds: Math.max(0, seconds - inside), outcomes: [] });
@@ -191,6 +215,7 @@ export function errorsByFault(outcomes: readonly Outcome[], faults: readonly Fau
       byStatus,
       errorRate: group.outcomes.length === 0 ? 0 : errors.length / group.outcomes.length,
       p99Ms: p99(group.outcomes.map((o) => o.end - o.start)),
+      maxStaleMs: stalest.get(fault) ?? 0,
     };
   });
 }

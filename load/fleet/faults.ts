@@ -70,6 +70,8 @@ async function redisFailover({ fleet, now, log }: FaultContext): Promise<FaultWi
   log(`Redis master on port ${victim.port} killed; its replica took over after ${Math.round((now() - start) * 1000)} ms`);
   await fleet.redis.rejoin(victim);
   log(`the killed node is back, as a replica (${(await fleet.redis.roles()).join(', ')})`);
+  // An instance whose subscription was on the dead master hears nothing until it has subscribed again.
+  await Promise.all(fleet.instances.map((i) => until(`${i.name} on Redis again`, redisInUse(i.url), 30_000)));
   return { name: 'redis-failover', label: 'Redis master killed, replica promoted', start, end: now() };
 }
 

@@ -11,8 +11,8 @@ import { startServer, type ServerProcess } from '../../test/helpers/server-proce
 import { TcpProxy } from '../../test/helpers/tcp-proxy.ts';
 import { Haproxy } from './haproxy.ts';
 
-/** How long /readyz fails after SIGTERM: above HAProxy's two failed checks two seconds apart (deploy/haproxy.cfg). */
-export const READINESS_DRAIN_MS = 6000;
+/** How long /readyz fails after SIGTERM, as in the compose stack: past HAProxy's two failed checks two seconds apart (deploy/haproxy.cfg). */
+export const READINESS_DRAIN_MS = 5000;
 
 export class Instance {
   readonly name: string;

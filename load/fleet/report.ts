@@ -382,7 +382,17 @@ function checksTable(checks: readonly Check[]): string {
 <table><thead><tr><th>check</th><th>result</th><th>detail</th><th>examples</th></tr></thead><tbody>${checks.map(checkRow).join('')}</tbody></table>`;
 }
 
-const FAULT_HEADERS = ['fault', 'seconds', 'requests', 'errors', 'error rate', 'documented 503s', 'errors by status', 'p99 ms'];
+const FAULT_HEADERS = [
+  'fault',
+  'seconds',
+  'requests',
+  'errors',
+  'error rate',
+  'documented 503s',
+  'errors by status',
+  'p99 ms',
+  'most stale ms',
+];
 
 /** A row of the errors-by-fault table, as text: the HTML and the terminal show the same cells. */
 function faultCells(f: FaultErrors): string[] {
@@ -395,6 +405,7 @@ function faultCells(f: FaultErrors): string[] {
     intFmt.format(f.documented503),
     fmtStatuses(f.byStatus),
     f.requests > 0 ? fmtMs(f.p99Ms) : '—',
+    f.maxStaleMs > 0 ? fmtMs(f.maxStaleMs) : '—',
   ];
 }
 
@@ -469,6 +480,6 @@ function checkLines(check: Check): string[] {
 
 export function renderTimelineText(result: FleetResult): string {
   const lines = timelineLines(sortedTimeline(result.timeline), result.faults);
-  const table = padColumns([FAULT_HEADERS, ...result.errorsByFault.map(faultCells)], new Set([1, 2, 3, 4, 5, 7]));
+  const table = padColumns([FAULT_HEADERS, ...result.errorsByFault.map(faultCells)], new Set([1, 2, 3, 4, 5, 7, 8]));
   return `${lines.join('\n')}\n\n${table}\n\n${result.checks.flatMap(checkLines).join('\n')}\n`;
 }

@@ -182,7 +182,7 @@ async function verify(v: Verification): Promise<FleetResult> {
     seededLinks: options.seedLinks,
     faults,
     timeline,
-    errorsByFault: errorsByFault(history.outcomes, faults, seconds),
+    errorsByFault: errorsByFault(history.outcomes, faults, seconds, reads.figures.staleReads),
     checks,
   };
 }

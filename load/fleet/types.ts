@@ -38,6 +38,11 @@ export interface FaultErrors {
   /** errors / requests; 0 without requests. */
   readonly errorRate: number;
   readonly p99Ms: number;
+  /**
+   * The longest a redirect served a state after the change that replaced it was acknowledged, ms
+   * (0: none stale), of the redirects in this window or of changes acknowledged in it.
+   */
+  readonly maxStaleMs: number;
 }
 
 /** One property the run checks, Jepsen style: what it holds, whether it held, and the counts behind it. */

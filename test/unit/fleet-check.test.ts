@@ -108,12 +108,17 @@ test('documented 503s only during a fault, a killed instance in-flight requests 
   for (const bad of [outcome(5000, 503, true), outcome(11_000, 503), outcome(11_000, 500), outcome(20_050, 502), outcome(30_000, 0)]) {
     assert.equal(checkErrors([...allowed, bad], FAULTS, kills).ok, false, `${bad.status} at ${bad.start} ms`);
   }
-  const rates = errorsByFault(allowed, FAULTS, 30);
+  // A stale redirect counts for the window it or the change that replaced its state fell in.
+  const rates = errorsByFault(allowed, FAULTS, 30, [
+    { start: 12_000, replacedAt: 11_000 },
+    { start: 40_000, replacedAt: 39_990 },
+    { start: 16_000, replacedAt: 14_000 },
+  ]);
   assert.deepEqual(
-    rates.map((r) => [r.fault, r.requests, r.errors]),
+    rates.map((r) => [r.fault, r.requests, r.errors, r.maxStaleMs]),
     [
-      ['none', 3, 2],
-      ['primary-restart', 2, 2],
+      ['none', 3, 2, 10],
+      ['primary-restart', 2, 2, 2000],
     ],
   );
 });

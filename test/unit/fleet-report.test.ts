@@ -56,6 +56,7 @@ function fleetResult(): FleetResult {
         byStatus: {},
         errorRate: 0,
         p99Ms: 8.1,
+        maxStaleMs: 37,
       },
       {
         fault: 'kill-instance',
@@ -67,6 +68,7 @@ function fleetResult(): FleetResult {
         byStatus: { 'no answer': 1, '502': 71 },
         errorRate: 72 / 7_300,
         p99Ms: 900,
+        maxStaleMs: 0,
       },
     ],
     checks: [
