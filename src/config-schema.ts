@@ -139,12 +139,18 @@ function commaItems(raw: string): string[] {
 
 const HOST_PORT = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/;
 
-/** `host:port` with a port from 1 to 65535, or null. */
+/**
+ * `host:port` with a port from 1 to 65535, or null; the host as Redis announces one: lowercase, an
+ * IPv6 address compressed and without brackets (`[2001:DB8:0::5]` is `2001:db8::5`).
+ */
 function hostPort(raw: string): { host: string; port: number } | null {
   const match = HOST_PORT.exec(raw);
   const port = Number(match?.[2]);
   if (match === null || port < 1 || port > 65535) return null;
-  return { host: (match[1] ?? '').replace(/^\[(.*)\]$/, '$1'), port };
+  const host = match[1] ?? '';
+  const canonical = URL.parse(`http://${host}:${port}`)?.hostname;
+  if (canonical === undefined || canonical === '') return null;
+  return { host: canonical.replace(/^\[(.*)\]$/, '$1'), port };
 }
 
 function natPairs(raw: string): string[][] {

@@ -13,8 +13,8 @@
 //   cluster until a replica takes over), and the command timeout does not bound that: it times
 //   each try only (a pipeline's retry, auto-pipelining's too, starts it anew), and a try that
 //   fails at once never reaches it. A miss instead. Those retries were also what asked the
-//   cluster for its slots again; a refresh each second does that now, so that a node that dies
-//   and comes back, or a replica that takes over, is found again.
+//   cluster for its slots again; a refresh every 5 s does that now, so that a node that dies and
+//   comes back, or a replica that takes over, is found again.
 
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../config.ts';
@@ -52,7 +52,9 @@ export function createRedisClient(config: RedisConfig): RedisClient | null {
         enableOfflineQueue: false,
         retryDelayOnFailover: 0,
         retryDelayOnClusterDown: 0,
-        slotsRefreshInterval: 1000,
+        // Each refresh is a short connection and a CLUSTER SLOTS per process: every 5 s, a moved
+        // slot is a miss (never an error) for at most that long.
+        slotsRefreshInterval: 5000,
         clusterRetryStrategy: reconnectDelay,
         // A batch is one MGET per hash slot; auto-pipelining sends those of one node together.
         enableAutoPipelining: true,

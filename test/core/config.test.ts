@@ -206,7 +206,7 @@ const CASES: Readonly<Record<string, Case>> = {
     key: 'redisClusterNatMap',
     unset: {},
     valid: [
-      '10.0.0.5:6379=127.0.0.1:7001, [fd00::5]:6379=node-b.example:7002',
+      '10.0.0.5:6379=127.0.0.1:7001, [FD00:0::5]:6379=Node-B.example:7002',
       { '10.0.0.5:6379': { host: '127.0.0.1', port: 7001 }, 'fd00::5:6379': { host: 'node-b.example', port: 7002 } },
     ],
     invalid: '10.0.0.5:6379=127.0.0.1:70000',
