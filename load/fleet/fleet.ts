@@ -105,11 +105,15 @@ export class Fleet {
       const primary = await PrivatePostgres.start();
       stops.push(() => primary.stop());
       const databaseUrl = await primary.createDatabase('fleet');
-      const [standby, redis] = await Promise.all([PrivatePostgres.replicaOf(primary), PrivateRedisCluster.start(3, 1)]);
-      stops.push(
-        () => standby.stop(),
-        () => redis.stop(),
-      );
+      // Whichever of the two started is stopped if the other failed.
+      const [standbyStarted, redisStarted] = await Promise.allSettled([
+        PrivatePostgres.replicaOf(primary),
+        PrivateRedisCluster.start(3, 1),
+      ]);
+      for (const started of [standbyStarted, redisStarted]) if (started.status === 'fulfilled') stops.push(() => started.value.stop());
+      if (standbyStarted.status === 'rejected') throw standbyStarted.reason;
+      if (redisStarted.status === 'rejected') throw redisStarted.reason;
+      const [standby, redis] = [standbyStarted.value, redisStarted.value];
       const proxies = redis.nodes.map((node) => new TcpProxy('127.0.0.1', node.port));
       await Promise.all(proxies.map((proxy) => proxy.up()));
       stops.push(async () => {
@@ -159,12 +163,20 @@ export class Fleet {
     }
   }
 
-  /** Every instance's SIGTERM (drained, so every click is counted), then the rest. Idempotent enough for an after(). */
+  /**
+   * Every instance's SIGTERM (drained, so every click is counted), then the rest: each step runs
+   * whatever the one before did, and the first failure is thrown once all have run.
+   */
   async stop(): Promise<void> {
-    await Promise.all(this.instances.map((instance) => instance.term()));
-    await this.haproxy.stop();
-    await Promise.all(this.instances.flatMap((instance) => instance.redisProxies.map((proxy) => proxy.down())));
-    await Promise.all([this.redis.stop(), this.standby.stop()]);
-    await this.primary.stop();
+    const steps = [
+      () => Promise.all(this.instances.map((instance) => instance.term())),
+      () => this.haproxy.stop(),
+      () => Promise.all(this.instances.flatMap((instance) => instance.redisProxies.map((proxy) => proxy.down()))),
+      () => Promise.all([this.redis.stop(), this.standby.stop()]),
+      () => this.primary.stop(),
+    ];
+    const failures: unknown[] = [];
+    for (const step of steps) await step().catch((error: unknown) => failures.push(error));
+    if (failures.length > 0) throw failures[0];
   }
 }

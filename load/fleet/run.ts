@@ -87,7 +87,8 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetResult> {
     log(`traffic stopped at ${seconds.toFixed(1)} s: ${history.outcomes.length} requests`);
     return await verify({ fleet, receiver, traffic, faults, kills, seconds, started, options });
   } finally {
-    await fleet.stop();
+    // A failure to stop is logged, not thrown: it must not hide the run's own error.
+    await fleet.stop().catch((error: unknown) => log(`stopping the fleet: ${String(error)}`));
     await receiver.close();
   }
 }
@@ -193,9 +194,9 @@ async function finalValues(base: string, codes: readonly string[], traffic: Traf
   for (let i = 0; i < codes.length; i += 50) {
     await Promise.all(
       codes.slice(i, i + 50).map(async (code) => {
-        const res = await fetch(`${base}/${code}`, { redirect: 'manual' }).catch(() => null);
+        const res = await fetch(`${base}/${code}`, { redirect: 'manual', signal: AbortSignal.timeout(10_000) }).catch(() => null);
         const status = res?.status ?? 0;
-        await res?.arrayBuffer();
+        await res?.arrayBuffer().catch(() => {});
         if (status === 302) traffic.served.set(code, (traffic.served.get(code) ?? 0) + 1);
         const value =
           status === 302 ? (res?.headers.get('location') ?? '') : status === 410 ? GONE : status === 404 ? MISSING : `status ${status}`;

@@ -21,7 +21,8 @@ export interface Mix {
 export const MIX: Mix = { redirect: 88, create: 4, bulk: 0.5, update: 4, toggle: 2, stats: 1.5 };
 export const BULK_ITEMS = 10;
 const ZIPF_MAX = 1_000_000;
-const REQUEST_TIMEOUT_MS = 15_000;
+// Past HAProxy's `timeout server` (30 s): a write the client gave up on is one HAProxy gave up on.
+const REQUEST_TIMEOUT_MS = 35_000;
 
 interface Answer {
   readonly status: number;

@@ -28,7 +28,7 @@ export interface RedisReadiness {
 /** /readyz of an app in this process, or of a server at a base URL: its status, and the Redis tier's. */
 export async function redisReadiness(target: FastifyInstance | string): Promise<{ status: number; redis: RedisReadiness }> {
   if (typeof target === 'string') {
-    const res = await fetch(`${target}/readyz`);
+    const res = await fetch(`${target}/readyz`, { signal: AbortSignal.timeout(5000) });
     return { status: res.status, redis: ((await res.json()) as { redis: RedisReadiness }).redis };
   }
   const res = await target.inject({ url: '/readyz' });

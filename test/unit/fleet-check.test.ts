@@ -89,36 +89,52 @@ test('every instance must redirect every acknowledged link to its last state aft
   assert.equal(checkFinalRedirects(h, new Map([['app-3', new Map()]])).ok, false, 'no answer');
 });
 
-function outcome(start: number, status: number, documented = false, end = start + 10): Outcome {
-  return { kind: 'update', start, end, status, documented, by: 'app-1', error: documented ? 'DATABASE_UNAVAILABLE' : null };
+function outcome(start: number, status: number, documented = false, end = start + 10, kind: Outcome['kind'] = 'update'): Outcome {
+  return { kind, start, end, status, documented, by: 'app-1', error: documented ? 'DATABASE_UNAVAILABLE' : null };
 }
 
-const FAULTS: FaultWindow[] = [{ name: 'primary-restart', label: 'restart', start: 10, end: 15 }];
+const FAULTS: FaultWindow[] = [
+  { name: 'primary-restart', label: 'restart', start: 10, end: 15 },
+  { name: 'term-instance', label: 'SIGTERM', start: 40, end: 45 },
+];
 
-test('documented 503s only during a fault, a killed instance in-flight requests only at its kill, nothing else', () => {
+test('the primary down: its documented 503 to writes and stats; a SIGKILL: its writes in flight; nothing else, nowhere else', () => {
   const kills = [{ sent: 20_000, gone: 20_005 }];
   const allowed = [
     outcome(0, 200),
     outcome(11_000, 503, true),
     outcome(9_995, 503, true),
+    outcome(12_000, 503, true, 12_010, 'stats'),
     outcome(19_990, 502),
     outcome(20_003, 0, false, 20_100),
+    outcome(25_000, 410, false, 25_010, 'redirect'),
   ];
   assert.equal(checkErrors(allowed, FAULTS, kills).ok, true, checkErrors(allowed, FAULTS, kills).examples.join('; '));
-  for (const bad of [outcome(5000, 503, true), outcome(11_000, 503), outcome(11_000, 500), outcome(20_050, 502), outcome(30_000, 0)]) {
-    assert.equal(checkErrors([...allowed, bad], FAULTS, kills).ok, false, `${bad.status} at ${bad.start} ms`);
+  for (const bad of [
+    outcome(5000, 503, true),
+    outcome(11_000, 503),
+    outcome(11_000, 500),
+    outcome(11_000, 503, true, 11_010, 'redirect'),
+    outcome(41_000, 503, true),
+    outcome(20_050, 502),
+    outcome(19_990, 502, false, 20_010, 'redirect'),
+    outcome(30_000, 0),
+    outcome(30_000, 409),
+  ]) {
+    assert.equal(checkErrors([...allowed, bad], FAULTS, kills).ok, false, `${bad.kind} ${bad.status} at ${bad.start} ms`);
   }
   // A stale redirect counts for the window it or the change that replaced its state fell in.
   const rates = errorsByFault(allowed, FAULTS, 30, [
     { start: 12_000, replacedAt: 11_000 },
-    { start: 40_000, replacedAt: 39_990 },
+    { start: 50_000, replacedAt: 49_990 },
     { start: 16_000, replacedAt: 14_000 },
   ]);
   assert.deepEqual(
     rates.map((r) => [r.fault, r.requests, r.errors, r.maxStaleMs]),
     [
-      ['none', 3, 2, 10],
-      ['primary-restart', 2, 2, 2000],
+      ['none', 4, 2, 10],
+      ['primary-restart', 3, 3, 2000],
+      ['term-instance', 0, 0, 0],
     ],
   );
 });
