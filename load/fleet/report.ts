@@ -285,7 +285,7 @@ function errorPanel(timeline: readonly Second[], x: X, panel: Panel): string {
       panel,
       'errors, % of the second’s requests',
       [
-        [ERROR_COLOUR, '5xx or no answer'],
+        [ERROR_COLOUR, 'errors (5xx, 4xx, no answer)'],
         [DOCUMENTED_COLOUR, 'of which documented 503'],
       ],
       note,
@@ -446,8 +446,8 @@ ${faultTable(result.errorsByFault)}
 <h2>How to read this</h2>
 <p>Each shaded band is one injected fault, from the moment it was injected to the moment the fleet was whole again; its label is
 written above it, by its left edge. Requests, errors and latency are counted in the second the request started, so a request that
-timed out during a fault shows in the second it was sent. Errors are answers with a 5xx status and requests that got no answer
-(reset, timeout), drawn as a share of that second's requests on a log scale, so a second with 0.1 % errors is as plain to see as
+timed out during a fault shows in the second it was sent. Errors are answers with a 5xx status, a 4xx (which no request of the
+mix should get; a redirect's 410 is a disabled link's answer) and requests that got no answer (reset, timeout), drawn as a share of that second's requests on a log scale, so a second with 0.1 % errors is as plain to see as
 one with 30 %; the amber bar in front is the part of them that were 503s the service documents (a <code>Retry-After</code> and a
 coded body), which a client is meant to retry. Latency is on a log scale from 1 ms. The checks above the chart are the properties
 the run holds the fleet to: FAILED means a property was broken at least once, and its examples say where. The errors-by-fault

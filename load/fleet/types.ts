@@ -15,7 +15,7 @@ export interface FaultWindow {
 export interface Second {
   readonly second: number;
   readonly requests: number;
-  /** Answers with a 5xx status, and requests that got no answer (reset, timeout). */
+  /** Answers with a 5xx or a 4xx status (a redirect's 410 and 404 aside), and requests that got no answer (reset, timeout). */
   readonly errors: number;
   /** Of `errors`, the 503s the service documents (a `Retry-After` and a coded body). */
   readonly documented503: number;
