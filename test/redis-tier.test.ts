@@ -138,6 +138,15 @@ const publishedIn = (log: CommandLog, code: string): boolean =>
   log.commands('publish').some((command) => (command.args[1] ?? '').split(' ').slice(2).includes(code));
 
 /** A proxy to the shared Redis that adds `ms` each way: what A sends after answering reaches Redis after this test's next command. */
+/**
+ * The environment of an instance on a Redis `ms` away each way, whose commands may take long: on a
+ * busy machine (a CI run) a write-through must not time out and be left for the resend, which is
+ * another test's subject; here it is acknowledged once Redis has it.
+ */
+async function slowRedisEnv(t: Cleanup, ms: number): Promise<Record<string, string>> {
+  return { REDIS_URL: await slowRedis(t, ms), REDIS_COMMAND_TIMEOUT_MS: '2000' };
+}
+
 async function slowRedis(t: Cleanup, ms: number): Promise<string> {
   const slow = new TcpProxy('127.0.0.1', Number(new URL(SHARED_REDIS_URL).port || 6379));
   slow.delayMs = ms;
@@ -147,7 +156,7 @@ async function slowRedis(t: Cleanup, ms: number): Promise<string> {
 }
 
 test('"not found" is shared too, and a create over it is seen by every instance within one pub/sub delivery', async (t) => {
-  const a = await instance(t, { REDIS_URL: await slowRedis(t, 25) });
+  const a = await instance(t, await slowRedisEnv(t, 25));
   const b = await instance(t);
   const channel = await listenToInvalidations(SHARED_REDIS_URL, prefix);
   t.after(() => channel.stop());
@@ -185,7 +194,7 @@ test('"not found" is shared too, and a create over it is seen by every instance 
 });
 
 test('an update or a disable on instance A: instance B stops serving the old target within one pub/sub delivery', async (t) => {
-  const a = await instance(t, { REDIS_URL: await slowRedis(t, 25) });
+  const a = await instance(t, await slowRedisEnv(t, 25));
   const b = await instance(t);
   const channel = await listenToInvalidations(SHARED_REDIS_URL, prefix);
   t.after(() => channel.stop());
@@ -255,7 +264,7 @@ test("a jump in a sender's invalidation count clears the LRU: the invalidation m
 test('changes of the same links on two instances at once, with reads throughout: once quiet, every instance and Redis agree with Postgres', async (t) => {
   const codes = await insertLinks('race', 4);
   // A reaches Redis over a slow network: its writes land after B's later ones.
-  const a = await instance(t, { REDIS_URL: await slowRedis(t, 25) });
+  const a = await instance(t, await slowRedisEnv(t, 25));
   const b = await instance(t);
   const apps = [a.app, b.app];
   const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)] as T;
