@@ -5,6 +5,7 @@
 // alike; their figures are the totals over the rounds.
 
 import autocannon, { type Request } from 'autocannon';
+import { percentiles, roundTo } from './percentiles.ts';
 import { cpuSeconds } from './proc.ts';
 import { perConnection } from './traffic.ts';
 import type { Latency, RunResult } from './types.ts';
@@ -243,25 +244,4 @@ function pace(client: PacedClient, intervalMs: number, offsetMs: number): void {
     if (wait <= 0) sendIfOpen();
     else setTimeout(sendIfOpen, wait);
   };
-}
-
-/** Percentiles of every response's latency, to the microsecond. */
-export function percentiles(ms: readonly number[]): Latency {
-  const sorted = Float64Array.from(ms).sort();
-  const at = (q: number) => roundTo(sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? 0, 3);
-  const sum = sorted.reduce((a, b) => a + b, 0);
-  return {
-    mean: roundTo(sum / Math.max(1, sorted.length), 3),
-    p50: at(0.5),
-    p90: at(0.9),
-    p95: at(0.95),
-    p99: at(0.99),
-    p999: at(0.999),
-    max: at(1),
-  };
-}
-
-function roundTo(n: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(n * f) / f;
 }

@@ -37,7 +37,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { cpus, release, tmpdir, totalmem, type } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { basename, join, resolve as resolvePath } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -52,7 +52,9 @@ import { startServer, type ServerProcess } from '../test/helpers/server-process.
 import { buildGoReference, startGoReference, writeLinksFile } from './go-reference.ts';
 import { chooseTerms, deepCursors, explainPath, exportAll, listAnswers, listShapes } from './list-bench.ts';
 import { LIST_WORKSPACE_ID, seedList } from './list-seed.ts';
-import { compare, measure, percentiles, WARMUP_MS, type Variant } from './measure.ts';
+import { compare, measure, WARMUP_MS, type Variant } from './measure.ts';
+import { thisMachine } from './machine.ts';
+import { percentiles } from './percentiles.ts';
 import { ownCpus, parseCpuList, which } from './proc.ts';
 import { describeStorage, renderReport, renderTable, slowestPlan } from './report.ts';
 import { analyticsStorage, clicksStorage, clickTableSizes, linksStorage, redisStorage } from './storage.ts';
@@ -285,13 +287,7 @@ try {
   const result: SuiteResult = {
     startedAt: started.toISOString(),
     durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
-    machine: {
-      cpu: cpus()[0]?.model ?? 'unknown',
-      cores: cpus().length,
-      memoryGiB: Math.round(totalmem() / 2 ** 30),
-      os: `${type()} ${release()}`,
-      node: process.version,
-    },
+    machine: thisMachine(),
     settings: {
       database: ranOn.database,
       redis: ranOn.redis,

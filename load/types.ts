@@ -1,6 +1,8 @@
 // The shape of one run of the load suite: what `load/results/<timestamp>.json` holds and what
 // the report is drawn from.
 
+import type { Machine } from './machine.ts';
+
 export interface Latency {
   readonly mean: number;
   readonly p50: number;
@@ -259,13 +261,7 @@ export interface TargetResult {
 export interface SuiteResult {
   readonly startedAt: string;
   readonly durationSeconds: number;
-  readonly machine: {
-    readonly cpu: string;
-    readonly cores: number;
-    readonly memoryGiB: number;
-    readonly os: string;
-    readonly node: string;
-  };
+  readonly machine: Machine;
   readonly settings: {
     /** 'embedded PGlite' or the Postgres server (no credentials). */
     readonly database: string;

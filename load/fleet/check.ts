@@ -2,6 +2,7 @@
 // instances and the webhook receiver hold afterwards. Each returns a Check: whether the property
 // held, its figures, and a few examples of what broke it.
 
+import { percentiles } from '../percentiles.ts';
 import type { Kill } from './faults.ts';
 import type { Check, FaultErrors, FaultWindow } from './types.ts';
 import { MISSING, possibleFinalValues, type History, type LinkHistory, type LinkValue, type Outcome, type Version } from './history.ts';
@@ -175,12 +176,6 @@ function statusName(outcome: Outcome): string {
   return outcome.error === null ? `${outcome.status} (HAProxy's)` : `${outcome.status} ${outcome.error}`;
 }
 
-function p99(latencies: number[]): number {
-  if (latencies.length === 0) return 0;
-  latencies.sort((a, b) => a - b);
-  return latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
-}
-
 /** The window a moment (ms) falls in, or undefined. */
 export function windowOf(faults: readonly FaultWindow[], ms: number): FaultWindow | undefined {
   return faults.find((fault) => ms >= fault.start * 1000 && ms <= fault.end * 1000);
@@ -222,7 +217,7 @@ export function errorsByFault(
       documented503: errors.filter((e) => e.status === 503 && e.documented).length,
       byStatus,
       errorRate: group.outcomes.length === 0 ? 0 : errors.length / group.outcomes.length,
-      p99Ms: p99(group.outcomes.map((o) => o.end - o.start)),
+      p99Ms: percentiles(group.outcomes.map((o) => o.end - o.start)).p99,
       maxStaleMs: stalest.get(fault) ?? 0,
     };
   });

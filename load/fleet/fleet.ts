@@ -31,10 +31,6 @@ export class Instance {
     this.redisProxies = redisProxies;
   }
 
-  get process(): ServerProcess | null {
-    return this.#process;
-  }
-
   async start(): Promise<void> {
     this.#process = await startServer(this.#env, 60_000);
   }
@@ -56,11 +52,6 @@ export class Instance {
     const exit = await process.exited;
     this.#process = null;
     return exit;
-  }
-
-  /** The log lines at warn or above, as JSON text. */
-  problems(): string[] {
-    return (this.#process?.logs ?? []).filter((line) => Number(line.level) >= 40).map((line) => JSON.stringify(line));
   }
 }
 

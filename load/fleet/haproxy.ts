@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { watchChild } from '../../test/helpers/server-child.ts';
+import { until } from '../../test/helpers/wait.ts';
 
 export const SHIPPED_CONFIG = new URL('../../deploy/haproxy.cfg', import.meta.url).pathname;
 
@@ -132,13 +133,8 @@ export class Haproxy {
   /** Waits until HAProxy says `server` is `state` ('UP' or 'DOWN'); how long it took, in ms. */
   async until(server: string, state: 'UP' | 'DOWN', timeoutMs = 30_000): Promise<number> {
     const started = performance.now();
-    let seen = '';
-    while (performance.now() - started < timeoutMs) {
-      seen = (await this.servers())[server] ?? 'absent';
-      if (seen === state) return performance.now() - started;
-      await sleep(100);
-    }
-    throw new Error(`haproxy: ${server} not ${state} after ${timeoutMs} ms (${seen})`);
+    await until(`haproxy: ${server} ${state}`, async () => (await this.servers())[server] === state, timeoutMs);
+    return performance.now() - started;
   }
 
   async stop(): Promise<void> {

@@ -2,9 +2,10 @@
 // injected one after another, then the checks against what Postgres, every instance and the
 // receiver hold. `npm run fleet` (load/fleet.ts) and test/fleet.test.ts both call runFleet().
 
-import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withClient } from '../../test/helpers/db.ts';
+import { thisMachine } from '../machine.ts';
+import { percentiles } from '../percentiles.ts';
 import { WebhookReceiver } from '../../test/helpers/webhook-receiver.ts';
 import {
   checkClickEvents,
@@ -170,7 +171,7 @@ async function verify(v: Verification): Promise<FleetResult> {
   return {
     startedAt: v.started.toISOString(),
     command: options.command,
-    machine: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, os: `${os.type()} ${os.release()}`, node: process.version },
+    machine: thisMachine(),
     fleet: `${fleet.instances.length} instances behind HAProxy (deploy/haproxy.cfg), Postgres primary + 1 streaming standby, Redis Cluster 3 masters + 3 replicas`,
     traffic:
       `${options.rate} requests/s offered over ${options.connections} connections, Zipf s = 1.1 over the acknowledged links ` +
@@ -288,10 +289,6 @@ function signatures(receiver: WebhookReceiver): Check {
   };
 }
 
-function quantile(sorted: readonly number[], q: number): number {
-  return sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0);
-}
-
 function perSecond(outcomes: readonly Outcome[], seconds: number): Second[] {
   const buckets = Array.from({ length: Math.ceil(seconds) }, () => ({ latencies: [] as number[], errors: 0, documented503: 0 }));
   for (const outcome of outcomes) {
@@ -304,14 +301,14 @@ function perSecond(outcomes: readonly Outcome[], seconds: number): Second[] {
     }
   }
   return buckets.map((bucket, second) => {
-    const sorted = bucket.latencies.sort((a, b) => a - b);
+    const { p50, p99 } = percentiles(bucket.latencies);
     return {
       second,
-      requests: sorted.length,
+      requests: bucket.latencies.length,
       errors: bucket.errors,
       documented503: bucket.documented503,
-      p50Ms: quantile(sorted, 0.5),
-      p99Ms: quantile(sorted, 0.99),
+      p50Ms: p50,
+      p99Ms: p99,
     };
   });
 }

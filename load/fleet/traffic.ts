@@ -121,10 +121,6 @@ export class Traffic {
     this.#agent.destroy();
   }
 
-  get links(): readonly string[] {
-    return this.#codes;
-  }
-
   /** performance.now() when the clock was 0. */
   get t0(): number {
     return this.#t0;

@@ -1,6 +1,8 @@
 // The shape of one fleet run: what `load/results/fleet-<timestamp>.json` holds and what its report
 // (load/fleet/report.ts) is drawn from. Times are seconds since the traffic started.
 
+import type { Machine } from '../machine.ts';
+
 /** One injected fault: from the moment it was injected to the moment the fleet was whole again. */
 export interface FaultWindow {
   /** Stable name: 'kill-instance', 'term-instance', 'redis-failover', 'standby-pause', 'primary-restart', 'redis-partition'. */
@@ -58,7 +60,7 @@ export interface Check {
 export interface FleetResult {
   readonly startedAt: string;
   readonly command: string;
-  readonly machine: { readonly cpu: string; readonly cores: number; readonly os: string; readonly node: string };
+  readonly machine: Machine;
   /** What ran: '3 instances, HAProxy 2.6.12, Postgres 15.19 + 1 streaming standby, Redis 7.0.15 cluster 3 masters + 3 replicas'. */
   readonly fleet: string;
   /** How the traffic was made: '40 connections, Zipf s = 1.1, mix: 85 % redirects, …'. */

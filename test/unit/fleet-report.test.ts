@@ -36,7 +36,7 @@ function fleetResult(): FleetResult {
   return {
     startedAt: '2026-07-02T10:14:03.512Z',
     command: 'npm run fleet -- --seconds 40 & echo "<b>"',
-    machine: { cpu: 'AMD EPYC 7B13', cores: 2, os: 'Linux 6.1', node: 'v24.21.0' },
+    machine: { cpu: 'AMD EPYC 7B13', cores: 2, memoryGiB: 24, os: 'Linux 6.1', node: 'v24.21.0' },
     fleet: '3 instances, HAProxy 2.6.12, Postgres 15.19 + 1 streaming standby, Redis 7.0.15 cluster',
     traffic: '32 connections, Zipf s = 1.1',
     seconds: SECONDS,
