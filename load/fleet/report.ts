@@ -440,7 +440,7 @@ export function renderFleetReport(result: FleetResult): string {
 <h2>Checks</h2>
 ${checksTable(result.checks)}
 <h2>Timeline</h2>
-${timelineChart(result)}
+<div class="scroll">${timelineChart(result)}</div>
 <h2>Errors by fault</h2>
 ${faultTable(result.errorsByFault)}
 <h2>How to read this</h2>
