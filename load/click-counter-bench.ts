@@ -7,7 +7,7 @@
 // are drawn by Zipf rank over 100k links, as in the load suite, from 40 User-Agent strings (a
 // third of them bots). The same loop without the count is timed too, and subtracted.
 
-import { ClickCounter } from '../src/write/click-counter.ts';
+import { ClickCounter } from '../src/analytics/click-counter.ts';
 import { randomCodes, seededRandom, zipfSampler } from './traffic.ts';
 
 const CALLS = 2_000_000;

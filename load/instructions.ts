@@ -196,7 +196,7 @@ async function measure(variant: Variant, round: number, order: readonly number[]
         `--callgrind-out-file=${out}`,
         NODE,
         '--max-semi-space-size=8',
-        join(variant.checkout, 'src/server.ts'),
+        join(variant.checkout, 'src/process/main.ts'),
       ],
       {
         env: {

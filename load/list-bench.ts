@@ -2,12 +2,12 @@
 // first and deep pages in both orders, every filter, the combinations, the tags), the search
 // terms and filter values chosen from the seeded data (load/list-seed.ts) so that there are common
 // and rare hits, the export of the whole list, and EXPLAIN (ANALYZE, BUFFERS) of the statement
-// behind each shape, built by the service's own code (src/db/link-list.ts), not copied here.
+// behind each shape, built by the service's own code (src/links/list-store.ts), not copied here.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import { readListQuery, type ListRequest } from '../src/core/list-query.ts';
-import { LinkLists, listTags, page as readPage, SAMPLE_SIZE } from '../src/db/link-list.ts';
+import { readListQuery, type ListRequest } from '../src/links/list-query.ts';
+import { LinkLists, listTags, page as readPage, SAMPLE_SIZE } from '../src/links/list-store.ts';
 import type { Queryable } from '../src/db/pool.ts';
 import { withClient } from '../test/helpers/db.ts';
 import { LIST_WORKSPACE_ID, type SeededList } from './list-seed.ts';
@@ -197,7 +197,7 @@ function recorder(into: Statement[]): Queryable {
 }
 
 /**
- * The statements that the service runs for `path`, built and run by its own code (src/db/link-list.ts)
+ * The statements that the service runs for `path`, built and run by its own code (src/links/list-store.ts)
  * on `client`, in order: a page's plan may take several (a tag's count, a workspace's sample, a walk
  * and the planner's statement after a short walk).
  */

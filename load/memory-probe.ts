@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import type { LinkKey } from '../src/core/domains.ts';
 import { ABSENT, createLinkCache, isRedirect } from '../src/cache/link-cache.ts';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { createCodeCodec } from '../src/core/codes.ts';
 import { createPermutation } from '../src/core/permutation.ts';
 import { targetUrl } from './traffic.ts';

@@ -4,7 +4,7 @@
 
 import Fastify, { LogController } from 'fastify';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { createCodeCodec } from '../src/core/codes.ts';
 import { checkLinkRequest, type CreateLinkBody } from '../src/core/link.ts';
 import { targetPolicyOf } from '../src/core/target-policy.ts';

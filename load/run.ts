@@ -137,7 +137,7 @@ class LoadError extends Error {}
 
 // Servers run with the Node flags that `npm start` gives the service (package.json), nothing else.
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
-const SERVICE_NODE_OPTIONS = /^node((?: --\S+)*) src\/server\.ts$/.exec(packageJson.scripts.start)?.[1]?.trim() ?? '';
+const SERVICE_NODE_OPTIONS = /^node((?: --\S+)*) src\/process\/main\.ts$/.exec(packageJson.scripts.start)?.[1]?.trim() ?? '';
 
 const { values } = parseArgs({
   options: {
@@ -198,7 +198,9 @@ const generatorCpus = ownCpus();
 const clusterPlacement = placeCluster(cpuOption('cluster-cpus'));
 /** Another checkout of the service (with its node_modules), whose hot path runs in the same rounds as this one's. */
 const against = values.against === undefined ? undefined : resolvePath(values.against);
-if (against !== undefined && !existsSync(join(against, 'src/server.ts'))) usage(`--against ${against}: no src/server.ts there`);
+const againstEntry = against === undefined ? undefined : entryOf(against);
+if (against !== undefined && againstEntry === undefined)
+  usage(`--against ${against}: no service entry there (package.json's start script)`);
 const selected = new Set(values.scenario.split(',').map((s) => s.trim()));
 for (const name of selected) {
   if (!(SCENARIOS as readonly string[]).includes(name)) usage(`unknown scenario "${name}"; choose from ${SCENARIOS.join(', ')}`);
@@ -431,7 +433,7 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
     if (against !== undefined) {
       if (!local) skip('hot', `hot · ${basename(against)}`, onlyLocal);
       else {
-        const other = await seededService({ script: join(against, 'src/server.ts'), env: {}, folder: 'pglite-against', name: against });
+        const other = await seededService({ script: againstEntry as string, env: {}, folder: 'pglite-against', name: against });
         helpers.push(other.server);
         group.push(redirectRun('hot', `service of ${against}`, `hot · ${basename(against)}`, other.server, other.paths));
       }
@@ -836,7 +838,7 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
   }
 
   if (wants('dashboard')) {
-    // The dashboard is Fastify routes under /app/ (src/http/dashboard.ts): the redirect path must
+    // The dashboard is Fastify routes under /app/ (src/dashboard/routes.ts): the redirect path must
     // not know whether it is there. Plain GETs, so wrk drives them when it is installed.
     await pairedHot(
       'dashboard',
@@ -881,7 +883,7 @@ async function serviceRuns(): Promise<{ database: string; redis: string }> {
                 variant: `ANALYTICS_ENABLED=true, the service of ${against}`,
                 label: `analytics · ${basename(against)}`,
                 env: { ...proxied, ANALYTICS_ENABLED: 'true' },
-                script: join(against, 'src/server.ts'),
+                script: againstEntry as string,
               },
             ]),
       ],
@@ -948,7 +950,7 @@ async function runCleanups(): Promise<void> {
 }
 
 /** Starts a server (the service unless `name` says otherwise) and keeps it on the list to stop. */
-async function launch(env: Record<string, string>, name = '../src/server.ts', prefix = serverPrefix): Promise<ServerProcess> {
+async function launch(env: Record<string, string>, name = '../src/process/main.ts', prefix = serverPrefix): Promise<ServerProcess> {
   // Every server, baselines included, runs with the same Node flags. All load comes from one
   // address, whose 404 budget the not-found scenario would spend in a second, and whose create
   // limit the seeding and the create scenarios would.
@@ -1445,4 +1447,13 @@ function usage(message: string): never {
 
 function fail(message: string): never {
   throw new LoadError(message);
+}
+
+/** The entry file of the checkout at `dir`: the last argument of its package.json start script, if it exists. */
+function entryOf(dir: string): string | undefined {
+  const manifest = join(dir, 'package.json');
+  if (!existsSync(manifest)) return undefined;
+  const start = (JSON.parse(readFileSync(manifest, 'utf8')) as { scripts?: { start?: string } }).scripts?.start;
+  const file = start?.trim().split(/\s+/).at(-1);
+  return file === undefined || !existsSync(join(dir, file)) ? undefined : join(dir, file);
 }

@@ -15,7 +15,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChainableCommander } from 'ioredis';
 import type pg from 'pg';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { withClient } from '../test/helpers/db.ts';
 import { PrivateRedis, scanKeys, withRedis } from '../test/helpers/redis.ts';
 import type { AnalyticsStorage, GrownTable, PartitionedSize, PostgresStorage, RedisStorage, TableSize } from './types.ts';

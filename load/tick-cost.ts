@@ -1,4 +1,4 @@
-// What one process.nextTick costs after full GCs, with and without src/tick-shape.ts: each
+// What one process.nextTick costs after full GCs, with and without src/process/tick-shape.ts: each
 // variant runs in a fresh process (node --expose-gc), ticks a few times, forces two full GCs with
 // no tick queued (as the service's start-up does), then times a chain of ticks. Alternating rounds.
 //
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({ options: { ticks: { type: 'string', default: '200000' }, rounds: { type: 'string', default: '3' } } });
-const keeper = fileURLToPath(new URL('../src/tick-shape.ts', import.meta.url));
+const keeper = fileURLToPath(new URL('../src/process/tick-shape.ts', import.meta.url));
 
 const probe = `
 const gc = globalThis.gc;

@@ -1,6 +1,6 @@
 // What one wrk run printed, as figures: the `wrk-json` line that the suite's Lua `done()` writes
 // (load/wrk.ts), or, when that line is missing, wrk's own text report (`--latency`). Pure, so
-// that test/unit/wrk-output.test.ts holds it to real captured output.
+// that test/load/wrk-output.test.ts holds it to real captured output.
 
 import type { Latency } from './types.ts';
 

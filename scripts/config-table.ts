@@ -1,9 +1,9 @@
-// Prints the README's configuration table, rendered from src/config.ts; --write puts it into README.md
+// Prints the README's configuration table, rendered from src/config/config.ts; --write puts it into README.md
 // between the config-table markers.
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { configTable } from '../src/config-schema.ts';
-import { SETTINGS } from '../src/config.ts';
+import { configTable } from '../src/config/schema.ts';
+import { SETTINGS } from '../src/config/config.ts';
 
 export const README = new URL('../README.md', import.meta.url);
 const START = '<!-- config-table:start -->';

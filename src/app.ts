@@ -5,29 +5,29 @@
 
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import type { Config } from './config/config.ts';
 import { trustProxyRule } from './core/trust-proxy.ts';
 import type { Queryable } from './db/pool.ts';
-import { addressOfReader } from './http/client-address.ts';
-import { onClientError, onFrameworkError, registerErrorHandlers } from './http/errors.ts';
-import { BODY_LIMIT_BYTES } from './http/links.ts';
-import { serverFactoryOf, type RedirectEdge } from './http/server.ts';
+import { addressOfReader } from './edge/client-address.ts';
+import { onClientError, onFrameworkError, registerErrorHandlers } from './api/errors.ts';
+import { BODY_LIMIT_BYTES } from './links/create-routes.ts';
+import { serverFactoryOf, type RedirectEdge } from './edge/server.ts';
 import type { Lifecycle } from './lifecycle.ts';
-import analytics from './plugins/analytics.ts';
-import api from './plugins/api.ts';
-import auth from './plugins/auth.ts';
-import clicks from './plugins/clicks.ts';
-import dashboard from './plugins/dashboard.ts';
-import docs from './plugins/docs.ts';
-import metrics from './plugins/metrics.ts';
-import type { Part, PartOptions } from './plugins/options.ts';
-import postgres from './plugins/postgres.ts';
-import readPath from './plugins/read-path.ts';
-import domains from './plugins/domains.ts';
-import redirect from './plugins/redirect.ts';
-import redis from './plugins/redis.ts';
-import webhooks from './plugins/webhooks.ts';
-import writePath from './plugins/write-path.ts';
+import analytics from './analytics/plugin.ts';
+import api from './api/routes-plugin.ts';
+import auth from './auth/plugin.ts';
+import clicks from './analytics/clicks-plugin.ts';
+import dashboard from './dashboard/plugin.ts';
+import docs from './api/docs-plugin.ts';
+import metrics from './metrics/plugin.ts';
+import type { Part, PartOptions } from './part.ts';
+import postgres from './db/plugin.ts';
+import readPath from './resolve/plugin.ts';
+import domains from './domains/plugin.ts';
+import redirect from './edge/plugin.ts';
+import redis from './redis/plugin.ts';
+import webhooks from './webhooks/plugin.ts';
+import writePath from './write/plugin.ts';
 
 /** The parts, in the order they are built; each may use those before it. */
 export const PARTS: readonly Part[] = [

@@ -1,6 +1,6 @@
 // A fleet on one machine, as processes on spare loopback ports: a Postgres primary and a streaming
 // standby, a Redis Cluster of three masters with a replica each, the service's instances (each a
-// `node src/server.ts` with the cluster, the standby and one CODE_SECRET) and HAProxy in front on
+// `node src/process/main.ts` with the cluster, the standby and one CODE_SECRET) and HAProxy in front on
 // the shipped configuration. One instance reaches Redis through a TCP fault proxy per node
 // (REDIS_CLUSTER_NAT_MAP), so that it can be cut off from Redis alone.
 

@@ -1,6 +1,6 @@
 // One fleet run: the fleet up, a webhook receiver, the traffic for a fixed time with the faults
 // injected one after another, then the checks against what Postgres, every instance and the
-// receiver hold. `npm run fleet` (load/fleet.ts) and test/fleet.test.ts both call runFleet().
+// receiver hold. `npm run fleet` (load/fleet.ts) and test/fleet/fleet.test.ts both call runFleet().
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withClient } from '../../test/helpers/db.ts';

@@ -2,7 +2,7 @@
 // flush, never per request: a click there is already numbers (ids into the tables of the log's
 // strings), so an event is those ids' strings joined, each string made once per batch and id. An
 // event is one line of tab-separated values in EVENT_FIELDS order; a command's payload is its
-// events joined by newlines, split and added to the stream by redis/click-stream.ts's script. No
+// events joined by newlines, split and added to the stream by analytics/click-stream.ts's script. No
 // address is here: the visitor is the salted sketch element the rollups keep (core/hll.ts).
 
 import { splitKey, type LinkKey } from '../core/domains.ts';

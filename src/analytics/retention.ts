@@ -1,10 +1,10 @@
 // Every hour (and at start): the analytics' monthly partitions made ahead and dropped past
-// ANALYTICS_RETENTION_DAYS (db/analytics.ts maintainPartitions), and the visitor salts of today
+// ANALYTICS_RETENTION_DAYS (analytics/store.ts maintainPartitions), and the visitor salts of today
 // and tomorrow read ahead. Every instance does it; Postgres makes them take turns.
 
 import type { Logger } from 'pino';
 import { utcDay } from '../core/day-range.ts';
-import { maintainPartitions } from '../db/analytics.ts';
+import { maintainPartitions } from './store.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { VisitorSalts } from './salts.ts';
 

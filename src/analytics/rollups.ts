@@ -3,7 +3,7 @@
 // day, domain and path. visits.ts keeps a turn's clicks as numbers in a log (ClickLog); fold()
 // turns the log into rows of click_rollups, column by column as the statement takes them, at most
 // `valuesMax` values per link, day and dimension (the rest counted under OTHER). Rows of two folds
-// (in chunks of their own) may name the same value: Postgres adds them up (db/analytics.ts). Taken out whole by the click
+// (in chunks of their own) may name the same value: Postgres adds them up (analytics/store.ts). Taken out whole by the click
 // flusher, and put back if Postgres could not take them.
 
 import { splitKey, type LinkKey } from '../core/domains.ts';
@@ -357,7 +357,7 @@ export function* fold(
   let cellOfClick = new Int32Array(256);
   let elements = new Int32Array(256);
   const cells = new Cells();
-  // Chunks of its own: within a chunk, a (link, day, dimension, value) is one row (db/analytics.ts relies on it).
+  // Chunks of its own: within a chunk, a (link, day, dimension, value) is one row (analytics/store.ts relies on it).
   let rows = new RollupRows();
   batch.chunks.push(rows);
   // The slot's clicks, field by field, in element order: read once from the log (one cache line a click), then in sequence.

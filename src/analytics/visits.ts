@@ -14,7 +14,7 @@
 import { msToNextUtcDay, utcDay } from '../core/day-range.ts';
 import { DIRECT, dimensionId, primaryLanguage, referrerHost, UNKNOWN, type AnalyticsPart, type Dimension } from '../core/dimensions.ts';
 import { hash32, visitorElement } from '../core/hll.ts';
-import type { AddressOf } from '../http/client-address.ts';
+import type { AddressOf } from '../edge/client-address.ts';
 import type { Geo, Place } from './geo.ts';
 import type { Logger } from 'pino';
 import {
@@ -36,7 +36,7 @@ import {
 import type { Seeds, VisitorSalts } from './salts.ts';
 import type { LoggedClicks } from './click-events.ts';
 import { TARGET_VALUES } from '../core/redirect-rules.ts';
-import { NO_AGENT, parseAgent, type Agent } from './user-agents.ts';
+import { NO_AGENT, parseAgent, type Agent } from '../core/user-agents.ts';
 
 /** The target dimension's values: OTHER, then a plain link's (never stored), then TARGET_VALUES from TARGET_URL on. */
 const TARGET_SKIPPED = 1;
@@ -45,7 +45,7 @@ const TARGET_OF = Int32Array.from(TARGET_VALUES, (_, raw) => (raw === 0 ? TARGET
 
 /**
  * Where a link's slot in the log is kept between its clicks: the click counter's record of the
- * link (write/click-counter.ts), found by the lookup that counts the click. A slot is good while
+ * link (analytics/click-counter.ts), found by the lookup that counts the click. A slot is good while
  * `slots` is the log's slots of the day: a click then costs no lookup of its own for its slot.
  */
 export interface SlotHolder {
@@ -72,7 +72,7 @@ export interface VisitRecorder {
   orphan(domainId: number, path: string): void;
 }
 
-/** Where the log's records go besides the rollups (redis/click-stream.ts): each record once, in log order. */
+/** Where the log's records go besides the rollups (analytics/click-stream.ts): each record once, in log order. */
 export interface ClickSink {
   /** Reads `clicks` now (the log is reused after a fold). */
   add(clicks: LoggedClicks): void;
@@ -92,7 +92,7 @@ export interface VisitsOptions {
   readonly geo: Geo | null;
   readonly salts: VisitorSalts;
   readonly bounds: RollupBounds;
-  /** The client's address from the peer and X-Forwarded-For, by TRUST_PROXY's rule (http/client-address.ts). */
+  /** The client's address from the peer and X-Forwarded-For, by TRUST_PROXY's rule (edge/client-address.ts). */
   readonly addressOf: AddressOf;
   readonly log: Logger;
   /** The click stream; null or absent: none. */

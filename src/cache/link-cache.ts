@@ -1,6 +1,6 @@
 // Tier 1: the in-process LRU. It holds, per link key (domain and code, core/domains.ts), what the redirect route will write: for a link,
 // its target URL, the only part of the 302 head that differs between links (the rest is built
-// once, see http/respond.ts); for an expired or disabled code, a shared 410 entry. Bounded by
+// once, see edge/respond.ts); for an expired or disabled code, a shared 410 entry. Bounded by
 // entries and by approximate bytes; every entry has a TTL. Unknown codes live in a second, smaller
 // LRU of their own, so that a scanner asking for millions of random codes cannot push hot links out.
 // A link with options (core/link-options.ts) is held as its compiled rules (core/redirect-rules.ts).
@@ -10,7 +10,7 @@
 // URL alone against 483 with a head array and an entry object per link.
 
 import { LRUCache } from 'lru-cache';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
 import { compileRules, LinkRules, type RuleDefaults } from '../core/redirect-rules.ts';

@@ -1,6 +1,6 @@
 // The small HTML pages a link answers instead of a redirect (preview-page.ts, app-page.ts,
 // password-page.ts): each a whole answer with the same head (type, caching, its own strict CSP,
-// nosniff), in the shape http/respond.ts writes (its Prebuilt). Pure: no I/O.
+// nosniff), in the shape edge/respond.ts writes (its Prebuilt). Pure: no I/O.
 
 import { createHash } from 'node:crypto';
 

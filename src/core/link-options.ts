@@ -72,9 +72,9 @@ export interface LinkOptions {
   readonly split?: readonly SplitVariant[];
   readonly preview?: LinkPreview;
   readonly deepLink?: DeepLinks;
-  /** The scrypt hash of the link's password (auth/link-passwords.ts): never shown, never taken from a request. */
+  /** The scrypt hash of the link's password (core/link-passwords.ts): never shown, never taken from a request. */
   readonly passwordHash?: string;
-  /** The most redirects the link gives, across every instance (write/click-limits.ts); then 410. */
+  /** The most redirects the link gives, across every instance (links/click-limits.ts); then 410. */
   readonly clickLimit?: number;
 }
 

@@ -1,5 +1,5 @@
 // The page of a password-protected link (link-options.ts password): one labelled field and a
-// button, posted back to the link's own path (http/link-password.ts), an error tied to the field
+// button, posted back to the link's own path (links/password-routes.ts), an error tied to the field
 // when there is one. No script; its one style sheet is allowed by its hash in the CSP. Pure: no I/O.
 
 import { BUTTON_STYLE, cspHash, escapeHtml, htmlPage, PAGE_STYLE, type HtmlPage } from './html-page.ts';

@@ -1,5 +1,5 @@
 // A link's options compiled for the redirect (link-options.ts): built once when the link enters
-// the cache, then evaluated per request from what the request view gives (http/visitor.ts), each
+// the cache, then evaluated per request from what the request view gives (edge/visitor.ts), each
 // fact read only by a rule that needs it. Pure: no I/O. A link whose options change nothing (none,
 // or only the deployment's defaults) compiles to null and stays a plain, prebuilt redirect.
 
@@ -73,7 +73,7 @@ export class LinkRules {
   readonly deepLink: DeepLinks | null;
   /** The scrypt hash of the link's password: a visitor without a pass for it gets the password page; null: none. */
   readonly passwordHash: string | null;
-  /** The most redirects the link gives (write/click-limits.ts); null: no limit. */
+  /** The most redirects the link gives (links/click-limits.ts); null: no limit. */
   readonly clickLimit: number | null;
   /** What chose the target of the last location() (TARGET_URL ...): read by the redirect right after it. */
   lastTarget = TARGET_URL;

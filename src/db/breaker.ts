@@ -9,7 +9,7 @@
 
 import CircuitBreaker from 'opossum';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import { AppError } from '../errors.ts';
 
 export interface DbBreaker {

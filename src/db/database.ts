@@ -1,7 +1,7 @@
 // Where Postgres comes from: DATABASE_URL, or the embedded engine when it is unset.
 
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import { startEmbeddedPostgres } from './embedded.ts';
 
 export interface DatabaseTarget {

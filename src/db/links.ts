@@ -5,7 +5,7 @@ import type { LinkOptions } from '../core/link-options.ts';
 import type { ShortCode } from '../core/codes.ts';
 import { keyOf, splitKey, type LinkKey } from '../core/domains.ts';
 import type { Queryable } from './pool.ts';
-import { LINK_EVENT_DATA, LINK_EVENT_HOST, outboxCtes } from './webhooks.ts';
+import { LINK_EVENT_DATA, LINK_EVENT_HOST, outboxCtes } from '../webhooks/store.ts';
 
 interface LinkRow {
   domain_id: string;
@@ -90,7 +90,7 @@ export interface Inserted {
 
 /**
  * One statement, committed on its own: the links, then the Idempotency-Keys of those written, and
- * their `link.created` events (db/webhooks.ts). A link whose key is not in `written` met an
+ * their `link.created` events (webhooks/store.ts). A link whose key is not in `written` met an
  * existing row of its domain (or an earlier row of the same batch); one whose Idempotency-Key was
  * taken meanwhile is written but not announced (it is removed, write/write-queue.ts).
  */

@@ -4,7 +4,7 @@
 
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 
 export type PoolOptions = Pick<Config, 'dbPoolMax' | 'dbConnectTimeoutMs' | 'dbStatementTimeoutMs' | 'breakerTimeoutMs'>;
 

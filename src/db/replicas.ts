@@ -20,11 +20,11 @@
 // until a probe finds it well. It answers only what it has: the resolver reads on the primary
 // what a replica lacks, and any code whose change this instance made or heard of after the
 // replica's caughtUpTo (resolve/resolver.ts). When the primary fails, the freshest standby caught
-// up within STAND_IN_MAX_MS may stand in, under the same rule (test/read-replicas.test.ts).
+// up within STAND_IN_MAX_MS may stand in, under the same rule (test/resolve/read-replicas.test.ts).
 
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
 import { findLinks } from './links.ts';

@@ -5,11 +5,11 @@
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { Visits } from '../analytics/visits.ts';
-import type { ClickStream } from '../redis/click-stream.ts';
+import type { ClickStream } from '../analytics/click-stream.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import type { ReplicaSet } from '../db/replicas.ts';
 import type { ResolverStats } from '../resolve/resolver.ts';
-import type { ClickFlusher } from '../write/click-flusher.ts';
+import type { ClickFlusher } from '../analytics/click-flusher.ts';
 import type { WriteQueue } from '../write/write-queue.ts';
 import { FixedHistogram } from './fixed-histogram.ts';
 
@@ -22,7 +22,7 @@ const REDIRECT_ROUTE = 'GET /:code';
 /** The statuses a redirect is counted under, in the order of RedirectCounts.answers. */
 const REDIRECT_STATUSES = ['302', '404', '410', '429', '503', 'other'] as const;
 
-/** What the redirect handler counts per request (http/redirect-observer.ts). */
+/** What the redirect handler counts per request (edge/redirect-observer.ts). */
 export class RedirectCounts {
   /** Answers by status, in the order of REDIRECT_STATUSES. */
   readonly answers = new Float64Array(REDIRECT_STATUSES.length);
@@ -132,7 +132,7 @@ export interface Metrics {
   writeBatch: (size: number) => void;
   breakerTransition: (to: DbBreaker['state']) => void;
   clickFlush: (pairs: number) => void;
-  /** A webhook delivery's try, by what came of it (events/webhook-worker.ts). */
+  /** A webhook delivery's try, by what came of it (webhooks/worker.ts). */
   webhookTried: (outcome: { readonly state: 'delivered' | 'pending' | 'dead'; readonly latencyMs: number }) => void;
   watch: (parts: Watched) => void;
 }

@@ -17,7 +17,7 @@
 //   comes back, or a replica that takes over, is found again.
 
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 
 export type RedisClient = Redis | Cluster;
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { keyOf } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import { Cluster } from 'ioredis';
 import { createRedisClient, type RedisClient } from './client.ts';
 import { Outbox } from './entries.ts';

@@ -10,8 +10,8 @@
 // LAST_KNOWN_TTL_MAX_MS, never past the link's expiry), not a 503: the LRU may have been cleared
 // meanwhile because Redis went away (an instance that hears no invalidations drops its LRU), and
 // with both stores down a link that redirected a moment ago must keep redirecting
-// (test/fault-matrix-process.test.ts). An invalidation heard drops the code's last known answer; a
-// missed one, or hearing the channel again after a silence, drops them all (plugins/read-path.ts).
+// (test/faults/fault-matrix-process.test.ts). An invalidation heard drops the code's last known answer; a
+// missed one, or hearing the channel again after a silence, drops them all (resolve/plugin.ts).
 //
 // With read replicas (db/replicas.ts), Postgres means a replica first. Its answer is taken only if
 // it has caught up past every change of the code this instance made or heard of (and past any

@@ -4,13 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { pino, type Logger } from 'pino';
 import { buildApp } from '../../src/app.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { loadConfig, type Config } from '../../src/config/config.ts';
 import type { ShortCode } from '../../src/core/codes.ts';
 import { DEFAULT_DOMAIN_ID } from '../../src/core/domains.ts';
 import type { LinkRef } from '../../src/db/links.ts';
 import type { Queryable } from '../../src/db/pool.ts';
 import type { Lifecycle } from '../../src/lifecycle.ts';
-import type { Part } from '../../src/plugins/options.ts';
+import type { Part } from '../../src/part.ts';
 import { redirectsOverSockets } from './redirects-over-sockets.ts';
 
 export const TEST_BASE_URL = 'https://sho.rt';

@@ -928,7 +928,7 @@ function track(app: FastifyInstance): { open: Set<net.Socket> } {
  * The app with FAST_PATH=true (or `fastPath`: "false" compares node:http with itself, which shows
  * the harness's own noise) and with FAST_PATH=false on `databaseUrl`, listening, closed after
  * `t`. Connections still open on the server then are destroyed first (`leftOpen` says how many):
- * a socket that no one reads (after a CONNECT, see http/server.ts) never learns that its client
+ * a socket that no one reads (after a CONNECT, see edge/server.ts) never learns that its client
  * went away, and app.close() would wait for it forever.
  */
 export async function startPair(t: Cleanup, databaseUrl: string, env: Record<string, string> = {}, fastPath = 'true'): Promise<Pair> {

@@ -1,5 +1,5 @@
 // The notes an import row gets when the code it brings cannot be its alias, as people read them
-// (written out here, not taken from src/core/import-formats.ts, so that a change of wording shows).
+// (written out here, not taken from src/links/import-formats.ts, so that a change of wording shows).
 
 /** A code that is no valid alias; `instead`: what happens instead (default: a new code). */
 export const invalidCodeNote = (code: string, instead?: string) =>

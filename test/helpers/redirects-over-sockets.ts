@@ -1,4 +1,4 @@
-// Redirect requests of the tests go over real sockets, through the fast path (src/http/fast-path.ts),
+// Redirect requests of the tests go over real sockets, through the fast path (src/edge/fast-path.ts),
 // not through Fastify's inject(): app.inject() of a GET or HEAD of one path segment, with no body
 // and no made-up remote address, is sent by node:http's client over a TCP connection to a listener
 // of the test's own, whose connections are given to the app's server as if it had accepted them.

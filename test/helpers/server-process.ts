@@ -1,4 +1,4 @@
-// The real service as a child process (node src/server.ts), for tests that signal or kill it.
+// The real service as a child process (node src/process/main.ts), for tests that signal or kill it.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -11,7 +11,7 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-const SERVER = new URL('../../src/server.ts', import.meta.url).pathname;
+const SERVER = new URL('../../src/process/main.ts', import.meta.url).pathname;
 
 // A failed assertion must not leave a server running after its test file ends.
 const children = new Set<ChildProcess>();

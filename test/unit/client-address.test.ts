@@ -1,4 +1,4 @@
-// The client address a request is read as (src/http/client-address.ts) is proxy-addr's, the rule
+// The client address a request is read as (src/edge/client-address.ts) is proxy-addr's, the rule
 // Fastify's request.ip follows: for generated peers and X-Forwarded-For fields, under each shape of
 // TRUST_PROXY, including the fields read without proxy-addr (one dotted IPv4 address).
 
@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { pino } from 'pino';
 import { trustProxyRule } from '../../src/core/trust-proxy.ts';
-import { addressOfReader } from '../../src/http/client-address.ts';
+import { addressOfReader } from '../../src/edge/client-address.ts';
 
 const log = pino({ level: 'silent' });
 

@@ -1,9 +1,9 @@
-// Passwords of protected links and their passes (src/auth/link-passwords.ts): scrypt, and an HMAC
+// Passwords of protected links and their passes (src/core/link-passwords.ts): scrypt, and an HMAC
 // over the link, the expiry and the hash's salt.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hashPassword, hasPass, PASS_COOKIE, PASS_SECONDS, passValue, verifyPassword } from '../../src/auth/link-passwords.ts';
+import { hashPassword, hasPass, PASS_COOKIE, PASS_SECONDS, passValue, verifyPassword } from '../../src/core/link-passwords.ts';
 
 const SECRET = 'a-secret-of-the-deployment';
 const NOW = Date.parse('2026-12-04T12:00:00Z');

@@ -11,10 +11,10 @@ import type { ShortCode } from '../../src/core/codes.ts';
 import type { LinkKey } from '../../src/core/domains.ts';
 import { HostTable } from '../../src/resolve/hosts.ts';
 import { AppError } from '../../src/errors.ts';
-import { createRedirectHandler, nodeTransport, redirectPath, type RedirectObserver } from '../../src/http/redirect.ts';
+import { createRedirectHandler, nodeTransport, redirectPath, type RedirectObserver } from '../../src/edge/redirect.ts';
 import { testConfig } from '../helpers/app.ts';
 import { recordEscapes } from '../helpers/escapes.ts';
-import { visitorReaders } from '../../src/http/visitor.ts';
+import { visitorReaders } from '../../src/edge/visitor.ts';
 import { memoryLogger } from '../helpers/logs.ts';
 
 const link = (code: string) => ({

@@ -1,10 +1,10 @@
 // The fast path's parser on its own: what it takes, what it hands to node:http, and that a head
-// cut anywhere is only ever "incomplete" (test/fast-path-differential.test.ts compares it with
+// cut anywhere is only ever "incomplete" (test/edge/fast-path-differential.test.ts compares it with
 // node:http over sockets).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HANDOFF, INCOMPLETE, MAX_HEAD_BYTES, parseHead, type RequestHead } from '../../src/http/request-head.ts';
+import { HANDOFF, INCOMPLETE, MAX_HEAD_BYTES, parseHead, type RequestHead } from '../../src/edge/request-head.ts';
 
 const parse = (text: string, start = 0) => parseHead(Buffer.from(text, 'latin1'), start);
 

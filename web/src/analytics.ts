@@ -1,5 +1,5 @@
 // Pure helpers of the analytics views: which period is asked for, and how the API's dimension values read to people
-// ("US" is "United States", "direct" is "No referrer"). No DOM: test/dashboard-analytics.test.ts runs them in Node.
+// ("US" is "United States", "direct" is "No referrer"). No DOM: test/dashboard/dashboard-analytics.test.ts runs them in Node.
 import { DIMENSIONS, type Breakdown, type Dimension, type DimensionValue } from './api.ts';
 import { utcDay } from './format.ts';
 

@@ -1,0 +1,98 @@
+// GET, POST /keys and DELETE /keys/:id: an admin manages the keys of its workspace. A new key's
+// secret is in the answer of its POST and nowhere else, ever. Revoking ends the key's sessions
+// too; a workspace's last active admin key cannot be revoked (revoke_api_key in
+// migrations/0005_workspaces.sql decides under a lock).
+
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { cleanName, createApiKey, listApiKeys, NAME_MAX_LENGTH, revokeApiKey, type ApiKeyInfo } from './api-keys.ts';
+import { requireAdmin } from './authenticate.ts';
+import { parseId } from '../core/ids.ts';
+import type { DbBreaker } from '../db/breaker.ts';
+import type { Queryable } from '../db/pool.ts';
+import { AppError } from '../errors.ts';
+import { CreatedKey, CreateKeyBody, errors, KeyList, KeyParams, SECURITY } from '../api/schemas.ts';
+
+export interface KeysDeps {
+  db: Queryable;
+  breaker: DbBreaker;
+  /** Forgets every cached key and session on this instance (a revocation takes effect here at once). */
+  forgetAll: () => void;
+}
+
+const view = (key: ApiKeyInfo) => ({
+  id: key.id,
+  name: key.name,
+  role: key.role,
+  createdAt: key.createdAt.toISOString(),
+  revokedAt: key.revokedAt?.toISOString() ?? null,
+});
+
+export async function keysRoutes(plain: FastifyInstance, { db, breaker, forgetAll }: KeysDeps): Promise<void> {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get(
+    '/keys',
+    {
+      schema: {
+        summary: "The workspace's API keys (never their secrets)",
+        description: 'Admins only.',
+        tags: ['keys'],
+        security: SECURITY,
+        response: { 200: KeyList, ...errors(401, 403, 503) },
+      },
+    },
+    async (request) => {
+      const key = requireAdmin(request, 'keys');
+      return { keys: (await breaker.run(() => listApiKeys(db, key.workspaceId))).map(view) };
+    },
+  );
+
+  app.post(
+    '/keys',
+    {
+      schema: {
+        summary: 'Create an API key in the workspace, with a role',
+        description: 'Admins only. The secret is in this answer and nowhere else: only its hash is stored.',
+        tags: ['keys'],
+        security: SECURITY,
+        body: CreateKeyBody,
+        response: { 201: CreatedKey, ...errors(400, 401, 403, 415, 503) },
+      },
+    },
+    async (request, reply) => {
+      const key = requireAdmin(request, 'keys');
+      const name = cleanName(request.body.name);
+      if (name === undefined)
+        throw new AppError('BODY_INVALID', `name must be 1 to ${NAME_MAX_LENGTH} characters, without control characters.`);
+      const made = await breaker.run(() => createApiKey(db, { name, role: request.body.role, workspaceId: key.workspaceId }));
+      reply.header('cache-control', 'no-store');
+      return reply.code(201).send({ ...view({ ...made, revokedAt: null }), key: made.secret });
+    },
+  );
+
+  app.delete(
+    '/keys/:id',
+    {
+      schema: {
+        summary: 'Revoke an API key of the workspace, and end its sessions',
+        description:
+          "Admins only. Every instance refuses the key within 10 s. The workspace's last active admin key cannot be revoked (409).",
+        tags: ['keys'],
+        security: SECURITY,
+        params: KeyParams,
+        response: { 204: { type: 'null', description: 'Revoked.' }, ...errors(401, 403, 404, 409, 503) },
+      },
+    },
+    async (request, reply) => {
+      const key = requireAdmin(request, 'keys');
+      const id = parseId(request.params.id);
+      if (id === undefined) throw new AppError('KEY_NOT_FOUND');
+      const outcome = await breaker.run(() => revokeApiKey(db, id, key.workspaceId));
+      if (outcome === 'not-found') throw new AppError('KEY_NOT_FOUND');
+      if (outcome === 'last-admin') throw new AppError('LAST_ADMIN_KEY');
+      forgetAll();
+      return reply.code(204).send(null);
+    },
+  );
+}

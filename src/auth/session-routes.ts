@@ -1,0 +1,135 @@
+// POST /auth/session signs in with an API key and sets the session cookie; GET /auth/session says
+// who the session acts as (and its CSRF token); DELETE /auth/session signs out. Failed sign-ins
+// are counted per client address (SIGN_IN_MAX_FAILURES per SIGN_IN_WINDOW_SECONDS, in Redis when
+// the tier is on): past the limit, every sign-in from there is a 429 until the window ends, so
+// guessing keys from one address is hopeless even before the 2^256 of the key itself.
+
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { stringifySetCookie } from 'cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { findActiveKey, hashSecret, KEY_SHAPE } from './api-keys.ts';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE, type ForgetSession } from './authenticate.ts';
+import { closeSession, openSession, type Session } from './sessions.ts';
+import type { DbBreaker } from '../db/breaker.ts';
+import type { Queryable } from '../db/pool.ts';
+import { AppError } from '../errors.ts';
+import { clientKey } from '../edge/client-address.ts';
+import type { Counter } from '../api/rate-limits.ts';
+import { errors, SessionInfo, SignInBody } from '../api/schemas.ts';
+
+export interface SessionDeps {
+  db: Queryable;
+  breaker: DbBreaker;
+  forgetSession: ForgetSession;
+  /** Failed sign-ins per client. */
+  failures: Counter;
+  maxFailures: number;
+  windowMs: number;
+  ttlMs: number;
+  /** Cookies are Secure (and named __Host-…) when BASE_URL is https, or the request came over HTTPS. */
+  baseUrl: string;
+}
+
+function info(session: Pick<Session, 'key' | 'workspaceName' | 'csrfToken' | 'expiresAt'>) {
+  const { key } = session;
+  return {
+    workspace: { id: key.workspaceId, name: session.workspaceName },
+    key: { id: key.id, name: key.name, role: key.role },
+    csrfToken: session.csrfToken,
+    expiresAt: session.expiresAt.toISOString(),
+  };
+}
+
+export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): Promise<void> {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  const { db, breaker } = deps;
+  const secure = (request: FastifyRequest) => deps.baseUrl.startsWith('https:') || request.protocol === 'https';
+  const windowSeconds = Math.round(deps.windowMs / 1000);
+
+  const limited = (reply: FastifyReply, ttlMs: number): never => {
+    reply.header('retry-after', String(Math.max(1, Math.ceil(ttlMs / 1000))));
+    throw new AppError(
+      'SIGN_IN_RATE_LIMITED',
+      `${deps.maxFailures} failed sign-ins from this address in ${windowSeconds} s; retry after ${Math.ceil(ttlMs / 1000)} s.`,
+    );
+  };
+
+  app.post(
+    '/auth/session',
+    {
+      schema: {
+        summary: 'Sign in to the dashboard with an API key',
+        description:
+          'Sets an HttpOnly, SameSite=Strict session cookie (Secure behind HTTPS) that acts as the key until SESSION_TTL_HOURS ' +
+          'pass, the session is closed, or the key is revoked. Send the csrfToken of the answer as X-CSRF-Token with every ' +
+          'change made with the cookie. Failed sign-ins are limited per client address (SIGN_IN_MAX_FAILURES).',
+        tags: ['session'],
+        body: SignInBody,
+        response: { 200: SessionInfo, ...errors(400, 401, 415, 429, 503) },
+      },
+      config: { signIn: true },
+    },
+    async (request, reply) => {
+      const client = clientKey(request.ip);
+      const seen = await deps.failures.add(client, 0, deps.maxFailures, deps.windowMs);
+      if (seen.current >= deps.maxFailures) limited(reply, seen.ttl);
+      const secret = request.body.key.trim();
+      const key = KEY_SHAPE.test(secret) ? await breaker.run(() => findActiveKey(db, hashSecret(secret))) : undefined;
+      if (key === undefined) {
+        const failed = await deps.failures.add(client, 1, deps.maxFailures, deps.windowMs);
+        if (failed.current > deps.maxFailures) limited(reply, failed.ttl);
+        throw new AppError('API_KEY_INVALID');
+      }
+      const opened = await breaker.run(() => openSession(db, key, deps.ttlMs));
+      setCookie(reply, secure(request), opened.token, deps.ttlMs);
+      reply.header('cache-control', 'no-store');
+      return info({ key, ...opened });
+    },
+  );
+
+  app.get(
+    '/auth/session',
+    {
+      schema: {
+        summary: 'Who the session cookie acts as, and its CSRF token',
+        tags: ['session'],
+        response: { 200: SessionInfo, ...errors(401, 503) },
+      },
+    },
+    async (request, reply) => {
+      if (request.session === null) throw new AppError('NOT_SIGNED_IN');
+      reply.header('cache-control', 'no-store');
+      return info(request.session);
+    },
+  );
+
+  app.delete(
+    '/auth/session',
+    {
+      schema: {
+        summary: 'Sign out: the session ends, on every instance within 10 s',
+        description: 'Needs X-CSRF-Token. Without a session, it only clears the cookie.',
+        tags: ['session'],
+        response: { 204: { type: 'null', description: 'Signed out.' }, ...errors(401, 403, 503) },
+      },
+    },
+    async (request, reply) => {
+      const { session } = request;
+      if (session !== null) {
+        await breaker.run(() => closeSession(db, session.token));
+        deps.forgetSession(session.token);
+      }
+      setCookie(reply, secure(request), '', 0);
+      return reply.code(204).send(null);
+    },
+  );
+}
+
+function setCookie(reply: FastifyReply, secure: boolean, token: string, ttlMs: number): void {
+  const options = { httpOnly: true, sameSite: 'strict', path: '/', maxAge: Math.floor(ttlMs / 1000) } as const;
+  const cookies = [stringifySetCookie({ name: secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, value: token, ...options, secure })];
+  // Signing out clears whichever of the two names the browser holds.
+  if (token === '')
+    cookies.push(stringifySetCookie({ name: secure ? SESSION_COOKIE : SECURE_SESSION_COOKIE, value: '', ...options, secure: true }));
+  reply.header('set-cookie', cookies);
+}

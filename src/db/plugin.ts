@@ -1,0 +1,72 @@
+// Postgres: the database (DATABASE_URL, or the embedded engine), its migrations, the pool and the
+// breaker every query of the service goes through. Closed last: every other part needs it to close.
+
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type pg from 'pg';
+import { openDatabase } from './database.ts';
+import { createDbBreaker, type DbBreaker } from './breaker.ts';
+import { LinkLists } from '../links/list-store.ts';
+import { migrate } from './migrate.ts';
+import { createPool, type Queryable } from './pool.ts';
+import type { PartOptions } from '../part.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Queryable;
+    /** The pool behind `db`, for the few changes that take a transaction of several statements. */
+    pool: pg.Pool;
+    /** The Postgres breaker: its state and the failures it counted. */
+    breaker: DbBreaker;
+    /**
+     * The link list's, its search's, tags' and exports' own pool and breaker (DB_LIST_POOL_MAX): a
+     * slow search holds one of its connections and counts against its breaker, never those of
+     * redirects and writes. On the embedded engine, its one connection is shared.
+     */
+    listDb: Queryable;
+    listBreaker: DbBreaker;
+    /** The link list's pages, read through listDb, and how each was planned. */
+    linkLists: LinkLists;
+  }
+}
+
+export default fp(
+  async function postgresPart(app: FastifyInstance, { config, log, migrate: migrating, wrapDb }: PartOptions) {
+    const database = await openDatabase(config, log);
+    app.addHook('onClose', async () => {
+      await database.stop();
+    });
+    if (migrating) await migrate(database.url, log);
+    const pool = createPool(database.url, { ...config, dbPoolMax: database.poolMax }, log);
+    app.addHook('onClose', async () => {
+      await pool.end();
+    });
+    const breaker = createDbBreaker(config, log, app.metrics?.breakerTransition);
+    app.addHook('onClose', async () => {
+      breaker.shutdown();
+    });
+    // A page of the list is at most 101 rows: parallel workers only add their start-up and take
+    // cores from the queries of redirects (measured: load/run.ts --scenario list).
+    const listPool =
+      database.poolMax === 1
+        ? pool
+        : createPool(database.url, { ...config, dbPoolMax: config.dbListPoolMax }, log, { max_parallel_workers_per_gather: '0' });
+    if (listPool !== pool) {
+      app.addHook('onClose', async () => {
+        await listPool.end();
+      });
+    }
+    const listBreaker = createDbBreaker(config, log, undefined, 'Postgres breaker of the link list');
+    app.addHook('onClose', async () => {
+      listBreaker.shutdown();
+    });
+    app.decorate('db', wrapDb?.(pool) ?? pool);
+    app.decorate('pool', pool);
+    app.decorate('breaker', breaker);
+    const listDb = wrapDb?.(listPool) ?? listPool;
+    app.decorate('listDb', listDb);
+    app.decorate('linkLists', new LinkLists(listDb));
+    app.decorate('listBreaker', listBreaker);
+  },
+  { name: 'postgres', dependencies: ['metrics'] },
+);

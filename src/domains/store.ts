@@ -1,0 +1,206 @@
+// The queries of short domains (core/domains.ts). Domain 0, the default, has no host here: its
+// host is BASE_URL's.
+
+import type { LinkKey } from '../core/domains.ts';
+import type { Link } from '../core/link.ts';
+import type { LinkOptions } from '../core/link-options.ts';
+import type { ShortCode } from '../core/codes.ts';
+import type pg from 'pg';
+import { inTransaction, type Queryable } from '../db/pool.ts';
+
+/** Where a domain sends what is not a link of its; null: the service's own answer. */
+export interface DomainFallbacks {
+  readonly rootRedirect: string | null;
+  readonly notFoundRedirect: string | null;
+  readonly expiredRedirect: string | null;
+}
+
+export interface DomainRecord extends DomainFallbacks {
+  readonly id: number;
+  /** null for the default domain. */
+  readonly host: string | null;
+  /** null for the default domain, which every workspace shares. */
+  readonly workspaceId: number | null;
+  readonly createdAt: Date;
+}
+
+interface DomainRow {
+  id: string;
+  workspace_id: string | null;
+  host: string | null;
+  root_redirect: string | null;
+  not_found_redirect: string | null;
+  expired_redirect: string | null;
+  created_at: Date;
+}
+
+const COLUMNS = 'd.id, d.workspace_id, d.host, d.root_redirect, d.not_found_redirect, d.expired_redirect, d.created_at';
+
+function domainOf(row: DomainRow): DomainRecord {
+  return {
+    id: Number(row.id),
+    host: row.host,
+    workspaceId: row.workspace_id === null ? null : Number(row.workspace_id),
+    rootRedirect: row.root_redirect,
+    notFoundRedirect: row.not_found_redirect,
+    expiredRedirect: row.expired_redirect,
+    createdAt: row.created_at,
+  };
+}
+
+/** Every domain of the deployment, the default first: what the host table serves. */
+export async function readAllDomains(db: Queryable): Promise<DomainRecord[]> {
+  const { rows } = await db.query<DomainRow>(`SELECT ${COLUMNS} FROM domains d ORDER BY d.id`);
+  return rows.map(domainOf);
+}
+
+/** How many live links of workspace $1 are on domain d. */
+const LINKS_ON = '(SELECT count(*) FROM links l WHERE l.workspace_id = $1 AND l.domain_id = d.id AND NOT l.deleted) AS links';
+
+/** A domain, with how many of the workspace's links are on it. */
+export type CountedDomain = DomainRecord & { readonly links: number };
+
+const countedOf = (row: DomainRow & { links: string }): CountedDomain => ({ ...domainOf(row), links: Number(row.links) });
+
+/** The domains a workspace may put links on (the default first, then its own by host), with how many of its links each has. */
+export async function readWorkspaceDomains(db: Queryable, workspaceId: number): Promise<CountedDomain[]> {
+  const { rows } = await db.query<DomainRow & { links: string }>(
+    `SELECT ${COLUMNS}, ${LINKS_ON}
+     FROM domains d WHERE d.id = 0 OR d.workspace_id = $1
+     ORDER BY d.id <> 0, d.host`,
+    [workspaceId],
+  );
+  return rows.map(countedOf);
+}
+
+/** Adds a domain to a workspace; undefined when its host is taken (by any workspace). */
+export async function insertDomain(
+  db: Queryable,
+  workspaceId: number,
+  host: string,
+  fallbacks: DomainFallbacks,
+): Promise<DomainRecord | undefined> {
+  const { rows } = await db.query<DomainRow>(
+    `INSERT INTO domains AS d (workspace_id, host, root_redirect, not_found_redirect, expired_redirect)
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host) DO NOTHING RETURNING ${COLUMNS}`,
+    [workspaceId, host, fallbacks.rootRedirect, fallbacks.notFoundRedirect, fallbacks.expiredRedirect],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : domainOf(row);
+}
+
+/** Changes the fallbacks given (undefined: kept) of a workspace's domain; undefined when it has no such domain. */
+export async function updateDomain(
+  db: Queryable,
+  workspaceId: number,
+  host: string,
+  change: Partial<DomainFallbacks>,
+): Promise<CountedDomain | undefined> {
+  const { rows } = await db.query<DomainRow & { links: string }>(
+    `UPDATE domains AS d SET
+       root_redirect = CASE WHEN $3 THEN $4 ELSE root_redirect END,
+       not_found_redirect = CASE WHEN $5 THEN $6 ELSE not_found_redirect END,
+       expired_redirect = CASE WHEN $7 THEN $8 ELSE expired_redirect END
+     WHERE workspace_id = $1 AND host = $2 RETURNING ${COLUMNS}, ${LINKS_ON}`,
+    [
+      workspaceId,
+      host,
+      change.rootRedirect !== undefined,
+      change.rootRedirect ?? null,
+      change.notFoundRedirect !== undefined,
+      change.notFoundRedirect ?? null,
+      change.expiredRedirect !== undefined,
+      change.expiredRedirect ?? null,
+    ],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : countedOf(row);
+}
+
+export type DomainRemoval =
+  | { readonly outcome: 'removed'; readonly moved: readonly Link[]; readonly left: readonly LinkKey[] }
+  | { readonly outcome: 'not-found' }
+  | { readonly outcome: 'in-use' }
+  | { readonly outcome: 'conflict'; readonly codes: readonly string[] };
+
+interface MovedRow {
+  code: ShortCode;
+  url: string;
+  expires_at: Date | null;
+  disabled: boolean;
+  version: number;
+  options: LinkOptions | null;
+}
+
+/**
+ * Removes a workspace's domain, in one transaction. Its live links move to `moveTo` (a domain id
+ * the caller has checked the workspace may use), each one version newer; without `moveTo`, a
+ * domain that still has live links is 'in-use'. An alias that exists on the target already is a
+ * 'conflict' (the first few are named), and nothing changes. The rows of its deleted links go
+ * (their codes are nowhere to be asked for once the host is gone). `left`: the keys of the links
+ * the domain had, whose cached copies are now to be dropped everywhere.
+ */
+export async function removeDomain(pool: pg.Pool, workspaceId: number, host: string, moveTo: number | null): Promise<DomainRemoval> {
+  return inTransaction(
+    pool,
+    (client) => removeInTransaction(client, workspaceId, host, moveTo),
+    (removal) => removal.outcome === 'removed',
+  );
+}
+
+async function removeInTransaction(db: Queryable, workspaceId: number, host: string, moveTo: number | null): Promise<DomainRemoval> {
+  const found = await db.query<{ id: string }>('SELECT id FROM domains WHERE workspace_id = $1 AND host = $2 FOR UPDATE', [
+    workspaceId,
+    host,
+  ]);
+  const id = found.rows[0]?.id;
+  if (id === undefined) return { outcome: 'not-found' };
+  const live = await db.query<{ code: string }>('SELECT code FROM links WHERE domain_id = $1 AND NOT deleted LIMIT 1', [id]);
+  if (live.rows.length > 0 && moveTo === null) return { outcome: 'in-use' };
+  if (moveTo !== null) {
+    const clash = await db.query<{ code: string }>(
+      `SELECT a.code FROM links a JOIN links b ON b.domain_id = $2 AND b.code = a.code
+       WHERE a.domain_id = $1 AND NOT a.deleted ORDER BY a.code LIMIT 10`,
+      [id, moveTo],
+    );
+    if (clash.rows.length > 0) return { outcome: 'conflict', codes: clash.rows.map((row) => row.code) };
+  }
+  // Rows that name a deleted link of the domain, then those links (their totals go by cascade).
+  const gone = await db.query<{ code: ShortCode }>('SELECT code FROM links WHERE domain_id = $1 AND deleted', [id]);
+  await db.query(
+    'DELETE FROM link_clicks_daily d USING links l WHERE l.domain_id = $1 AND l.deleted AND d.domain_id = l.domain_id AND d.code = l.code',
+    [id],
+  );
+  await db.query(
+    'DELETE FROM click_rollups r USING links l WHERE l.domain_id = $1 AND l.deleted AND r.domain_id = l.domain_id AND r.code = l.code',
+    [id],
+  );
+  await db.query(
+    'DELETE FROM idempotency_keys k USING links l WHERE l.domain_id = $1 AND l.deleted AND k.domain_id = l.domain_id AND k.code = l.code',
+    [id],
+  );
+  await db.query('DELETE FROM links WHERE domain_id = $1 AND deleted', [id]);
+  let moved: Link[] = [];
+  if (moveTo !== null) {
+    // Totals, days, rollups and Idempotency-Keys follow by ON UPDATE CASCADE (migrations/0008, 0009).
+    const { rows } = await db.query<MovedRow>(
+      `UPDATE links SET domain_id = $2, version = version + 1 WHERE domain_id = $1
+       RETURNING code, url, expires_at, disabled, version, options`,
+      [id, moveTo],
+    );
+    moved = rows.map((row) => ({
+      domainId: moveTo,
+      code: row.code,
+      url: row.url,
+      expiresAt: row.expires_at,
+      disabled: row.disabled,
+      deleted: false,
+      version: row.version,
+      options: row.options,
+    }));
+  }
+  await db.query('DELETE FROM domains WHERE id = $1', [id]);
+  const prefix = `${id}:`;
+  const left = [...gone.rows, ...moved].map((link) => `${prefix}${link.code}` as LinkKey);
+  return { outcome: 'removed', moved, left };
+}

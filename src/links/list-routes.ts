@@ -1,0 +1,185 @@
+// GET /links: a workspace's links, searched, filtered, sorted and paged; GET /tags: its tags with
+// their counts; GET /links/export.csv: the same list as a CSV file, streamed page by page (never
+// built in memory), with click totals. Any key of the workspace may read them.
+
+import { Readable } from 'node:stream';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { requireKey } from '../auth/authenticate.ts';
+import { encodeCursor, LIST_LIMIT_MAX, readFilter, readListQuery, type Cursor, type ListFilter, type ListRequest } from './list-query.ts';
+import type { DbBreaker } from '../db/breaker.ts';
+import { listTags, type LinkLists } from './list-store.ts';
+import type { LinkDetails } from '../db/links.ts';
+import type { Queryable } from '../db/pool.ts';
+import { AppError } from '../errors.ts';
+import { shownOptions } from '../core/link-options.ts';
+import { csvLine, formulaSafe } from '../api/csv.ts';
+import { linkView } from './view.ts';
+import { errors, LinkList, ListQuery, TagList, SECURITY } from '../api/schemas.ts';
+import type { ShortUrls } from '../domains/short-urls.ts';
+
+export interface LinkListDeps {
+  db: Queryable;
+  /** The pages, read through `db`. */
+  lists: LinkLists;
+  breaker: DbBreaker;
+  shortUrls: ShortUrls;
+}
+
+export const EXPORT_COLUMNS = [
+  'code',
+  'domain',
+  'shortUrl',
+  'url',
+  'title',
+  'tags',
+  'createdAt',
+  'expiresAt',
+  'disabled',
+  'clicks',
+  'botClicks',
+  'creator',
+  // The link's options as the API writes them (JSON), empty for a plain link; the import reads them back.
+  'options',
+];
+
+export async function linkListRoutes(plain: FastifyInstance, { db, lists, breaker, shortUrls }: LinkListDeps): Promise<void> {
+  const app = plain.withTypeProvider<TypeBoxTypeProvider>();
+  /** `filter` with the domain `host` names, if any: one of the workspace's (400 DOMAIN_UNKNOWN otherwise). */
+  const onDomain = async (filter: ListFilter, host: string | undefined, workspaceId: number): Promise<ListFilter> =>
+    host === undefined ? filter : { ...filter, domainId: (await shortUrls.domainOf(host, workspaceId)).id };
+
+  app.get(
+    '/links',
+    {
+      schema: {
+        summary: "The workspace's links: searched, filtered, sorted, a page at a time",
+        description:
+          'Pages are keyset pages: give nextCursor as cursor for the next one. Links created meanwhile never shift a page ' +
+          '(none is shown twice or skipped); with sort=clicks a link whose count changes may move. Any key of the workspace.',
+        tags: ['links'],
+        security: SECURITY,
+        querystring: ListQuery,
+        response: { 200: LinkList, ...errors(400, 401, 503) },
+      },
+      config: { queryError: 'LIST_QUERY_INVALID' },
+    },
+    async (request) => {
+      const key = requireKey(request);
+      const verdict = readListQuery(request.query);
+      if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
+      const filter = await onDomain(verdict.request.filter, request.query.domain, key.workspaceId);
+      const page = await breaker.run(() => lists.page(key.workspaceId, { ...verdict.request, filter }));
+      const now = Date.now();
+      return {
+        links: page.links.map((link) => linkView(link, shortUrls, now)),
+        nextCursor: page.next === undefined ? null : encodeCursor(page.next),
+      };
+    },
+  );
+
+  app.get(
+    '/tags',
+    {
+      schema: {
+        summary: "The workspace's tags, with how many links have each",
+        description: 'Most used first; at most 1000. Any key of the workspace.',
+        tags: ['links'],
+        security: SECURITY,
+        response: { 200: TagList, ...errors(401, 503) },
+      },
+    },
+    async (request) => {
+      const key = requireKey(request);
+      return { tags: await breaker.run(() => listTags(db, key.workspaceId)) };
+    },
+  );
+
+  const { limit: _limit, cursor: _cursor, sort: _sort, ...filterProperties } = ListQuery.properties;
+  app.get(
+    '/links/export.csv',
+    {
+      schema: {
+        summary: "The workspace's links as a CSV file, with their click totals",
+        description:
+          `Columns: ${EXPORT_COLUMNS.join(', ')}; tags joined with "|". The same filters as GET /links; newest first; ` +
+          'streamed. A title or tag that would start a spreadsheet formula (=, +, -, @) is written after a "\'" ' +
+          '(the import removes it again). Any key of the workspace.',
+        tags: ['links'],
+        security: SECURITY,
+        querystring: { type: 'object', properties: filterProperties, additionalProperties: false },
+        response: {
+          200: { description: 'The CSV file.', content: { 'text/csv': { schema: { type: 'string' } } } },
+          ...errors(400, 401, 503),
+        },
+      },
+      config: { queryError: 'LIST_QUERY_INVALID' },
+    },
+    async (request, reply) => {
+      const key = requireKey(request);
+      const read = readFilter(request.query);
+      if (typeof read === 'string') throw new AppError('LIST_QUERY_INVALID', read);
+      const filter = await onDomain(read, request.query.domain, key.workspaceId);
+      // The first page is read before answering: a database that cannot answer is a 503, not a cut CSV.
+      const pages = exportPages(lists, breaker, key.workspaceId, filter);
+      const first = await pages.next();
+      const day = new Date().toISOString().slice(0, 10);
+      return (
+        reply
+          .header('content-type', 'text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="links-${day}.csv"`)
+          .header('cache-control', 'no-store')
+          // The schema documents the body as text; Fastify sends a stream as it comes (no serialiser runs).
+          .send(Readable.from(exportLines(first, pages, shortUrls)) as unknown as string)
+      );
+    },
+  );
+}
+
+const EXPORT_PAGE = LIST_LIMIT_MAX * 10;
+
+async function* exportPages(lists: LinkLists, breaker: DbBreaker, workspaceId: number, filter: ListFilter): AsyncGenerator<LinkDetails[]> {
+  let after: Cursor | undefined;
+  do {
+    const request: ListRequest = { sort: 'created', limit: EXPORT_PAGE, filter, after };
+    const page = await breaker.run(() => lists.page(workspaceId, request));
+    yield page.links;
+    after = page.next;
+  } while (after !== undefined);
+}
+
+async function* exportLines(
+  first: IteratorResult<LinkDetails[]>,
+  rest: AsyncGenerator<LinkDetails[]>,
+  urls: ShortUrls,
+): AsyncGenerator<string> {
+  yield csvLine(EXPORT_COLUMNS);
+  if (first.done === true) return;
+  yield exportRows(first.value, urls);
+  for await (const links of rest) yield exportRows(links, urls);
+}
+
+function exportRows(links: readonly LinkDetails[], urls: ShortUrls): string {
+  return links
+    .map((link) => {
+      const { domain, shortUrl } = urls.of(link);
+      return csvLine([
+        link.code,
+        domain,
+        shortUrl,
+        link.url,
+        { text: link.title ?? '' },
+        // Each tag on its own: the import splits the cell, then reads each tag back.
+        link.tags.map(formulaSafe).join('|'),
+        link.createdAt.toISOString(),
+        link.expiresAt?.toISOString() ?? '',
+        String(link.disabled),
+        String(link.clicks),
+        String(link.botClicks),
+        { text: link.ownerName ?? '' },
+        // Without the password's hash: an imported link with `password: true` is refused, and needs a new password.
+        link.options === null ? '' : JSON.stringify(shownOptions(link.options)),
+      ]);
+    })
+    .join('');
+}

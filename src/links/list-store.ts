@@ -1,0 +1,242 @@
+// The link list of a workspace, one keyset page at a time, and its tags. Every way the list is
+// read has an index of its own (migrations/0006_link_list.sql): newest first reads
+// links_list_created backwards from the cursor, most clicked first link_totals_by_clicks, and each
+// filter has one (the creator's, the disabled and expiring links', the tags' GIN, the search's
+// trigram GIN). The planner picks among them (its estimates of a search come from statistics of
+// the searched text: migrations/0006), but for two shapes it cannot cost, planned here: a rare tag
+// with another order or a search (its links first), and a search whose words nearly every link
+// has (walked newest first, as a sample of the newest links says it is dense). The load suite's
+// `list` scenario (load/list-bench.ts) measures every shape on a million links.
+
+import { LRUCache } from 'lru-cache';
+import { containsPattern, type Cursor, type ListFilter, type ListRequest } from './list-query.ts';
+import { DETAILS_COLUMNS, DETAILS_JOINS, detailsOf, type DetailsRow, type LinkDetails } from '../db/links.ts';
+import type { Queryable } from '../db/pool.ts';
+
+export interface LinkPage {
+  readonly links: LinkDetails[];
+  /** Where the next page starts; undefined: this was the last. */
+  readonly next: Cursor | undefined;
+}
+
+/** The search's expression, exactly as the trigram index has it (in the database's collation: its case folding is the locale's). */
+const SEARCHED = `((l.code || E'\\n' || l.url || E'\\n' || coalesce(l.title, '')) COLLATE "default")`;
+
+/** WHERE conditions of `filter` on links l, their values appended to `values`. */
+function conditions(filter: ListFilter, values: unknown[]): string[] {
+  const where: string[] = [];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  if (filter.q !== undefined) where.push(`${SEARCHED} ILIKE ${param(containsPattern(filter.q))}`);
+  if (filter.tag !== undefined) where.push(`l.tags @> ARRAY[${param(filter.tag)}::text]`);
+  if (filter.creator !== undefined) where.push(`l.owner_key_id = ${param(filter.creator)}`);
+  if (filter.domainId !== undefined) where.push(`l.domain_id = ${param(filter.domainId)}`);
+  if (filter.state === 'disabled') where.push('l.disabled');
+  if (filter.state === 'expired') where.push('NOT l.disabled AND l.expires_at IS NOT NULL AND l.expires_at <= now()');
+  if (filter.state === 'active') where.push('NOT l.disabled AND (l.expires_at IS NULL OR l.expires_at > now())');
+  return where;
+}
+
+/**
+ * A tag that few links have (workspace_tags counts them exactly) is read first, by the tags'
+ * index, and only its links are ordered: walking the clicks index would read link after link,
+ * each a random page of the table, to find the few with the tag (125 ms in Postgres for a tag of
+ * 3,176 links at a million, pages from the OS cache, against 13–23 ms tag first; PostgreSQL 15 with
+ * its defaults, 2026-12-02), and a search among them would test the words on every link newer
+ * than the last one shown. Newest first with a rare tag alone needs none of this: that walk reads
+ * the table in the order it was written, and the planner takes it.
+ */
+export const TAG_FIRST_MAX = 5000;
+
+/**
+ * The newest links of a workspace whose text a search is tried on (lower-cased), kept a minute:
+ * the share of them that a search matches tells how far the newest-first walk would go to fill a
+ * page. Workspaces with fewer links are not sampled: every plan is cheap there.
+ */
+export const SAMPLE_SIZE = 10_000;
+const SAMPLE_TTL_MS = 60_000;
+/** Strings of the samples kept, in UTF-16 code units (16 MB: samples of six workspaces of long URLs). */
+const SAMPLES_MAX_UNITS = 8 * 2 ** 20;
+
+/**
+ * The most links a search walks newest first (the walk stops at a full page); about 35 ms of
+ * Postgres at 1.4 µs a link (11,108 links walked in 15 ms for a page of a URL fragment). A search
+ * whose matches are denser than a page in this many links is walked: the trigram index would read
+ * a posting list for each trigram of the words, long ones for trigrams that nearly every link has
+ * (a host name, "https"): 80–108 ms in Postgres for that fragment at a million links, against
+ * 15–22 ms walked (load/run.ts --scenario list, PostgreSQL 15 with its defaults, 2026-12-02).
+ * Rarer matches take the index.
+ */
+export const WALK_MAX = 25_000;
+
+/** How each page was planned, counted (tests read them). */
+export interface ListPlans {
+  /** The planner's choice among the indexes. */
+  planner: number;
+  /** The links of a rare tag first. */
+  tagFirst: number;
+  /** A search walked newest first, and a page found within WALK_MAX links. */
+  walked: number;
+  /** A walk that found less than a page: the planner's query answered instead. */
+  walkedShort: number;
+}
+
+/**
+ * The link lists of the workspaces, read through `db`: each page with the plan its filters
+ * need (see above), with a sample of each big workspace's newest links to plan its searches.
+ */
+export class LinkLists {
+  readonly plans: ListPlans = { planner: 0, tagFirst: 0, walked: 0, walkedShort: 0 };
+  readonly #db: Queryable;
+  readonly #samples: LRUCache<number, string[]>;
+
+  constructor(db: Queryable) {
+    this.#db = db;
+    this.#samples = new LRUCache<number, string[]>({
+      maxSize: SAMPLES_MAX_UNITS,
+      sizeCalculation: (texts) =>
+        Math.max(
+          1,
+          texts.reduce((units, text) => units + text.length, 0),
+        ),
+      ttl: SAMPLE_TTL_MS,
+      fetchMethod: (workspaceId) => newestTexts(db, workspaceId),
+    });
+  }
+
+  /** One page of the workspace's links that pass `request.filter`, in `request.sort` order. */
+  async page(workspaceId: number, request: ListRequest): Promise<LinkPage> {
+    const { tag, q } = request.filter;
+    if (
+      tag !== undefined &&
+      (request.sort === 'clicks' || q !== undefined) &&
+      (await tagCount(this.#db, workspaceId, tag)) <= TAG_FIRST_MAX
+    ) {
+      this.plans.tagFirst++;
+      return page(this.#db, workspaceId, request, 'tag first');
+    }
+    if (q !== undefined && request.sort === 'created' && onlySearch(request.filter) && (await this.#dense(workspaceId, q, request.limit))) {
+      const walked = await page(this.#db, workspaceId, request, 'walk');
+      if (walked.next !== undefined) {
+        this.plans.walked++;
+        return walked;
+      }
+      this.plans.walkedShort++;
+    } else this.plans.planner++;
+    return page(this.#db, workspaceId, request, 'planner');
+  }
+
+  /** Whether `q` matches more than a page in WALK_MAX of the workspace's newest links, by its sample. */
+  async #dense(workspaceId: number, q: string, limit: number): Promise<boolean> {
+    const texts = (await this.#samples.fetch(workspaceId)) ?? [];
+    if (texts.length < SAMPLE_SIZE) return false;
+    const needle = q.toLowerCase();
+    let hits = 0;
+    for (const text of texts) if (text.includes(needle)) hits++;
+    return hits * WALK_MAX >= (limit + 1) * texts.length;
+  }
+}
+
+const onlySearch = (filter: ListFilter) =>
+  filter.tag === undefined && filter.state === undefined && filter.creator === undefined && filter.domainId === undefined;
+
+async function newestTexts(db: Queryable, workspaceId: number): Promise<string[]> {
+  const { rows } = await db.query<{ text: string }>(
+    `SELECT lower(${SEARCHED}) AS text FROM links l WHERE l.workspace_id = $1 AND NOT l.deleted
+     ORDER BY l.created_at DESC, l.code DESC LIMIT ${SAMPLE_SIZE}`,
+    [workspaceId],
+  );
+  return rows.map((row) => row.text);
+}
+
+async function tagCount(db: Queryable, workspaceId: number, tag: string): Promise<number> {
+  const { rows } = await db.query<{ links: string }>('SELECT links FROM workspace_tags WHERE workspace_id = $1 AND tag = $2', [
+    workspaceId,
+    tag,
+  ]);
+  return Number(rows[0]?.links ?? 0);
+}
+
+/**
+ * How a page is read. 'planner': one statement, the planner picks the indexes. 'tag first': the
+ * tag's links are read first (a materialised CTE, which the planner cannot fold back in), then
+ * filtered and ordered. 'walk': the next WALK_MAX links newest first (or fewer), the search
+ * tested on them in that order; a full page from it is the page, else the planner's answers.
+ */
+export type Plan = 'planner' | 'tag first' | 'walk';
+
+/** One page, read as `plan` says (exported for the load suite, which explains each plan). */
+export async function page(db: Queryable, workspaceId: number, request: ListRequest, plan: Plan): Promise<LinkPage> {
+  const values: unknown[] = [workspaceId];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const { after } = request;
+  const byClicks = request.sort === 'clicks';
+  const keyset =
+    after === undefined
+      ? []
+      : byClicks
+        ? [`(t.clicks, t.code) < (${param(after.value)}::bigint, ${param(after.code)})`]
+        : [`(l.created_at, l.code) < (${param(after.value)}::timestamptz, ${param(after.code)})`];
+  const own = ['l.workspace_id = $1', 'NOT l.deleted'];
+  const order = byClicks ? 't.clicks DESC, t.code DESC' : 'l.created_at DESC, l.code DESC';
+  let source = 'links l';
+  let prefix = '';
+  let where: string[] = [];
+  if (plan === 'walk') {
+    // The keyset and every other filter in the walk; the search on its links, in order.
+    const { q, ...rest } = request.filter;
+    const walk = [...own, ...conditions(rest, values), ...keyset].join(' AND ');
+    const search = conditions(q === undefined ? {} : { q }, values).join(' AND ');
+    source = `(SELECT * FROM (SELECT * FROM links l WHERE ${walk} ORDER BY ${order} LIMIT ${WALK_MAX}) l
+               WHERE ${search} ORDER BY ${order} LIMIT ${param(request.limit + 1)}) l`;
+  } else if (plan === 'tag first') {
+    const tagged = [...own, `l.tags @> ARRAY[${param(request.filter.tag)}::text]`, ...conditions(request.filter, values)].join(' AND ');
+    if (byClicks) {
+      // The tagged links' codes that pass, their totals, the page of them; then their details.
+      prefix = `WITH tagged AS MATERIALIZED (SELECT l.domain_id, l.code FROM links l WHERE ${tagged})\n`;
+      const totals = ['t.workspace_id = $1', ...keyset].join(' AND ');
+      source = `(SELECT t.* FROM tagged g JOIN link_totals t ON t.domain_id = g.domain_id AND t.code = g.code WHERE ${totals}
+                 ORDER BY ${order} LIMIT ${param(request.limit + 1)}) t JOIN links l ON l.domain_id = t.domain_id AND l.code = t.code`;
+    } else {
+      // Newest first, the page is cut before the totals are joined to it.
+      prefix = `WITH tagged AS MATERIALIZED (SELECT * FROM links l WHERE ${tagged})\n`;
+      const afterCursor = keyset.length === 0 ? '' : `WHERE ${keyset.join(' AND ')}`;
+      source = `(SELECT * FROM tagged l ${afterCursor} ORDER BY ${order} LIMIT ${param(request.limit + 1)}) l`;
+    }
+  } else where = [...own, ...conditions(request.filter, values), ...keyset];
+  let from = `${source} LEFT JOIN link_totals t ON t.domain_id = l.domain_id AND t.code = l.code`;
+  if (plan === 'tag first' && byClicks) from = source;
+  else if (byClicks) {
+    from = `link_totals t JOIN ${source} ON l.domain_id = t.domain_id AND l.code = t.code`;
+    where.push('t.workspace_id = $1');
+  }
+  const { rows } = await db.query<DetailsRow & { sort_key: string }>(
+    `${prefix}SELECT ${DETAILS_COLUMNS}, ${byClicks ? 't.clicks::text' : 'l.created_at::text'} AS sort_key
+     FROM ${from} ${DETAILS_JOINS}
+     ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
+     ORDER BY ${order}
+     LIMIT ${param(request.limit + 1)}`,
+    values,
+  );
+  const more = rows.length > request.limit;
+  const shown = more ? rows.slice(0, request.limit) : rows;
+  const last = shown.at(-1);
+  const next: Cursor | undefined = more && last !== undefined ? { sort: request.sort, value: last.sort_key, code: last.code } : undefined;
+  return { links: shown.map(detailsOf), next };
+}
+
+export const TAGS_LISTED_MAX = 1000;
+
+/** The workspace's tags in use, most used first (at most TAGS_LISTED_MAX): counted by triggers, never here. */
+export async function listTags(db: Queryable, workspaceId: number): Promise<{ tag: string; links: number }[]> {
+  const { rows } = await db.query<{ tag: string; links: string }>(
+    `SELECT tag, links FROM workspace_tags WHERE workspace_id = $1 AND links > 0 ORDER BY links DESC, tag LIMIT ${TAGS_LISTED_MAX}`,
+    [workspaceId],
+  );
+  return rows.map((row) => ({ tag: row.tag, links: Number(row.links) }));
+}

@@ -1,0 +1,34 @@
+// A link as the API shows it (the Link schema in schemas.ts): its list item, and the answer of
+// GET and PATCH /links/:code.
+
+import type { Static } from 'typebox';
+import { linkState } from '../core/link.ts';
+import { shownOptions, type LinkOptions } from '../core/link-options.ts';
+import type { LinkOptions as LinkOptionsSchema } from '../api/schemas.ts';
+import type { LinkDetails } from '../db/links.ts';
+import type { ShortUrls } from '../domains/short-urls.ts';
+
+export function linkView(link: LinkDetails, urls: ShortUrls, now: number) {
+  const { domain, shortUrl } = urls.of(link);
+  return {
+    code: link.code,
+    domain,
+    shortUrl,
+    url: link.url,
+    title: link.title,
+    tags: [...link.tags],
+    expiresAt: link.expiresAt?.toISOString() ?? null,
+    disabled: link.disabled,
+    state: linkState(link, now),
+    createdAt: link.createdAt.toISOString(),
+    creator: link.ownerKeyId === null ? null : { id: link.ownerKeyId, name: link.ownerName ?? '' },
+    clicks: link.clicks,
+    botClicks: link.botClicks,
+    options: optionsView(link.options),
+  };
+}
+
+/** Options as the API's schema types them (its arrays are not readonly). */
+export function optionsView(options: LinkOptions | null): Static<typeof LinkOptionsSchema> | null {
+  return shownOptions(options) as Static<typeof LinkOptionsSchema> | null;
+}

@@ -1,0 +1,80 @@
+// A webhook's body, rendered from what the outbox stored (webhooks/store.ts): the Standard Webhooks
+// envelope {type, timestamp, data}, with each link as the API shows it (its short URL, its options
+// without secrets). The same message renders to the same bytes on every try and every instance,
+// as long as BASE_URL and the link's domain stay as they were.
+
+import { shownOptions, type LinkOptions } from '../core/link-options.ts';
+import type { WebhookEvent } from '../core/webhooks.ts';
+import type { ShortUrls } from '../domains/short-urls.ts';
+
+/** What a body is rendered from: a claimed delivery's message. */
+export interface StoredMessage {
+  readonly type: WebhookEvent;
+  readonly data: Record<string, unknown>;
+  readonly createdAt: Date;
+}
+
+interface StoredLink {
+  domainId: number | string;
+  domainHost: string | null;
+  code: string;
+  url: string;
+  title: string | null;
+  tags: string[] | null;
+  expiresAt: string | null;
+  disabled: boolean;
+  deleted: boolean;
+  version: number;
+  options: LinkOptions | null;
+  createdAt: string;
+}
+
+interface StoredCount {
+  domainId: number | string;
+  domainHost: string | null;
+  code: string;
+  day: string;
+  clicks: number;
+  botClicks: number;
+}
+
+/** A timestamp as Postgres's jsonb wrote it, in RFC 3339 UTC with milliseconds. */
+function isoOf(value: string | null): string | null {
+  return value === null ? null : new Date(value).toISOString();
+}
+
+function addressOf(urls: ShortUrls, stored: { domainId: number | string; domainHost: string | null; code: string }) {
+  return urls.of({ domainId: Number(stored.domainId), code: stored.code, domainHost: stored.domainHost });
+}
+
+function linkOf(stored: StoredLink, urls: ShortUrls) {
+  const { domain, shortUrl } = addressOf(urls, stored);
+  return {
+    code: stored.code,
+    domain,
+    shortUrl,
+    url: stored.url,
+    title: stored.title,
+    tags: stored.tags ?? [],
+    expiresAt: isoOf(stored.expiresAt),
+    disabled: stored.disabled,
+    deleted: stored.deleted,
+    version: stored.version,
+    createdAt: isoOf(stored.createdAt),
+    options: shownOptions(stored.options),
+  };
+}
+
+export function webhookBody(message: StoredMessage, urls: ShortUrls): string {
+  const timestamp = message.createdAt.toISOString();
+  if (message.type === 'link.clicked') {
+    const counts = (message.data.counts as StoredCount[]).map((count) => {
+      const { domain, shortUrl } = addressOf(urls, count);
+      return { code: count.code, domain, shortUrl, day: count.day, clicks: count.clicks, botClicks: count.botClicks };
+    });
+    return JSON.stringify({ type: message.type, timestamp, data: { counts } });
+  }
+  const data: Record<string, unknown> = { link: linkOf(message.data as unknown as StoredLink, urls) };
+  if (message.type === 'link.click_limit_reached') data.clickLimit = message.data.clickLimit;
+  return JSON.stringify({ type: message.type, timestamp, data });
+}
