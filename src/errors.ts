@@ -1,5 +1,7 @@
 // One table of coded errors. Clients branch on `code`; the message is for people and may change.
 
+import { Type } from 'typebox';
+
 export const ERRORS = {
   // 400: the request is malformed
   BAD_REQUEST: { status: 400, message: 'The request is malformed.' },
@@ -174,4 +176,21 @@ export function errorHeaders(code: ErrorCode): Record<string, string> {
   if (ERRORS[code].status === 503) headers['retry-after'] = String(RETRY_AFTER_SECONDS);
   if (ERRORS[code].status === 401) headers['www-authenticate'] = 'Bearer';
   return headers;
+}
+
+/** Every error answer's body, {"error": {"code", "message", "field"?}}, for validation and the OpenAPI document. */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({ description: 'Stable error code; branch on it.', examples: ['LINK_NOT_FOUND'] }),
+      message: Type.String({ description: 'For people; may change.' }),
+      field: Type.Optional(Type.String({ description: 'The body field the error is about, where it is one field’s.' })),
+    }),
+  },
+  { $id: 'Error', title: 'Error' },
+);
+
+/** Error answers a route may give, for the OpenAPI document. */
+export function errorResponses(...statuses: number[]): Record<number, typeof ErrorBody> {
+  return Object.fromEntries(statuses.map((status) => [status, ErrorBody]));
 }

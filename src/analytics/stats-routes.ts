@@ -17,8 +17,10 @@ import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { csvLine } from '../api/csv.ts';
 import { workspaceLink } from '../links/manage-routes.ts';
-import { CodeParams, errors, SECURITY, Stats, StatsQuery, WorkspaceStats, WorkspaceStatsQuery } from '../api/schemas.ts';
+import { CodeParams, SECURITY } from '../api/schemas.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
+import { errorResponses as errors } from '../errors.ts';
+import { Stats, StatsQuery, WorkspaceStats, WorkspaceStatsQuery } from './schemas.ts';
 
 export interface StatsDeps {
   /** Where links are found (the primary's pool, as the other link routes read them). */

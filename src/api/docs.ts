@@ -4,7 +4,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { ErrorBody } from './schemas.ts';
+import { ErrorBody } from '../errors.ts';
 
 export async function registerDocs(app: FastifyInstance, baseUrl: string): Promise<void> {
   await app.register(swagger, {

@@ -11,7 +11,9 @@ import { parseId } from '../core/ids.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import { CreatedKey, CreateKeyBody, errors, KeyList, KeyParams, SECURITY } from '../api/schemas.ts';
+import { SECURITY } from '../api/schemas.ts';
+import { CreatedKey, CreateKeyBody, KeyList, KeyParams } from './schemas.ts';
+import { errorResponses as errors } from '../errors.ts';
 
 export interface KeysDeps {
   db: Queryable;

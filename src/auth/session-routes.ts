@@ -15,7 +15,8 @@ import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { clientKey } from '../edge/client-address.ts';
 import type { Counter } from '../api/rate-limits.ts';
-import { errors, SessionInfo, SignInBody } from '../api/schemas.ts';
+import { errorResponses as errors } from '../errors.ts';
+import { SessionInfo, SignInBody } from './schemas.ts';
 
 export interface SessionDeps {
   db: Queryable;

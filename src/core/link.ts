@@ -125,7 +125,9 @@ export function checkTags(tags: readonly string[]): { ok: true; value: string[] 
   return kept.length > TAGS_MAX ? { ok: false, code: 'TAGS_INVALID' } : { ok: true, value: kept };
 }
 
-export type LinkState = 'active' | 'expired' | 'disabled';
+/** What a link's `state` says, in the API and the list's filter. */
+export const LINK_STATES = ['active', 'expired', 'disabled'] as const;
+export type LinkState = (typeof LINK_STATES)[number];
 
 /** disabled if disabled, else expired once its expiry has passed, else active (as its redirect answers). */
 export function linkState(link: Pick<Link, 'disabled' | 'expiresAt'>, now: number): LinkState {

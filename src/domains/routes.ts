@@ -19,17 +19,10 @@ import type { CodeSpace } from '../resolve/code-space.ts';
 import type { HostTable } from '../resolve/hosts.ts';
 import type { LinkChanges } from '../write/link-changes.ts';
 import type pg from 'pg';
-import {
-  CreateDomainBody,
-  DomainList,
-  DomainParams,
-  DomainView,
-  errors,
-  PatchDomainBody,
-  RemoveDomainQuery,
-  SECURITY,
-} from '../api/schemas.ts';
+import { SECURITY } from '../api/schemas.ts';
 import type { ShortUrls } from './short-urls.ts';
+import { CreateDomainBody, DomainList, DomainParams, DomainView, PatchDomainBody, RemoveDomainQuery } from './schemas.ts';
+import { errorResponses as errors } from '../errors.ts';
 
 export interface DomainsDeps {
   db: Queryable;

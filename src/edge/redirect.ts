@@ -34,7 +34,6 @@ import type { HostTable, ServedDomain } from '../resolve/hosts.ts';
 import type { Resolver } from '../resolve/resolver.ts';
 import type { NotFoundLimit } from './not-found-limit.ts';
 import { QR_QUERY } from './request-head.ts';
-import { errors } from '../api/schemas.ts';
 import {
   ANSWERS,
   createEntryWriter,
@@ -46,6 +45,7 @@ import {
   type Prebuilt,
 } from './respond.ts';
 import { RequestVisitor, type RequestFields, type VisitorReaders } from './visitor.ts';
+import { errorResponses as errors } from '../errors.ts';
 
 export interface RedirectDeps {
   /** Which domain a Host names (resolve/hosts.ts). */

@@ -20,8 +20,10 @@ import { AppError, isAppError, type ErrorCode } from '../errors.ts';
 import type { Creator, LinkCreates } from './creates.ts';
 import { isCsvFile, parseCsv, type CsvFile } from '../api/csv.ts';
 import { creatorOf } from './create-routes.ts';
-import { errors, ImportQuery, ImportReport, SECURITY } from '../api/schemas.ts';
+import { SECURITY } from '../api/schemas.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
+import { errorResponses as errors } from '../errors.ts';
+import { ImportQuery, ImportReport } from './schemas.ts';
 
 export const IMPORT_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 export const IMPORT_ROWS_MAX = 5000;

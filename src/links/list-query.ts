@@ -5,13 +5,12 @@
 
 import { parseId } from '../core/ids.ts';
 import { codePoints } from '../core/field-values.ts';
-import { TAG_MAX_LENGTH, type LinkState } from '../core/link.ts';
+import { LINK_STATES, TAG_MAX_LENGTH, type LinkState } from '../core/link.ts';
 
 export const LIST_LIMIT_DEFAULT = 25;
 export const LIST_LIMIT_MAX = 100;
 export const SEARCH_MIN = 3;
 export const SEARCH_MAX = 100;
-const STATES: readonly LinkState[] = ['active', 'expired', 'disabled'];
 const SORTS = ['created', 'clicks'] as const;
 export type ListSort = (typeof SORTS)[number];
 
@@ -70,8 +69,8 @@ export function readFilter(params: ListQueryParams): ListFilter | string {
     filter.tag = tag;
   }
   if (params.state !== undefined) {
-    const state = STATES.find((candidate) => candidate === params.state);
-    if (state === undefined) return `state must be one of ${STATES.join(', ')}.`;
+    const state = LINK_STATES.find((candidate) => candidate === params.state);
+    if (state === undefined) return `state must be one of ${LINK_STATES.join(', ')}.`;
     filter.state = state;
   }
   if (params.creator !== undefined) {

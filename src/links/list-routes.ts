@@ -15,8 +15,10 @@ import { AppError } from '../errors.ts';
 import { shownOptions } from '../core/link-options.ts';
 import { csvLine, formulaSafe } from '../api/csv.ts';
 import { linkView } from './view.ts';
-import { errors, LinkList, ListQuery, TagList, SECURITY } from '../api/schemas.ts';
+import { SECURITY } from '../api/schemas.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
+import { errorResponses as errors } from '../errors.ts';
+import { LinkList, ListQuery, TagList } from './schemas.ts';
 
 export interface LinkListDeps {
   db: Queryable;

@@ -19,8 +19,10 @@ import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { LinkChanges } from '../write/link-changes.ts';
 import { linkView } from './view.ts';
-import { CodeParams, errors, LinkDetails as LinkDetailsSchema, LinkQuery, PatchLinkBody, SECURITY } from '../api/schemas.ts';
+import { CodeParams, LinkQuery, SECURITY } from '../api/schemas.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
+import { errorResponses as errors } from '../errors.ts';
+import { LinkDetails as LinkDetailsSchema, PatchLinkBody } from './schemas.ts';
 
 export interface ManageDeps {
   db: Queryable;

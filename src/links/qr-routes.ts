@@ -22,8 +22,9 @@ import type { CodeSpace } from '../resolve/code-space.ts';
 import type { HostTable } from '../resolve/hosts.ts';
 import type { Resolver } from '../resolve/resolver.ts';
 import type { NotFoundLimit } from '../edge/not-found-limit.ts';
-import { CodeParams, errors } from '../api/schemas.ts';
+import { CodeParams } from '../api/schemas.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
+import { errorResponses as errors } from '../errors.ts';
 
 export interface QrDeps {
   shortUrls: ShortUrls;

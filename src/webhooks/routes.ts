@@ -34,7 +34,7 @@ import {
   type WebhookEndpoint,
 } from './store.ts';
 import { AppError } from '../errors.ts';
-import { errors, SECURITY } from '../api/schemas.ts';
+import { SECURITY } from '../api/schemas.ts';
 import {
   CreatedWebhook,
   CreateWebhookBody,
@@ -48,6 +48,7 @@ import {
   WebhookSecret,
   WebhookView,
 } from './schemas.ts';
+import { errorResponses as errors } from '../errors.ts';
 
 export interface WebhooksDeps {
   db: Queryable;
