@@ -43,7 +43,6 @@ import { VisitorSalts } from '../src/analytics/salts.ts';
 import { Visits } from '../src/analytics/visits.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { utcDay } from '../src/core/day-range.ts';
-import { addRollupBatch, daySalt } from '../src/analytics/store.ts';
 import { addClicks } from '../src/analytics/click-store.ts';
 import { createPool } from '../src/db/pool.ts';
 import { trustProxyRule } from '../src/core/trust-proxy.ts';
@@ -53,6 +52,7 @@ import { createTestDatabase, insertRawLinks } from '../test/helpers/db.ts';
 import { cpuSeconds } from './proc.ts';
 import { randomCodes, seededRandom, zipfSampler } from './traffic.ts';
 import { audience } from './visitors.ts';
+import { addRollupBatch, daySalt } from '../src/analytics/rollup-store.ts';
 
 const { values } = parseArgs({
   options: {

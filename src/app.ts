@@ -3,48 +3,60 @@
 // that Fastify closes them in the reverse order of registration (the write queue drains first,
 // Postgres closes last), and a start that fails part-way leaves nothing open behind it.
 
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
+import analytics from './analytics/plugin.ts';
+import { onFrameworkError, registerErrorHandlers } from './api/errors.ts';
+import docs from './api/docs-plugin.ts';
+import auth from './auth/plugin.ts';
 import type { Config } from './config/config.ts';
 import { trustProxyRule } from './core/trust-proxy.ts';
-import type { Queryable } from './db/pool.ts';
-import { addressOfReader } from './edge/client-address.ts';
-import { onClientError, onFrameworkError, registerErrorHandlers } from './api/errors.ts';
-import { BODY_LIMIT_BYTES } from './links/create-routes.ts';
-import { serverFactoryOf, type RedirectEdge } from './edge/server.ts';
-import type { Lifecycle } from './lifecycle.ts';
-import analytics from './analytics/plugin.ts';
-import api from './api/routes-plugin.ts';
-import auth from './auth/plugin.ts';
-import clicks from './analytics/clicks-plugin.ts';
 import dashboard from './dashboard/plugin.ts';
-import docs from './api/docs-plugin.ts';
-import metrics from './metrics/plugin.ts';
-import type { Part, PartOptions } from './part.ts';
-import postgres from './db/plugin.ts';
-import readPath from './resolve/plugin.ts';
+import postgres, { type DatabaseOptions } from './db/plugin.ts';
+import type { Queryable } from './db/pool.ts';
 import domains from './domains/plugin.ts';
-import redirect from './edge/plugin.ts';
+import { addressOfReader } from './edge/client-address.ts';
+import { onClientError } from './edge/client-errors.ts';
+import edge, { type EdgeOptions } from './edge/plugin.ts';
+import { serverFactoryOf, type RedirectEdge } from './edge/server.ts';
+import { BODY_LIMIT_BYTES } from './links/create-routes.ts';
+import links from './links/plugin.ts';
+import metrics from './metrics/plugin.ts';
+import ops from './ops/plugin.ts';
+import type { Lifecycle, PartOptions } from './part.ts';
 import redis from './redis/plugin.ts';
+import readPath from './resolve/plugin.ts';
 import webhooks from './webhooks/plugin.ts';
 import writePath from './write/plugin.ts';
 
-/** The parts, in the order they are built; each may use those before it. */
-export const PARTS: readonly Part[] = [
+/** What app.ts gives every part: each reads the options it declares. */
+export type AppOptions = PartOptions & DatabaseOptions & EdgeOptions;
+export type AppPart = FastifyPluginAsync<AppOptions>;
+
+/**
+ * The parts, in the order they are built; each may use those before it, and they close in the
+ * reverse order: the write queue drains before the click counts are flushed and the webhook
+ * worker stops, and Postgres closes last.
+ */
+export const PARTS: readonly AppPart[] = [
+  // Registered first: its hook counts the routes of every part after it.
   metrics,
+  // Before the routes, which it reads as they are added.
   docs,
   postgres,
   redis,
   readPath,
+  edge,
+  // Pages for people: neither the API's authentication nor its body rules apply.
+  dashboard,
+  // Who a request acts as, for every API route after it.
+  auth,
   domains,
   webhooks,
   analytics,
-  clicks,
   writePath,
-  auth,
-  redirect,
-  api,
-  dashboard,
+  links,
+  ops,
 ];
 
 export interface AppDeps {
@@ -57,7 +69,7 @@ export interface AppDeps {
   /** A window between the app and its pool: tests hold or inspect statements through it. */
   wrapDb?: (db: Queryable) => Queryable;
   /** The parts to build (tests build a prefix of PARTS, and one that fails). */
-  parts?: readonly Part[];
+  parts?: readonly AppPart[];
 }
 
 /** The app, ready to listen; if any part fails to start, what the others opened is closed and the error thrown. */
@@ -69,12 +81,12 @@ export async function buildApp({
   wrapDb,
   parts = PARTS,
 }: AppDeps): Promise<FastifyInstance> {
-  const edge: RedirectEdge = { handler: null, fast: null };
+  const slot: RedirectEdge = { handler: null, fast: null };
   const trustProxy = trustProxyRule(config.trustProxy);
   // Widened to the logger type that route modules are written against.
   const fastifyLog: FastifyBaseLogger = log;
   const app = Fastify({
-    serverFactory: serverFactoryOf(config, edge, log),
+    serverFactory: serverFactoryOf(config, slot, log),
     loggerInstance: fastifyLog,
     // request.ip follows the same rule as the redirect listener's client address.
     ...(trustProxy === undefined ? {} : { trustProxy }),
@@ -99,7 +111,7 @@ export async function buildApp({
   // The API speaks JSON only; every other body type is a 415.
   app.removeContentTypeParser('text/plain');
   registerErrorHandlers(app);
-  const options: PartOptions = { config, log, lifecycle, migrate, wrapDb, edge, addressOf: addressOfReader(trustProxy, log) };
+  const options: AppOptions = { config, log, lifecycle, migrate, wrapDb, edge: slot, addressOf: addressOfReader(trustProxy, log) };
   for (const part of parts) app.register(part, options);
   try {
     await app.ready();

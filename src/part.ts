@@ -1,25 +1,21 @@
-// What every part of the app is registered with (src/app.ts).
+// What every part of the app is registered with (app.ts builds the parts in order): the config,
+// the logger and the process's lifecycle. A part that needs more declares it as its own options
+// (db/plugin.ts DatabaseOptions, edge/plugin.ts EdgeOptions), and app.ts gives every part all of them.
 
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config/config.ts';
-import type { Queryable } from './db/pool.ts';
-import type { AddressOf } from './edge/client-address.ts';
-import type { RedirectEdge } from './edge/server.ts';
-import type { Lifecycle } from './lifecycle.ts';
+
+/** Set `draining` on SIGTERM: readiness fails, so that load balancers stop sending traffic before the server closes. */
+export interface Lifecycle {
+  draining: boolean;
+}
 
 export interface PartOptions {
   readonly config: Config;
   readonly log: Logger;
   readonly lifecycle: Lifecycle;
-  /** Apply pending migrations first (false: a cluster's primary, or the tests, did it). */
-  readonly migrate: boolean;
-  /** A window between the app and its pool (tests hold or inspect statements through it). */
-  readonly wrapDb: ((db: Queryable) => Queryable) | undefined;
-  /** Where the server's request listener finds the redirect handler. */
-  readonly edge: RedirectEdge;
-  /** The client's address by TRUST_PROXY's rule: one reader (and its memo) for the 404 budget and analytics. */
-  readonly addressOf: AddressOf;
 }
 
-export type Part = FastifyPluginAsync<PartOptions>;
+/** A part of the app; `Extra` is what it takes besides PartOptions. */
+export type Part<Extra = object> = FastifyPluginAsync<PartOptions & Extra>;

@@ -5,7 +5,7 @@
 
 import { isbot } from 'isbot';
 import { Memo } from '../core/memo.ts';
-import type { SlotHolder } from './visits.ts';
+import type { ClickCounts, SlotHolder } from '../edge/ports.ts';
 import type { ClickCount } from './click-store.ts';
 
 /**
@@ -17,7 +17,7 @@ export interface CountedLink extends ClickCount, SlotHolder {}
 /** Distinct User-Agent strings whose verdict is remembered. */
 const VERDICTS_MAX = 10_000;
 
-export class ClickCounter {
+export class ClickCounter implements ClickCounts {
   readonly #maxCodes: number;
   readonly #full: () => void;
   #counts = new Map<string, CountedLink>();

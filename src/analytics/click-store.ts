@@ -5,9 +5,9 @@
 
 import { STATS_MAX_DAYS, type DayRange } from '../core/day-range.ts';
 import { splitKey, type LinkKey } from '../core/domains.ts';
-import type { LinkRef } from '../db/links.ts';
 import type { Queryable } from '../db/pool.ts';
-import { outboxCtes } from '../webhooks/store.ts';
+import { outboxCtes } from '../db/outbox.ts';
+import type { LinkRef } from '../core/link.ts';
 
 /** Links per `link.clicked` event: a flush's counts of a workspace go in events of at most this many. */
 export const CLICKED_EVENT_LINKS = 1000;

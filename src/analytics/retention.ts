@@ -4,9 +4,9 @@
 
 import type { Logger } from 'pino';
 import { utcDay } from '../core/day-range.ts';
-import { maintainPartitions } from './store.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { VisitorSalts } from './salts.ts';
+import { maintainPartitions } from './rollup-store.ts';
 
 const HOUR_MS = 3_600_000;
 /** Partitions made ahead: a month whose partition is missing cannot take clicks. */

@@ -15,6 +15,7 @@ import { msToNextUtcDay, utcDay } from '../core/day-range.ts';
 import { DIRECT, dimensionId, primaryLanguage, referrerHost, UNKNOWN, type AnalyticsPart, type Dimension } from '../core/dimensions.ts';
 import { hash32, visitorElement } from '../core/hll.ts';
 import type { AddressOf } from '../edge/client-address.ts';
+import type { SlotHolder, VisitRecorder } from '../edge/ports.ts';
 import type { Geo, Place } from './geo.ts';
 import type { Logger } from 'pino';
 import {
@@ -42,35 +43,6 @@ import { NO_AGENT, parseAgent, type Agent } from '../core/user-agents.ts';
 const TARGET_SKIPPED = 1;
 const TARGET_READ: readonly string[] = ['', '', ...TARGET_VALUES.slice(1)];
 const TARGET_OF = Int32Array.from(TARGET_VALUES, (_, raw) => (raw === 0 ? TARGET_SKIPPED : raw + 1));
-
-/**
- * Where a link's slot in the log is kept between its clicks: the click counter's record of the
- * link (analytics/click-counter.ts), found by the lookup that counts the click. A slot is good while
- * `slots` is the log's slots of the day: a click then costs no lookup of its own for its slot.
- */
-export interface SlotHolder {
-  slot: number;
-  slots: object | null;
-}
-
-/** What the redirect tells analytics; each call must cost next to nothing. */
-export interface VisitRecorder {
-  /** A 302 of the link `key` (core/domains.ts), with the link's SlotHolder (if it has one) and the request's fields as they came. */
-  record(
-    key: string,
-    holder: SlotHolder | undefined,
-    userAgent: string | undefined,
-    referer: string | undefined,
-    language: string | undefined,
-    peer: string | undefined,
-    forwardedFor: string | undefined,
-    qr: boolean,
-    /** What chose the target of a link with rules (core/redirect-rules.ts TARGET_URL ...); 0: a plain link. */
-    target: number,
-  ): void;
-  /** A request for `path` on domain `domainId` that named no link. */
-  orphan(domainId: number, path: string): void;
-}
 
 /** Where the log's records go besides the rollups (analytics/click-stream.ts): each record once, in log order. */
 export interface ClickSink {

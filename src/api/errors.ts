@@ -1,8 +1,7 @@
 // Every error answer is {"error": {"code", "message"}} with the status of its code.
-// Fastify's own errors (body parsing, validation) are translated to our stable codes here.
+// Fastify's own errors (body parsing, validation) are translated to our stable codes here; errors
+// of requests that never became requests are the edge's (edge/client-errors.ts).
 
-import { STATUS_CODES } from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, ERRORS, errorBody, errorHeaders, type ErrorCode } from '../errors.ts';
 
@@ -29,39 +28,6 @@ const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
 export function onFrameworkError(err: FastifyError, _request: unknown, reply: FastifyReply): void {
   const impossiblePath = err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH';
   void sendError(reply, impossiblePath ? 'LINK_NOT_FOUND' : 'BAD_REQUEST');
-}
-
-/** Node's parser errors that have a code of their own; every other one is a malformed request. */
-const CLIENT_ERRORS: Readonly<Record<string, ErrorCode>> = {
-  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
-  HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
-};
-
-const rawAnswers = new Map<string, string>();
-
-/** An error answer as bytes on the socket, then the connection closes: for requests that never became requests. */
-export function rawAnswer(code: ErrorCode, message: string = ERRORS[code].message): string {
-  const key = `${code} ${message}`;
-  let answer = rawAnswers.get(key);
-  if (answer === undefined) {
-    const { status } = ERRORS[code];
-    const body = errorBody(code, message);
-    const headers = Object.entries({ ...errorHeaders(code), 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
-    answer = `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`;
-    rawAnswers.set(key, answer);
-  }
-  return answer;
-}
-
-/**
- * Requests that never became requests (a malformed request line, a header too large, a client
- * too slow; Fastify's `clientErrorHandler` option) get the same JSON error shape as every other
- * answer, then the connection is closed. Nothing is logged: it is the client's doing.
- */
-export function onClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  if (socket.writable) socket.write(rawAnswer(CLIENT_ERRORS[err.code ?? ''] ?? 'BAD_REQUEST'));
-  socket.destroy();
 }
 
 declare module 'fastify' {

@@ -12,12 +12,11 @@ import { timingSafeEqual } from 'node:crypto';
 import { parseCookie } from 'cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import type { DbBreaker } from '../db/breaker.ts';
-import type { Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
-import { findActiveKey, hashSecret, KEY_SHAPE } from './api-keys.ts';
+import { hashSecret, KEY_SHAPE } from './api-keys.ts';
 import { adminProblem, type Principal } from './roles.ts';
-import { findSession, SESSION_TOKEN_SHAPE, type Session } from './sessions.ts';
+import { SESSION_TOKEN_SHAPE, type Session } from './sessions.ts';
+import type { AuthStore } from './store.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -50,7 +49,7 @@ export interface Remembered {
   forgetAll: () => void;
 }
 
-export function registerAuthentication(app: FastifyInstance, db: Queryable, breaker: DbBreaker): Remembered {
+export function registerAuthentication(app: FastifyInstance, store: Pick<AuthStore, 'activeKey' | 'session'>): Remembered {
   const keys = new LRUCache<string, Principal | false>({ max: 10_000, ttl: CACHE_MS });
   const sessions = new LRUCache<string, Session | false>({ max: 10_000, ttl: CACHE_MS });
   app.decorateRequest('apiKey', null);
@@ -58,11 +57,10 @@ export function registerAuthentication(app: FastifyInstance, db: Queryable, brea
 
   const keyOf = async (secret: string): Promise<Principal> => {
     if (!KEY_SHAPE.test(secret)) throw new AppError('API_KEY_INVALID');
-    const hash = hashSecret(secret);
-    const cacheKey = hash.toString('base64');
+    const cacheKey = hashSecret(secret).toString('base64');
     let key = keys.get(cacheKey);
     if (key === undefined) {
-      key = (await breaker.run(() => findActiveKey(db, hash))) ?? false;
+      key = (await store.activeKey(secret)) ?? false;
       keys.set(cacheKey, key);
     }
     if (key === false) throw new AppError('API_KEY_INVALID');
@@ -73,7 +71,7 @@ export function registerAuthentication(app: FastifyInstance, db: Queryable, brea
     if (!SESSION_TOKEN_SHAPE.test(token)) throw new AppError('SESSION_EXPIRED');
     let session = sessions.get(token);
     if (session === undefined) {
-      session = (await breaker.run(() => findSession(db, token))) ?? false;
+      session = (await store.session(token)) ?? false;
       sessions.set(token, session);
     }
     if (session === false || session.expiresAt.getTime() <= Date.now()) throw new AppError('SESSION_EXPIRED');

@@ -5,19 +5,16 @@
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { cleanName, createApiKey, listApiKeys, NAME_MAX_LENGTH, revokeApiKey, type ApiKeyInfo } from './api-keys.ts';
+import { cleanName, NAME_MAX_LENGTH, type ApiKeyInfo } from './api-keys.ts';
 import { requireAdmin } from './authenticate.ts';
 import { parseId } from '../core/ids.ts';
-import type { DbBreaker } from '../db/breaker.ts';
-import type { Queryable } from '../db/pool.ts';
-import { AppError } from '../errors.ts';
+import { AppError, errorResponses as errors } from '../errors.ts';
+import type { AuthStore } from './store.ts';
 import { SECURITY } from '../api/schemas.ts';
 import { CreatedKey, CreateKeyBody, KeyList, KeyParams } from './schemas.ts';
-import { errorResponses as errors } from '../errors.ts';
 
 export interface KeysDeps {
-  db: Queryable;
-  breaker: DbBreaker;
+  store: Pick<AuthStore, 'keys' | 'createKey' | 'revokeKey'>;
   /** Forgets every cached key and session on this instance (a revocation takes effect here at once). */
   forgetAll: () => void;
 }
@@ -30,7 +27,7 @@ const view = (key: ApiKeyInfo) => ({
   revokedAt: key.revokedAt?.toISOString() ?? null,
 });
 
-export async function keysRoutes(plain: FastifyInstance, { db, breaker, forgetAll }: KeysDeps): Promise<void> {
+export async function keysRoutes(plain: FastifyInstance, { store, forgetAll }: KeysDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
@@ -46,7 +43,7 @@ export async function keysRoutes(plain: FastifyInstance, { db, breaker, forgetAl
     },
     async (request) => {
       const key = requireAdmin(request, 'keys');
-      return { keys: (await breaker.run(() => listApiKeys(db, key.workspaceId))).map(view) };
+      return { keys: (await store.keys(key.workspaceId)).map(view) };
     },
   );
 
@@ -67,7 +64,7 @@ export async function keysRoutes(plain: FastifyInstance, { db, breaker, forgetAl
       const name = cleanName(request.body.name);
       if (name === undefined)
         throw new AppError('BODY_INVALID', `name must be 1 to ${NAME_MAX_LENGTH} characters, without control characters.`);
-      const made = await breaker.run(() => createApiKey(db, { name, role: request.body.role, workspaceId: key.workspaceId }));
+      const made = await store.createKey({ name, role: request.body.role, workspaceId: key.workspaceId });
       reply.header('cache-control', 'no-store');
       return reply.code(201).send({ ...view({ ...made, revokedAt: null }), key: made.secret });
     },
@@ -90,7 +87,7 @@ export async function keysRoutes(plain: FastifyInstance, { db, breaker, forgetAl
       const key = requireAdmin(request, 'keys');
       const id = parseId(request.params.id);
       if (id === undefined) throw new AppError('KEY_NOT_FOUND');
-      const outcome = await breaker.run(() => revokeApiKey(db, id, key.workspaceId));
+      const outcome = await store.revokeKey(id, key.workspaceId);
       if (outcome === 'not-found') throw new AppError('KEY_NOT_FOUND');
       if (outcome === 'last-admin') throw new AppError('LAST_ADMIN_KEY');
       forgetAll();

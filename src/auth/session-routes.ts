@@ -7,20 +7,17 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findActiveKey, hashSecret, KEY_SHAPE } from './api-keys.ts';
+import { KEY_SHAPE } from './api-keys.ts';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE, type ForgetSession } from './authenticate.ts';
-import { closeSession, openSession, type Session } from './sessions.ts';
-import type { DbBreaker } from '../db/breaker.ts';
-import type { Queryable } from '../db/pool.ts';
-import { AppError } from '../errors.ts';
+import type { Session } from './sessions.ts';
+import type { AuthStore } from './store.ts';
+import { AppError, errorResponses as errors } from '../errors.ts';
 import { clientKey } from '../edge/client-address.ts';
-import type { Counter } from '../api/rate-limits.ts';
-import { errorResponses as errors } from '../errors.ts';
+import type { Counter } from '../api/counters.ts';
 import { SessionInfo, SignInBody } from './schemas.ts';
 
 export interface SessionDeps {
-  db: Queryable;
-  breaker: DbBreaker;
+  store: Pick<AuthStore, 'activeKey' | 'openSession' | 'closeSession'>;
   forgetSession: ForgetSession;
   /** Failed sign-ins per client. */
   failures: Counter;
@@ -43,7 +40,7 @@ function info(session: Pick<Session, 'key' | 'workspaceName' | 'csrfToken' | 'ex
 
 export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { db, breaker } = deps;
+  const { store } = deps;
   const secure = (request: FastifyRequest) => deps.baseUrl.startsWith('https:') || request.protocol === 'https';
   const windowSeconds = Math.round(deps.windowMs / 1000);
 
@@ -75,13 +72,13 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
       const seen = await deps.failures.add(client, 0, deps.maxFailures, deps.windowMs);
       if (seen.current >= deps.maxFailures) limited(reply, seen.ttl);
       const secret = request.body.key.trim();
-      const key = KEY_SHAPE.test(secret) ? await breaker.run(() => findActiveKey(db, hashSecret(secret))) : undefined;
+      const key = KEY_SHAPE.test(secret) ? await store.activeKey(secret) : undefined;
       if (key === undefined) {
         const failed = await deps.failures.add(client, 1, deps.maxFailures, deps.windowMs);
         if (failed.current > deps.maxFailures) limited(reply, failed.ttl);
         throw new AppError('API_KEY_INVALID');
       }
-      const opened = await breaker.run(() => openSession(db, key, deps.ttlMs));
+      const opened = await store.openSession(key, deps.ttlMs);
       setCookie(reply, secure(request), opened.token, deps.ttlMs);
       reply.header('cache-control', 'no-store');
       return info({ key, ...opened });
@@ -117,7 +114,7 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
     async (request, reply) => {
       const { session } = request;
       if (session !== null) {
-        await breaker.run(() => closeSession(db, session.token));
+        await store.closeSession(session.token);
         deps.forgetSession(session.token);
       }
       setCookie(reply, secure(request), '', 0);

@@ -94,3 +94,19 @@ export function requestHostName(raw: string): string {
 
 /** Host names that always reach the default domain: a client on this machine (health checks, tests, the operator's curl). */
 export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
+/** Where a domain sends what is not a link of its; null: the service's own answer. */
+export interface DomainFallbacks {
+  readonly rootRedirect: string | null;
+  readonly notFoundRedirect: string | null;
+  readonly expiredRedirect: string | null;
+}
+
+export interface DomainRecord extends DomainFallbacks {
+  readonly id: number;
+  /** null for the default domain. */
+  readonly host: string | null;
+  /** null for the default domain, which every workspace shares. */
+  readonly workspaceId: number | null;
+  readonly createdAt: Date;
+}

@@ -142,3 +142,17 @@ export function checkExpiresAt(text: string, now: number): Date | 'EXPIRES_AT_IN
   if (at.getTime() <= now) return 'EXPIRES_AT_IN_PAST';
   return at;
 }
+
+/** A link by what names it in the API: its domain and its code there. */
+export interface LinkRef {
+  readonly domainId: number;
+  readonly code: ShortCode;
+}
+
+/** An Idempotency-Key of a create: the key, scoped to the API key that sent it (0: none). */
+export interface IdempotencyKey {
+  readonly scope: number;
+  readonly key: string;
+  /** SHA-256 of the request it came with. */
+  readonly requestHash: Buffer;
+}

@@ -75,9 +75,6 @@ export class LinkRules {
   readonly passwordHash: string | null;
   /** The most redirects the link gives (links/click-limits.ts); null: no limit. */
   readonly clickLimit: number | null;
-  /** What chose the target of the last location() (TARGET_URL ...): read by the redirect right after it. */
-  lastTarget = TARGET_URL;
-
   constructor(url: string, options: LinkOptions, defaults: RuleDefaults) {
     this.url = url;
     this.status = options.redirectStatus ?? defaults.redirectStatus;
@@ -98,28 +95,29 @@ export class LinkRules {
    * the visitor, else the link's URL; with the request's query merged in when the link forwards it.
    */
   location(visitor: Visitor, now: number): string {
-    const url = this.#choose(visitor, now);
+    return this.locationOf(this.target(visitor, now), visitor);
+  }
+
+  /** What chooses `visitor`'s target: TARGET_RULE + i (the first rule that holds), TARGET_VARIANT + j (the split's variant), or TARGET_URL. */
+  target(visitor: Visitor, now: number): number {
+    const targets = this.#targets;
+    for (let i = 0; i < targets.length; i++) {
+      if ((targets[i] as { readonly test: Test }).test(visitor, now)) return TARGET_RULE + i;
+    }
+    return this.#splitUrls.length === 0 ? TARGET_URL : TARGET_VARIANT + this.#variant(visitor);
+  }
+
+  /** The location of `target` (as target() chose it) for `visitor`. */
+  locationOf(target: number, visitor: Visitor): string {
+    const url =
+      target === TARGET_URL
+        ? this.url
+        : target < TARGET_VARIANT
+          ? (this.#targets[target - TARGET_RULE] as { readonly url: string }).url
+          : (this.#splitUrls[target - TARGET_VARIANT] as string);
     if (!this.forwardQuery) return url;
     const query = visitor.query();
     return query === '' ? url : mergeQuery(url, query);
-  }
-
-  #choose(visitor: Visitor, now: number): string {
-    const targets = this.#targets;
-    for (let i = 0; i < targets.length; i++) {
-      const target = targets[i] as { readonly test: Test; readonly url: string };
-      if (target.test(visitor, now)) {
-        this.lastTarget = TARGET_RULE + i;
-        return target.url;
-      }
-    }
-    if (this.#splitUrls.length === 0) {
-      this.lastTarget = TARGET_URL;
-      return this.url;
-    }
-    const variant = this.#variant(visitor);
-    this.lastTarget = TARGET_VARIANT + variant;
-    return this.#splitUrls[variant] as string;
   }
 
   #variant(visitor: Visitor): number {

@@ -21,5 +21,5 @@ export default fp(
     };
     await app.register(dashboardRoutes, { rootOf, enabled: config.dashboardEnabled, log });
   },
-  { name: 'dashboard', dependencies: ['domains', 'redirect'] },
+  { name: 'dashboard', dependencies: ['read-path', 'edge'] },
 );

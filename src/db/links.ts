@@ -1,13 +1,16 @@
-// The queries of the links table. Each is one round trip, whatever the number of links.
+// The statements of the links table that the read and write paths run: the redirect's lookup
+// (findLinks), the group commit (insertLinks), id blocks, and deletion (a create undone, a link
+// deleted). Each is one round trip, whatever the number of links. The management of links (their
+// details, changes, Idempotency-Keys, the list) is the links feature's (links/store.ts).
 
-import type { Link } from '../core/link.ts';
+import type { IdempotencyKey, Link, LinkRef } from '../core/link.ts';
 import type { LinkOptions } from '../core/link-options.ts';
 import type { ShortCode } from '../core/codes.ts';
 import { keyOf, splitKey, type LinkKey } from '../core/domains.ts';
 import type { Queryable } from './pool.ts';
-import { LINK_EVENT_DATA, LINK_EVENT_HOST, outboxCtes } from '../webhooks/store.ts';
+import { LINK_EVENT_DATA, LINK_EVENT_HOST, outboxCtes } from './outbox.ts';
 
-interface LinkRow {
+export interface LinkRow {
   domain_id: string;
   code: ShortCode;
   url: string;
@@ -16,12 +19,6 @@ interface LinkRow {
   deleted: boolean;
   version: number;
   options: LinkOptions | null;
-}
-
-/** A link by what names it in the API: its domain and its code there. */
-export interface LinkRef {
-  readonly domainId: number;
-  readonly code: ShortCode;
 }
 
 /** What the redirect path's lookup reads from (tests recognise the statement by it). */
@@ -49,7 +46,7 @@ export async function findLinks(db: Queryable, keys: readonly LinkKey[]): Promis
   return found;
 }
 
-function linkOf(row: LinkRow): Link {
+export function linkOf(row: LinkRow): Link {
   return {
     domainId: Number(row.domain_id),
     code: row.code,
@@ -60,14 +57,6 @@ function linkOf(row: LinkRow): Link {
     version: row.version,
     options: row.options,
   };
-}
-
-/** An Idempotency-Key of a create: the key, scoped to the API key that sent it (0: none). */
-export interface IdempotencyKey {
-  readonly scope: number;
-  readonly key: string;
-  /** SHA-256 of the request it came with. */
-  readonly requestHash: Buffer;
 }
 
 /** A link to insert, and whether its code was generated (false: chosen by its creator). */
@@ -160,40 +149,6 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
   return { written, keyTaken };
 }
 
-/** The create an Idempotency-Key was first used for: its request hash and link. */
-export interface IdempotencyRecord {
-  readonly requestHash: Buffer;
-  readonly link: LinkRef;
-}
-
-interface IdempotencyRow {
-  request_hash: Buffer;
-  domain_id: string;
-  code: ShortCode;
-}
-
-function recordOf(row: IdempotencyRow): IdempotencyRecord {
-  return { requestHash: row.request_hash, link: { domainId: Number(row.domain_id), code: row.code } };
-}
-
-export async function findIdempotencyKey(db: Queryable, scope: number, key: string): Promise<IdempotencyRecord | undefined> {
-  const { rows } = await db.query<IdempotencyRow>(
-    'SELECT request_hash, domain_id, code FROM idempotency_keys WHERE scope = $1 AND key = $2',
-    [scope, key],
-  );
-  const row = rows[0];
-  return row === undefined ? undefined : recordOf(row);
-}
-
-/** The creates that first used each of `keys` (one scope), by key: one round trip for a whole file. */
-export async function findIdempotencyKeys(db: Queryable, scope: number, keys: readonly string[]): Promise<Map<string, IdempotencyRecord>> {
-  const { rows } = await db.query<IdempotencyRow & { key: string }>(
-    'SELECT key, request_hash, domain_id, code FROM idempotency_keys WHERE scope = $1 AND key = ANY($2::text[])',
-    [scope, keys],
-  );
-  return new Map(rows.map((row) => [row.key, recordOf(row)]));
-}
-
 /** Reserves a block of ids from the sequence: [start, start + size). */
 export async function reserveIdBlock(db: Queryable): Promise<{ start: number; size: number }> {
   const { rows } = await db.query<{ start: string; size: string }>(
@@ -205,57 +160,8 @@ export async function reserveIdBlock(db: Queryable): Promise<{ start: number; si
   return { start: Number(row.start), size: Number(row.size) };
 }
 
-/** What may change in a link; a field left out keeps its value. */
-export interface LinkChange {
-  readonly url?: string;
-  readonly expiresAt?: Date | null;
-  readonly disabled?: boolean;
-  readonly title?: string | null;
-  readonly tags?: readonly string[];
-  /** The whole of its options: null removes them all. */
-  readonly options?: LinkOptions | null;
-}
-
 /** The columns of a LinkRow, from a CTE of changed links. */
-const CHANGED_COLUMNS = 'domain_id, code, url, expires_at, disabled, deleted, version, options';
-
-/**
- * Changes one link and returns its new state (its version one higher), or undefined if there is
- * none; its `link.updated` event is written by the same statement.
- */
-export async function updateLink(db: Queryable, { domainId, code }: LinkRef, change: LinkChange): Promise<Link | undefined> {
-  const { rows } = await db.query<LinkRow>(
-    `WITH changed AS (
-     UPDATE links SET
-       url = COALESCE($2, url),
-       expires_at = CASE WHEN $3 THEN $4::timestamptz ELSE expires_at END,
-       disabled = COALESCE($5, disabled),
-       title = CASE WHEN $6 THEN $7::text ELSE title END,
-       tags = COALESCE($8::text[], tags),
-       options = CASE WHEN $10 THEN $11::jsonb ELSE options END,
-       expiry_announced = CASE WHEN $3 THEN false ELSE expiry_announced END,
-       version = version + 1
-     WHERE code = $1 AND domain_id = $9 AND NOT deleted
-     RETURNING *
-     ), ${linkEvent('link.updated')}
-     SELECT ${CHANGED_COLUMNS} FROM changed`,
-    [
-      code,
-      change.url ?? null,
-      change.expiresAt !== undefined,
-      change.expiresAt ?? null,
-      change.disabled ?? null,
-      change.title !== undefined,
-      change.title ?? null,
-      change.tags ?? null,
-      domainId,
-      change.options !== undefined,
-      change.options === undefined || change.options === null ? null : JSON.stringify(change.options),
-    ],
-  );
-  const row = rows[0];
-  return row === undefined ? undefined : linkOf(row);
-}
+export const CHANGED_COLUMNS = 'domain_id, code, url, expires_at, disabled, deleted, version, options';
 
 /**
  * Marks a link deleted (its row and code stay) and returns its new state; undefined if there is
@@ -277,70 +183,9 @@ export async function deleteLink(db: Queryable, { domainId, code }: LinkRef, ann
 }
 
 /** CTEs writing a `type` event of each link of the CTE `changed` (when `condition`, SQL, holds). */
-function linkEvent(type: 'link.updated' | 'link.deleted', condition = 'true'): string {
+export function linkEvent(type: 'link.updated' | 'link.deleted', condition = 'true'): string {
   return `event AS (
        SELECT l.workspace_id, '${type}' AS type, l.domain_id, l.code, ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST} AS data
        FROM changed l LEFT JOIN domains dm ON dm.id = l.domain_id WHERE ${condition}
      ), ${outboxCtes('event')}`;
-}
-
-/** What the management API shows of a link. */
-export interface LinkDetails extends Link {
-  /** The host of its domain; null on the default domain (BASE_URL's). */
-  readonly domainHost: string | null;
-  readonly createdAt: Date;
-  readonly workspaceId: number;
-  readonly ownerKeyId: number | null;
-  /** The name of the key that created it, or null. */
-  readonly ownerName: string | null;
-  readonly title: string | null;
-  readonly tags: readonly string[];
-  readonly clicks: number;
-  readonly botClicks: number;
-}
-
-export interface DetailsRow extends LinkRow {
-  domain_host: string | null;
-  created_at: Date;
-  workspace_id: string;
-  owner_key_id: string | null;
-  owner_name: string | null;
-  title: string | null;
-  tags: string[];
-  clicks: string;
-  bot_clicks: string;
-}
-
-/** The columns of a DetailsRow, for a query FROM links l LEFT JOIN link_totals t, then DETAILS_JOINS (see findLinkDetails). */
-export const DETAILS_COLUMNS = `l.domain_id, dm.host AS domain_host, l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version, l.options, l.created_at, l.workspace_id,
-  l.owner_key_id, k.name AS owner_name, l.title, l.tags, coalesce(t.clicks, 0) AS clicks, coalesce(t.bot_clicks, 0) AS bot_clicks`;
-
-/** Its creator's name and its domain's host, read with the link: a domain added on another instance a moment ago included. */
-export const DETAILS_JOINS = 'LEFT JOIN api_keys k ON k.id = l.owner_key_id LEFT JOIN domains dm ON dm.id = l.domain_id';
-
-export function detailsOf(row: DetailsRow): LinkDetails {
-  return {
-    ...linkOf(row),
-    domainHost: row.domain_host,
-    createdAt: row.created_at,
-    workspaceId: Number(row.workspace_id),
-    ownerKeyId: row.owner_key_id === null ? null : Number(row.owner_key_id),
-    ownerName: row.owner_name,
-    title: row.title,
-    tags: row.tags,
-    clicks: Number(row.clicks),
-    botClicks: Number(row.bot_clicks),
-  };
-}
-
-/** A link that is not deleted, with its workspace, creator and click totals. */
-export async function findLinkDetails(db: Queryable, { domainId, code }: LinkRef): Promise<LinkDetails | undefined> {
-  const { rows } = await db.query<DetailsRow>(
-    `SELECT ${DETAILS_COLUMNS}
-     FROM links l LEFT JOIN link_totals t ON t.domain_id = l.domain_id AND t.code = l.code ${DETAILS_JOINS}
-     WHERE l.code = $1 AND l.domain_id = $2 AND NOT l.deleted`,
-    [code, domainId],
-  );
-  const row = rows[0];
-  return row === undefined ? undefined : detailsOf(row);
 }

@@ -6,8 +6,8 @@ import fp from 'fastify-plugin';
 import type pg from 'pg';
 import { openDatabase } from './database.ts';
 import { createDbBreaker, type DbBreaker } from './breaker.ts';
-import { LinkLists } from '../links/list-store.ts';
 import { migrate } from './migrate.ts';
+import { breakerTransitions, watchBreaker } from './metrics.ts';
 import { createPool, type Queryable } from './pool.ts';
 import type { PartOptions } from '../part.ts';
 
@@ -25,13 +25,19 @@ declare module 'fastify' {
      */
     listDb: Queryable;
     listBreaker: DbBreaker;
-    /** The link list's pages, read through listDb, and how each was planned. */
-    linkLists: LinkLists;
   }
 }
 
+/** What app.ts gives this part besides PartOptions. */
+export interface DatabaseOptions {
+  /** Apply pending migrations first (false: a cluster's primary, or the tests, did it). */
+  readonly migrate: boolean;
+  /** A window between the app and its pool (tests hold or inspect statements through it). */
+  readonly wrapDb: ((db: Queryable) => Queryable) | undefined;
+}
+
 export default fp(
-  async function postgresPart(app: FastifyInstance, { config, log, migrate: migrating, wrapDb }: PartOptions) {
+  async function postgresPart(app: FastifyInstance, { config, log, migrate: migrating, wrapDb }: PartOptions & DatabaseOptions) {
     const database = await openDatabase(config, log);
     app.addHook('onClose', async () => {
       await database.stop();
@@ -41,7 +47,8 @@ export default fp(
     app.addHook('onClose', async () => {
       await pool.end();
     });
-    const breaker = createDbBreaker(config, log, app.metrics?.breakerTransition);
+    const breaker = createDbBreaker(config, log, app.metrics === null ? undefined : breakerTransitions(app.metrics));
+    if (app.metrics !== null) watchBreaker(app.metrics, breaker);
     app.addHook('onClose', async () => {
       breaker.shutdown();
     });
@@ -63,9 +70,7 @@ export default fp(
     app.decorate('db', wrapDb?.(pool) ?? pool);
     app.decorate('pool', pool);
     app.decorate('breaker', breaker);
-    const listDb = wrapDb?.(listPool) ?? listPool;
-    app.decorate('listDb', listDb);
-    app.decorate('linkLists', new LinkLists(listDb));
+    app.decorate('listDb', wrapDb?.(listPool) ?? listPool);
     app.decorate('listBreaker', listBreaker);
   },
   { name: 'postgres', dependencies: ['metrics'] },

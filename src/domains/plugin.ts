@@ -1,38 +1,35 @@
-// Short domains on the read path: the table from Host to domain (resolve/hosts.ts) that the
-// redirect handler reads, and the short URLs of links on each domain. Its routes are the API's.
+// Short domains as a part: the short URLs of links on each domain (short-urls.ts), which every
+// feature that shows a link uses, and the routes that manage a workspace's domains. Which domain a
+// request is for is the read path's (resolve/hosts.ts).
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { requestHostName } from '../core/domains.ts';
-import { readAllDomains } from './store.ts';
-import { createShortUrls, type ShortUrls } from './short-urls.ts';
-import { HostTable } from '../resolve/hosts.ts';
+import { targetPolicyOf } from '../core/target-policy.ts';
 import type { PartOptions } from '../part.ts';
+import { domainsRoutes } from './routes.ts';
+import { DomainService } from './service.ts';
+import { createShortUrls, type ShortUrls } from './short-urls.ts';
+import { DomainStore } from './store.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    hosts: HostTable;
     shortUrls: ShortUrls;
   }
 }
 
-export default fp(
-  async function domainsPart(app: FastifyInstance, { config, log }: PartOptions) {
-    const { db } = app;
-    const hosts = new HostTable({
-      defaultHost: requestHostName(new URL(config.baseUrl).host),
-      defaultAliases: config.defaultDomainHosts,
-      // Not through the breaker, as the code space's reads: a background read that fails only keeps
-      // the table it has, and must neither open the breaker of requests nor take its trial call.
-      read: () => readAllDomains(db),
-      log,
-    });
-    app.addHook('onClose', async () => {
-      hosts.stop();
-    });
-    await hosts.start();
-    app.decorate('hosts', hosts);
-    app.decorate('shortUrls', createShortUrls(config.baseUrl, hosts));
-  },
-  { name: 'domains', dependencies: ['postgres'] },
-);
+async function domainsPart(app: FastifyInstance, { config }: PartOptions): Promise<void> {
+  const { hosts, codeSpace, propagation } = app;
+  const shortUrls = createShortUrls(config.baseUrl, hosts);
+  const domains = new DomainService({
+    store: new DomainStore(app.db, app.pool, app.breaker),
+    hosts,
+    shortUrls,
+    propagation,
+    codeSpace,
+    policy: targetPolicyOf(config),
+  });
+  await app.register(domainsRoutes, { domains, defaultRoot: config.rootRedirect === 'none' ? null : config.rootRedirect });
+  app.decorate('shortUrls', shortUrls);
+}
+
+export default fp(domainsPart, { name: 'domains', dependencies: ['postgres', 'read-path', 'auth'] });

@@ -1,58 +1,17 @@
-// The queries of short domains (core/domains.ts). Domain 0, the default, has no host here: its
-// host is BASE_URL's.
+// The short domains of workspaces (core/domains.ts) in Postgres: listed with their links, added,
+// changed, and removed with their links moved, each through the breaker. Domain 0, the default,
+// has no host here: its host is BASE_URL's. The read of every domain for the host table is the
+// read path's (db/domain-rows.ts).
 
 import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
 import type { LinkOptions } from '../core/link-options.ts';
 import type { ShortCode } from '../core/codes.ts';
 import type pg from 'pg';
+import { DOMAIN_COLUMNS, domainOf, type DomainRow } from '../db/domain-rows.ts';
+import type { DbBreaker } from '../db/breaker.ts';
 import { inTransaction, type Queryable } from '../db/pool.ts';
-
-/** Where a domain sends what is not a link of its; null: the service's own answer. */
-export interface DomainFallbacks {
-  readonly rootRedirect: string | null;
-  readonly notFoundRedirect: string | null;
-  readonly expiredRedirect: string | null;
-}
-
-export interface DomainRecord extends DomainFallbacks {
-  readonly id: number;
-  /** null for the default domain. */
-  readonly host: string | null;
-  /** null for the default domain, which every workspace shares. */
-  readonly workspaceId: number | null;
-  readonly createdAt: Date;
-}
-
-interface DomainRow {
-  id: string;
-  workspace_id: string | null;
-  host: string | null;
-  root_redirect: string | null;
-  not_found_redirect: string | null;
-  expired_redirect: string | null;
-  created_at: Date;
-}
-
-const COLUMNS = 'd.id, d.workspace_id, d.host, d.root_redirect, d.not_found_redirect, d.expired_redirect, d.created_at';
-
-function domainOf(row: DomainRow): DomainRecord {
-  return {
-    id: Number(row.id),
-    host: row.host,
-    workspaceId: row.workspace_id === null ? null : Number(row.workspace_id),
-    rootRedirect: row.root_redirect,
-    notFoundRedirect: row.not_found_redirect,
-    expiredRedirect: row.expired_redirect,
-    createdAt: row.created_at,
-  };
-}
-
-/** Every domain of the deployment, the default first: what the host table serves. */
-export async function readAllDomains(db: Queryable): Promise<DomainRecord[]> {
-  const { rows } = await db.query<DomainRow>(`SELECT ${COLUMNS} FROM domains d ORDER BY d.id`);
-  return rows.map(domainOf);
-}
+import { type DomainFallbacks, type DomainRecord } from '../core/domains.ts';
 
 /** How many live links of workspace $1 are on domain d. */
 const LINKS_ON = '(SELECT count(*) FROM links l WHERE l.workspace_id = $1 AND l.domain_id = d.id AND NOT l.deleted) AS links';
@@ -63,9 +22,9 @@ export type CountedDomain = DomainRecord & { readonly links: number };
 const countedOf = (row: DomainRow & { links: string }): CountedDomain => ({ ...domainOf(row), links: Number(row.links) });
 
 /** The domains a workspace may put links on (the default first, then its own by host), with how many of its links each has. */
-export async function readWorkspaceDomains(db: Queryable, workspaceId: number): Promise<CountedDomain[]> {
+async function readWorkspaceDomains(db: Queryable, workspaceId: number): Promise<CountedDomain[]> {
   const { rows } = await db.query<DomainRow & { links: string }>(
-    `SELECT ${COLUMNS}, ${LINKS_ON}
+    `SELECT ${DOMAIN_COLUMNS}, ${LINKS_ON}
      FROM domains d WHERE d.id = 0 OR d.workspace_id = $1
      ORDER BY d.id <> 0, d.host`,
     [workspaceId],
@@ -74,7 +33,7 @@ export async function readWorkspaceDomains(db: Queryable, workspaceId: number): 
 }
 
 /** Adds a domain to a workspace; undefined when its host is taken (by any workspace). */
-export async function insertDomain(
+async function insertDomain(
   db: Queryable,
   workspaceId: number,
   host: string,
@@ -82,7 +41,7 @@ export async function insertDomain(
 ): Promise<DomainRecord | undefined> {
   const { rows } = await db.query<DomainRow>(
     `INSERT INTO domains AS d (workspace_id, host, root_redirect, not_found_redirect, expired_redirect)
-     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host) DO NOTHING RETURNING ${COLUMNS}`,
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host) DO NOTHING RETURNING ${DOMAIN_COLUMNS}`,
     [workspaceId, host, fallbacks.rootRedirect, fallbacks.notFoundRedirect, fallbacks.expiredRedirect],
   );
   const row = rows[0];
@@ -90,7 +49,7 @@ export async function insertDomain(
 }
 
 /** Changes the fallbacks given (undefined: kept) of a workspace's domain; undefined when it has no such domain. */
-export async function updateDomain(
+async function updateDomain(
   db: Queryable,
   workspaceId: number,
   host: string,
@@ -101,7 +60,7 @@ export async function updateDomain(
        root_redirect = CASE WHEN $3 THEN $4 ELSE root_redirect END,
        not_found_redirect = CASE WHEN $5 THEN $6 ELSE not_found_redirect END,
        expired_redirect = CASE WHEN $7 THEN $8 ELSE expired_redirect END
-     WHERE workspace_id = $1 AND host = $2 RETURNING ${COLUMNS}, ${LINKS_ON}`,
+     WHERE workspace_id = $1 AND host = $2 RETURNING ${DOMAIN_COLUMNS}, ${LINKS_ON}`,
     [
       workspaceId,
       host,
@@ -140,7 +99,7 @@ interface MovedRow {
  * (their codes are nowhere to be asked for once the host is gone). `left`: the keys of the links
  * the domain had, whose cached copies are now to be dropped everywhere.
  */
-export async function removeDomain(pool: pg.Pool, workspaceId: number, host: string, moveTo: number | null): Promise<DomainRemoval> {
+async function removeDomain(pool: pg.Pool, workspaceId: number, host: string, moveTo: number | null): Promise<DomainRemoval> {
   return inTransaction(
     pool,
     (client) => removeInTransaction(client, workspaceId, host, moveTo),
@@ -203,4 +162,37 @@ async function removeInTransaction(db: Queryable, workspaceId: number, host: str
   const prefix = `${id}:`;
   const left = [...gone.rows, ...moved].map((link) => `${prefix}${link.code}` as LinkKey);
   return { outcome: 'removed', moved, left };
+}
+
+export class DomainStore {
+  readonly #db: Queryable;
+  readonly #pool: pg.Pool;
+  readonly #breaker: DbBreaker;
+
+  /** `pool`: for the removal's transaction. */
+  constructor(db: Queryable, pool: pg.Pool, breaker: DbBreaker) {
+    this.#db = db;
+    this.#pool = pool;
+    this.#breaker = breaker;
+  }
+
+  /** The default domain and the workspace's own, each with the workspace's live links on it. */
+  list(workspaceId: number): Promise<CountedDomain[]> {
+    return this.#breaker.run(() => readWorkspaceDomains(this.#db, workspaceId));
+  }
+
+  /** Adds `host` to the workspace; undefined if any workspace has it already. */
+  add(workspaceId: number, host: string, fallbacks: DomainFallbacks): Promise<DomainRecord | undefined> {
+    return this.#breaker.run(() => insertDomain(this.#db, workspaceId, host, fallbacks));
+  }
+
+  /** Changes the fallbacks given; undefined if the workspace has no such domain. */
+  change(workspaceId: number, host: string, change: Partial<DomainFallbacks>): Promise<CountedDomain | undefined> {
+    return this.#breaker.run(() => updateDomain(this.#db, workspaceId, host, change));
+  }
+
+  /** Removes the workspace's `host`, its live links moved to domain `moveTo` (see removeDomain). */
+  remove(workspaceId: number, host: string, moveTo: number | null): Promise<DomainRemoval> {
+    return this.#breaker.run(() => removeDomain(this.#pool, workspaceId, host, moveTo));
+  }
 }

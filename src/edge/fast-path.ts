@@ -21,13 +21,9 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { isRedirect } from '../cache/link-cache.ts';
-import type { AddressOf, HostOf } from './client-address.ts';
-import { onClientError } from '../api/errors.ts';
-import type { RawAnswers } from './raw-answers.ts';
-import type { RedirectHandler, RedirectTransport } from './redirect.ts';
+import { onClientError } from './client-errors.ts';
+import type { RedirectHandler } from './redirect-handler.ts';
 import { HANDOFF, INCOMPLETE, MAX_HEAD_BYTES, parseHead, type RequestHead } from './request-head.ts';
-import { ANSWERS, type Prebuilt } from './respond.ts';
 
 /** Most requests read on a connection and not yet answered; past it the socket is read no further until answers go out. */
 export const MAX_PIPELINE = 16;
@@ -62,43 +58,6 @@ export interface FastPathDeps {
 }
 
 type ConnectionListener = (this: Server, socket: Socket) => void;
-
-/** The handler's transport on the fast path: answers go to their connection, in order. */
-export function fastTransport(answers: RawAnswers, client: AddressOf, hostOf: HostOf | null) {
-  const transport: RedirectTransport<FastRequest, FastRequest> = {
-    writeEntry(req, entry) {
-      if (!isRedirect(entry)) return transport.writePrebuilt(req, ANSWERS[entry.answer]);
-      const closing = req.conn.closingAfter(req);
-      req.conn.answer(req, 302, answers.redirect(entry, closing), closing);
-    },
-    writeRedirect(req, status, location) {
-      const closing = req.conn.closingAfter(req);
-      req.conn.answer(req, status, answers.redirectWith(status, location, closing), closing);
-    },
-    writePrebuilt(req, answer: Prebuilt) {
-      const closing = req.conn.closingAfter(req);
-      req.conn.answer(req, answer.status, answers.prebuilt(answer, req.request.head, closing), closing);
-    },
-    crash(req) {
-      if (req.status === 0) transport.writePrebuilt(req, ANSWERS.INTERNAL);
-    },
-    status: (req) => req.status,
-    userAgent: (req) => req.request.userAgent,
-    host:
-      hostOf === null
-        ? (req) => req.request.host
-        : (req) => hostOf(req.conn.socket.remoteAddress, req.request.host, req.request.forwardedHost),
-    client: (req) => client(req.conn.socket.remoteAddress, req.request.forwardedFor),
-    peer: (req) => req.conn.socket.remoteAddress,
-    forwardedFor: (req) => req.request.forwardedFor,
-    referer: (req) => req.request.referer,
-    language: (req) => req.request.acceptLanguage,
-    qr: (req) => req.request.qr,
-    cookie: (req) => req.request.cookie,
-    query: ({ request }) => (request.queryStart === 0 ? '' : request.source.toString('latin1', request.queryStart, request.queryEnd)),
-  };
-  return transport;
-}
 
 /**
  * Puts the fast path in front of `server`'s own connection listener: every accepted connection

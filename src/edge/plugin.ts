@@ -1,20 +1,50 @@
-// The edge: GET and HEAD /:code, answered by the server's request listener before Fastify routes
-// anything, with the client's budget of 404s; the same handler as a route for app.inject().
+// The edge as a part: GET and HEAD /:code answered by the server's request listener (and by the
+// fast path) before Fastify routes anything, the same handler as a route for app.inject(), the
+// client's budget of 404s, and how a request's client and host are read. The features above plug
+// into its ports (ports.ts) as they are registered; the handlers are built once the app is ready.
 
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { trustProxyRule } from '../core/trust-proxy.ts';
 import type { RedirectTarget } from '../cache/link-cache.ts';
-import { clientOfAddress, hostOfReader, hostReader, onNodeRequest } from './client-address.ts';
-import { fastTransport } from './fast-path.ts';
-import { NotFoundLimit } from './not-found-limit.ts';
-import { rawAnswers } from './raw-answers.ts';
-import { createRedirectHandler, nodeTransport, registerRedirect, type RedirectDeps } from './redirect.ts';
-import { createRedirectObserver } from './redirect-observer.ts';
-import { visitorReaders } from './visitor.ts';
-import { ClickLimits } from '../links/click-limits.ts';
+import { trustProxyRule } from '../core/trust-proxy.ts';
+import { AppError } from '../errors.ts';
 import type { PartOptions } from '../part.ts';
+import { clientOfAddress, hostOfReader, hostReader, onNodeRequest, type AddressOf } from './client-address.ts';
+import { fastTransport } from './fast-transport.ts';
+import { nodeTransport, registerRedirect } from './node-transport.ts';
+import { NotFoundLimit } from './not-found-limit.ts';
+import type { ClickCounts, ClickGrants, CountryOf, VisitRecorder } from './ports.ts';
+import { rawAnswers } from './raw-answers.ts';
+import { RedirectHandler, type RedirectDeps } from './redirect-handler.ts';
+import { RedirectCounts } from './redirect-metrics.ts';
+import { redirectObserver } from './redirect-observer.ts';
+import type { RedirectEdge } from './server.ts';
+import { visitorReaders } from './visitor.ts';
+
+/** What app.ts gives the edge besides PartOptions. */
+export interface EdgeOptions {
+  /** Where the server's request listener and the fast path find the redirect handlers (server.ts). */
+  readonly edge: RedirectEdge;
+  /** The client's address by TRUST_PROXY's rule: one reader (and its memo) for the 404 budget, links' rules and analytics. */
+  readonly addressOf: AddressOf;
+}
+
+/** Where the features above plug into the redirect; each is read once, when the handlers are built. */
+export class RedirectPorts {
+  /** Click counts (analytics); null: clicks are not counted. */
+  clicks: ClickCounts | null = null;
+  /** Click analytics; null: off. */
+  visits: VisitRecorder | null = null;
+  /** The redirects of links with a click limit (links); none: such a link cannot be followed (503). */
+  limits: ClickGrants = NO_GRANTS;
+  /** The country of a client address, for links' rules by country (analytics' geography database). */
+  countryOf: CountryOf = () => 'unknown';
+}
+
+const NO_GRANTS: ClickGrants = {
+  take: () => Promise.reject(new AppError('DATABASE_UNAVAILABLE')),
+};
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,18 +54,27 @@ declare module 'fastify' {
     clientAddress: (req: IncomingMessage) => string;
     /** The host a request is for, by TRUST_PROXY's rule: which domain it asks (resolve/hosts.ts). */
     hostOf: (req: IncomingMessage) => string | undefined;
+    /** What redirects counted of themselves; null with METRICS_ENABLED=false. */
+    redirectCounts: RedirectCounts | null;
+    /** Where the features plug into the redirect, until the app is ready. */
+    redirectPorts: RedirectPorts;
   }
 }
 
-export default fp(
-  async function redirectPart(app: FastifyInstance, { config, log, edge, addressOf }: PartOptions) {
-    const { hosts, cache, codeSpace, resolver, clicks, metrics, visits } = app;
-    const notFoundLimit =
-      config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients);
-    const trust = trustProxyRule(config.trustProxy);
-    const clientOf = clientOfAddress(addressOf);
-    const clientAddress = onNodeRequest(clientOf);
-    const hostOf = hostReader(trust);
+async function edgePart(app: FastifyInstance, { config, log, edge, addressOf }: PartOptions & EdgeOptions): Promise<void> {
+  const notFoundLimit =
+    config.notFoundLimitPerMinute === 0 ? null : new NotFoundLimit(config.notFoundLimitPerMinute, config.notFoundLimitClients);
+  const trust = trustProxyRule(config.trustProxy);
+  const clientOf = clientOfAddress(addressOf);
+  const clientAddress = onNodeRequest(clientOf);
+  const hostOf = hostReader(trust);
+  const ports = new RedirectPorts();
+  const counts = app.metrics === null ? null : new RedirectCounts();
+  if (app.metrics !== null) counts?.register(app.metrics);
+  let node: RedirectHandler<IncomingMessage, ServerResponse> | null = null;
+  registerRedirect(app, () => node as RedirectHandler<IncomingMessage, ServerResponse>);
+  app.addHook('onReady', async () => {
+    const { hosts, cache, codeSpace, resolver } = app;
     const deps: RedirectDeps = {
       hosts,
       unknownHostRedirect: (config.unknownHostRedirect ?? null) as RedirectTarget | null,
@@ -45,33 +84,29 @@ export default fp(
       log,
       slowRequestMs: config.slowRequestMs,
       notFoundLimit,
-      observer: createRedirectObserver(clicks.counter, metrics?.redirects ?? null),
-      visits,
-      visitors: visitorReaders(addressOf, (address) => app.geo().place(address).country),
+      observer: redirectObserver(ports.clicks, counts),
+      visits: ports.visits,
+      visitors: visitorReaders(addressOf, ports.countryOf),
       passSecret: config.codeSecret,
-      // One counter for every instance: Redis when there is one (never Postgres beside it, which would count apart), else Postgres.
-      limits: new ClickLimits(
-        app.redis === null
-          ? { db: app.db, breaker: app.breaker }
-          : { redis: app.redis.client, prefix: config.redisKeyPrefix, reached: (links) => app.webhooks.limitsReached(links) },
-      ),
+      limits: ports.limits,
     };
-    const readers = { clientOf: clientAddress, hostOf };
-    const handler = createRedirectHandler(deps, nodeTransport(config.redirectCacheControl, readers));
-    registerRedirect(app, handler);
-    edge.handler = handler;
+    node = new RedirectHandler(deps, nodeTransport(config.redirectCacheControl, { clientOf: clientAddress, hostOf }));
+    edge.handler = node;
     if (config.fastPath) {
       const answers = rawAnswers(config.redirectCacheControl, config.keepAliveTimeoutMs);
-      edge.fast = createRedirectHandler(deps, fastTransport(answers, clientOf, hostOfReader(trust)));
+      edge.fast = new RedirectHandler(deps, fastTransport(answers, clientOf, hostOfReader(trust)));
     }
-    // Fastify marks its routes closing before this hook: from here on it answers redirects too, with Connection: close.
-    app.addHook('preClose', async () => {
-      edge.handler = null;
-      edge.fast = null;
-    });
-    app.decorate('notFoundLimit', notFoundLimit);
-    app.decorate('clientAddress', clientAddress);
-    app.decorate('hostOf', hostOf);
-  },
-  { name: 'redirect', dependencies: ['read-path', 'clicks', 'domains', 'analytics', 'webhooks'] },
-);
+  });
+  // Fastify marks its routes closing before this hook: from here on it answers redirects too, with Connection: close.
+  app.addHook('preClose', async () => {
+    edge.handler = null;
+    edge.fast = null;
+  });
+  app.decorate('notFoundLimit', notFoundLimit);
+  app.decorate('clientAddress', clientAddress);
+  app.decorate('hostOf', hostOf);
+  app.decorate('redirectPorts', ports);
+  app.decorate('redirectCounts', counts);
+}
+
+export default fp(edgePart, { name: 'edge', dependencies: ['read-path'] });

@@ -9,15 +9,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
-import { rawAnswer } from '../api/errors.ts';
+import { rawAnswer } from './client-errors.ts';
 import { spareAnsweringConnections } from './idle-connections.ts';
 import { attachFastPath, type FastRequest } from './fast-path.ts';
-import { redirectPath, type RedirectHandler } from './redirect.ts';
+import { redirectPath } from './node-transport.ts';
+import type { RedirectHandler } from './redirect-handler.ts';
 import { prebuilt, writePrebuilt, type Prebuilt } from './respond.ts';
 
 /** The redirect handlers of node:http's listener and of the fast path; null until the app is built, and again once it closes. */
 export interface RedirectEdge {
-  handler: RedirectHandler | null;
+  handler: RedirectHandler<IncomingMessage, ServerResponse> | null;
   fast: RedirectHandler<FastRequest, FastRequest> | null;
 }
 
@@ -60,7 +61,8 @@ export function serverFactoryOf(config: ServerOptions, edge: RedirectEdge, log: 
         if (problem !== undefined) return writePrebuilt(res, problem);
         const redirect = edge.handler;
         const path = redirect === null ? undefined : redirectPath(req);
-        if (path === undefined || !(redirect as RedirectHandler).tryPath(req, res, path)) fastify(req, res);
+        if (path === undefined || !(redirect as RedirectHandler<IncomingMessage, ServerResponse>).tryPath(req, res, path))
+          fastify(req, res);
       },
     );
     spareAnsweringConnections(server);

@@ -10,8 +10,9 @@ import type { LinkKey } from '../core/domains.ts';
 import { splitKey } from '../core/domains.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
-import { LINK_EVENT_DATA, LINK_EVENT_HOST, outboxCtes } from '../webhooks/store.ts';
 import type { RedisClient } from '../redis/client.ts';
+import type { LimitReached } from '../webhooks/delivery-store.ts';
+import { LINK_EVENT_DATA, LINK_EVENT_HOST, outboxCtes } from '../db/outbox.ts';
 
 /**
  * KEYS[1] the count; ARGV[1] the limit, ARGV[2] the redirects asked for. Returns how many are
@@ -45,13 +46,6 @@ const GRANT_SQL = `
     WHERE g.last_grant > 0 AND g.used >= g.lim
   ), ${outboxCtes('reached')}
   SELECT domain_id, code, last_grant FROM granted`;
-
-/** A link whose limit a grant in Redis used up: its `link.click_limit_reached` is to be written to Postgres. */
-export interface LimitReached {
-  readonly domainId: number;
-  readonly code: string;
-  readonly limit: number;
-}
 
 export type Backend =
   | {

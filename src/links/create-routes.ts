@@ -7,13 +7,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DEFAULT_WORKSPACE_ID } from '../core/link.ts';
 import { createProblem } from '../auth/roles.ts';
-import type { IdempotencyKey } from '../db/links.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { CreatedLinkState, Creator, LinkCreates } from './creates.ts';
 import { optionsView } from './view.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
 import { BulkBody, BulkResult, CreatedLink, CreateLinkBody } from './schemas.ts';
 import { errorResponses as errors } from '../errors.ts';
+import type { IdempotencyKey } from '../core/link.ts';
 
 export const BODY_LIMIT_BYTES = 8 * 1024;
 /** 1000 links of the longest URL, with room for the JSON around them. */

@@ -6,11 +6,10 @@ import { checkLinkRequest, type CreateLinkBody, type Link, type LinkRequest } fr
 import { withPasswordHash } from '../core/link-options.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { hashPassword } from '../core/link-passwords.ts';
-import type { DbBreaker } from '../db/breaker.ts';
-import { findIdempotencyKey, findLinkDetails, type IdempotencyKey, type IdempotencyRecord } from '../db/links.ts';
-import type { Queryable } from '../db/pool.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { IdempotencyKeyTaken, type CreateOptions, type WriteQueue } from '../write/write-queue.ts';
+import type { IdempotencyRecord, LinkStore } from './store.ts';
+import { type IdempotencyKey } from '../core/link.ts';
 
 /** A committed link, with the title and tags it was created with. */
 export type CreatedLinkState = Link & Pick<LinkRequest, 'title' | 'tags'>;
@@ -26,8 +25,7 @@ export type Creator = Pick<CreateOptions, 'workspaceId' | 'ownerKeyId'>;
 
 export interface CreatesDeps {
   queue: WriteQueue;
-  db: Queryable;
-  breaker: DbBreaker;
+  store: Pick<LinkStore, 'idempotencyKey' | 'details'>;
   /** Where links may point. */
   policy: TargetPolicy;
   /** The id of the domain a create names by host (absent: the default) for a workspace; rejects with DOMAIN_UNKNOWN. */
@@ -87,11 +85,11 @@ export class LinkCreates {
    * with another body.
    */
   async #replay(key: IdempotencyKey, seen?: IdempotencyRecord): Promise<CreatedLinkState | undefined> {
-    const { db, breaker } = this.#deps;
-    const first = seen ?? (await breaker.run(() => findIdempotencyKey(db, key.scope, key.key)));
+    const { store } = this.#deps;
+    const first = seen ?? (await store.idempotencyKey(key.scope, key.key));
     if (first === undefined) return undefined;
     if (!first.requestHash.equals(key.requestHash)) throw new AppError('IDEMPOTENCY_KEY_REUSED');
-    const link = await breaker.run(() => findLinkDetails(db, first.link));
+    const link = await store.details(first.link);
     if (link === undefined) throw new AppError('LINK_NOT_FOUND', 'The link this Idempotency-Key created has been deleted.');
     return link;
   }

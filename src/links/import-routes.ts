@@ -13,17 +13,16 @@ import { DEFAULT_DOMAIN_ID } from '../core/domains.ts';
 import { detectFormat, headerProblem, IMPORT_FORMATS, readRecords, type RowVerdict } from './import-formats.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { checkTargetUrl } from '../core/url-rules.ts';
-import type { DbBreaker } from '../db/breaker.ts';
-import { findIdempotencyKeys, findLinkDetails, type IdempotencyKey, type IdempotencyRecord, type LinkRef } from '../db/links.ts';
-import type { Queryable } from '../db/pool.ts';
 import { AppError, isAppError, type ErrorCode } from '../errors.ts';
 import type { Creator, LinkCreates } from './creates.ts';
-import { isCsvFile, parseCsv, type CsvFile } from '../api/csv.ts';
 import { creatorOf } from './create-routes.ts';
 import { SECURITY } from '../api/schemas.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
 import { errorResponses as errors } from '../errors.ts';
 import { ImportQuery, ImportReport } from './schemas.ts';
+import type { IdempotencyRecord, LinkStore } from './store.ts';
+import { isCsvFile, parseCsv, type CsvFile } from './csv-file.ts';
+import { type IdempotencyKey, type LinkRef } from '../core/link.ts';
 
 export const IMPORT_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 export const IMPORT_ROWS_MAX = 5000;
@@ -32,8 +31,7 @@ const ROWS_IN_FLIGHT = 1000;
 
 export interface ImportDeps {
   creates: LinkCreates;
-  db: Queryable;
-  breaker: DbBreaker;
+  store: Pick<LinkStore, 'idempotencyKeys' | 'details'>;
   shortUrls: ShortUrls;
   /** Where links may point: the rules that store a row's URL, to compare it with an existing link's. */
   policy: TargetPolicy;
@@ -101,7 +99,7 @@ export async function importRoutes(app: FastifyInstance, deps: ImportDeps): Prom
       );
       // One lookup for the whole file: which rows were imported before.
       const keys = verdicts.flatMap((verdict) => (verdict.ok ? [rowKey(creator.workspaceId, verdict.link).key] : []));
-      const used = await deps.breaker.run(() => findIdempotencyKeys(deps.db, -creator.workspaceId, keys));
+      const used = await deps.store.idempotencyKeys(-creator.workspaceId, keys);
       const results = await inBatches(verdicts, ROWS_IN_FLIGHT, (verdict) => importRow(deps, creator, domain.id, verdict, used));
       const count = (status: RowResult['status']) => results.filter((result) => result.status === status).length;
       return { format, rows: results.length, created: count('created'), existing: count('existing'), failed: count('failed'), results };
@@ -163,7 +161,7 @@ async function importRow(
 
 /** Whether the link `ref` names is in `workspaceId` and points at `url` (as the rules would store it). */
 async function sameLink(deps: ImportDeps, workspaceId: number, ref: LinkRef, url: string): Promise<boolean> {
-  const existing = await deps.breaker.run(() => findLinkDetails(deps.db, ref));
+  const existing = await deps.store.details(ref);
   const stored = checkTargetUrl(url, deps.policy);
   return existing !== undefined && existing.workspaceId === workspaceId && existing.url === (stored.ok ? stored.url : url);
 }

@@ -7,10 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireKey } from '../auth/authenticate.ts';
 import { encodeCursor, LIST_LIMIT_MAX, readFilter, readListQuery, type Cursor, type ListFilter, type ListRequest } from './list-query.ts';
-import type { DbBreaker } from '../db/breaker.ts';
-import { listTags, type LinkLists } from './list-store.ts';
-import type { LinkDetails } from '../db/links.ts';
-import type { Queryable } from '../db/pool.ts';
+import type { LinkLists } from './list-store.ts';
 import { AppError } from '../errors.ts';
 import { shownOptions } from '../core/link-options.ts';
 import { csvLine, formulaSafe } from '../api/csv.ts';
@@ -19,12 +16,11 @@ import { SECURITY } from '../api/schemas.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
 import { errorResponses as errors } from '../errors.ts';
 import { LinkList, ListQuery, TagList } from './schemas.ts';
+import type { LinkDetails } from './store.ts';
 
 export interface LinkListDeps {
-  db: Queryable;
-  /** The pages, read through `db`. */
+  /** The pages and tags, read through the list's own pool and breaker. */
   lists: LinkLists;
-  breaker: DbBreaker;
   shortUrls: ShortUrls;
 }
 
@@ -45,7 +41,7 @@ export const EXPORT_COLUMNS = [
   'options',
 ];
 
-export async function linkListRoutes(plain: FastifyInstance, { db, lists, breaker, shortUrls }: LinkListDeps): Promise<void> {
+export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls }: LinkListDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   /** `filter` with the domain `host` names, if any: one of the workspace's (400 DOMAIN_UNKNOWN otherwise). */
   const onDomain = async (filter: ListFilter, host: string | undefined, workspaceId: number): Promise<ListFilter> =>
@@ -71,7 +67,7 @@ export async function linkListRoutes(plain: FastifyInstance, { db, lists, breake
       const verdict = readListQuery(request.query);
       if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
       const filter = await onDomain(verdict.request.filter, request.query.domain, key.workspaceId);
-      const page = await breaker.run(() => lists.page(key.workspaceId, { ...verdict.request, filter }));
+      const page = await lists.page(key.workspaceId, { ...verdict.request, filter });
       const now = Date.now();
       return {
         links: page.links.map((link) => linkView(link, shortUrls, now)),
@@ -93,7 +89,7 @@ export async function linkListRoutes(plain: FastifyInstance, { db, lists, breake
     },
     async (request) => {
       const key = requireKey(request);
-      return { tags: await breaker.run(() => listTags(db, key.workspaceId)) };
+      return { tags: await lists.tags(key.workspaceId) };
     },
   );
 
@@ -123,7 +119,7 @@ export async function linkListRoutes(plain: FastifyInstance, { db, lists, breake
       if (typeof read === 'string') throw new AppError('LIST_QUERY_INVALID', read);
       const filter = await onDomain(read, request.query.domain, key.workspaceId);
       // The first page is read before answering: a database that cannot answer is a 503, not a cut CSV.
-      const pages = exportPages(lists, breaker, key.workspaceId, filter);
+      const pages = exportPages(lists, key.workspaceId, filter);
       const first = await pages.next();
       const day = new Date().toISOString().slice(0, 10);
       return (
@@ -140,11 +136,11 @@ export async function linkListRoutes(plain: FastifyInstance, { db, lists, breake
 
 const EXPORT_PAGE = LIST_LIMIT_MAX * 10;
 
-async function* exportPages(lists: LinkLists, breaker: DbBreaker, workspaceId: number, filter: ListFilter): AsyncGenerator<LinkDetails[]> {
+async function* exportPages(lists: LinkLists, workspaceId: number, filter: ListFilter): AsyncGenerator<LinkDetails[]> {
   let after: Cursor | undefined;
   do {
     const request: ListRequest = { sort: 'created', limit: EXPORT_PAGE, filter, after };
-    const page = await breaker.run(() => lists.page(workspaceId, request));
+    const page = await lists.page(workspaceId, request);
     yield page.links;
     after = page.next;
   } while (after !== undefined);

@@ -10,8 +10,9 @@
 
 import { LRUCache } from 'lru-cache';
 import { containsPattern, type Cursor, type ListFilter, type ListRequest } from './list-query.ts';
-import { DETAILS_COLUMNS, DETAILS_JOINS, detailsOf, type DetailsRow, type LinkDetails } from '../db/links.ts';
+import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
+import { DETAILS_COLUMNS, DETAILS_JOINS, detailsOf, type DetailsRow, type LinkDetails } from './store.ts';
 
 export interface LinkPage {
   readonly links: LinkDetails[];
@@ -90,10 +91,13 @@ export interface ListPlans {
 export class LinkLists {
   readonly plans: ListPlans = { planner: 0, tagFirst: 0, walked: 0, walkedShort: 0 };
   readonly #db: Queryable;
+  readonly #breaker: Pick<DbBreaker, 'run'>;
   readonly #samples: LRUCache<number, string[]>;
 
-  constructor(db: Queryable) {
+  /** `db` and `breaker`: the list's own pool and breaker (DB_LIST_POOL_MAX), apart from those of redirects and writes. */
+  constructor(db: Queryable, breaker: Pick<DbBreaker, 'run'>) {
     this.#db = db;
+    this.#breaker = breaker;
     this.#samples = new LRUCache<number, string[]>({
       maxSize: SAMPLES_MAX_UNITS,
       sizeCalculation: (texts) =>
@@ -107,7 +111,16 @@ export class LinkLists {
   }
 
   /** One page of the workspace's links that pass `request.filter`, in `request.sort` order. */
-  async page(workspaceId: number, request: ListRequest): Promise<LinkPage> {
+  page(workspaceId: number, request: ListRequest): Promise<LinkPage> {
+    return this.#breaker.run(() => this.#page(workspaceId, request));
+  }
+
+  /** The workspace's tags in use, most used first (at most TAGS_LISTED_MAX). */
+  tags(workspaceId: number): Promise<{ tag: string; links: number }[]> {
+    return this.#breaker.run(() => listTags(this.#db, workspaceId));
+  }
+
+  async #page(workspaceId: number, request: ListRequest): Promise<LinkPage> {
     const { tag, q } = request.filter;
     if (
       tag !== undefined &&

@@ -4,9 +4,9 @@
 import type { Static } from 'typebox';
 import { linkState } from '../core/link.ts';
 import { shownOptions, type LinkOptions } from '../core/link-options.ts';
-import type { LinkDetails } from '../db/links.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
 import type { LinkOptions as LinkOptionsSchema } from './schemas.ts';
+import type { LinkDetails } from './store.ts';
 
 export function linkView(link: LinkDetails, urls: ShortUrls, now: number) {
   const { domain, shortUrl } = urls.of(link);

@@ -8,7 +8,7 @@ import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { ReplicaSet } from '../db/replicas.ts';
 import type { RedisTier } from '../redis/tier.ts';
-import type { Lifecycle } from '../lifecycle.ts';
+import type { Lifecycle } from '../part.ts';
 import type { WriteQueue } from '../write/write-queue.ts';
 
 export interface HealthDeps {

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { buildApp } from '../app.ts';
 import { ensureFirstKey } from '../auth/first-key.ts';
 import type { Config } from '../config/config.ts';
-import type { Lifecycle } from '../lifecycle.ts';
+import type { Lifecycle } from '../part.ts';
 
 export interface ServeOptions {
   /** false in a cluster worker: the primary migrated once before forking. */

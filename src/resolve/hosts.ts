@@ -10,7 +10,7 @@
 import type { Logger } from 'pino';
 import type { RedirectTarget } from '../cache/link-cache.ts';
 import { DEFAULT_DOMAIN_ID, keyPrefix, LOOPBACK_HOSTS, requestHostName } from '../core/domains.ts';
-import type { DomainRecord } from '../domains/store.ts';
+import type { DomainRecord } from '../core/domains.ts';
 
 export const REFRESH_MS = 2000;
 const SPELLINGS_MAX = 1000;

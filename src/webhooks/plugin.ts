@@ -1,13 +1,19 @@
-// Webhooks: the worker that delivers the outbox's events (webhooks/worker.ts), in every
-// instance. Its routes are the API's (webhooks/routes.ts). Closed after the parts that write events
-// (the write queue, the click flusher) and before Postgres: the sends under way end and are recorded.
+// Webhooks as a part: the worker that delivers the outbox's events (worker.ts), in every instance,
+// and the routes that manage a workspace's endpoints. Registered before the parts that write events
+// (the click flusher, the write queue), so that it closes after them and before Postgres: the sends
+// under way end and are recorded.
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { webhookBody } from './body.ts';
-import { WebhookSender } from './sender.ts';
-import { WebhookWorker } from './worker.ts';
+import { targetPolicyOf } from '../core/target-policy.ts';
 import type { PartOptions } from '../part.ts';
+import { webhookBody } from './body.ts';
+import { webhooksRoutes } from './routes.ts';
+import { webhookTries } from './metrics.ts';
+import { WebhookSender } from './sender.ts';
+import { WebhookService } from './service.ts';
+import { WebhookStore } from './store.ts';
+import { WebhookWorker } from './worker.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,28 +21,30 @@ declare module 'fastify' {
   }
 }
 
-export default fp(
-  async function webhooksPart(app: FastifyInstance, { config, log }: PartOptions) {
-    const { pool, shortUrls, metrics } = app;
-    const sender = new WebhookSender({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate });
-    const worker = new WebhookWorker({
-      pool,
-      send: (message) => sender.send(message),
-      render: (delivery) => webhookBody(delivery, shortUrls),
-      schedule: config.webhookRetrySchedule,
-      timeoutMs: config.webhookTimeoutMs,
-      maxInFlight: config.webhookMaxInFlight,
-      pollMs: config.webhookPollMs,
-      retentionDays: config.webhookLogRetentionDays,
-      log,
-      tried: metrics?.webhookTried,
-    });
-    app.addHook('onClose', async () => {
-      await worker.close();
-      sender.close();
-    });
-    worker.start();
-    app.decorate('webhooks', worker);
-  },
-  { name: 'webhooks', dependencies: ['postgres', 'domains'] },
-);
+async function webhooksPart(app: FastifyInstance, { config, log }: PartOptions): Promise<void> {
+  const { pool, shortUrls, metrics } = app;
+  const sender = new WebhookSender({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.webhookAllowPrivate });
+  const worker = new WebhookWorker({
+    pool,
+    send: (message) => sender.send(message),
+    render: (delivery) => webhookBody(delivery, shortUrls),
+    schedule: config.webhookRetrySchedule,
+    timeoutMs: config.webhookTimeoutMs,
+    maxInFlight: config.webhookMaxInFlight,
+    pollMs: config.webhookPollMs,
+    retentionDays: config.webhookLogRetentionDays,
+    log,
+    tried: metrics === null ? undefined : webhookTries(metrics),
+  });
+  app.addHook('onClose', async () => {
+    await worker.close();
+    sender.close();
+  });
+  worker.start();
+  const policy = targetPolicyOf({ ...config, allowPrivateTargets: config.webhookAllowPrivate });
+  const webhooks = new WebhookService(new WebhookStore(app.db, pool, app.breaker), policy, config.webhookSecretOverlapMs);
+  await app.register(webhooksRoutes, { webhooks });
+  app.decorate('webhooks', worker);
+}
+
+export default fp(webhooksPart, { name: 'webhooks', dependencies: ['postgres', 'domains', 'auth'] });

@@ -2,7 +2,7 @@
 
 import { Type } from 'typebox';
 import { WEBHOOK_EVENTS } from '../core/webhooks.ts';
-import { DELIVERY_STATES } from './store.ts';
+import { DELIVERY_STATES } from './delivery-store.ts';
 
 const EventList = Type.Array(Type.String({ examples: [...WEBHOOK_EVENTS] }), {
   description: `Which events it takes: ${WEBHOOK_EVENTS.join(', ')}.`,

@@ -1,78 +1,12 @@
-// The queries of webhooks (migrations/0013_webhooks.sql): the outbox the statements that change
-// links write to, the endpoints admins manage, and the deliveries the worker claims.
+// A workspace's webhook endpoints in Postgres (migrations/0013_webhooks.sql): listed with their
+// deliveries waiting and dead, added under the workspace's cap, changed, removed, their secrets
+// read and rotated, and their delivery logs read. The WebhookStore runs each through the breaker.
 
-import type { Queryable } from '../db/pool.ts';
 import type pg from 'pg';
 import type { WebhookEvent } from '../core/webhooks.ts';
-import { inTransaction } from '../db/pool.ts';
-
-/**
- * CTEs, to follow others in a statement's WITH list, that write to the outbox an event for each row
- * of the CTE `source` (columns workspace_id, type, domain_id, code, data) whose workspace has an
- * enabled endpoint taking its type, and a delivery of it to each such endpoint. Postgres runs them
- * with the statement whether or not it reads them: the events commit with the change or not at all.
- */
-export function outboxCtes(source: string): string {
-  return `${source}_events AS MATERIALIZED (
-       SELECT nextval('webhook_messages_id_seq') AS id, s.workspace_id, s.type, s.domain_id, s.code, s.data
-       FROM ${source} s
-       WHERE EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.workspace_id = s.workspace_id AND e.enabled AND s.type = ANY (e.events))
-     ), ${source}_messages AS (
-       INSERT INTO webhook_messages (id, workspace_id, type, domain_id, code, data)
-       SELECT id, workspace_id, type, domain_id, code, data FROM ${source}_events
-     ), ${source}_deliveries AS (
-       INSERT INTO webhook_deliveries (message_id, endpoint_id, domain_id, code)
-       SELECT v.id, e.id, v.domain_id, v.code
-       FROM ${source}_events v JOIN webhook_endpoints e ON e.workspace_id = v.workspace_id AND e.enabled AND v.type = ANY (e.events)
-     )`;
-}
-
-/** A link row's fields an event's data holds (webhook-body.ts renders them), from the row alias `l`. */
-export const LINK_EVENT_DATA = `jsonb_build_object('domainId', l.domain_id, 'code', l.code, 'url', l.url, 'title', l.title,
-  'tags', to_jsonb(l.tags), 'expiresAt', l.expires_at, 'disabled', l.disabled, 'deleted', l.deleted, 'version', l.version,
-  'options', l.options, 'createdAt', l.created_at)`;
-
-/** The domain's host joined to a link's data: `LINK_EVENT_DATA || LINK_EVENT_HOST`, with domains joined as `dm`. */
-export const LINK_EVENT_HOST = `jsonb_build_object('domainHost', dm.host)`;
-
-/** Writes a `link.expired` event for each link whose expiry passed and is not yet reported (at most `limit`); returns how many. */
-export async function announceExpiries(db: Queryable, limit: number): Promise<number> {
-  const { rows } = await db.query<{ n: string }>(
-    `WITH due AS (
-       SELECT domain_id, code FROM links
-       WHERE expires_at <= now() AND NOT expiry_announced AND NOT deleted
-       ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
-     ), marked AS (
-       UPDATE links l SET expiry_announced = true FROM due WHERE l.domain_id = due.domain_id AND l.code = due.code
-       RETURNING l.*
-     ), expired AS (
-       SELECT l.workspace_id, 'link.expired' AS type, l.domain_id, l.code, ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST} AS data
-       FROM marked l LEFT JOIN domains dm ON dm.id = l.domain_id
-     ), ${outboxCtes('expired')}
-     SELECT count(*) AS n FROM marked`,
-    [limit],
-  );
-  return Number(rows[0]?.n ?? 0);
-}
-
-/** Writes `link.click_limit_reached` for links (domain, code) whose limit a grant in Redis used up. */
-export async function announceLimitsReached(
-  db: Queryable,
-  links: readonly { domainId: number; code: string; limit: number }[],
-): Promise<void> {
-  await db.query(
-    `WITH reached AS (
-       SELECT l.workspace_id, 'link.click_limit_reached' AS type, l.domain_id, l.code,
-              ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST} || jsonb_build_object('clickLimit', r.lim) AS data
-       FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS r (domain_id, code, lim)
-       JOIN links l ON l.domain_id = r.domain_id AND l.code = r.code LEFT JOIN domains dm ON dm.id = l.domain_id
-     ), ${outboxCtes('reached')}
-     SELECT 1`,
-    [links.map((link) => link.domainId), links.map((link) => link.code), links.map((link) => link.limit)],
-  );
-}
-
-// ---- Endpoints
+import type { DbBreaker } from '../db/breaker.ts';
+import { inTransaction, type Queryable } from '../db/pool.ts';
+import { listDeliveries, resendDelivery, type DeliveryRecord, type DeliveryState } from './delivery-store.ts';
 
 export interface WebhookEndpoint {
   readonly id: number;
@@ -229,236 +163,55 @@ export async function rotateSecret(
   return row === undefined ? undefined : { secret, previousUntil: row.previous_until };
 }
 
-// ---- Deliveries
+export class WebhookStore {
+  readonly #db: Queryable;
+  readonly #pool: pg.Pool;
+  readonly #breaker: DbBreaker;
 
-export const DELIVERY_STATES = ['pending', 'sending', 'delivered', 'dead'] as const;
-export type DeliveryState = (typeof DELIVERY_STATES)[number];
+  /** `pool`: for the create's transaction (the count of endpoints under the workspace's lock). */
+  constructor(db: Queryable, pool: pg.Pool, breaker: DbBreaker) {
+    this.#db = db;
+    this.#pool = pool;
+    this.#breaker = breaker;
+  }
 
-/** A delivery claimed for sending, with what its request needs. */
-export interface ClaimedDelivery {
-  readonly id: number;
-  readonly endpointId: number;
-  /** Tries so far, this one included: the claim's token (a late answer to an older claim changes nothing). */
-  readonly attempts: number;
-  readonly url: string;
-  readonly secrets: readonly string[];
-  readonly msgId: string;
-  readonly type: WebhookEvent;
-  readonly data: Record<string, unknown>;
-  readonly createdAt: Date;
-}
+  endpoints(workspaceId: number): Promise<WebhookEndpoint[]> {
+    return this.#breaker.run(() => listEndpoints(this.#db, workspaceId));
+  }
 
-interface ClaimRow {
-  id: string;
-  endpoint_id: string;
-  attempts: number;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  msg_id: string;
-  type: WebhookEvent;
-  data: Record<string, unknown>;
-  created_at: Date;
-}
+  endpoint(workspaceId: number, id: number): Promise<WebhookEndpoint | undefined> {
+    return this.#breaker.run(() => findEndpoint(this.#db, workspaceId, id));
+  }
 
-export interface ClaimLimits {
-  /** Endpoints served per claim. */
-  readonly endpoints: number;
-  /** Deliveries under way per endpoint, across instances. */
-  readonly inFlight: number;
-  /** How long a claim holds a delivery: past it, the delivery is due again (its instance died). */
-  readonly leaseMs: number;
-}
+  /** Adds an endpoint unless the workspace has `max` already (undefined then). */
+  add(workspaceId: number, fields: EndpointFields, secret: string, max: number): Promise<WebhookEndpoint | undefined> {
+    return this.#breaker.run(() => insertEndpoint(this.#pool, workspaceId, fields, secret, max));
+  }
 
-/**
- * Claims due deliveries: locks up to `endpoints` endpoints with due deliveries that no other
- * instance is claiming for (SKIP LOCKED), then, for each, leases its due deliveries, oldest first,
- * up to its cap less those under way; a delivery whose link has an earlier one waiting or under way
- * to the same endpoint waits for it. One transaction, two statements. The endpoints are locked
- * FOR NO KEY UPDATE: against other claims, but not against the foreign key of a new delivery
- * (FOR KEY SHARE), so that no create, change or click flush waits for a claim (FOR UPDATE made
- * writes wait 400 ms at the median behind a backlog of 2,000 deliveries: npm run fleet).
- */
-export async function claimDeliveries(pool: pg.Pool, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
-  return inTransaction(pool, async (client) => {
-    const { rows: endpoints } = await client.query<{ id: string }>(
-      `SELECT e.id FROM webhook_endpoints e
-       WHERE e.enabled AND EXISTS (
-         SELECT 1 FROM webhook_deliveries d WHERE d.endpoint_id = e.id AND d.state IN ('pending', 'sending') AND d.next_attempt_at <= now())
-       ORDER BY random() LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED`,
-      [limits.endpoints],
-    );
-    if (endpoints.length === 0) return [];
-    const { rows } = await client.query<ClaimRow>(
-      `WITH ep AS (
-         SELECT e.id, e.url, e.secret, CASE WHEN e.previous_until > now() THEN e.previous_secret END AS previous_secret,
-                $2 - (SELECT count(*) FROM webhook_deliveries s
-                      WHERE s.endpoint_id = e.id AND s.state = 'sending' AND s.next_attempt_at > now()) AS room
-         FROM webhook_endpoints e WHERE e.id = ANY ($1::bigint[])
-       ), picked AS (
-         SELECT d.id, ep.url, ep.secret, ep.previous_secret FROM ep CROSS JOIN LATERAL (
-           SELECT d.id FROM webhook_deliveries d
-           WHERE d.endpoint_id = ep.id AND d.state IN ('pending', 'sending') AND d.next_attempt_at <= now()
-             AND NOT EXISTS (
-               SELECT 1 FROM webhook_deliveries p
-               WHERE d.code IS NOT NULL AND p.endpoint_id = d.endpoint_id AND p.domain_id = d.domain_id AND p.code = d.code
-                 AND p.state IN ('pending', 'sending') AND p.code IS NOT NULL AND p.message_id < d.message_id)
-           ORDER BY d.message_id LIMIT greatest(ep.room, 0)
-         ) d
-       )
-       UPDATE webhook_deliveries d SET state = 'sending', attempts = d.attempts + 1, last_attempt_at = now(),
-         next_attempt_at = now() + $3 * interval '1 millisecond'
-       FROM picked, webhook_messages m
-       WHERE d.id = picked.id AND m.id = d.message_id
-       RETURNING d.id, d.endpoint_id, d.attempts, picked.url, picked.secret, picked.previous_secret, m.msg_id, m.type, m.data, m.created_at`,
-      [endpoints.map((row) => row.id), limits.inFlight, limits.leaseMs],
-    );
-    return rows.map((row) => ({
-      id: Number(row.id),
-      endpointId: Number(row.endpoint_id),
-      attempts: row.attempts,
-      url: row.url,
-      secrets: row.previous_secret === null ? [row.secret] : [row.secret, row.previous_secret],
-      msgId: row.msg_id,
-      type: row.type,
-      data: row.data,
-      createdAt: row.created_at,
-    }));
-  });
-}
+  change(workspaceId: number, id: number, change: Partial<EndpointFields>): Promise<WebhookEndpoint | undefined> {
+    return this.#breaker.run(() => updateEndpoint(this.#db, workspaceId, id, change));
+  }
 
-/** What came of one try. */
-export interface DeliveryOutcome {
-  readonly id: number;
-  readonly attempts: number;
-  /** delivered; pending (again, at `retryAt`); or dead. */
-  readonly state: 'delivered' | 'pending' | 'dead';
-  readonly retryAt: Date | null;
-  readonly status: number | null;
-  readonly error: string | null;
-  readonly latencyMs: number;
-}
+  remove(workspaceId: number, id: number): Promise<boolean> {
+    return this.#breaker.run(() => deleteEndpoint(this.#db, workspaceId, id));
+  }
 
-/** Records tries' outcomes, in one statement; a delivery claimed again since (its lease ran out) is left alone. */
-export async function recordOutcomes(db: Queryable, outcomes: readonly DeliveryOutcome[]): Promise<void> {
-  if (outcomes.length === 0) return;
-  await db.query(
-    `UPDATE webhook_deliveries d SET state = o.state, next_attempt_at = COALESCE(o.retry_at, d.next_attempt_at),
-       last_status = o.status, last_error = o.error, last_latency_ms = o.latency,
-       delivered_at = CASE WHEN o.state = 'delivered' THEN now() END
-     FROM unnest($1::bigint[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[], $7::int[])
-       AS o (id, attempts, state, retry_at, status, error, latency)
-     WHERE d.id = o.id AND d.attempts = o.attempts AND d.state = 'sending'`,
-    [
-      outcomes.map((o) => o.id),
-      outcomes.map((o) => o.attempts),
-      outcomes.map((o) => o.state),
-      outcomes.map((o) => o.retryAt),
-      outcomes.map((o) => o.status),
-      outcomes.map((o) => o.error),
-      outcomes.map((o) => o.latencyMs),
-    ],
-  );
-}
+  secret(workspaceId: number, id: number): Promise<EndpointSecret | undefined> {
+    return this.#breaker.run(() => readSecret(this.#db, workspaceId, id));
+  }
 
-/** A delivery as the log shows it. */
-export interface DeliveryRecord {
-  readonly id: number;
-  readonly msgId: string;
-  readonly type: WebhookEvent;
-  readonly state: DeliveryState;
-  readonly attempts: number;
-  readonly lastStatus: number | null;
-  readonly lastError: string | null;
-  readonly latencyMs: number | null;
-  readonly createdAt: Date;
-  readonly lastAttemptAt: Date | null;
-  readonly nextAttemptAt: Date | null;
-  readonly deliveredAt: Date | null;
-}
+  rotate(workspaceId: number, id: number, secret: string, overlapMs: number): Promise<EndpointSecret | undefined> {
+    return this.#breaker.run(() => rotateSecret(this.#db, workspaceId, id, secret, overlapMs));
+  }
 
-interface DeliveryRow {
-  id: string;
-  msg_id: string;
-  type: WebhookEvent;
-  state: DeliveryState;
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  last_latency_ms: number | null;
-  created_at: Date;
-  last_attempt_at: Date | null;
-  next_attempt_at: Date;
-  delivered_at: Date | null;
-}
+  deliveries(
+    endpointId: number,
+    page: { state: DeliveryState | undefined; before: number | undefined; limit: number },
+  ): Promise<DeliveryRecord[]> {
+    return this.#breaker.run(() => listDeliveries(this.#db, endpointId, page));
+  }
 
-const DELIVERY_COLUMNS = `d.id, m.msg_id, m.type, d.state, d.attempts, d.last_status, d.last_error, d.last_latency_ms, d.created_at,
-  d.last_attempt_at, d.next_attempt_at, d.delivered_at`;
-
-function deliveryOf(row: DeliveryRow): DeliveryRecord {
-  return {
-    id: Number(row.id),
-    msgId: row.msg_id,
-    type: row.type,
-    state: row.state,
-    attempts: row.attempts,
-    lastStatus: row.last_status,
-    lastError: row.last_error,
-    latencyMs: row.last_latency_ms,
-    createdAt: row.created_at,
-    lastAttemptAt: row.last_attempt_at,
-    nextAttemptAt: row.state === 'pending' ? row.next_attempt_at : null,
-    deliveredAt: row.delivered_at,
-  };
-}
-
-/** An endpoint's deliveries, newest first, before the id `before` (a page's cursor), in `state` if given. */
-export async function listDeliveries(
-  db: Queryable,
-  endpointId: number,
-  page: { readonly before: number | undefined; readonly state: DeliveryState | undefined; readonly limit: number },
-): Promise<DeliveryRecord[]> {
-  const { rows } = await db.query<DeliveryRow>(
-    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_messages m ON m.id = d.message_id
-     WHERE d.endpoint_id = $1 AND ($2::bigint IS NULL OR d.id < $2) AND ($3::text IS NULL OR d.state = $3)
-     ORDER BY d.id DESC LIMIT $4`,
-    [endpointId, page.before ?? null, page.state ?? null, page.limit],
-  );
-  return rows.map(deliveryOf);
-}
-
-/**
- * Sends a delivery's event again: a new delivery of the same message (the same webhook-id), due
- * now, outside the order of its link's events. undefined if the endpoint has no such delivery.
- */
-export async function resendDelivery(db: Queryable, endpointId: number, deliveryId: number): Promise<DeliveryRecord | undefined> {
-  const { rows } = await db.query<DeliveryRow>(
-    `WITH resent AS (
-       INSERT INTO webhook_deliveries (message_id, endpoint_id)
-       SELECT message_id, endpoint_id FROM webhook_deliveries WHERE id = $2 AND endpoint_id = $1
-       RETURNING *
-     )
-     SELECT ${DELIVERY_COLUMNS} FROM resent d JOIN webhook_messages m ON m.id = d.message_id`,
-    [endpointId, deliveryId],
-  );
-  const row = rows[0];
-  return row === undefined ? undefined : deliveryOf(row);
-}
-
-/** Removes deliveries delivered or dead before `days` ago, then the messages left with none. */
-export async function pruneDeliveries(db: Queryable, days: number): Promise<number> {
-  const { rows } = await db.query<{ n: string }>(
-    `WITH gone AS (
-       DELETE FROM webhook_deliveries WHERE state IN ('delivered', 'dead') AND created_at < now() - $1 * interval '1 day'
-       RETURNING id, message_id
-     ), orphaned AS (
-       -- The statement's snapshot still shows the deliveries it deletes: those are not counted.
-       DELETE FROM webhook_messages m WHERE m.id IN (SELECT message_id FROM gone)
-         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.message_id = m.id AND d.id NOT IN (SELECT id FROM gone))
-       RETURNING 1
-     )
-     SELECT count(*) AS n FROM gone`,
-    [days],
-  );
-  return Number(rows[0]?.n ?? 0);
+  resend(endpointId: number, deliveryId: number): Promise<DeliveryRecord | undefined> {
+    return this.#breaker.run(() => resendDelivery(this.#db, endpointId, deliveryId));
+  }
 }

@@ -19,6 +19,7 @@
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import { retryDelayMs } from '../core/webhooks.ts';
+import type { SendResult, SignedMessage } from './sender.ts';
 import {
   announceExpiries,
   announceLimitsReached,
@@ -27,9 +28,8 @@ import {
   recordOutcomes,
   type ClaimedDelivery,
   type DeliveryOutcome,
-} from './store.ts';
-import type { LimitReached } from '../links/click-limits.ts';
-import type { SendResult, SignedMessage } from './sender.ts';
+  type LimitReached,
+} from './delivery-store.ts';
 
 export interface WebhookWorkerDeps {
   readonly pool: pg.Pool;

@@ -1,61 +1,45 @@
-// The write path: ids for generated codes, the group-commit queue, and changes of existing links,
-// each told to Redis, every instance and this LRU before it is acknowledged. Closed first: it
-// drains while everything it needs is still open.
+// The write path as a part: ids for generated codes and the group-commit queue (write-queue.ts),
+// writing through link-writes.ts. Registered after the parts that write events (webhooks) and
+// count clicks (analytics), so that it closes before them: the queue drains while everything it
+// needs is still open.
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { ShortCode } from '../core/codes.ts';
-import { keyOf } from '../core/domains.ts';
-import { insertLinks, reserveIdBlock } from '../db/links.ts';
-import { AppError } from '../errors.ts';
-import { IdAllocator } from './id-allocator.ts';
-import { createLinkChanges, createPropagate, type LinkChanges } from './link-changes.ts';
-import { WriteQueue } from './write-queue.ts';
+import { reserveIdBlock } from '../db/links.ts';
+import { BATCH_BOUNDS, type Metrics } from '../metrics/metrics.ts';
 import type { PartOptions } from '../part.ts';
+import { IdAllocator } from './id-allocator.ts';
+import { LinkWrites } from './link-writes.ts';
+import { WriteQueue } from './write-queue.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     writeQueue: WriteQueue;
-    /** Changes to existing links, propagated to every instance. */
-    links: LinkChanges;
   }
 }
 
-export default fp(
-  async function writePathPart(app: FastifyInstance, { config, log }: PartOptions) {
-    const { db, breaker, redis, cache, resolver, codeSpace, codec, metrics } = app;
-    const propagate = createPropagate(cache, resolver, redis?.store ?? null);
-    const ids = new IdAllocator(() => breaker.run(() => reserveIdBlock(db)));
-    const changes = createLinkChanges(db, breaker, propagate);
-    const queue = new WriteQueue({
-      insert: (links) => breaker.run(() => insertLinks(db, links)),
-      async allocate(count) {
-        const taken = await ids.take(count);
-        return taken.map((id): ShortCode => {
-          if (id >= codec.size) throw new AppError('CODES_EXHAUSTED');
-          return codec.fromId(id);
-        });
-      },
-      available: () => breaker.state !== 'open',
-      async committed(links) {
-        for (const link of links) if (!link.generated) codeSpace.added(keyOf(link));
-        await propagate(links);
-      },
-      ackDelayMs: (alias) => codeSpace.ackDelayMs(alias),
-      async discard(written) {
-        await Promise.all(written.map((link) => changes.remove(link, false)));
-      },
-      maxBatch: config.writeBatchMax,
-      maxQueued: config.writeQueueMax,
-      batched: metrics?.writeBatch,
-      timeoutMs: config.writeTimeoutMs,
-      log,
-    });
-    app.addHook('onClose', async () => {
-      await queue.close();
-    });
-    app.decorate('writeQueue', queue);
-    app.decorate('links', changes);
-  },
-  { name: 'write-path', dependencies: ['postgres', 'redis', 'read-path'] },
-);
+/** Observes the size of each group-commit batch. */
+function writeBatches(metrics: Metrics): (size: number) => void {
+  const sizes = metrics.histogram('shortener_write_batch_size', 'Links per group-commit INSERT of the write queue.', BATCH_BOUNDS);
+  return (size) => sizes.observe(size);
+}
+
+async function writePathPart(app: FastifyInstance, { config, log }: PartOptions): Promise<void> {
+  const { db, breaker, codeSpace, codec, propagation, metrics } = app;
+  const ids = new IdAllocator(() => breaker.run(() => reserveIdBlock(db)));
+  const writes = new LinkWrites({ db, breaker, ids, codec, codeSpace, propagation });
+  const queue = new WriteQueue(writes, {
+    maxBatch: config.writeBatchMax,
+    maxQueued: config.writeQueueMax,
+    batched: metrics === null ? undefined : writeBatches(metrics),
+    timeoutMs: config.writeTimeoutMs,
+    log,
+  });
+  if (metrics !== null) metrics.gauge('shortener_write_queue_depth', 'Links waiting in the write queue.', (set) => set(queue.depth));
+  app.addHook('onClose', async () => {
+    await queue.close();
+  });
+  app.decorate('writeQueue', queue);
+}
+
+export default fp(writePathPart, { name: 'write-path', dependencies: ['postgres', 'read-path'] });

@@ -14,10 +14,12 @@ import type { Logger } from 'pino';
 import type { ShortCode } from '../core/codes.ts';
 import { keyOf, linkKey } from '../core/domains.ts';
 import { DEFAULT_WORKSPACE_ID, type Link, type LinkRequest } from '../core/link.ts';
-import type { IdempotencyKey, Inserted, NewLink } from '../db/links.ts';
+import type { Inserted, NewLink } from '../db/links.ts';
 import { AppError } from '../errors.ts';
+import type { IdempotencyKey } from '../core/link.ts';
 
-export interface WriteQueueDeps {
+/** What the queue writes through (write/link-writes.ts). */
+export interface QueueStore {
   /** Commits the links in one statement; says which were written. */
   insert(links: NewLink[]): Promise<Inserted>;
   /** `count` fresh generated codes. */
@@ -41,6 +43,9 @@ export interface WriteQueueDeps {
    * so they are removed rather than left as links nobody made. A rejection is logged.
    */
   discard(links: NewLink[]): Promise<void>;
+}
+
+export interface QueueSettings {
   maxBatch: number;
   maxQueued: number;
   /** Told of each batch about to be committed, with its size (metrics). */
@@ -48,6 +53,8 @@ export interface WriteQueueDeps {
   timeoutMs: number;
   log: Logger;
 }
+
+export type WriteQueueDeps = QueueStore & QueueSettings;
 
 /** Who creates a link, in which workspace, and the Idempotency-Key it came with. */
 export interface CreateOptions {
@@ -79,21 +86,23 @@ const BACKOFF_MIN_MS = 50;
 const BACKOFF_MAX_MS = 2000;
 
 export class WriteQueue {
-  readonly #deps: WriteQueueDeps;
+  readonly #store: QueueStore;
+  readonly #deps: QueueSettings;
   #queue: Pending[] = [];
   #flushing: Promise<void> | null = null;
   #backoffMs = 0;
   #closing = false;
 
-  constructor(deps: WriteQueueDeps) {
-    this.#deps = deps;
+  constructor(store: QueueStore, settings: QueueSettings) {
+    this.#store = store;
+    this.#deps = settings;
   }
 
   /** Resolves with the committed link, or rejects with an AppError (409, 503). */
   enqueue(request: LinkRequest, options: CreateOptions = ANONYMOUS): Promise<Link> {
     if (this.#closing) return Promise.reject(new AppError('SHUTTING_DOWN'));
     if (this.#queue.length >= this.#deps.maxQueued) return Promise.reject(new AppError('WRITE_QUEUE_FULL'));
-    if (!this.#deps.available()) return Promise.reject(new AppError('DATABASE_UNAVAILABLE'));
+    if (!this.#store.available()) return Promise.reject(new AppError('DATABASE_UNAVAILABLE'));
     const settle = Promise.withResolvers<Link>();
     this.#queue.push({ request, options, code: request.alias, deadline: Date.now() + this.#deps.timeoutMs, settle });
     this.#flushing ??= this.#drain();
@@ -137,7 +146,7 @@ export class WriteQueue {
       await this.#assignCodes(batch);
       this.#deps.batched?.(batch.length);
       links = batch.map(linkOf);
-      inserted = await this.#deps.insert(links);
+      inserted = await this.#store.insert(links);
     } catch (err) {
       this.#fail(batch, err);
       return;
@@ -151,7 +160,7 @@ export class WriteQueue {
 
   async #announce(links: NewLink[]): Promise<void> {
     try {
-      await this.#deps.committed(links);
+      await this.#store.committed(links);
     } catch (err) {
       this.#deps.log.error({ err, links: links.length }, 'committed links could not be announced to the caches; acknowledged all the same');
     }
@@ -159,7 +168,7 @@ export class WriteQueue {
 
   async #discard(links: NewLink[]): Promise<void> {
     try {
-      await this.#deps.discard(links);
+      await this.#store.discard(links);
     } catch (err) {
       this.#deps.log.error({ err, codes: links.map((link) => link.code) }, 'links whose Idempotency-Key was taken could not be removed');
     }
@@ -170,7 +179,7 @@ export class WriteQueue {
     for (const [i, item] of batch.entries()) {
       const link = links[i] as NewLink;
       const alias = item.request.alias;
-      const delayMs = alias === undefined ? 0 : this.#deps.ackDelayMs(alias);
+      const delayMs = alias === undefined ? 0 : this.#store.ackDelayMs(alias);
       const key = keyOf(link);
       if (keyTaken.has(key)) {
         item.settle.reject(new IdempotencyKeyTaken(key));
@@ -224,12 +233,12 @@ export class WriteQueue {
     const needing = batch.filter((item) => item.code === undefined);
     if (needing.length === 0) return;
     const taken = new Set(batch.map((item) => item.code).filter((code) => code !== undefined));
-    let codes = await this.#deps.allocate(needing.length);
+    let codes = await this.#store.allocate(needing.length);
     for (const item of needing) {
       let code = codes.pop();
       // A generated code equal to an alias of this very batch takes the next id too.
       while (code === undefined || taken.has(code)) {
-        if (codes.length === 0) codes = await this.#deps.allocate(1);
+        if (codes.length === 0) codes = await this.#store.allocate(1);
         code = codes.pop();
       }
       taken.add(code);

@@ -11,13 +11,13 @@ import type { FastifyInstance } from 'fastify';
 import { msToNextUtcDay, utcDay } from '../../src/core/day-range.ts';
 import { HLL_ERROR } from '../../src/core/hll.ts';
 import { CHUNK_ROWS } from '../../src/analytics/rollups.ts';
-import { maintainPartitions } from '../../src/analytics/store.ts';
 import { bearer, errorCode, startApp } from '../helpers/app.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from '../helpers/db.ts';
 import { startLoggedApp } from '../helpers/logs.ts';
 import { startServer } from '../helpers/server-process.ts';
 import { proxyInFront } from '../helpers/tcp-proxy.ts';
 import { keysWith } from '../helpers/workspaces.ts';
+import { maintainPartitions } from '../../src/analytics/rollup-store.ts';
 
 /** Real User-Agents of common browsers, phones and crawlers. */
 const UA = {

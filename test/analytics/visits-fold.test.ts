@@ -13,12 +13,12 @@ import { Visits } from '../../src/analytics/visits.ts';
 import { ANALYTICS_PARTS } from '../../src/core/dimensions.ts';
 import { HLL_ERROR } from '../../src/core/hll.ts';
 import { trustProxyRule } from '../../src/core/trust-proxy.ts';
-import { addRollupBatch } from '../../src/analytics/store.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { addressOfReader } from '../../src/edge/client-address.ts';
 import { TARGET_RULE, TARGET_VARIANT } from '../../src/core/redirect-rules.ts';
 import { ClickCounter } from '../../src/analytics/click-counter.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from '../helpers/db.ts';
+import { addRollupBatch } from '../../src/analytics/rollup-store.ts';
 
 const log = pino({ level: 'silent' });
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';

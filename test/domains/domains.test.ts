@@ -105,7 +105,7 @@ test('two instances sharing Redis (one on the fast path, one on node:http): a ch
   await create(a, headers, { url: 'https://default.example/v1', alias: 'launch' });
   assert.equal((await visit(b, host, '/launch')).location, 'https://acme.example/v1');
   assert.equal((await visit(b, 'sho.rt', '/launch')).location, 'https://default.example/v1');
-  const missesBefore = b.metrics?.redirects.lru[1] ?? Number.NaN;
+  const missesBefore = b.redirectCounts?.lru[1] ?? Number.NaN;
 
   const channel = await listenToInvalidations(SHARED_REDIS_URL, prefix);
   t.after(() => channel.stop());
@@ -128,9 +128,9 @@ test('two instances sharing Redis (one on the fast path, one on node:http): a ch
     keys.every((key) => key !== 'launch'),
     `no invalidation of the default domain's launch: ${keys.join(' ')}`,
   );
-  const missesBetween = b.metrics?.redirects.lru[1] ?? Number.NaN;
+  const missesBetween = b.redirectCounts?.lru[1] ?? Number.NaN;
   assert.equal((await visit(b, 'sho.rt', '/launch')).location, 'https://default.example/v1');
-  assert.equal(b.metrics?.redirects.lru[1], missesBetween, "the default domain's entry is still in B's LRU");
+  assert.equal(b.redirectCounts?.lru[1], missesBetween, "the default domain's entry is still in B's LRU");
   assert.ok(missesBetween > missesBefore, "the branded domain's entry was dropped and looked up again");
   // In Redis, each under its own key.
   await withRedis(SHARED_REDIS_URL, async (redis) => {

@@ -52,7 +52,7 @@ async function connect(app: FastifyInstance) {
 
 /** Redirect requests the handler has been given (LRU hits and misses), from the app's own counters. */
 function handled(app: FastifyInstance): number {
-  const lru = app.metrics?.redirects.lru;
+  const lru = app.redirectCounts?.lru;
   return lru === undefined ? Number.NaN : (lru[0] as number) + (lru[1] as number);
 }
 

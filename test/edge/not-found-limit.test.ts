@@ -85,9 +85,9 @@ describe('on the service', () => {
   test('a scanner sending many misses at once gets no more lookups than its budget; a crowd asking for one new code is one lookup', async (t) => {
     const hold = holdLookups((codes) => codes.includes('known1'));
     const { app } = await startApp(t, database.url, { NOT_FOUND_LIMIT_PER_MINUTE: '5' }, { wrapDb: hold.wrapDb });
-    const counts = app.metrics?.lookups;
-    const redirects = app.metrics?.redirects;
-    assert.ok(counts !== undefined && redirects !== undefined);
+    const counts = app.lookupCounts;
+    const redirects = app.redirectCounts;
+    assert.ok(counts !== null && redirects !== null);
     // Codes the resolver asked the Postgres primary for, by the app's own count.
     let earlier = 0;
     const lookedUp = () => counts.postgresFound + counts.postgresAbsent + counts.postgresFailed - earlier;

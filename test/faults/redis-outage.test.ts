@@ -208,7 +208,7 @@ async function pairOnPrivateRedis(t: Cleanup, code: string, { proxied = false } 
 }
 
 /** Lookups below the LRU (Redis, then Postgres for what Redis lacks) that `app` has begun. */
-const lookupsBelowTheLru = (app: FastifyInstance): number => app.metrics?.lookups.redisBatches ?? Number.NaN;
+const lookupsBelowTheLru = (app: FastifyInstance): number => app.lookupCounts?.redisBatches ?? Number.NaN;
 
 /** What the Redis tier of an app in this process says of its invalidations: live or deaf. */
 const invalidations = async (app: FastifyInstance) => (await readiness(app)).redis.invalidations;

@@ -7,11 +7,11 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import type { ShortCode } from '../../src/core/codes.ts';
 import { DEFAULT_DOMAIN_ID } from '../../src/core/domains.ts';
-import type { LinkRef } from '../../src/db/links.ts';
 import type { Queryable } from '../../src/db/pool.ts';
-import type { Lifecycle } from '../../src/lifecycle.ts';
-import type { Part } from '../../src/part.ts';
+import type { Lifecycle } from '../../src/part.ts';
+import type { AppPart } from '../../src/app.ts';
 import { redirectsOverSockets } from './redirects-over-sockets.ts';
+import type { LinkRef } from '../../src/core/link.ts';
 
 export const TEST_BASE_URL = 'https://sho.rt';
 
@@ -49,7 +49,7 @@ export interface StartOptions {
   /** Where the app logs (see logs.ts); silent unless TEST_LOG_LEVEL says otherwise. */
   log?: Logger;
   /** Instead of the app's parts (a test may add one of its own after them). */
-  parts?: readonly Part[];
+  parts?: readonly AppPart[];
   /**
    * 'sockets' (the default): app.inject() of a redirect goes over a real connection, through the
    * fast path (redirects-over-sockets.ts). 'fastify': Fastify's inject() for everything, for tests
@@ -90,8 +90,8 @@ export async function startApp(
  */
 export async function startCountedApp(t: Cleanup, databaseUrl: string, env: Record<string, string> = {}, options: StartOptions = {}) {
   const started = await startApp(t, databaseUrl, env, options);
-  const counts = started.app.metrics?.lookups;
-  if (counts === undefined) throw new Error('startCountedApp needs METRICS_ENABLED: the lookups are counted by the metrics');
+  const counts = started.app.lookupCounts;
+  if (counts === null) throw new Error('startCountedApp needs METRICS_ENABLED: the lookups are counted by the metrics');
   return { ...started, lookups: () => counts.postgresBatches };
 }
 
@@ -122,7 +122,7 @@ export function errorCode(res: { json: () => unknown }): string | undefined {
 
 /** Redirect requests of `app` that missed its LRU: each was handed to the resolver there and then. */
 export function lruMisses(app: FastifyInstance): number {
-  return app.metrics?.redirects.lru[1] ?? Number.NaN;
+  return app.redirectCounts?.lru[1] ?? Number.NaN;
 }
 
 /** The link `code` names on the default domain, as the management functions take it. */

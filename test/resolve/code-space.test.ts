@@ -79,7 +79,7 @@ test('links created on another instance redirect there at once, past any block i
   }
   assert.equal(new Set(codes).size, 1500);
   // None was ruled out from memory (nor was any in the reader's LRU): each was found in Postgres.
-  assert.equal(reader.app.metrics?.lookups.postgresFound, 1500);
+  assert.equal(reader.app.lookupCounts?.postgresFound, 1500);
 });
 
 test('an alias shaped like a generated code is acknowledged only once every instance will find it', async (t) => {

@@ -116,7 +116,7 @@ async function untilReadsReplica(app: { app: FastifyInstance; replicaReads(): { 
 async function instance(t: Cleanup, env: Record<string, string> = {}) {
   const started = await startCountedApp(t, url, { DATABASE_REPLICA_URLS: replicaUrl, ...env });
   const replicaReads = () => {
-    const stats = started.app.metrics?.lookups;
+    const stats = started.app.lookupCounts;
     assert.ok(stats !== undefined && stats !== null, 'metrics are on');
     return { found: stats.replicaFound, missed: stats.replicaMissed, failed: stats.replicaFailed, stoodIn: stats.replicaStoodIn };
   };

@@ -12,8 +12,8 @@ import {
   type ImportRecord,
   type RowVerdict,
 } from '../../src/links/import-formats.ts';
-import { parseCsv, type CsvFile } from '../../src/api/csv.ts';
 import { invalidCodeNote as invalid, reservedCodeNote as reserved } from '../helpers/import-notes.ts';
+import { parseCsv, type CsvFile } from '../../src/links/csv-file.ts';
 
 /** Far above the rows of any file here. */
 const ROWS = 1000;

@@ -240,10 +240,8 @@ describe('compiled rules', () => {
     assert.equal(rules.location(visitor({ device: desktop, language: 'en', query: 'src=sms' }), NOW), 'https://example.com/sms');
     assert.equal(rules.location(visitor({ device: desktop, language: 'en', query: 'a=1&promo' }), NOW), 'https://example.com/promo');
     assert.equal(rules.location(visitor({ device: desktop, language: '', query: '' }), NOW), 'https://example.com/default');
-    rules.location(visitor({ device: desktop, language: 'de' }), NOW);
-    assert.equal(rules.lastTarget, TARGET_RULE + 1);
-    rules.location(visitor({ device: desktop, language: 'en', query: '' }), NOW);
-    assert.equal(rules.lastTarget, TARGET_URL);
+    assert.equal(rules.target(visitor({ device: desktop, language: 'de' }), NOW), TARGET_RULE + 1);
+    assert.equal(rules.target(visitor({ device: desktop, language: 'en', query: '' }), NOW), TARGET_URL);
   });
 
   test('a time window holds from its start and until (not at) its end', () => {
@@ -273,10 +271,8 @@ describe('compiled rules', () => {
     }
     assert.deepEqual(Object.fromEntries(counts), { 'https://example.com/a': 10, 'https://example.com/b': 60, 'https://example.com/c': 30 });
     assert.equal(rules.location(visitor({ country: 'FR' }), NOW), 'https://example.com/fr');
-    rules.location(visitor({ country: 'DE', bucket: 69 }), NOW);
-    assert.equal(rules.lastTarget, TARGET_VARIANT + 1);
-    rules.location(visitor({ country: 'FR' }), NOW);
-    assert.equal(rules.lastTarget, TARGET_RULE);
+    assert.equal(rules.target(visitor({ country: 'DE', bucket: 69 }), NOW), TARGET_VARIANT + 1);
+    assert.equal(rules.target(visitor({ country: 'FR' }), NOW), TARGET_RULE);
   });
 
   test('device conditions match by OS or by device type', () => {

@@ -11,7 +11,9 @@ import type { ShortCode } from '../../src/core/codes.ts';
 import type { LinkKey } from '../../src/core/domains.ts';
 import { HostTable } from '../../src/resolve/hosts.ts';
 import { AppError } from '../../src/errors.ts';
-import { createRedirectHandler, nodeTransport, redirectPath, type RedirectObserver } from '../../src/edge/redirect.ts';
+import { nodeTransport, redirectPath } from '../../src/edge/node-transport.ts';
+import { RedirectHandler } from '../../src/edge/redirect-handler.ts';
+import type { RedirectObserver } from '../../src/edge/redirect-observer.ts';
 import { testConfig } from '../helpers/app.ts';
 import { recordEscapes } from '../helpers/escapes.ts';
 import { visitorReaders } from '../../src/edge/visitor.ts';
@@ -68,7 +70,7 @@ async function serverWith(observer: RedirectObserver) {
     passSecret: 'a-test-secret',
     limits: { take: async () => true },
   };
-  const handler = createRedirectHandler(
+  const handler = new RedirectHandler(
     deps,
     nodeTransport('private, max-age=90', {
       clientOf: () => '127.0.0.1',

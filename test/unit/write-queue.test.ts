@@ -65,7 +65,7 @@ function queueOf(db: ReturnType<typeof fakeDatabase>, overrides: Partial<WriteQu
   const { log, lines } = memoryLogger('warn');
   const committed: NewLink[][] = [];
   const discarded: string[] = [];
-  const queue = new WriteQueue({
+  const deps: WriteQueueDeps = {
     insert: db.insert,
     allocate: db.allocate,
     available: () => true,
@@ -81,7 +81,8 @@ function queueOf(db: ReturnType<typeof fakeDatabase>, overrides: Partial<WriteQu
     timeoutMs: 5000,
     log,
     ...overrides,
-  });
+  };
+  const queue = new WriteQueue(deps, deps);
   return { queue, committed, discarded, lines };
 }
 

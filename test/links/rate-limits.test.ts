@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createApiKey } from '../../src/auth/api-keys.ts';
-import { LocalCounter, SharedCounter } from '../../src/api/rate-limits.ts';
+import { LocalCounter, SharedCounter } from '../../src/api/counters.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createRedisClient } from '../../src/redis/client.ts';
 import { startApp } from '../helpers/app.ts';

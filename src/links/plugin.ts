@@ -1,0 +1,97 @@
+// Links management as a part: creates (one at a time, in bulk, from a CSV file) through the write
+// queue with their rate limits, a link's details, changes and deletion, the list and its export,
+// QR codes, and the form of password-protected links. The click limits of links are plugged into
+// the edge's ports (edge/ports.ts). The routes live in a context of their own: the rate limiter
+// and the creates' hooks stay with them.
+
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Config } from '../config/config.ts';
+import { targetPolicyOf } from '../core/target-policy.ts';
+import type { PartOptions } from '../part.ts';
+import { LinkChanges } from './changes.ts';
+import { ClickLimits } from './click-limits.ts';
+import { registerCreateLimits } from './create-limits.ts';
+import { linksRoutes } from './create-routes.ts';
+import { LinkCreates } from './creates.ts';
+import { importRoutes } from './import-routes.ts';
+import { linkListRoutes } from './list-routes.ts';
+import { LinkLists } from './list-store.ts';
+import { manageRoutes } from './manage-routes.ts';
+import { linkPasswordRoutes } from './password-routes.ts';
+import { qrRoutes } from './qr-routes.ts';
+import { LinkService } from './service.ts';
+import { LinkStore } from './store.ts';
+import { WorkspaceLinks } from './workspace-links.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Changes and deletions of links, told to every instance. */
+    links: LinkChanges;
+    /** The link list's pages, read through listDb, and how each was planned. */
+    linkLists: LinkLists;
+  }
+}
+
+/** Click limits count in Redis when there is one (never Postgres beside it, which would count apart), else in Postgres. */
+function clickLimitsOf(app: FastifyInstance, config: Config): ClickLimits {
+  return new ClickLimits(
+    app.redis === null
+      ? { db: app.db, breaker: app.breaker }
+      : { redis: app.redis.client, prefix: config.redisKeyPrefix, reached: (links) => app.webhooks.limitsReached(links) },
+  );
+}
+
+async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Promise<void> {
+  const { db, breaker, shortUrls, propagation, codeSpace } = app;
+  const policy = targetPolicyOf(config);
+  const store = new LinkStore(db, breaker);
+  const changes = new LinkChanges(store, propagation);
+  const lists = new LinkLists(app.listDb, app.listBreaker);
+  const creates = new LinkCreates({
+    queue: app.writeQueue,
+    store,
+    policy,
+    domainOf: async (host, workspaceId) => (await shortUrls.domainOf(host, workspaceId)).id,
+  });
+  const links = new LinkService({ found: new WorkspaceLinks(store, shortUrls), changes, policy });
+  app.redirectPorts.limits = clickLimitsOf(app, config);
+
+  await app.register(async function linkRoutes(routes) {
+    const createRouteConfig = await registerCreateLimits(routes, { config, redis: app.redis?.client ?? null, log });
+    const limited = createRouteConfig === undefined ? {} : { createRouteConfig };
+    await routes.register(linksRoutes, {
+      creates,
+      shortUrls,
+      keyRequired: config.createRequiresApiKey,
+      slowRequestMs: config.slowRequestMs,
+      ackDelayMs: (alias) => codeSpace.ackDelayMs(alias),
+      ...limited,
+    });
+    await routes.register(importRoutes, { creates, store, shortUrls, policy, ...limited });
+    await routes.register(manageRoutes, { links, shortUrls });
+    await routes.register(linkListRoutes, { lists, shortUrls });
+    await routes.register(qrRoutes, {
+      shortUrls,
+      hosts: app.hosts,
+      cache: app.cache,
+      codeSpace,
+      resolver: app.resolver,
+      notFoundLimit: app.notFoundLimit,
+      clientAddress: app.clientAddress,
+    });
+    await routes.register(linkPasswordRoutes, {
+      hosts: app.hosts,
+      hostOf: app.hostOf,
+      clientOf: app.clientAddress,
+      cache: app.cache,
+      codeSpace,
+      resolver: app.resolver,
+      secret: config.codeSecret,
+    });
+  });
+  app.decorate('links', changes);
+  app.decorate('linkLists', lists);
+}
+
+export default fp(linksPart, { name: 'links', dependencies: ['write-path', 'edge', 'auth', 'domains', 'webhooks'] });

@@ -1,0 +1,57 @@
+// Changes and deletions of a workspace's links through the management API, by those allowed to
+// (auth/roles.ts: an admin, or the member that created the link), by the same rules as a create.
+
+import { changeProblem, type Principal } from '../auth/roles.ts';
+import type { TargetPolicy } from '../core/target-policy.ts';
+import { AppError } from '../errors.ts';
+import { checkChange, withPassword } from './change-rules.ts';
+import type { LinkChanges } from './changes.ts';
+import type { PatchLinkBody } from './schemas.ts';
+import type { LinkDetails } from './store.ts';
+import type { WorkspaceLinks } from './workspace-links.ts';
+
+export interface LinkServiceDeps {
+  readonly found: WorkspaceLinks;
+  readonly changes: LinkChanges;
+  /** Where links may point. */
+  readonly policy: TargetPolicy;
+}
+
+export class LinkService {
+  readonly #deps: LinkServiceDeps;
+
+  constructor(deps: LinkServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** The link with `code` on the domain `domainHost` names in `key`'s workspace (workspace-links.ts). */
+  find(key: Principal, domainHost: string | undefined, code: string): Promise<LinkDetails> {
+    return this.#deps.found.find(key, domainHost, code);
+  }
+
+  /** Changes the link by a PATCH body; 403 for a viewer, or a member that did not create it. Returns its new details. */
+  async change(key: Principal, domainHost: string | undefined, code: string, body: PatchLinkBody): Promise<LinkDetails> {
+    const link = await this.#changeable(key, domainHost, code);
+    const { change: asked, password } = checkChange(body, this.#deps.policy, Date.now());
+    const change = await withPassword(asked, password, link);
+    const changed = await this.#deps.changes.change(link, change);
+    return {
+      ...link,
+      ...changed,
+      ...(change.title === undefined ? {} : { title: change.title }),
+      tags: change.tags ?? link.tags,
+    };
+  }
+
+  /** Deletes the link; 403 as for a change. */
+  async remove(key: Principal, domainHost: string | undefined, code: string): Promise<void> {
+    await this.#deps.changes.remove(await this.#changeable(key, domainHost, code));
+  }
+
+  async #changeable(key: Principal, domainHost: string | undefined, code: string): Promise<LinkDetails> {
+    const link = await this.find(key, domainHost, code);
+    const problem = changeProblem(key, link.ownerKeyId);
+    if (problem !== undefined) throw new AppError(problem);
+    return link;
+  }
+}
