@@ -48,7 +48,8 @@ function pagesBesideTheTable(): Map<string, string> {
 
 /**
  * Points each `](#anchor)` of `table` at the one page (a link from the configuration page, '' for itself) that
- * has the anchor: its own if it has it; a page whose title it is, without the anchor.
+ * has the anchor: its own if it has it; a page whose title it is, without the anchor. A link that names its page
+ * (`](architecture.md#cluster-mode)`) is left as it is.
  */
 export function linkSections(table: string, pages: ReadonlyMap<string, string>): string {
   const anchors = new Map([...pages].map(([link, text]) => [link, anchorsOf(text)] as const));
@@ -61,7 +62,7 @@ export function linkSections(table: string, pages: ReadonlyMap<string, string>):
     throw new Error(
       holding.length === 0
         ? `a setting links to #${anchor}, which no page of docs/ (nor the README) has`
-        : `a setting links to #${anchor}, which ${holding.join(' and ')} all have: make the heading unique`,
+        : `a setting links to #${anchor}, which ${holding.join(' and ')} all have: name the page, ${holding.map((link) => `\`${link}#${anchor}\``).join(' or ')}`,
     );
   });
 }

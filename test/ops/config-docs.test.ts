@@ -28,5 +28,6 @@ test("a setting's link points at the one page that has its section", () => {
   );
   assert.throws(() => linkSections('[x](#not-a-heading)', pages), /no page of docs/);
   pages.set('security.md', '# Security\n\n## Limits\n\n## Dashboard\n');
-  assert.throws(() => linkSections('[x](#dashboard)', pages), /make the heading unique/);
+  assert.throws(() => linkSections('[x](#dashboard)', pages), /name the page, `..\/README.md#dashboard` or `security.md#dashboard`/);
+  assert.equal(linkSections('[x](security.md#dashboard)', pages), '[x](security.md#dashboard)');
 });
