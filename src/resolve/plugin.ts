@@ -12,7 +12,7 @@ import { readAllDomains } from '../db/domain-rows.ts';
 import { findLinks } from '../db/links.ts';
 import { ReplicaSet } from '../db/replicas.ts';
 import { CodeSpace } from './code-space.ts';
-import { createResolver, type Resolver } from './resolver.ts';
+import { Resolver } from './resolver.ts';
 import type { PartOptions } from '../part.ts';
 import { watchReplicas } from '../db/metrics.ts';
 import { HostTable } from './hosts.ts';
@@ -64,7 +64,7 @@ export default fp(
         replicas.start();
       });
     }
-    const resolver = createResolver({
+    const resolver = new Resolver({
       cache,
       source: (codes) => breaker.run(() => findLinks(db, codes)),
       replicas,

@@ -20,13 +20,14 @@
 // a state older than one this instance knows to be gone. When the primary fails, a standby caught
 // up within 10 minutes stands in, under the same rule.
 
-import { LRUCache } from 'lru-cache';
-import { ABSENT, type CacheEntry, type LinkCache } from '../cache/link-cache.ts';
+import type { CacheEntry, LinkCache } from '../cache/link-cache.ts';
 import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
 import type { Replicated } from '../db/replicas.ts';
 import type { Known } from '../redis/entries.ts';
 import { KeyBatcher } from './batcher.ts';
+import { LastKnown } from './last-known.ts';
+import { ReplicaFreshness } from './replica-freshness.ts';
 
 /** A tier below the LRU: fetches many codes in one round trip; absent codes are simply missing. */
 type LinkSource = (codes: LinkKey[]) => Promise<Map<LinkKey, Link>>;
@@ -73,17 +74,6 @@ export interface ResolverStats {
   replicaBatch(size: number): void;
 }
 
-/** Codes whose last known answer is kept for a Postgres outage, and the bytes they may hold. */
-const LAST_KNOWN_MAX = 100_000;
-const LAST_KNOWN_MAX_BYTES = 32 * 1024 * 1024;
-const LAST_KNOWN_TTL_MAX_MS = 10 * 60_000;
-/** What an entry costs besides its strings (lru-cache's index slots and the map entry), roughly. */
-const ENTRY_OVERHEAD_BYTES = 100;
-/** Codes whose last change is remembered (for replicas); beyond that, the oldest become a floor for all. */
-const CHANGED_MAX = 100_000;
-/** As long as a standby may stand in (db/replicas.ts STAND_IN_MAX_MS), and more than any lag bound. */
-const CHANGED_TTL_MS = 10 * 60_000;
-
 export interface ResolverDeps {
   cache: LinkCache;
   /** Postgres (the primary); rejects with a 503 AppError on failure. */
@@ -102,20 +92,6 @@ export interface ResolverDeps {
   stats?: ResolverStats | null;
 }
 
-export interface Resolver {
-  /** The cache entry for a code the LRU did not have. Rejects with a 503 AppError on failure. */
-  resolve(code: LinkKey): Promise<CacheEntry>;
-  /** Whether a lookup of `code` is under way (a request for it now costs no I/O of its own). */
-  inFlight(code: string): boolean;
-  /** Drops `code` from the LRU, and keeps the lookup in flight for it, if any, from filling it. */
-  invalidate(code: string): void;
-  /**
-   * Invalidations may have been missed: forgets every last known answer, and takes no replica's
-   * answer until it has caught up past this moment.
-   */
-  missedInvalidations(): void;
-}
-
 interface Lookup {
   promise: Promise<CacheEntry> | undefined;
   /** Invalidated while in flight: answer with the result, do not cache it. */
@@ -124,117 +100,165 @@ interface Lookup {
   readonly generation: number;
 }
 
-export function createResolver({
-  cache,
-  source,
-  replicas = null,
-  maxBatch,
-  shared,
-  sharedMaxBatch,
-  lastKnownTtlMs,
-  hearing = () => true,
-  stats = null,
-}: ResolverDeps): Resolver {
-  const postgres = new KeyBatcher<LinkKey, Link>(source, maxBatch, stats === null ? undefined : (size) => stats.postgresBatch(size));
-  const replicaSent = stats === null ? undefined : (size: number) => stats.replicaBatch(size);
-  const freshReads =
-    replicas === null ? null : new KeyBatcher<LinkKey, Replicated>((codes) => replicas.fetchFresh(codes), maxBatch, replicaSent);
-  const standbyReads =
-    replicas === null ? null : new KeyBatcher<LinkKey, Replicated>((codes) => replicas.fetchStanding(codes), maxBatch, replicaSent);
-  /** A replica's answer counts only if it caught up after this: invalidations may have been missed before. */
-  let floor = -Infinity;
-  /** When each code last changed, as this instance made or heard it; a code forgotten for room raises the floor. */
-  const changed =
-    replicas === null
-      ? null
-      : new LRUCache<string, number>({
-          max: CHANGED_MAX,
-          ttl: CHANGED_TTL_MS,
-          dispose: (at, _code, reason) => {
-            if (reason === 'evict') floor = Math.max(floor, at);
-          },
-        });
-  /**
-   * The instant a replica must have caught up past for its answer of `code` to count. A peek: being
-   * read must not keep a code's change from being the one evicted when room is needed.
-   */
-  const needed = (code: string): number => Math.max(floor, changed?.peek(code) ?? -Infinity);
-  const redis =
-    shared === null
-      ? null
-      : new KeyBatcher<LinkKey, Known>(
-          (codes) => shared.fetch(codes),
-          sharedMaxBatch,
-          stats === null ? undefined : (size) => stats.redisBatch(size),
-        );
-  const inFlight = new Map<string, Lookup>();
-  // Mostly the same strings the LRU holds; bounded in bytes too, for the URLs it outlives the LRU with.
-  // Each with its link's expiry (ms since the epoch; Infinity: none), checked by the wall clock when
-  // read: the TTL runs on the monotonic clock, and a wall clock set forward (a virtual machine's,
-  // resynchronised) would otherwise let an answer outlive its link's expiry.
-  const lastKnown = new LRUCache<string, { entry: CacheEntry; expiresAt: number }>({
-    max: LAST_KNOWN_MAX,
-    maxSize: LAST_KNOWN_MAX_BYTES,
-    sizeCalculation: ({ entry }, code) => code.length + (typeof entry === 'string' ? entry.length : 0) + ENTRY_OVERHEAD_BYTES,
-    ttl: Math.min(lastKnownTtlMs, LAST_KNOWN_TTL_MAX_MS),
-  });
+export class Resolver {
+  readonly #cache: LinkCache;
+  readonly #shared: SharedCache | null;
+  readonly #replicas: ReplicaReads | null;
+  readonly #hearing: () => boolean;
+  readonly #stats: ResolverStats | null;
+  readonly #postgres: KeyBatcher<LinkKey, Link>;
+  readonly #redis: KeyBatcher<LinkKey, Known> | null;
+  readonly #freshReads: KeyBatcher<LinkKey, Replicated> | null;
+  readonly #standbyReads: KeyBatcher<LinkKey, Replicated> | null;
+  /** Null without replicas: nothing to judge. */
+  readonly #freshness: ReplicaFreshness | null;
+  readonly #lastKnown: LastKnown;
+  readonly #inFlight = new Map<string, Lookup>();
 
-  const lookUp = async (code: LinkKey, lookup: Lookup): Promise<CacheEntry> => {
+  constructor({
+    cache,
+    source,
+    replicas = null,
+    maxBatch,
+    shared,
+    sharedMaxBatch,
+    lastKnownTtlMs,
+    hearing = () => true,
+    stats = null,
+  }: ResolverDeps) {
+    this.#cache = cache;
+    this.#shared = shared;
+    this.#replicas = replicas;
+    this.#hearing = hearing;
+    this.#stats = stats;
+    this.#postgres = new KeyBatcher<LinkKey, Link>(source, maxBatch, stats === null ? undefined : (size) => stats.postgresBatch(size));
+    this.#redis =
+      shared === null
+        ? null
+        : new KeyBatcher<LinkKey, Known>(
+            (codes) => shared.fetch(codes),
+            sharedMaxBatch,
+            stats === null ? undefined : (size) => stats.redisBatch(size),
+          );
+    const replicaSent = stats === null ? undefined : (size: number) => stats.replicaBatch(size);
+    this.#freshReads = replicas === null ? null : new KeyBatcher((codes) => replicas.fetchFresh(codes), maxBatch, replicaSent);
+    this.#standbyReads = replicas === null ? null : new KeyBatcher((codes) => replicas.fetchStanding(codes), maxBatch, replicaSent);
+    this.#freshness = replicas === null ? null : new ReplicaFreshness();
+    this.#lastKnown = new LastKnown(lastKnownTtlMs);
+  }
+
+  /** The cache entry for a code the LRU did not have. Rejects with a 503 AppError on failure. */
+  resolve(code: LinkKey): Promise<CacheEntry> {
+    const running = this.#inFlight.get(code);
+    if (running?.promise !== undefined) return running.promise;
+    const lookup: Lookup = { promise: undefined, stale: false, generation: this.#cache.generation };
+    this.#inFlight.set(code, lookup);
+    lookup.promise = this.#lookUp(code, lookup);
+    return lookup.promise;
+  }
+
+  /** Whether a lookup of `code` is under way (a request for it now costs no I/O of its own). */
+  inFlight(code: string): boolean {
+    return this.#inFlight.has(code);
+  }
+
+  /** Drops `code` from the LRU, and keeps the lookup in flight for it, if any, from filling it. */
+  invalidate(code: string): void {
+    this.#cache.invalidate(code);
+    this.#lastKnown.forget(code);
+    this.#freshness?.changed(code);
+    const lookup = this.#inFlight.get(code);
+    if (lookup === undefined) return;
+    lookup.stale = true;
+    this.#inFlight.delete(code);
+  }
+
+  /**
+   * Invalidations may have been missed: forgets every last known answer, and takes no replica's
+   * answer until it has caught up past this moment.
+   */
+  missedInvalidations(): void {
+    this.#lastKnown.clear();
+    this.#freshness?.missed();
+  }
+
+  async #lookUp(code: LinkKey, lookup: Lookup): Promise<CacheEntry> {
     try {
-      let link = redis === null ? undefined : await redis.load(code);
-      if (stats !== null && redis !== null) {
-        if (link === undefined) stats.redisMisses++;
-        else stats.redisHits++;
-      }
+      // Without Redis, or without replicas, no await is added to the miss path.
+      let link = this.#redis === null ? undefined : await this.#fromRedis(this.#redis, code);
       if (link === undefined) {
-        // Without replicas, no await is added to the miss path.
-        const replicated = freshReads === null ? undefined : await fromReplica(code);
+        const replicated = this.#freshReads === null ? undefined : await this.#fromReplica(code);
         if (replicated !== undefined) {
           link = replicated;
           // Into Redis, for every instance, only while this one hears of changes: otherwise its
           // replica's answer may predate one it missed, and Redis may have lost the newer state.
-          if (!lookup.stale && hearing()) shared?.backFill(code, link);
+          if (!lookup.stale && this.#hearing()) this.#shared?.backFill(code, link);
         } else {
-          try {
-            link = (await postgres.load(code)) ?? null;
-            if (stats !== null) {
-              if (link === null) stats.postgresAbsent++;
-              else stats.postgresFound++;
-            }
-          } catch (err) {
-            if (stats !== null) stats.postgresFailed++;
-            const known = lastKnown.get(code);
-            if (known !== undefined && Date.now() < known.expiresAt) return known.entry;
-            // Not in the LRU or Redis: the next lookup asks the primary again. Kept as the last
-            // known answer, so that while the primary fails the standby is not asked again.
-            const stoodIn = await standIn(code, err);
-            const now = Date.now();
-            const entry = cache.entryOf(stoodIn, now);
-            if (!lookup.stale) remember(code, entry, stoodIn, now);
-            return entry;
-          }
-          if (!lookup.stale) shared?.backFill(code, link);
+          const primary = await this.#fromPrimary(code, lookup);
+          if (!primary.found) return primary.entry;
+          link = primary.link;
+          if (!lookup.stale) this.#shared?.backFill(code, link);
         }
       }
       const now = Date.now();
       const found = link ?? undefined;
-      if (lookup.stale || lookup.generation !== cache.generation) return cache.entryOf(found, now);
-      const entry = cache.fill(code, found, now);
-      remember(code, entry, found, now);
+      if (lookup.stale || lookup.generation !== this.#cache.generation) return this.#cache.entryOf(found, now);
+      const entry = this.#cache.fill(code, found, now);
+      this.#lastKnown.remember(code, entry, found, now);
       return entry;
     } finally {
-      if (inFlight.get(code) === lookup) inFlight.delete(code);
+      if (this.#inFlight.get(code) === lookup) this.#inFlight.delete(code);
     }
-  };
+  }
+
+  /** What Redis knows of `code` (a link, or null: none); undefined when it does not know. */
+  async #fromRedis(redis: KeyBatcher<LinkKey, Known>, code: LinkKey): Promise<Known | undefined> {
+    const known = await redis.load(code);
+    const stats = this.#stats;
+    if (stats !== null) {
+      if (known === undefined) stats.redisMisses++;
+      else stats.redisHits++;
+    }
+    return known;
+  }
+
+  /**
+   * The primary's answer (`found`, a link or null), or, when it fails, the entry to answer with: the
+   * last known one, or a standby's (kept as the last known answer, so that while the primary fails
+   * the standby is not asked again); rejects when neither stands in.
+   */
+  async #fromPrimary(code: LinkKey, lookup: Lookup): Promise<{ found: true; link: Link | null } | { found: false; entry: CacheEntry }> {
+    const stats = this.#stats;
+    try {
+      const link = (await this.#postgres.load(code)) ?? null;
+      if (stats !== null) {
+        if (link === null) stats.postgresAbsent++;
+        else stats.postgresFound++;
+      }
+      return { found: true, link };
+    } catch (err) {
+      if (stats !== null) stats.postgresFailed++;
+      const known = this.#lastKnown.get(code);
+      if (known !== undefined) return { found: false, entry: known };
+      // Not in the LRU or Redis: the next lookup asks the primary again.
+      const stoodIn = await this.#standIn(code, err);
+      const now = Date.now();
+      const entry = this.#cache.entryOf(stoodIn, now);
+      if (!lookup.stale) this.#lastKnown.remember(code, entry, stoodIn, now);
+      return { found: false, entry };
+    }
+  }
 
   /** The link as a replica within the lag bound has it; undefined: read the primary. */
-  const fromReplica = async (code: LinkKey): Promise<Link | undefined> => {
+  async #fromReplica(code: LinkKey): Promise<Link | undefined> {
+    const freshness = this.#freshness as ReplicaFreshness;
     // No replica within the lag bound, or none caught up past the code's last change: the primary at once.
-    if (freshReads === null || replicas === null || replicas.newestFresh <= needed(code)) return undefined;
+    if (this.#freshReads === null || this.#replicas === null || this.#replicas.newestFresh <= freshness.needed(code)) return undefined;
+    const stats = this.#stats;
     try {
-      const replicated = await freshReads.load(code);
+      const replicated = await this.#freshReads.load(code);
       // Not there: it may be newer than the replica's replay. There, but older than a change known here: likewise.
-      const link = replicated !== undefined && replicated.caughtUpTo > needed(code) ? replicated.link : undefined;
+      const link = replicated !== undefined && replicated.caughtUpTo > freshness.needed(code) ? replicated.link : undefined;
       if (stats !== null) {
         if (link === undefined) stats.replicaMissed++;
         else stats.replicaFound++;
@@ -244,51 +268,15 @@ export function createResolver({
       if (stats !== null) stats.replicaFailed++;
       return undefined;
     }
-  };
+  }
 
   /** The primary failed (`err`): a standby's link, if it has caught up past every change known here, or `err` again. */
-  const standIn = async (code: LinkKey, err: unknown): Promise<Link> => {
-    const replicated = standbyReads === null || !replicas?.standing ? undefined : await standbyReads.load(code).catch(() => undefined);
+  async #standIn(code: LinkKey, err: unknown): Promise<Link> {
+    const replicated =
+      this.#standbyReads === null || !this.#replicas?.standing ? undefined : await this.#standbyReads.load(code).catch(() => undefined);
     // Not found on a standby proves nothing: the link may be newer than its replay.
-    if (replicated === undefined || replicated.caughtUpTo <= needed(code)) throw err;
-    if (stats !== null) stats.replicaStoodIn++;
+    if (replicated === undefined || replicated.caughtUpTo <= (this.#freshness as ReplicaFreshness).needed(code)) throw err;
+    if (this.#stats !== null) this.#stats.replicaStoodIn++;
     return replicated.link;
-  };
-
-  /** Keeps what a lookup found, no longer than the link lives; forgets a code found absent. */
-  const remember = (code: string, entry: CacheEntry, link: Link | undefined, now: number): void => {
-    if (entry === ABSENT || link === undefined) {
-      lastKnown.delete(code);
-      return;
-    }
-    const maxTtl = Math.min(lastKnownTtlMs, LAST_KNOWN_TTL_MAX_MS);
-    const ttl = link.expiresAt === null ? maxTtl : Math.min(maxTtl, link.expiresAt.getTime() - now);
-    if (ttl > 0) lastKnown.set(code, { entry, expiresAt: link.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY }, { ttl });
-    else lastKnown.delete(code);
-  };
-
-  return {
-    inFlight: (code) => inFlight.has(code),
-    resolve(code) {
-      const running = inFlight.get(code);
-      if (running?.promise !== undefined) return running.promise;
-      const lookup: Lookup = { promise: undefined, stale: false, generation: cache.generation };
-      inFlight.set(code, lookup);
-      lookup.promise = lookUp(code, lookup);
-      return lookup.promise;
-    },
-    missedInvalidations() {
-      lastKnown.clear();
-      floor = performance.now();
-    },
-    invalidate(code) {
-      cache.invalidate(code);
-      lastKnown.delete(code);
-      changed?.set(code, performance.now());
-      const lookup = inFlight.get(code);
-      if (lookup === undefined) return;
-      lookup.stale = true;
-      inFlight.delete(code);
-    },
-  };
+  }
 }

@@ -36,21 +36,105 @@ function admin(request: FastifyRequest): number {
   return requireAdmin(request, 'webhooks').workspaceId;
 }
 
+const TAGS = ['webhooks'];
+
+const LIST_WEBHOOKS = {
+  summary: "The workspace's webhook endpoints",
+  description: 'Admins only. Oldest first, each with its deliveries waiting and dead.',
+  tags: TAGS,
+  security: SECURITY,
+  response: { 200: WebhookList, ...errors(401, 403, 503) },
+};
+
+const ADD_WEBHOOK = {
+  summary: 'Add a webhook endpoint',
+  description:
+    `Admins only; at most ${WEBHOOK_ENDPOINTS_MAX} per workspace. Events of the workspace's links from now on are POSTed to url, ` +
+    'signed by the Standard Webhooks scheme with the secret in the answer (shown again by GET /webhooks/{id}/secret).',
+  tags: TAGS,
+  security: SECURITY,
+  body: CreateWebhookBody,
+  response: { 201: CreatedWebhook, ...errors(400, 401, 403, 409, 415, 503) },
+};
+
+const READ_WEBHOOK = {
+  summary: 'A webhook endpoint',
+  tags: TAGS,
+  security: SECURITY,
+  params: WebhookParams,
+  response: { 200: WebhookView, ...errors(401, 403, 404, 503) },
+};
+
+const CHANGE_WEBHOOK = {
+  summary: 'Change a webhook endpoint',
+  description:
+    'Admins only. A field left out is kept. A disabled endpoint is sent nothing new; its deliveries waiting are sent once it is enabled again.',
+  tags: TAGS,
+  security: SECURITY,
+  params: WebhookParams,
+  body: PatchWebhookBody,
+  response: { 200: WebhookView, ...errors(400, 401, 403, 404, 415, 503) },
+};
+
+const REMOVE_WEBHOOK = {
+  summary: 'Remove a webhook endpoint',
+  description: 'Admins only. Its delivery log and the deliveries still waiting go with it.',
+  tags: TAGS,
+  security: SECURITY,
+  params: WebhookParams,
+  response: { 204: { type: 'null', description: 'Removed.' }, ...errors(401, 403, 404, 503) },
+};
+
+const READ_WEBHOOK_SECRET = {
+  summary: "A webhook endpoint's signing secret",
+  tags: TAGS,
+  security: SECURITY,
+  params: WebhookParams,
+  response: { 200: WebhookSecret, ...errors(401, 403, 404, 503) },
+};
+
+const ROTATE_WEBHOOK_SECRET = {
+  summary: "Rotate a webhook endpoint's signing secret",
+  description:
+    'Admins only. A new secret signs from now on; the one it replaces signs too (webhook-signature carries both) until ' +
+    'previousSecretExpiresAt (WEBHOOK_SECRET_OVERLAP_HOURS), so that a receiver can switch without losing a request.',
+  tags: TAGS,
+  security: SECURITY,
+  params: WebhookParams,
+  response: { 200: WebhookSecret, ...errors(401, 403, 404, 503) },
+};
+
+const LIST_DELIVERIES = {
+  summary: "A webhook endpoint's delivery log",
+  description:
+    'Admins only. Newest first: each delivery with its state, tries, the last status, error and latency. ' +
+    `Delivered and dead ones are kept WEBHOOK_LOG_RETENTION_DAYS. At most ${PAGE_MAX} a page; next pages with before=next.`,
+  tags: TAGS,
+  security: SECURITY,
+  params: WebhookParams,
+  querystring: DeliveryQuery,
+  response: { 200: DeliveryList, ...errors(400, 401, 403, 404, 503) },
+};
+
+const RESEND_DELIVERY = {
+  summary: 'Send a delivery again',
+  description:
+    'Admins only. A new delivery of the same event (the same webhook-id, so a receiver can tell it has it), due at once, ' +
+    'outside the order of its link’s other events; the one resent stays in the log as it was.',
+  tags: TAGS,
+  security: SECURITY,
+  params: DeliveryParams,
+  response: { 202: DeliveryView, ...errors(401, 403, 404, 503) },
+};
+
 export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { webhooks } = deps;
-  const tags = ['webhooks'];
 
   app.get(
     '/webhooks',
     {
-      schema: {
-        summary: "The workspace's webhook endpoints",
-        description: 'Admins only. Oldest first, each with its deliveries waiting and dead.',
-        tags,
-        security: SECURITY,
-        response: { 200: WebhookList, ...errors(401, 403, 503) },
-      },
+      schema: LIST_WEBHOOKS,
     },
     async function listWebhooks(request) {
       return { webhooks: (await webhooks.list(admin(request))).map(view) };
@@ -60,16 +144,7 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
   app.post(
     '/webhooks',
     {
-      schema: {
-        summary: 'Add a webhook endpoint',
-        description:
-          `Admins only; at most ${WEBHOOK_ENDPOINTS_MAX} per workspace. Events of the workspace's links from now on are POSTed to url, ` +
-          'signed by the Standard Webhooks scheme with the secret in the answer (shown again by GET /webhooks/{id}/secret).',
-        tags,
-        security: SECURITY,
-        body: CreateWebhookBody,
-        response: { 201: CreatedWebhook, ...errors(400, 401, 403, 409, 415, 503) },
-      },
+      schema: ADD_WEBHOOK,
     },
     async function addWebhook(request, reply) {
       const { endpoint, secret } = await webhooks.add(admin(request), request.body);
@@ -80,13 +155,7 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
   app.get(
     '/webhooks/:id',
     {
-      schema: {
-        summary: 'A webhook endpoint',
-        tags,
-        security: SECURITY,
-        params: WebhookParams,
-        response: { 200: WebhookView, ...errors(401, 403, 404, 503) },
-      },
+      schema: READ_WEBHOOK,
     },
     async function readWebhook(request) {
       return view(await webhooks.get(admin(request), request.params.id));
@@ -96,16 +165,7 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
   app.patch(
     '/webhooks/:id',
     {
-      schema: {
-        summary: 'Change a webhook endpoint',
-        description:
-          'Admins only. A field left out is kept. A disabled endpoint is sent nothing new; its deliveries waiting are sent once it is enabled again.',
-        tags,
-        security: SECURITY,
-        params: WebhookParams,
-        body: PatchWebhookBody,
-        response: { 200: WebhookView, ...errors(400, 401, 403, 404, 415, 503) },
-      },
+      schema: CHANGE_WEBHOOK,
     },
     async function changeWebhook(request) {
       return view(await webhooks.change(admin(request), request.params.id, request.body));
@@ -115,14 +175,7 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
   app.delete(
     '/webhooks/:id',
     {
-      schema: {
-        summary: 'Remove a webhook endpoint',
-        description: 'Admins only. Its delivery log and the deliveries still waiting go with it.',
-        tags,
-        security: SECURITY,
-        params: WebhookParams,
-        response: { 204: { type: 'null', description: 'Removed.' }, ...errors(401, 403, 404, 503) },
-      },
+      schema: REMOVE_WEBHOOK,
     },
     async function removeWebhook(request, reply) {
       await webhooks.remove(admin(request), request.params.id);
@@ -133,13 +186,7 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
   app.get(
     '/webhooks/:id/secret',
     {
-      schema: {
-        summary: "A webhook endpoint's signing secret",
-        tags,
-        security: SECURITY,
-        params: WebhookParams,
-        response: { 200: WebhookSecret, ...errors(401, 403, 404, 503) },
-      },
+      schema: READ_WEBHOOK_SECRET,
     },
     async function readWebhookSecret(request) {
       return secretView(await webhooks.secret(admin(request), request.params.id));
@@ -149,16 +196,7 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
   app.post(
     '/webhooks/:id/secret',
     {
-      schema: {
-        summary: "Rotate a webhook endpoint's signing secret",
-        description:
-          'Admins only. A new secret signs from now on; the one it replaces signs too (webhook-signature carries both) until ' +
-          'previousSecretExpiresAt (WEBHOOK_SECRET_OVERLAP_HOURS), so that a receiver can switch without losing a request.',
-        tags,
-        security: SECURITY,
-        params: WebhookParams,
-        response: { 200: WebhookSecret, ...errors(401, 403, 404, 503) },
-      },
+      schema: ROTATE_WEBHOOK_SECRET,
     },
     async function rotateWebhookSecret(request) {
       return secretView(await webhooks.rotate(admin(request), request.params.id));
@@ -168,17 +206,7 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
   app.get(
     '/webhooks/:id/deliveries',
     {
-      schema: {
-        summary: "A webhook endpoint's delivery log",
-        description:
-          'Admins only. Newest first: each delivery with its state, tries, the last status, error and latency. ' +
-          `Delivered and dead ones are kept WEBHOOK_LOG_RETENTION_DAYS. At most ${PAGE_MAX} a page; next pages with before=next.`,
-        tags,
-        security: SECURITY,
-        params: WebhookParams,
-        querystring: DeliveryQuery,
-        response: { 200: DeliveryList, ...errors(400, 401, 403, 404, 503) },
-      },
+      schema: LIST_DELIVERIES,
     },
     async function listDeliveries(request) {
       const { deliveries, next } = await webhooks.deliveries(admin(request), request.params.id, request.query);
@@ -189,16 +217,7 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
   app.post(
     '/webhooks/:id/deliveries/:delivery/resend',
     {
-      schema: {
-        summary: 'Send a delivery again',
-        description:
-          'Admins only. A new delivery of the same event (the same webhook-id, so a receiver can tell it has it), due at once, ' +
-          'outside the order of its link’s other events; the one resent stays in the log as it was.',
-        tags,
-        security: SECURITY,
-        params: DeliveryParams,
-        response: { 202: DeliveryView, ...errors(401, 403, 404, 503) },
-      },
+      schema: RESEND_DELIVERY,
     },
     async function resendDelivery(request, reply) {
       const resent = await webhooks.resend(admin(request), request.params.id, request.params.delivery);

@@ -10,7 +10,7 @@ import { createLinkCache, isRedirect, refusalOf } from '../../src/cache/link-cac
 import { findLinks, LOOKUP_SOURCE } from '../../src/db/links.ts';
 import type { Queryable } from '../../src/db/pool.ts';
 import { AppError } from '../../src/errors.ts';
-import { createResolver } from '../../src/resolve/resolver.ts';
+import { Resolver } from '../../src/resolve/resolver.ts';
 import { getRedirect, startApp, testConfig } from '../helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase } from '../helpers/db.ts';
 import { until } from '../helpers/wait.ts';
@@ -35,7 +35,7 @@ after(async () => {
 function setUp(lastKnownTtlMs = 60_000) {
   const cache = createLinkCache(testConfig(database.url));
   const postgres = { down: false };
-  const resolver = createResolver({
+  const resolver = new Resolver({
     cache,
     source: (codes) => (postgres.down ? Promise.reject(new AppError('DATABASE_UNAVAILABLE')) : findLinks(pool, codes)),
     maxBatch: 100,
