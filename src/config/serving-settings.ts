@@ -1,0 +1,200 @@
+// What the redirect serves and refuses: its caches, its answers, where links may point, the limits on clients, the dashboard, sessions, and which proxies are believed.
+// Part of SETTINGS (config.ts), in the order of docs/configuration.md's table.
+
+import { Type } from 'typebox';
+import {
+  commaList,
+  domainFile,
+  domainList,
+  hoursAsMs,
+  isAbsoluteRedirect,
+  isHostName,
+  isRedirectTarget,
+  isTrustProxy,
+  optional,
+  secondsAsMs,
+  type Settings,
+} from './schema.ts';
+import { requestHostName } from '../core/domains.ts';
+
+export const SERVING_SETTINGS = {
+  cacheMaxEntries: {
+    env: 'CACHE_MAX_ENTRIES',
+    schema: Type.Integer({ minimum: 1, maximum: 20_000_000, default: 1_000_000 }),
+    doc: 'LRU size in links (at most 20 million; the LRU reserves ~44 bytes of index per entry up front)',
+  },
+  cacheMaxBytes: {
+    env: 'CACHE_MAX_BYTES',
+    schema: Type.Integer({ minimum: 1024, maximum: 64 * 1024 ** 3, default: 512 * 1024 * 1024 }),
+    doc: 'LRU size in approximate bytes',
+  },
+  cacheTtlMs: {
+    env: 'CACHE_TTL_SECONDS',
+    schema: secondsAsMs(Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600, default: 600 })),
+    doc: 'how long a link stays in the LRU',
+  },
+  negativeMaxEntries: {
+    env: 'NEGATIVE_MAX_ENTRIES',
+    schema: Type.Integer({ minimum: 1, maximum: 20_000_000, default: 100_000 }),
+    doc: 'unknown codes remembered, in an LRU of their own so that scanners cannot push links out',
+  },
+  negativeTtlMs: {
+    env: 'NEGATIVE_TTL_SECONDS',
+    schema: secondsAsMs(Type.Integer({ minimum: 1, maximum: 3600, default: 10 })),
+    doc: 'how long an unknown code is remembered as unknown',
+  },
+  redirectCacheControl: {
+    env: 'REDIRECT_CACHE_CONTROL',
+    schema: Type.String({ pattern: '^[\\x20-\\x7e]+$', default: 'private, max-age=90' }),
+    expected: 'printable ASCII',
+    doc: '`cache-control` of every redirect',
+  },
+  redirectStatus: {
+    env: 'REDIRECT_STATUS',
+    schema: Type.Union([Type.Literal(302), Type.Literal(301), Type.Literal(307), Type.Literal(308)], { default: 302 }),
+    expected: '301, 302, 307 or 308',
+    doc:
+      'the redirect status of links that do not choose one (`options.redirectStatus`); browsers keep a `301` or `308` and ' +
+      'ask no more, so their later clicks are not counted and no rule sees them. Other than `302`, every link takes the ' +
+      'ruled path (see [Link options](#link-options))',
+  },
+  forwardQuery: {
+    env: 'FORWARD_QUERY',
+    schema: Type.Boolean({ default: false }),
+    doc:
+      "`true`: a redirect merges the request's query into the target's for links that do not choose (`options.forwardQuery`); " +
+      'every link then takes the ruled path (see [Link options](#link-options))',
+  },
+  allowPrivateTargets: {
+    env: 'ALLOW_PRIVATE_TARGETS',
+    schema: Type.Boolean({ default: false }),
+    doc:
+      '`true` lets links point at loopback, private, link-local, unique-local, carrier-grade NAT, ' +
+      'multicast and reserved addresses (in any notation: `2130706433`, `0x7f.1`, `[::ffff:127.0.0.1]`) ' +
+      'and at names that cannot be public (`localhost`, `*.local`, `*.internal`, `*.home.arpa`, single labels such as `router`); ' +
+      'for an intranet shortener',
+  },
+  blockedDomains: {
+    env: 'BLOCKED_DOMAINS',
+    schema: domainList('BLOCKED_DOMAINS'),
+    expected: 'a comma-separated list of domain names',
+    doc:
+      'comma-separated domains no link may point at, ' +
+      'with all their subdomains (`evil.example, пример.рф`; IDN and `*.` prefixes accepted)',
+  },
+  blockedDomainsFile: {
+    env: 'BLOCKED_DOMAINS_FILE',
+    schema: domainFile('BLOCKED_DOMAINS_FILE'),
+    expected: 'a file path',
+    doc: 'a file of more such domains, one per line, `#` for comments; read at start-up',
+  },
+  allowShortenerTargets: {
+    env: 'ALLOW_SHORTENER_TARGETS',
+    schema: Type.Boolean({ default: false }),
+    doc:
+      '`true` lets links point at other URL shorteners (`bit.ly`, `tinyurl.com`, `t.co`, … in `src/core/shorteners.ts`), ' +
+      'which are refused by default: a chain of redirects hides its real target from every check',
+  },
+  notFoundLimitPerMinute: {
+    env: 'NOT_FOUND_LIMIT_PER_MINUTE',
+    schema: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 120 }),
+    doc:
+      '`404`s a client (an IPv4 address, an IPv6 `/64`) may get per minute, refilled continuously; past it, ' +
+      'codes not in the LRU answer `429 NOT_FOUND_RATE_LIMITED` before any lookup. Only `404`s count, ' +
+      'so clicks on real links from one NAT cost nothing. Each instance counts on its own. Behind a load balancer set `TRUST_PROXY`, ' +
+      'or every client shares one budget (a warning is logged once when requests carry `X-Forwarded-For` and no proxy is trusted). ' +
+      '`0`: no limit',
+  },
+  notFoundLimitClients: {
+    env: 'NOT_FOUND_LIMIT_CLIENTS',
+    schema: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 100_000 }),
+    doc: 'clients whose 404 budget is remembered (an LRU; measured 135 bytes of heap per IPv4 client, 213 per IPv6 /64)',
+  },
+  rateLimitEnabled: {
+    env: 'RATE_LIMIT_ENABLED',
+    schema: Type.Boolean({ default: true }),
+    doc:
+      'limits on creates (see [Rate limits on creates](#rate-limits-on-creates)); `false` for load tests, ' +
+      'or behind a gateway that limits already',
+  },
+  rateLimitCreatesPerIp: {
+    env: 'RATE_LIMIT_CREATES_PER_IP',
+    schema: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 60 }),
+    doc:
+      'links a client address (an IPv4 address, an IPv6 `/64`, per `TRUST_PROXY`) may create per window without an API key; `0`: ' +
+      'no limit',
+  },
+  rateLimitCreatesPerKey: {
+    env: 'RATE_LIMIT_CREATES_PER_KEY',
+    schema: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 6000 }),
+    doc:
+      'links one API key may create per window, from any address (the default lets a key send a few full bulks: `POST /links/bulk` ' +
+      'takes up to 1000); `0`: no limit (trusted internal callers)',
+  },
+  rateLimitWindowMs: {
+    env: 'RATE_LIMIT_WINDOW_SECONDS',
+    schema: secondsAsMs(Type.Integer({ minimum: 1, maximum: 24 * 3600, default: 60 })),
+    doc: 'length of the fixed window the two limits count in',
+  },
+  createRequiresApiKey: {
+    env: 'CREATE_REQUIRES_API_KEY',
+    schema: Type.Boolean({ default: false }),
+    doc: '`true`: `POST /links` and `/links/bulk` need an API key (`401 API_KEY_REQUIRED` otherwise)',
+  },
+  dashboardEnabled: {
+    env: 'DASHBOARD_ENABLED',
+    schema: Type.Boolean({ default: true }),
+    doc: 'the web dashboard under `/app/` (see [Dashboard](#dashboard)); `false`: the API alone',
+  },
+  rootRedirect: {
+    env: 'ROOT_REDIRECT',
+    schema: Type.Refine(Type.String(), isRedirectTarget),
+    fallback: ({ dashboardEnabled }: { readonly dashboardEnabled: boolean }) => (dashboardEnabled ? '/app/' : 'none'),
+    expected: 'a path of this service (/app/), an http(s) URL, or none',
+    shownDefault: '`/app/` (`none` without the dashboard)',
+    doc:
+      "where `GET /` redirects (`302`): the dashboard, or on a branded short domain the company's site " +
+      '(`https://acme.example`); `none`: `404`',
+  },
+  defaultDomainHosts: {
+    env: 'DEFAULT_DOMAIN_HOSTS',
+    schema: Type.Decode(commaList(isHostName), (hosts) => hosts.map((host) => (host === '*' ? host : requestHostName(host)))),
+    expected: 'a comma-separated list of host names, or *',
+    doc:
+      "other host names the default domain answers for besides `BASE_URL`'s and `localhost`, `127.0.0.1`, `[::1]` " +
+      '(an old name, an internal one); `*`: every host that is no short domain (the behaviour of the release before domains). ' +
+      'See [Short domains](#short-domains)',
+  },
+  unknownHostRedirect: {
+    env: 'UNKNOWN_HOST_REDIRECT',
+    schema: optional(Type.Refine(Type.String(), isAbsoluteRedirect)),
+    expected: 'an http(s) URL',
+    doc: 'where a request for a code on a host this deployment does not serve is redirected (`302`); unset: `404 HOST_NOT_SERVED`',
+  },
+  sessionTtlMs: {
+    env: 'SESSION_TTL_HOURS',
+    schema: hoursAsMs(Type.Integer({ minimum: 1, maximum: 720, default: 12 })),
+    doc: 'how long a dashboard session lasts from signing in (1 to 720); then the API key is asked for again',
+  },
+  signInMaxFailures: {
+    env: 'SIGN_IN_MAX_FAILURES',
+    schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
+    doc:
+      'failed dashboard sign-ins a client address (per `TRUST_PROXY`; an IPv6 `/64`) may make per `SIGN_IN_WINDOW_SECONDS`; ' +
+      'past it every sign-in from there is `429 SIGN_IN_RATE_LIMITED` until the window ends (counted in Redis when the tier is on)',
+  },
+  signInWindowMs: {
+    env: 'SIGN_IN_WINDOW_SECONDS',
+    schema: secondsAsMs(Type.Integer({ minimum: 1, maximum: 24 * 3600, default: 900 })),
+    doc: 'length of the fixed window failed sign-ins are counted in',
+  },
+  trustProxy: {
+    env: 'TRUST_PROXY',
+    schema: Type.Refine(Type.String({ default: 'false' }), isTrustProxy),
+    expected: 'false, true, or a comma-separated list of IP addresses, CIDR ranges, loopback, linklocal, uniquelocal',
+    doc:
+      "which proxies' `X-Forwarded-For` names the client: `true` (any: only behind a proxy that overwrites it), " +
+      'or a comma-separated list of addresses, CIDR ranges and `loopback`, `linklocal`, `uniquelocal`. Without it, ' +
+      "the client is the socket's peer",
+  },
+} satisfies Settings;
