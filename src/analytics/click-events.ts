@@ -9,7 +9,7 @@ import { splitKey, type LinkKey } from '../core/domains.ts';
 import { hash32 } from '../core/hll.ts';
 import type { AnalyticsPart } from '../core/dimensions.ts';
 import { TARGET_VALUES } from '../core/redirect-rules.ts';
-import { AGENT, ELEMENT, LANGUAGE, PLACE, REFERRER, SLOT, SOURCE, STRIDE, TARGET, type ClickLog, type Slots } from './rollups.ts';
+import { AGENT, ELEMENT, LANGUAGE, PLACE, REFERRER, SLOT, SOURCE, STRIDE, TARGET, type ClickLog, type Slots } from './fold.ts';
 
 /** An event's fields after its ordinal `n` (which the script adds), in the payload's order. */
 export const EVENT_FIELDS = [

@@ -12,37 +12,18 @@
 // this file: only its place, and a few bits of a salted hash in a sketch.
 
 import { msToNextUtcDay, utcDay } from '../core/day-range.ts';
-import { DIRECT, dimensionId, primaryLanguage, referrerHost, UNKNOWN, type AnalyticsPart, type Dimension } from '../core/dimensions.ts';
-import { hash32, visitorElement } from '../core/hll.ts';
+import type { AnalyticsPart, Dimension } from '../core/dimensions.ts';
+import { visitorElement } from '../core/hll.ts';
 import type { AddressOf } from '../edge/client-address.ts';
 import type { SlotHolder, VisitRecorder } from '../edge/ports.ts';
 import type { Geo, Place } from './geo.ts';
+import { Tables } from './value-tables.ts';
+import { V_A, V_B, V_PLACE, V_TABLES, VISITOR_STRIDE, VisitorMemo } from './visitor-memo.ts';
 import type { Logger } from 'pino';
-import {
-  AGENT,
-  ClickLog,
-  ELEMENT,
-  fold,
-  foldInSlices,
-  LANGUAGE,
-  PLACE,
-  REFERRER,
-  RollupBatch,
-  SLOT,
-  SOURCE,
-  STRIDE,
-  TARGET,
-  type DimensionReader,
-} from './rollups.ts';
-import type { Seeds, VisitorSalts } from './salts.ts';
+import { RollupBatch } from './rollups.ts';
+import type { VisitorSalts } from './salts.ts';
 import type { LoggedClicks } from './click-events.ts';
-import { TARGET_VALUES } from '../core/redirect-rules.ts';
-import { NO_AGENT, parseAgent, type Agent } from '../core/user-agents.ts';
-
-/** The target dimension's values: OTHER, then a plain link's (never stored), then TARGET_VALUES from TARGET_URL on. */
-const TARGET_SKIPPED = 1;
-const TARGET_READ: readonly string[] = ['', '', ...TARGET_VALUES.slice(1)];
-const TARGET_OF = Int32Array.from(TARGET_VALUES, (_, raw) => (raw === 0 ? TARGET_SKIPPED : raw + 1));
+import { AGENT, ClickLog, ELEMENT, fold, foldInSlices, LANGUAGE, PLACE, REFERRER, SLOT, SOURCE, STRIDE, TARGET } from './fold.ts';
 
 /** Where the log's records go besides the rollups (analytics/click-stream.ts): each record once, in log order. */
 export interface ClickSink {
@@ -71,184 +52,12 @@ export interface VisitsOptions {
   readonly sink?: ClickSink | null;
 }
 
-// What analytics keeps of a client address, for a day, VISITOR_STRIDE numbers a visitor in one
-// Int32Array (10,000 visitors in 160 KB, where objects were spread over the heap: one cache line
-// read per click instead of a Map value's object): its place's id in the tables of generation
-// V_TABLES (0: none yet), and its hashes under the day's seeds. Its place is kept beside.
-const V_PLACE = 0;
-const V_TABLES = 1;
-const V_A = 2;
-const V_B = 3;
-const VISITOR_STRIDE = 4;
-
 /** Most clicks waiting for their turn's enrichment; past it they are dropped (and counted). */
 const TURN_MAX = 65_536;
 /** Clicks the log holds before it is folded (32 bytes each). */
 const LOG_MAX = 1 << 20; // rollups.ts INDEX_SPAN is more
-/** Distinct User-Agents, Referers, Accept-Languages and places remembered, and values per dimension, before the tables start over. */
-const TABLE_MAX = 20_000;
-/** Distinct (peer, X-Forwarded-For) pairs remembered (a Map entry and its key each, and 16 bytes of numbers); past it the memo starts over. */
-const VISITORS_MAX = 131_072;
 /** Rows of folded clicks held for the flusher (about 70 bytes each, and 4 per sketch element); past it, logs are dropped (counted) until Postgres takes them. */
 const ROWS_MAX = 1_000_000;
-const NOWHERE: Place = { country: UNKNOWN, city: UNKNOWN };
-
-let tablesMade = 0;
-
-/** Strings to ids, each once: id 0 is OTHER (''). */
-class Dictionary {
-  readonly #ids = new Map<string, number>([['', 0]]);
-  readonly values: string[] = [''];
-
-  id(value: string): number {
-    let id = this.#ids.get(value);
-    if (id === undefined) {
-      id = this.values.length;
-      this.values.push(value);
-      this.#ids.set(value, id);
-    }
-    return id;
-  }
-
-  get size(): number {
-    return this.values.length;
-  }
-}
-
-/**
- * What the log's numbers stand for: ids of agents, places, referrers and languages, and each
- * dimension's values. They hold as long as the log they were made for: made anew at a fold.
- */
-class Tables {
-  /** Tables made before these, plus one: what a visitor's V_TABLES is checked against. */
-  readonly generation = ++tablesMade;
-  readonly agentIds = new Map<string, number>();
-  // Per agent id: bot or not, its device, browser and OS value ids, and its hash.
-  readonly agentBot: number[] = [];
-  readonly agentDevice: number[] = [];
-  readonly agentBrowser: number[] = [];
-  readonly agentOs: number[] = [];
-  readonly agentHash: number[] = [];
-  readonly placeIds = new Map<Place, number>();
-  readonly placeCountry: number[] = [];
-  readonly placeCity: number[] = [];
-  readonly referrerIds = new Map<string, number>();
-  readonly languageIds = new Map<string, number>();
-  readonly device = new Dictionary();
-  readonly browser = new Dictionary();
-  readonly os = new Dictionary();
-  readonly country = new Dictionary();
-  readonly city = new Dictionary();
-  readonly referrer = new Dictionary();
-  readonly language = new Dictionary();
-  readonly direct = this.referrer.id(DIRECT);
-  readonly unknownLanguage = this.language.id(UNKNOWN);
-
-  constructor() {
-    this.agentOf(NO_AGENT);
-    this.placeOf(NOWHERE);
-  }
-
-  agent(userAgent: string | undefined): number {
-    if (userAgent === undefined || userAgent === '') return 0;
-    let id = this.agentIds.get(userAgent);
-    if (id === undefined) {
-      id = this.agentOf(parseAgent(userAgent));
-      this.agentIds.set(userAgent, id);
-    }
-    return id;
-  }
-
-  agentOf(agent: Agent): number {
-    const id = this.agentBot.length;
-    this.agentBot.push(agent.bot ? 1 : 0);
-    this.agentDevice.push(this.device.id(agent.device));
-    this.agentBrowser.push(this.browser.id(agent.browser));
-    this.agentOs.push(this.os.id(agent.os));
-    this.agentHash.push(agent.hash);
-    return id;
-  }
-
-  placeOf(place: Place): number {
-    let id = this.placeIds.get(place);
-    if (id === undefined) {
-      id = this.placeCountry.length;
-      this.placeIds.set(place, id);
-      this.placeCountry.push(this.country.id(place.country));
-      this.placeCity.push(this.city.id(place.city === UNKNOWN ? UNKNOWN : `${place.city}, ${place.country}`));
-    }
-    return id;
-  }
-
-  referrerOf(referer: string | undefined): number {
-    return referer === undefined ? this.direct : idOf(this.referrerIds, this.referrer, referer, referrerHost);
-  }
-
-  languageOf(acceptLanguage: string | undefined): number {
-    return acceptLanguage === undefined ? this.unknownLanguage : idOf(this.languageIds, this.language, acceptLanguage, primaryLanguage);
-  }
-
-  /** One of the tables has grown past TABLE_MAX: time they started over. */
-  get full(): boolean {
-    return (
-      this.agentBot.length >= TABLE_MAX ||
-      this.placeCountry.length >= TABLE_MAX ||
-      this.referrerIds.size >= TABLE_MAX ||
-      this.languageIds.size >= TABLE_MAX ||
-      this.referrer.size >= TABLE_MAX ||
-      this.language.size >= TABLE_MAX
-    );
-  }
-
-  /** How each kept dimension reads a click of `log`, the link's own row first. */
-  readers(dimensions: readonly Dimension[]): DimensionReader[] {
-    const readers: DimensionReader[] = [{ id: 0, field: SOURCE, of: Int32Array.of(0, 0), values: [''], skipped: -1 }];
-    for (const dimension of dimensions) {
-      const id = dimensionId(dimension);
-      switch (dimension) {
-        case 'referrer':
-          readers.push({ id, field: REFERRER, of: null, values: this.referrer.values, skipped: -1 });
-          break;
-        case 'language':
-          readers.push({ id, field: LANGUAGE, of: null, values: this.language.values, skipped: -1 });
-          break;
-        case 'country':
-          readers.push({ id, field: PLACE, of: Int32Array.from(this.placeCountry), values: this.country.values, skipped: -1 });
-          break;
-        case 'city':
-          readers.push({ id, field: PLACE, of: Int32Array.from(this.placeCity), values: this.city.values, skipped: -1 });
-          break;
-        case 'device':
-          readers.push({ id, field: AGENT, of: Int32Array.from(this.agentDevice), values: this.device.values, skipped: -1 });
-          break;
-        case 'browser':
-          readers.push({ id, field: AGENT, of: Int32Array.from(this.agentBrowser), values: this.browser.values, skipped: -1 });
-          break;
-        case 'os':
-          readers.push({ id, field: AGENT, of: Int32Array.from(this.agentOs), values: this.os.values, skipped: -1 });
-          break;
-        case 'source':
-          readers.push({ id, field: SOURCE, of: Int32Array.of(1, 2), values: ['', 'link', 'qr'], skipped: -1 });
-          break;
-        case 'target':
-          // The logged number is the value's id, but for a plain link's 0, whose clicks get no row.
-          readers.push({ id, field: TARGET, of: TARGET_OF, values: TARGET_READ, skipped: TARGET_SKIPPED });
-          break;
-      }
-    }
-    return readers;
-  }
-}
-
-/** The id in `dictionary` of what `read` makes of `field`, read once per distinct field (remembered in `ids`). */
-function idOf(ids: Map<string, number>, dictionary: Dictionary, field: string, read: (field: string) => string): number {
-  let id = ids.get(field);
-  if (id === undefined) {
-    id = dictionary.id(read(field));
-    ids.set(field, id);
-  }
-  return id;
-}
 
 export class Visits implements VisitRecorder {
   readonly #options: VisitsOptions;
@@ -277,16 +86,10 @@ export class Visits implements VisitRecorder {
   #acceptLanguages: (string | undefined)[] = [];
   #peers: (string | undefined)[] = [];
   #forwardedFors: (string | undefined)[] = [];
-  /** Peer -> X-Forwarded-For -> the visitor's index, under #visitorSeeds. */
-  #visitorsByPeer = new Map<string | undefined, Map<string | undefined, number>>();
-  #visitorCount = 0;
-  /** Per visitor index: VISITOR_STRIDE numbers (V_PLACE ...), and its place. */
-  readonly #visitorData = new Int32Array(VISITORS_MAX * VISITOR_STRIDE);
-  readonly #visitorPlaces: Place[] = [];
+  readonly #visitorMemo: VisitorMemo;
   /** The UTC day of the clicks enriched last, until #dayEnds (ms). */
   #day = '';
   #dayEnds = 0;
-  #visitorSeeds: Seeds | null = null;
   #qr: boolean[] = [];
   #targets: number[] = [];
   #n = 0;
@@ -308,6 +111,7 @@ export class Visits implements VisitRecorder {
         part !== 'visitors' && ((part !== 'country' && part !== 'city') || options.geo !== null) && (part !== 'city' || hasCities),
     );
     this.#visitors = options.parts.has('visitors');
+    this.#visitorMemo = new VisitorMemo(options.addressOf, options.geo);
     this.#keeps = {
       referrer: options.parts.has('referrer'),
       language: options.parts.has('language'),
@@ -370,14 +174,15 @@ export class Visits implements VisitRecorder {
     }
     const day = this.#day;
     const seeds = this.#options.salts.seeds(day);
-    if (seeds !== this.#visitorSeeds) this.#forgetVisitors(seeds);
+    const memo = this.#visitorMemo;
+    if (seeds !== memo.seeds) memo.forget(seeds);
     const sink = this.#sink;
     if (sink !== null) this.#turn(now);
     const keeps = this.#keeps;
     const visitors = this.#visitors;
     const tables = this.#tables;
     const { agentBot, agentHash } = tables;
-    const visitorData = this.#visitorData;
+    const visitorData = memo.data;
     let log = this.#log;
     let slots = this.#slotsOf(day);
     for (let i = 0; i < n; i++) {
@@ -393,14 +198,14 @@ export class Visits implements VisitRecorder {
         slots = this.#slotsOf(day);
       }
       const agent = tables.agent(this.#userAgents[i]);
-      const visitor = this.#visitor(this.#peers[i], this.#forwardedFors[i], seeds);
+      const visitor = memo.index(this.#peers[i], this.#forwardedFors[i], seeds);
       const v = visitor * VISITOR_STRIDE;
       const at = log.n++ * STRIDE;
       const data = log.data;
       data[at + SLOT] = slot;
       data[at + AGENT] = agent;
       if (visitorData[v + V_TABLES] !== tables.generation) {
-        visitorData[v + V_PLACE] = tables.placeOf(this.#visitorPlaces[visitor] as Place);
+        visitorData[v + V_PLACE] = tables.placeOf(memo.places[visitor] as Place);
         visitorData[v + V_TABLES] = tables.generation;
       }
       data[at + PLACE] = visitorData[v + V_PLACE] as number;
@@ -487,35 +292,6 @@ export class Visits implements VisitRecorder {
       holder.slots = slots;
     }
     return slot;
-  }
-
-  /** The index of the visitor of a peer and X-Forwarded-For: its address read, placed and hashed once a day. */
-  #visitor(peer: string | undefined, forwardedFor: string | undefined, seeds: Seeds): number {
-    if (this.#visitorCount >= VISITORS_MAX) this.#forgetVisitors(seeds);
-    let byForwarded = this.#visitorsByPeer.get(peer);
-    if (byForwarded === undefined) {
-      byForwarded = new Map();
-      this.#visitorsByPeer.set(peer, byForwarded);
-    }
-    let visitor = byForwarded.get(forwardedFor);
-    if (visitor === undefined) {
-      const address = this.#options.addressOf(peer, forwardedFor);
-      const geo = this.#options.geo;
-      visitor = this.#visitorCount++;
-      this.#visitorPlaces[visitor] = geo === null ? NOWHERE : geo.place(address);
-      const v = visitor * VISITOR_STRIDE;
-      this.#visitorData[v + V_TABLES] = 0;
-      this.#visitorData[v + V_A] = hash32(address, seeds.a);
-      this.#visitorData[v + V_B] = hash32(address, seeds.b);
-      byForwarded.set(forwardedFor, visitor);
-    }
-    return visitor;
-  }
-
-  #forgetVisitors(seeds: Seeds): void {
-    this.#visitorsByPeer = new Map();
-    this.#visitorCount = 0;
-    this.#visitorSeeds = seeds;
   }
 
   #slotsOf(day: string): Map<string, number> {

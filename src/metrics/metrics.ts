@@ -21,7 +21,7 @@ export interface Value {
 /** Answers of one route counted by their own part (the edge's redirects): by status, and their latency. */
 export interface RequestSource {
   readonly route: string;
-  statuses(): Iterable<readonly [status: string | number, count: number]>;
+  readonly statuses: () => Iterable<readonly [status: string | number, count: number]>;
   readonly latency: FixedHistogram;
 }
 
@@ -94,8 +94,8 @@ export class Metrics {
     help: string,
     read: (set: (value: number, labels?: Record<string, string>) => void) => void,
     labelNames: string[] = [],
-  ): void {
-    new Gauge({
+  ): Gauge {
+    return new Gauge({
       name,
       help,
       labelNames,
