@@ -1,24 +1,12 @@
-// The fast path: redirects read off the socket and answered without node:http. node:http builds an
-// IncomingMessage, a ServerResponse, their header objects and several ticks of events for every
-// request; a cached redirect needs one parse of a few dozen bytes and one write.
-//
-// Every connection the server accepts starts here. Each request head is parsed strictly
-// (request-head.ts); a redirect is answered by the redirect handler through this file's transport,
-// with the bytes node:http would have written (raw-answers.ts). At the first request the fast path
-// does not take, the connection is handed, with its unread bytes, to node:http's own connection
-// listener (Fastify then), which keeps it: nothing is parsed twice and nothing is guessed. The
-// handoff waits for the answers still owed, so that answers stay in the order of their requests.
-//
-// Kept as node:http keeps them (test/edge/fast-path-differential.test.ts and test/edge/slow-clients.test.ts):
-// pipelined requests answered in order (a lookup holds back the answers behind it), at most
-// MAX_PIPELINE unanswered, reading paused while the socket cannot write; the headers timeout from
-// the accept and then from each request's first byte (408 as node:http answers it), the idle
-// keep-alive timeout (keepAliveTimeout + Node's 1 s buffer, closed without a word); a client's
-// end of stream mid-head answered 400; while the app closes, new requests go to node:http (which
-// answers them with Connection: close), answers still owed are sent with Connection: close, and
-// idle connections are closed by closeIdleConnections as node:http's are.
+// The fast path: redirects read off the socket and answered without node:http, which builds an
+// IncomingMessage, a ServerResponse and several ticks of events for every request, where a cached
+// redirect needs one parse of a few dozen bytes (request-head.ts) and one write of the bytes
+// node:http would have written (raw-answers.ts). At the first request it does not take, the
+// connection is handed, with its unread bytes, to node:http for good, once the answers owed are
+// out. Pipelining, timeouts, closing and backpressure are kept as node:http keeps them
+// (docs/architecture.md, "The fast path"; test/edge/fast-path.test.ts and the differential test).
 
-import type { IncomingMessage, Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { onClientError } from './client-errors.ts';
@@ -57,38 +45,9 @@ export interface FastPathDeps {
   readonly log: Logger;
 }
 
-type ConnectionListener = (this: Server, socket: Socket) => void;
+export type ConnectionListener = (this: Server, socket: Socket) => void;
 
-/**
- * Puts the fast path in front of `server`'s own connection listener: every accepted connection
- * starts here. closeIdleConnections and closeAllConnections reach the fast path's connections too.
- */
-export function attachFastPath(server: Server, deps: FastPathDeps): void {
-  const [nodeListener, ...others] = server.listeners('connection') as ConnectionListener[];
-  if (nodeListener === undefined || others.length > 0)
-    throw new Error('the fast path expects node:http to be the only connection listener');
-  server.removeAllListeners('connection');
-  const fast = new FastPath(server, nodeListener, deps);
-  server.on('connection', (socket: Socket) => fast.accept(socket));
-  const closeIdle = server.closeIdleConnections.bind(server);
-  const closeAll = server.closeAllConnections.bind(server);
-  server.closeIdleConnections = () => {
-    closeIdle();
-    fast.closeIdle();
-  };
-  server.closeAllConnections = () => {
-    closeAll();
-    fast.closeAll();
-  };
-  server.on('close', () => fast.stop());
-  // node:http has read a whole head on a socket handed to it (checkExpectation and connect are
-  // requests that 'request' does not announce; an 'upgrade' listener would change what node:http does).
-  for (const event of ['request', 'checkExpectation', 'connect'] as const) {
-    server.prependListener(event, (req: IncomingMessage) => fast.headRead(req.socket));
-  }
-}
-
-class FastPath {
+export class FastPath {
   readonly server: Server;
   readonly nodeListener: ConnectionListener;
   readonly deps: FastPathDeps;

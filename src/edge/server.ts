@@ -11,7 +11,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import { rawAnswer } from './client-errors.ts';
 import { spareAnsweringConnections } from './idle-connections.ts';
-import { attachFastPath, type FastRequest } from './fast-path.ts';
+import type { Socket } from 'node:net';
+import { FastPath, type ConnectionListener, type FastPathDeps, type FastRequest } from './fast-path.ts';
 import { redirectPath } from './node-transport.ts';
 import type { RedirectHandler } from './redirect-handler.ts';
 import { prebuilt, writePrebuilt, type Prebuilt } from './respond.ts';
@@ -106,4 +107,33 @@ function hostProblem(req: IncomingMessage): Prebuilt | undefined {
   }
   if (host === undefined) return req.httpVersionMajor === 1 && req.httpVersionMinor === 1 ? NO_HOST : undefined;
   return HOST.test(host) ? undefined : BAD_HOST;
+}
+
+/**
+ * Puts the fast path in front of `server`'s own connection listener: every accepted connection
+ * starts here. closeIdleConnections and closeAllConnections reach the fast path's connections too.
+ */
+export function attachFastPath(server: Server, deps: FastPathDeps): void {
+  const [nodeListener, ...others] = server.listeners('connection') as ConnectionListener[];
+  if (nodeListener === undefined || others.length > 0)
+    throw new Error('the fast path expects node:http to be the only connection listener');
+  server.removeAllListeners('connection');
+  const fast = new FastPath(server, nodeListener, deps);
+  server.on('connection', (socket: Socket) => fast.accept(socket));
+  const closeIdle = server.closeIdleConnections.bind(server);
+  const closeAll = server.closeAllConnections.bind(server);
+  server.closeIdleConnections = () => {
+    closeIdle();
+    fast.closeIdle();
+  };
+  server.closeAllConnections = () => {
+    closeAll();
+    fast.closeAll();
+  };
+  server.on('close', () => fast.stop());
+  // node:http has read a whole head on a socket handed to it (checkExpectation and connect are
+  // requests that 'request' does not announce; an 'upgrade' listener would change what node:http does).
+  for (const event of ['request', 'checkExpectation', 'connect'] as const) {
+    server.prependListener(event, (req: IncomingMessage) => fast.headRead(req.socket));
+  }
 }
