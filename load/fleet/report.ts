@@ -2,7 +2,7 @@
 // scripts, nothing fetched) in the look of the load suite's report (load/report.ts), and into a
 // per-second timeline for the terminal.
 
-import { CSS, SVG_W, escapeHtml, fmtDuration, fmtMs, fmtStatuses, padColumns, svgOpen, td } from '../report.ts';
+import { CSS, SVG_W, escapeHtml, fmtDuration, fmtMs, fmtStatuses, padColumns, svgOpen, td } from '../report/format.ts';
 import type { Check, FaultErrors, FaultWindow, FleetResult, Second } from './types.ts';
 
 const intFmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
