@@ -7,6 +7,11 @@ export function fmtCpu(share: number | null): string {
   return share === null ? '—' : `${Math.round(share * 100)} %`;
 }
 
+/** Server CPU per request of a run, in µs. */
+export function fmtCpuPerRequest(run: RunResult): string {
+  return run.cpu.server === null ? '—' : `${((run.cpu.server / run.rps) * 1e6).toFixed(1)} µs`;
+}
+
 export function fmtMemory(run: RunResult): string {
   const m = run.memory;
   if (m === undefined) return '';
