@@ -103,14 +103,21 @@ const rps = (run: RunResult) => run.rps;
 export const perCpuSecond = (run: RunResult): number =>
   run.cpu.server === null || run.cpu.server === 0 ? Number.NaN : run.rps / run.cpu.server;
 
+/** The runs labelled `first` and `second`, when both are there and can be trusted; else target `name` N/A, saying why. */
+export function bothRuns(runs: Judged, name: string, first: string, second: string): [RunResult, RunResult] | TargetResult {
+  const a = runs.find(first);
+  const b = runs.find(second);
+  if (a === undefined || b === undefined) return notApplicable(name, `needs the runs "${first}" and "${second}"`);
+  const problem = runs.invalid(a) ?? runs.invalid(b);
+  return problem === undefined ? [a, b] : notApplicable(name, problem);
+}
+
 /** "`top` ≥ `goal` × `bottom`", on the runs so labelled: by their rates, or by what `pick` reads of them. */
 export function ratio(name: string, top: string, bottom: string, goal: number, pick = rps): Target {
   return (runs) => {
-    const a = runs.find(top);
-    const b = runs.find(bottom);
-    if (a === undefined || b === undefined) return notApplicable(name, `needs the runs "${top}" and "${bottom}"`);
-    const problem = runs.invalid(a) ?? runs.invalid(b);
-    if (problem !== undefined) return notApplicable(name, problem);
+    const both = bothRuns(runs, name, top, bottom);
+    if (!Array.isArray(both)) return both;
+    const [a, b] = both;
     const value = pick(a) / pick(b);
     const limited = [a, b].filter((r) => r.generatorLimited !== undefined && pick === rps).map((r) => r.label);
     return {

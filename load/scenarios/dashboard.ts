@@ -6,7 +6,7 @@
 
 import type { OnItsOwn } from '../scenario.ts';
 import { hotSideBySide } from '../side-by-side.ts';
-import { notApplicable, serverCpuPerRequest } from '../targets.ts';
+import { bothRuns, serverCpuPerRequest } from '../targets.ts';
 
 /**
  * The dashboard's goal for the hot path: at least 0.97× without it. Shown, not judged: runs of
@@ -23,10 +23,9 @@ export const dashboard: OnItsOwn = {
     // The hot path with the dashboard against without it, in the same rounds: a ratio with its goal, shown.
     (runs) => {
       const name = 'hot with the dashboard ÷ without';
-      const [on, off] = [runs.find('dashboard'), runs.find('dashboard · off')];
-      if (on === undefined || off === undefined) return notApplicable(name, 'needs the runs "dashboard" and "dashboard · off"');
-      const problem = runs.invalid(on) ?? runs.invalid(off);
-      if (problem !== undefined) return notApplicable(name, problem);
+      const both = bothRuns(runs, name, 'dashboard', 'dashboard · off');
+      if (!Array.isArray(both)) return both;
+      const [on, off] = both;
       const cpu = serverCpuPerRequest(runs, on, off);
       const limited = [on, off].filter((r) => r.generatorLimited !== undefined).map((r) => `"${r.label}"`);
       return {

@@ -9,7 +9,7 @@
 import { compare, LATENCY_CONNECTIONS, type Variant } from '../measure.ts';
 import type { OnItsOwn } from '../scenario.ts';
 import { mainAnswering, serverAnswering } from '../service.ts';
-import { notApplicable, type Target } from '../targets.ts';
+import { bothRuns, notApplicable, type Target } from '../targets.ts';
 import { fixed } from '../traffic.ts';
 import type { RunResult } from '../types.ts';
 import { hot, hotSlow } from './redirect.ts';
@@ -78,10 +78,9 @@ function latencyGoal(): Target {
 function noWorseThanToday(): Target {
   const name = 'latency p99 ≤ FAST_PATH=false at the same rate';
   return (runs) => {
-    const [run, slow] = [runs.find('latency'), runs.find('latency · FAST_PATH=false')];
-    if (run === undefined || slow === undefined) return notApplicable(name, 'needs the runs "latency" and "latency · FAST_PATH=false"');
-    const problem = runs.invalid(run) ?? runs.invalid(slow);
-    if (problem !== undefined) return notApplicable(name, problem);
+    const both = bothRuns(runs, name, 'latency', 'latency · FAST_PATH=false');
+    if (!Array.isArray(both)) return both;
+    const [run, slow] = both;
     const short = [run, slow].filter((r): r is RunResult => r.offeredRate !== null && r.rps < 0.95 * r.offeredRate);
     return {
       name,
