@@ -4,21 +4,19 @@
 
 import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
-import type { Options } from './options.ts';
-import { usage } from './options.ts';
+import type { ServerProcess } from '../test/helpers/server-process.ts';
+import { usage, type Options } from './options.ts';
 import { ownCpus } from './proc.ts';
 import { Processes } from './processes.ts';
-import { quietRun } from './targets.ts';
+import { needsOf, type Ground, type Scenario } from './scenario.ts';
 import type { Seeded, Service } from './service.ts';
+import { quietRun } from './targets.ts';
 import type { RunResult } from './types.ts';
-import type { ServerProcess } from '../test/helpers/server-process.ts';
 import { findWrk, type Wrk } from './wrk.ts';
 
-export interface Setup {
+export interface Setup extends Ground {
   /** Servers of the suite's own (not --url). */
   readonly local: boolean;
-  /** The main service's database can be opened by several processes at once (DATABASE_URL or --database-cpus). */
-  readonly sharedDatabase: boolean;
   /** What every server runs under: `taskset -c` --server-cpus, or nothing. */
   readonly serverPrefix: readonly string[];
   /** The load generator's CPUs: this process's (autocannon runs in it), and wrk is pinned to the same. */
@@ -105,8 +103,10 @@ export class Context {
   }
 }
 
-/** Sets the run up: pins the load generator, finds wrk, places the cluster; `wrkDrives`: the scenarios wrk may drive. */
-export async function openContext(options: Options, wrkDrives: readonly string[]): Promise<Context> {
+/** Sets the run up for `scenarios`: pins the load generator, finds wrk (for the scenarios it may drive), places the cluster. */
+export async function openContext(options: Options, scenarios: readonly Scenario[]): Promise<Context> {
+  const sharedDatabase = sharesDatabase(options);
+  const wrkDrives = scenarios.filter((scenario) => needsOf(scenario, { sharedDatabase }).includes('wrk')).map((scenario) => scenario.name);
   if (options.generatorCpus !== null) {
     const pinned = spawnSync('taskset', ['-a', '-p', '-c', options.generatorCpus.join(','), String(process.pid)], { encoding: 'utf8' });
     if (pinned.status !== 0) usage(`--generator-cpus: taskset failed: ${pinned.error?.message ?? pinned.stderr}`);
@@ -130,7 +130,7 @@ export async function openContext(options: Options, wrkDrives: readonly string[]
   ].join(' · ');
   const setup: Setup = {
     local: options.url === undefined,
-    sharedDatabase: sharesDatabase(options),
+    sharedDatabase,
     serverPrefix,
     generatorCpus,
     cluster,
@@ -143,7 +143,7 @@ export async function openContext(options: Options, wrkDrives: readonly string[]
 }
 
 /** Whether the main service's database can be opened by several processes at once: known before anything starts. */
-export function sharesDatabase(options: Options): boolean {
+function sharesDatabase(options: Options): boolean {
   return options.url === undefined && (options.databaseCpus !== null || process.env.DATABASE_URL !== undefined);
 }
 

@@ -15,23 +15,19 @@
 // out below a fast path), the others by autocannon. Read the ratios, not the absolute figures: the
 // load generator and the servers share the machine's cores.
 
-import { openContext, sharesDatabase } from './context.ts';
+import { openContext } from './context.ts';
 import { parseOptions } from './options.ts';
 import { choose, serviceSettings, stepsOf } from './plan.ts';
 import { report, runSteps } from './runner.ts';
-import { LoadError, needsOf } from './scenario.ts';
+import { LoadError } from './scenario.ts';
 import { SCENARIOS } from './scenarios/index.ts';
 
 const options = parseOptions(
   process.argv.slice(2),
   SCENARIOS.map((scenario) => scenario.name),
 );
-const ground = { sharedDatabase: sharesDatabase(options) };
-const chosen = choose(SCENARIOS, options.scenarios, ground);
-const context = await openContext(
-  options,
-  SCENARIOS.filter((scenario) => needsOf(scenario, ground).includes('wrk')).map((scenario) => scenario.name),
-);
+const context = await openContext(options, SCENARIOS);
+const chosen = choose(SCENARIOS, options.scenarios, context.setup);
 
 // Whatever happens, the suite ends by itself: every run is bounded, and so is the whole.
 const minutes = 20 + chosen.reduce((sum, scenario) => sum + (scenario.minutes?.(options) ?? 0), 0);
@@ -44,7 +40,7 @@ process.once('SIGINT', () => void abandon(130));
 
 context.log(`load generator: ${context.setup.generatorNote}; ${context.setup.cpusNote}`);
 try {
-  await runSteps(context, stepsOf(chosen, ground), serviceSettings(chosen));
+  await runSteps(context, stepsOf(chosen, context.setup), serviceSettings(chosen));
   await report(context);
 } catch (err) {
   console.error(err instanceof LoadError ? `load: ${err.message}` : err);

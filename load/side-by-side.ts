@@ -3,10 +3,10 @@
 // (which one process at a time opens). The tiers below the LRU (load/scenarios/tiers.ts) and the
 // features on the hot path (metrics, dashboard, analytics, stream) are measured so.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Request } from 'autocannon';
 import { withClient } from '../test/helpers/db.ts';
 import type { ServerProcess } from '../test/helpers/server-process.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from './context.ts';
 import { compare, LATENCY_CONNECTIONS, measure, type Variant } from './measure.ts';
 import { serverAnswering, startBeside } from './service.ts';
