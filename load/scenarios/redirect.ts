@@ -101,18 +101,15 @@ export const hot: InRounds = {
   async rounds(context) {
     const { service } = context;
     await service.warm();
-    const part = inRounds(redirectVariant(context, 'hot', 'service', 'hot', mainAnswering(service)));
+    const own = redirectVariant(context, 'hot', 'service', 'hot', mainAnswering(service));
     const against = context.options.against;
-    if (against === undefined) return part;
+    if (against === undefined) return inRounds(own);
     // The service of another checkout, on links of its own, in the same rounds: a change's gain side by side.
     const label = `hot · ${basename(against.dir)}`;
-    if (!context.setup.local) return { ...part, skipped: [context.skip('hot', label, ONLY_LOCAL)] };
+    if (!context.setup.local) return { variants: [own], skipped: [context.skip('hot', label, ONLY_LOCAL)] };
     const other = await seededService(context, { script: against.entry, env: {}, folder: 'pglite-against', name: against.dir });
     context.rounds.all.push(other.server);
-    return inRounds(
-      ...part.variants,
-      redirectVariant(context, 'hot', `service of ${against.dir}`, label, serverAnswering(other.server), other.paths),
-    );
+    return inRounds(own, redirectVariant(context, 'hot', `service of ${against.dir}`, label, serverAnswering(other.server), other.paths));
   },
 };
 
