@@ -46,7 +46,7 @@ export function quietRun(scenario: string, label: string, extra: Pick<RunResult,
  * Why a run's figures cannot be trusted, or undefined when they can: a run with a status other than
  * `answers` (its scenario's; any, when there are none) or a connection error is not a valid figure.
  */
-export function invalidRun(run: RunResult, answers: readonly string[] | undefined): string | undefined {
+export function untrusted(run: RunResult, answers: readonly string[] | undefined): string | undefined {
   if (run.skipped !== undefined) return run.skipped;
   if (run.requests === 0) return 'no responses';
   if (run.errors > 0) return `${run.errors} connection errors or timeouts`;
@@ -84,7 +84,7 @@ export function generatorLimit(run: RunResult, ceiling: RunResult | undefined): 
 }
 
 /** The runs, each marked when its generator was the limit (against the run labelled 'ceiling', if it can be trusted). */
-export function markGeneratorLimits(runs: Judged): RunResult[] {
+export function markLimited(runs: Judged): RunResult[] {
   const found = runs.find('ceiling');
   const ceiling = found !== undefined && runs.invalid(found) === undefined ? found : undefined;
   return runs.all.map((run) => {

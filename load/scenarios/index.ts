@@ -4,7 +4,7 @@
 // And how their runs are judged: each with what its scenario must answer, every target in the
 // order of the verdicts.
 
-import { judged, markGeneratorLimits as markLimits, invalidRun as invalid, type Judged } from '../targets.ts';
+import { judged, markLimited, untrusted, type Judged } from '../targets.ts';
 import type { RunResult, TargetResult } from '../types.ts';
 import type { Scenario } from '../scenario.ts';
 import { analytics } from './analytics.ts';
@@ -75,7 +75,7 @@ const answers = new Map(SCENARIOS.map((scenario) => [scenario.name, scenario.ans
 
 /** Why a run's figures cannot be trusted (a status its scenario does not answer, errors, no responses), or undefined. */
 export function invalidRun(run: RunResult): string | undefined {
-  return invalid(run, answers.get(run.scenario));
+  return untrusted(run, answers.get(run.scenario));
 }
 
 function judging(runs: readonly RunResult[]): Judged {
@@ -84,7 +84,7 @@ function judging(runs: readonly RunResult[]): Judged {
 
 /** The runs, each marked when its generator was the limit. */
 export function markGeneratorLimits(runs: readonly RunResult[]): RunResult[] {
-  return markLimits(judging(runs));
+  return markLimited(judging(runs));
 }
 
 /** Every scenario's targets, judged on `runs`, whichever scenarios ran. */
