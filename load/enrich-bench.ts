@@ -5,7 +5,7 @@
 //
 //   DATABASE_URL=postgres://… taskset -c 1 node load/enrich-bench.ts [--clicks 1500000] [--flush-clicks 250000]
 //   DATABASE_URL=postgres://… taskset -c 1 node load/enrich-bench.ts --links 20000 --visitors 10000 --agents 21 --sites 0 --languages 5
-//                                        the audience of run.ts's analytics scenario
+//                                        the audience of the analytics scenario (load/scenarios/analytics.ts)
 //   … --stages 1                          record + enrich alone, no Postgres flush
 //
 // The real classes on the service's defaults (ANALYTICS_DIMENSIONS, ANALYTICS_VALUES_MAX,

@@ -64,6 +64,14 @@ export const getOn =
   (host: string) =>
   (path: string): Request => ({ method: 'GET', path, headers: { Host: host } });
 
+/** A GET of each code. */
+export function codePaths(codes: readonly string[]): Request[] {
+  return codes.map((code) => get(`/${code}`));
+}
+
+/** The same requests in every round. */
+export const fixed = (requests: readonly Request[]) => (): readonly Request[] => requests;
+
 export function post(path: string, body: unknown): Request {
   return { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }

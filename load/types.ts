@@ -16,7 +16,7 @@ export interface Latency {
 
 /** One measurement: one server variant under one traffic shape for a bounded time. */
 export interface RunResult {
-  /** The scenario it belongs to: ceiling, baseline, hot, hot-domain, hot-slow, go, cluster, redis, postgres, not-found, create, mixed, latency, metrics, dashboard, analytics, memory, storage, list. */
+  /** The name of the scenario it belongs to (load/scenarios/index.ts lists them). */
   readonly scenario: string;
   /** Which server answered: 'service', 'baseline (node:http + Map)', 'one SELECT per request', ... */
   readonly variant: string;

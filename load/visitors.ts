@@ -1,12 +1,13 @@
 // Clicks as browsers and crawlers send them, for the runs that measure click analytics (the
-// analytics and storage scenarios of run.ts, load/enrich-bench.ts): real User-Agent strings of
-// desktop and mobile browsers, in-app browsers and crawlers, in rough proportion to a link's
-// traffic; referrers (a third of clicks have none); Accept-Language values; and public IPv4
-// addresses, sent as X-Forwarded-For (the services run with TRUST_PROXY=loopback). Everything is
-// made from a seeded PRNG (traffic.ts): no network, the same clicks on every run.
+// analytics, stream, rules and storage scenarios of load/scenarios/, load/enrich-bench.ts): real
+// User-Agent strings of desktop and mobile browsers, in-app browsers and crawlers, in rough
+// proportion to a link's traffic; referrers (a third of clicks have none); Accept-Language values;
+// and public IPv4 addresses, sent as X-Forwarded-For (the services run with TRUST_PROXY=loopback).
+// Everything is made from a seeded PRNG (traffic.ts): no network, the same clicks on every run.
 //
 // A visitor is one address with one browser and one language; a click is a visitor and a referrer.
 
+import type { Request } from 'autocannon';
 import { seededRandom } from './traffic.ts';
 
 export interface Click {
@@ -205,6 +206,18 @@ export function audience(options: AudienceOptions): Audience {
       return { userAgent: visitor.userAgent, referer, language: visitor.language, address: visitor.address };
     },
   };
+}
+
+/**
+ * The visitors of the suite's scenarios: 10,000 addresses, each with one of ~20 browsers and
+ * crawlers and one of 5 languages, clicking through ~10 referrers or none.
+ */
+export const SUITE_VISITORS = { visitors: 10_000, agents: USER_AGENTS.length };
+
+/** `requests` as clicks of the suite's visitors (drawn from `seed`); each call draws on where the one before stopped. */
+export function clicking(seed: number): (requests: readonly Request[]) => Request[] {
+  const visitors = audience({ ...SUITE_VISITORS, seed });
+  return (requests) => requests.map((request) => ({ ...request, headers: clickHeaders(visitors.click()) }));
 }
 
 /** A click's request headers, spelt as browsers spell them. */

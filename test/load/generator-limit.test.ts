@@ -3,7 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { generatorLimit, markGeneratorLimits, quietRun } from '../../load/targets.ts';
+import { markGeneratorLimits } from '../../load/scenarios/index.ts';
+import { generatorLimit, quietRun } from '../../load/targets.ts';
 import type { RunResult } from '../../load/types.ts';
 
 function run(label: string, rps: number, client: number, generator: 'wrk' | 'autocannon' = 'wrk'): RunResult {

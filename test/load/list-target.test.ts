@@ -1,10 +1,11 @@
-// How the load suite judges the link list (load/targets.ts): on the p99 over every shape, and a
+// How the load suite judges the link list (load/scenarios/list.ts): on the p99 over every shape, and a
 // request that failed (a 503 of a statement timeout, or of the breaker it opened) is a miss, not a
 // reason to set the run aside.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { judgeTargets, quietRun } from '../../load/targets.ts';
+import { judgeTargets } from '../../load/scenarios/index.ts';
+import { quietRun } from '../../load/targets.ts';
 import type { ListFigures, RunResult } from '../../load/types.ts';
 
 const figures: ListFigures = {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { which } from '../../load/proc.ts';
-import { invalidRun, SCENARIOS } from '../../load/targets.ts';
+import { invalidRun, SCENARIOS } from '../../load/scenarios/index.ts';
 import type { SuiteResult } from '../../load/types.ts';
 import { ADMIN_URL } from '../helpers/db.ts';
 import { deleteKeys, SHARED_REDIS_URL } from '../helpers/redis.ts';
@@ -47,7 +47,7 @@ test(
     assert.ok(json !== undefined && html !== undefined, `results written: ${files.join(', ')}`);
     const result = JSON.parse(await readFile(join(out, json), 'utf8')) as SuiteResult;
 
-    assert.deepEqual([...new Set(result.runs.map((run) => run.scenario))].sort(), [...SCENARIOS].sort());
+    assert.deepEqual([...new Set(result.runs.map((run) => run.scenario))].sort(), SCENARIOS.map((scenario) => scenario.name).sort());
     for (const run of result.runs) {
       if (run.scenario === 'memory') {
         assert.equal(run.memory?.links, 20_000);
