@@ -4,7 +4,7 @@
 // node:http would have written (raw-answers.ts). At the first request it does not take, the
 // connection is handed, with its unread bytes, to node:http for good, once the answers owed are
 // out. Pipelining, timeouts, closing and backpressure are kept as node:http keeps them
-// (docs/architecture.md, "The fast path"; test/edge/fast-path.test.ts and the differential test).
+// (docs/architecture.md#three-entrances; test/edge/fast-path.test.ts and the differential test).
 
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';

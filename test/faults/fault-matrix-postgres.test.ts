@@ -4,23 +4,18 @@
 // bounded time, never a 404 and never a 201 for a link that was not committed; then it recovers.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { insertRawLinks } from '../helpers/db.ts';
-import { Load, lostWrites, offenders, p99, readyz, warm, type Answer } from '../helpers/load.ts';
-import { PrivatePostgres } from '../helpers/private-postgres.ts';
-import { startServer, type ServerProcess } from '../helpers/server-process.ts';
+import { cachedNotRedirected, privatePostgres, rowLoad, seedLinks, startService, unavailable } from '../helpers/fault-matrix.ts';
+import { lostWrites, offenders, p99, readyz, type Answer, type Load } from '../helpers/load.ts';
+import type { ServerProcess } from '../helpers/server-process.ts';
 import { until } from '../helpers/wait.ts';
 
 const STATEMENT_TIMEOUT_MS = 400;
 const BREAKER_TIMEOUT_MS = 800;
 
-let postgres: PrivatePostgres;
-before(async () => {
-  postgres = await PrivatePostgres.start();
-});
-after(() => postgres.stop());
+const privatePg = privatePostgres();
 
 interface Row {
   server: ServerProcess;
@@ -35,8 +30,8 @@ interface Row {
 }
 
 async function startRow(t: { after(fn: () => Promise<unknown>): void }, database: string): Promise<Row> {
-  const databaseUrl = await postgres.createDatabase(database);
-  const server = await startServer({
+  const databaseUrl = await privatePg().createDatabase(database);
+  const server = await startService(t, {
     DATABASE_URL: databaseUrl,
     BASE_URL: 'https://sho.rt',
     CODE_SECRET: 'fault-matrix-postgres-secret',
@@ -47,31 +42,13 @@ async function startRow(t: { after(fn: () => Promise<unknown>): void }, database
     WRITE_TIMEOUT_MS: '2000',
     CACHE_MAX_ENTRIES: '10000',
   });
-  t.after(async () => {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  });
-  const codes = Array.from({ length: 2100 }, (_, i) => `fm-p-${i}`);
-  await insertRawLinks(databaseUrl, codes);
-  const cached = codes.slice(0, 100);
-  assert.deepEqual(await warm(server.url, cached), []);
-  return { server, database, databaseUrl, cached, warmUp: codes.slice(100, 300), fresh: codes.slice(300) };
+  const { cached, rest } = await seedLinks(databaseUrl, server.url, 'fm-p', 2100, 100);
+  return { server, database, databaseUrl, cached, warmUp: rest.slice(0, 200), fresh: rest.slice(200) };
 }
 
 function startLoad(row: Row, label: string): Load {
-  return new Load(row.server.url, {
-    readers: 6,
-    creators: 3,
-    cached: row.cached,
-    uncached: row.warmUp,
-    label,
-    phase: 'healthy',
-    maxMs: 30_000,
-  });
+  return rowLoad(row.server.url, row.cached, row.warmUp, label);
 }
-
-const unavailable = (a: Answer) =>
-  a.status === 503 && a.retryAfter === '1' && (a.error === 'DATABASE_UNAVAILABLE' || a.error === 'DATABASE_TIMEOUT');
 
 /** Ready, with the breaker closed (half-open lets one batch through and refuses the others). */
 async function recovered(base: string): Promise<boolean> {
@@ -108,11 +85,15 @@ test('Postgres down: cached codes 302; uncached 503 with Retry-After, fast once 
   const row = await startRow(t, 'fm_pg_down');
   const load = startLoad(row, 'pg-down');
   t.after(() => load.stop());
-  t.after(() => postgres.up().catch(() => {}));
+  t.after(() =>
+    privatePg()
+      .up()
+      .catch(() => {}),
+  );
 
   await sleep(500);
   load.phase = 'stopping';
-  await postgres.down();
+  await privatePg().down();
   load.uncached = row.fresh;
   load.phase = 'down';
   const opened = await breakerOpens(row.server.url, performance.now());
@@ -121,7 +102,7 @@ test('Postgres down: cached codes 302; uncached 503 with Retry-After, fast once 
   await sleep(1000);
   load.phase = 'restarting';
   const upAt = performance.now();
-  await postgres.up();
+  await privatePg().up();
   await until('ready again, breaker closed', () => recovered(row.server.url));
   await load.recoverAndStop();
   t.diagnostic(load.summary());
@@ -174,7 +155,7 @@ test('Postgres slow (a lock holds every statement on links): statements cancelle
   // What the check for lingering statements looks at: the service's statements, queued behind the lock.
   await until(
     'a statement of the service waiting on the lock',
-    async () => (await postgres.appStatements(row.database)).some((s) => s.waitEventType === 'Lock' && s.query.includes('links')),
+    async () => (await privatePg().appStatements(row.database)).some((s) => s.waitEventType === 'Lock' && s.query.includes('links')),
     3000,
   );
   const opened = await breakerOpens(row.server.url, lockedAt);
@@ -182,7 +163,7 @@ test('Postgres slow (a lock holds every statement on links): statements cancelle
   // Longer than the statement timeout plus a reset of the breaker: a statement only the client
   // gave up on would still be waiting for the lock now.
   await sleep(1500);
-  const lingering = (await postgres.appStatements(row.database)).filter(
+  const lingering = (await privatePg().appStatements(row.database)).filter(
     (s) => s.query.includes('links') && s.ms > STATEMENT_TIMEOUT_MS + 600,
   );
   await locker.query('ROLLBACK');
@@ -196,13 +177,7 @@ test('Postgres slow (a lock holds every statement on links): statements cancelle
   t.diagnostic(`breaker open ${opened.toFixed(0)} ms after the lock`);
   assert.ok(opened < 3000, `the breaker opened ${opened.toFixed(0)} ms after the lock`);
   assertNeverWrong(load);
-  assert.deepEqual(
-    offenders(
-      load.of('read').filter((a) => a.cached),
-      (a) => a.status === 302,
-    ).slice(0, 10),
-    [],
-  );
+  assert.deepEqual(cachedNotRedirected(load), []);
   const stuck = load.of('read', 'locked', 'open').filter((a) => !a.cached);
   assert.deepEqual(
     offenders(stuck, (a) => unavailable(a) || answeredAfter(unlockedAt)(a)).slice(0, 10),
@@ -216,7 +191,7 @@ test('Postgres slow (a lock holds every statement on links): statements cancelle
   const slowest = Math.max(...stuck.map((a) => a.ms));
   assert.ok(slowest < BREAKER_TIMEOUT_MS + 1500, `bounded: slowest read behind the lock ${slowest.toFixed(0)} ms`);
   assertRecovered(load);
-  await until('no statement of the service left running', async () => (await postgres.appStatements(row.database)).length === 0, 5000);
+  await until('no statement of the service left running', async () => (await privatePg().appStatements(row.database)).length === 0, 5000);
   assert.deepEqual(await lostWrites(row.databaseUrl, load.acknowledged), []);
 });
 
@@ -224,19 +199,19 @@ test('Postgres hung (SIGSTOP of every Postgres process): answers in bounded time
   const row = await startRow(t, 'fm_pg_hung');
   const load = startLoad(row, 'pg-hung');
   t.after(() => load.stop());
-  t.after(async () => postgres.resume());
+  t.after(async () => privatePg().resume());
 
   await sleep(500);
   // The service's connections as Postgres froze: the ones it gives up on must end.
-  const frozen = await postgres.appBackends(row.database);
+  const frozen = await privatePg().appBackends(row.database);
   assert.ok(frozen.length > 0, 'the service has connections to Postgres');
-  postgres.pause();
+  privatePg().pause();
   load.uncached = row.fresh;
   load.phase = 'hung';
   const opened = await breakerOpens(row.server.url, performance.now());
   load.phase = 'open';
   await sleep(800);
-  postgres.resume();
+  privatePg().resume();
   const resumedAt = performance.now();
   load.phase = 'resumed';
   await until('ready again, breaker closed', () => recovered(row.server.url));
@@ -244,13 +219,7 @@ test('Postgres hung (SIGSTOP of every Postgres process): answers in bounded time
   t.diagnostic(load.summary());
 
   assertNeverWrong(load);
-  assert.deepEqual(
-    offenders(
-      load.of('read').filter((a) => a.cached),
-      (a) => a.status === 302,
-    ).slice(0, 10),
-    [],
-  );
+  assert.deepEqual(cachedNotRedirected(load), []);
   const stuck = load.of('read', 'hung', 'open').filter((a) => !a.cached);
   assert.ok(stuck.length > 5, 'uncached reads while Postgres hung');
   // A batch sent just before the resume may be answered after it, rightly.
@@ -269,12 +238,12 @@ test('Postgres hung (SIGSTOP of every Postgres process): answers in bounded time
   await until(
     'the connections the service gave up on while Postgres hung closed',
     async () => {
-      const open = new Set((await postgres.appBackends(row.database)).map((b) => b.pid));
+      const open = new Set((await privatePg().appBackends(row.database)).map((b) => b.pid));
       return frozen.some((b) => !open.has(b.pid));
     },
     5000,
   );
-  await until('no statement of the service left running', async () => (await postgres.appStatements(row.database)).length === 0, 5000);
+  await until('no statement of the service left running', async () => (await privatePg().appStatements(row.database)).length === 0, 5000);
   assert.deepEqual(await lostWrites(row.databaseUrl, load.acknowledged), []);
 });
 
@@ -287,7 +256,7 @@ test('Postgres restarted (pg_ctl restart -m fast) under load: no crash, failures
   await sleep(600);
   load.phase = 'restarting';
   const restartedAt = Date.now();
-  await postgres.restart();
+  await privatePg().restart();
   load.phase = 'restarted';
   await until('ready again, breaker closed', () => recovered(row.server.url));
   await load.recoverAndStop();
@@ -300,7 +269,7 @@ test('Postgres restarted (pg_ctl restart -m fast) under load: no crash, failures
   assert.equal(load.indeterminate, 0, 'every create was answered');
   // The restart was felt: requests sent during it failed, and the service has reconnected since.
   assert.ok(load.answers.filter((a) => a.phase === 'restarting').some(unavailable), `no 503 during the restart: ${load.summary()}`);
-  const backends = await postgres.appBackends(row.database);
+  const backends = await privatePg().appBackends(row.database);
   assert.ok(backends.length > 0, 'the service is connected again');
   assert.deepEqual(
     backends.filter((b) => b.startedAt < restartedAt),

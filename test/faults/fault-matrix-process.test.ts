@@ -3,21 +3,16 @@
 // and every create that got a 201 is looked for in Postgres afterwards, like a Jepsen set test.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { insertRawLinks } from '../helpers/db.ts';
+import { privatePostgres, seedLinks, startService, unavailable } from '../helpers/fault-matrix.ts';
 import { inFlightAt, Load, lostWrites, offenders, p99, readyz, warm, type Answer, committedUnanswered } from '../helpers/load.ts';
-import { PrivatePostgres } from '../helpers/private-postgres.ts';
 import { PrivateRedis, randomPrefix, redisInUse } from '../helpers/redis.ts';
-import { startServer, type ServerProcess } from '../helpers/server-process.ts';
+import type { ServerProcess } from '../helpers/server-process.ts';
 import { TcpProxy, throughProxy } from '../helpers/tcp-proxy.ts';
 import { until } from '../helpers/wait.ts';
 
-let postgres: PrivatePostgres;
-before(async () => {
-  postgres = await PrivatePostgres.start();
-});
-after(() => postgres.stop());
+const privatePg = privatePostgres();
 
 const BASE_ENV = {
   BASE_URL: 'https://sho.rt',
@@ -30,22 +25,14 @@ const BASE_ENV = {
   CACHE_MAX_ENTRIES: '10000',
 };
 
-async function start(t: { after(fn: () => Promise<unknown>): void }, env: Record<string, string>): Promise<ServerProcess> {
-  const server = await startServer({ ...BASE_ENV, ...env });
-  t.after(async () => {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  });
-  return server;
+function start(t: { after(fn: () => Promise<unknown>): void }, env: Record<string, string>): Promise<ServerProcess> {
+  return startService(t, { ...BASE_ENV, ...env });
 }
 
 /** 300 links written straight into Postgres: the first 100 read once (cached), then 100 to read, then 100 no one asks for. */
 async function seed(databaseUrl: string, base: string, label: string) {
-  const codes = Array.from({ length: 300 }, (_, i) => `fm-${label}-${i}`);
-  await insertRawLinks(databaseUrl, codes);
-  const cached = codes.slice(0, 100);
-  assert.deepEqual(await warm(base, cached), []);
-  return { cached, warmUp: codes.slice(100, 200), fresh: codes.slice(200) };
+  const { cached, rest } = await seedLinks(databaseUrl, base, `fm-${label}`, 300, 100);
+  return { cached, warmUp: rest.slice(0, 100), fresh: rest.slice(100) };
 }
 
 /** Added to each packet between the service and Postgres, each way, in the SIGTERM test: a commit takes twice this at least. */
@@ -53,14 +40,15 @@ const COMMIT_DELAY_MS = 100;
 /** Time enough for a request to reach the server. */
 const ARRIVAL_MS = 50;
 
-const unavailable = (a: Answer) =>
-  a.status === 503 && a.retryAfter === '1' && (a.error === 'DATABASE_UNAVAILABLE' || a.error === 'DATABASE_TIMEOUT');
-
 test('Redis and Postgres both down: cached links still 302, everything else 503 fast; full recovery once both are back', async (t) => {
-  const databaseUrl = await postgres.createDatabase('fm_both_down');
+  const databaseUrl = await privatePg().createDatabase('fm_both_down');
   const redis = await PrivateRedis.start();
   t.after(() => redis.stop());
-  t.after(() => postgres.up().catch(() => {}));
+  t.after(() =>
+    privatePg()
+      .up()
+      .catch(() => {}),
+  );
   const server = await start(t, {
     DATABASE_URL: databaseUrl,
     REDIS_URL: redis.url,
@@ -83,7 +71,7 @@ test('Redis and Postgres both down: cached links still 302, everything else 503 
 
   await sleep(500);
   load.phase = 'stopping';
-  await Promise.all([redis.kill(), postgres.down()]);
+  await Promise.all([redis.kill(), privatePg().down()]);
   load.uncached = fresh;
   load.phase = 'down';
   await until('the breaker open', async () => (await readyz(server.url)).breaker === 'open');
@@ -91,7 +79,7 @@ test('Redis and Postgres both down: cached links still 302, everything else 503 
   await sleep(1500);
   load.phase = 'restarting';
   const backAt = performance.now();
-  await Promise.all([redis.restart(), postgres.up()]);
+  await Promise.all([redis.restart(), privatePg().up()]);
   await until('ready, breaker closed, Redis in use', async () => {
     const ready = await readyz(server.url);
     return ready.status === 200 && ready.breaker === 'closed' && ready.redis !== 'off' && ready.redis.redis === 'ready';
@@ -125,10 +113,10 @@ test('Redis and Postgres both down: cached links still 302, everything else 503 
 });
 
 test('SIGTERM under load: readiness fails first, requests in flight finish, the queue drains, exit 0 within the grace period, no acknowledged create lost', async (t) => {
-  const databaseUrl = await postgres.createDatabase('fm_sigterm');
+  const databaseUrl = await privatePg().createDatabase('fm_sigterm');
   // Commits that take a while, so that batches are in flight when the signal comes and when the
   // server stops accepting.
-  const proxy = new TcpProxy('127.0.0.1', postgres.port);
+  const proxy = new TcpProxy('127.0.0.1', privatePg().port);
   await proxy.up();
   t.after(() => proxy.down());
   const graceMs = 5000;
@@ -229,9 +217,9 @@ test('SIGTERM under load: readiness fails first, requests in flight finish, the 
 });
 
 test('SIGKILL in the middle of batches: every create that got a 201 is in Postgres, and the service starts again on it', async (t) => {
-  const databaseUrl = await postgres.createDatabase('fm_sigkill');
+  const databaseUrl = await privatePg().createDatabase('fm_sigkill');
   // Each commit takes a while: the kill lands with batches in flight.
-  const proxy = new TcpProxy('127.0.0.1', postgres.port);
+  const proxy = new TcpProxy('127.0.0.1', privatePg().port);
   await proxy.up();
   t.after(() => proxy.down());
   const server = await start(t, { DATABASE_URL: throughProxy(databaseUrl, proxy) });

@@ -3,23 +3,18 @@
 // down, killed, or hanging. Redis is a cache: none of this may become an error a client sees.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { insertRawLinks } from '../helpers/db.ts';
-import { Load, lostWrites, offenders, p99, readyz, warm } from '../helpers/load.ts';
-import { PrivatePostgres } from '../helpers/private-postgres.ts';
+import { privatePostgres, rowLoad, seedLinks, startService } from '../helpers/fault-matrix.ts';
+import { Load, lostWrites, offenders, p99, readyz } from '../helpers/load.ts';
 import { PrivateRedis, randomPrefix, redisInUse } from '../helpers/redis.ts';
-import { startServer, type ServerProcess } from '../helpers/server-process.ts';
+import type { ServerProcess } from '../helpers/server-process.ts';
 import { TcpProxy, throughProxy } from '../helpers/tcp-proxy.ts';
 import { until } from '../helpers/wait.ts';
 
 const COMMAND_TIMEOUT_MS = 100;
 
-let postgres: PrivatePostgres;
-before(async () => {
-  postgres = await PrivatePostgres.start();
-});
-after(() => postgres.stop());
+const privatePg = privatePostgres();
 
 interface Row {
   server: ServerProcess;
@@ -38,8 +33,8 @@ async function startRow(
   redisUrl: string,
   waitForRedis: boolean,
 ): Promise<Row> {
-  const databaseUrl = await postgres.createDatabase(name);
-  const server = await startServer({
+  const databaseUrl = await privatePg().createDatabase(name);
+  const server = await startService(t, {
     DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: randomPrefix(name),
@@ -49,29 +44,14 @@ async function startRow(
     BASE_URL: 'https://sho.rt',
     CODE_SECRET: 'fault-matrix-redis-secret',
   });
-  t.after(async () => {
-    server.child.kill('SIGKILL');
-    await server.exited;
-  });
   // Becoming live clears the LRU once: warm it after that.
   if (waitForRedis) await until('the Redis tier in use', redisInUse(server.url));
-  const codes = Array.from({ length: 300 }, (_, i) => `fm-r-${i}`);
-  await insertRawLinks(databaseUrl, codes);
-  const cached = codes.slice(0, 30);
-  assert.deepEqual(await warm(server.url, cached), []);
-  return { server, databaseUrl, cached, uncached: codes.slice(30) };
+  const { cached, rest } = await seedLinks(databaseUrl, server.url, 'fm-r', 300, 30);
+  return { server, databaseUrl, cached, uncached: rest };
 }
 
 function startLoad(row: Row, label: string): Load {
-  return new Load(row.server.url, {
-    readers: 6,
-    creators: 3,
-    cached: row.cached,
-    uncached: row.uncached,
-    label,
-    phase: 'healthy',
-    maxMs: 30_000,
-  });
+  return rowLoad(row.server.url, row.cached, row.uncached, label);
 }
 
 /** Every read a 302 to its link, every create a 201 that echoes its URL: no 5xx, nothing else either. */
