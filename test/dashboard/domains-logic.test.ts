@@ -1,10 +1,10 @@
-// The dashboard's pure helpers for short domains (web/src/domains.ts and the domain parts of errors.ts,
-// api.ts and list-filters.ts): which link a page and a request name, what the domain forms send, and
+// The dashboard's pure helpers for short domains (web/src/domains/domains.ts and the domain parts of api/errors.ts,
+// api/client.ts and links/list-filters.ts): which link a page and a request name, what the domain forms send, and
 // which field an API error belongs to. test/dashboard/dashboard-domains.test.ts sees them at work in a browser.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { linkPath, qrUrl, readError, type Domain } from '../../web/src/api.ts';
+import { linkPath, qrUrl, readError, type Domain } from '../../web/src/api/client.ts';
 import {
   defaultHostOf,
   domainFormValues,
@@ -16,9 +16,9 @@ import {
   newDomain,
   NO_DOMAIN_VALUES,
   urlsSent,
-} from '../../web/src/domains.ts';
-import { domainFieldOf, linkFieldOf } from '../../web/src/errors.ts';
-import { exportHref, filtersSearch, hasFilters, listQuery, readFilters } from '../../web/src/list-filters.ts';
+} from '../../web/src/domains/domains.ts';
+import { domainFieldOf, linkFieldOf } from '../../web/src/api/errors.ts';
+import { exportHref, filtersSearch, hasFilters, listQuery, readFilters } from '../../web/src/links/list-filters.ts';
 
 function domain(host: string, more: Partial<Domain> = {}): Domain {
   return {

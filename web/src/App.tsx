@@ -1,20 +1,20 @@
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiClient, ApiError, type Session } from './api.ts';
-import { Header } from './components/Header.tsx';
-import { StatusProvider, useAnnounce } from './components/Status.tsx';
-import { AppContext, type AppContextValue } from './context.ts';
-import { errorMessage } from './errors.ts';
-import { AnalyticsPage } from './pages/Analytics.tsx';
-import { DomainsPage } from './pages/Domains.tsx';
-import { ImportPage } from './pages/Import.tsx';
-import { KeysPage } from './pages/Keys.tsx';
-import { LinkPage } from './pages/Link.tsx';
-import { LinksPage } from './pages/Links.tsx';
-import { NewLinkPage } from './pages/NewLink.tsx';
-import { NotFoundPage } from './pages/NotFound.tsx';
-import { SignInPage } from './pages/SignIn.tsx';
-import { WebhooksPage } from './pages/Webhooks.tsx';
+import { ApiClient, ApiError, type Session } from './api/client.ts';
+import { Header } from './shared/Header.tsx';
+import { StatusProvider, useAnnounce } from './shared/Status.tsx';
+import { AppContext, type AppContextValue } from './auth/context.ts';
+import { errorMessage } from './api/errors.ts';
+import { AnalyticsPage } from './analytics/AnalyticsPage.tsx';
+import { DomainsPage } from './domains/DomainsPage.tsx';
+import { ImportPage } from './import/ImportPage.tsx';
+import { KeysPage } from './keys/KeysPage.tsx';
+import { LinkPage } from './links/LinkPage.tsx';
+import { LinksPage } from './links/LinksPage.tsx';
+import { NewLinkPage } from './links/NewLinkPage.tsx';
+import { NotFoundPage } from './shared/NotFoundPage.tsx';
+import { SignInPage } from './auth/SignInPage.tsx';
+import { WebhooksPage } from './webhooks/WebhooksPage.tsx';
 
 const SIGN_IN = '/app/sign-in';
 

@@ -1,0 +1,91 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, type ApiClient, type Session } from '../api/client.ts';
+import { Field } from '../shared/Field.tsx';
+import { Page } from '../shared/Page.tsx';
+import { errorMessage } from '../api/errors.ts';
+
+interface SignInPageProps {
+  api: ApiClient;
+  /** Why the person is here again (session expired, signed out). */
+  message: string | null;
+  onSignedIn: (session: Session) => void;
+}
+
+/** Trades an API key for a session cookie. The key lives only in this field: never stored by the browser. */
+export function SignInPage({ api, message, onSignedIn }: SignInPageProps) {
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+
+  useEffect(() => input.current?.focus(), []);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (busy) return;
+    if (key.trim() === '') {
+      setError('Enter your API key.');
+      input.current?.focus();
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const session = await api.signIn(key.trim());
+      setKey('');
+      onSignedIn(session);
+    } catch (caught) {
+      setError(signInError(caught));
+      setBusy(false);
+      input.current?.focus();
+    }
+  };
+
+  return (
+    <div class="narrow">
+      <Page title="Sign in">
+        {message !== null && (
+          <p class="message message-info" role="status">
+            {message}
+          </p>
+        )}
+        <form class="form" onSubmit={(event) => void submit(event)} noValidate>
+          <Field
+            id="api-key"
+            label="API key"
+            hint="Your key starts with sk_. It is sent once to start a session and is not kept in this browser."
+            error={error}
+            live
+          >
+            {(control) => (
+              <input
+                {...control}
+                ref={input}
+                type="password"
+                name="key"
+                autoComplete="off"
+                spellcheck={false}
+                value={key}
+                onInput={(event) => setKey(event.currentTarget.value)}
+              />
+            )}
+          </Field>
+          <button type="submit" class="button-primary" aria-disabled={busy}>
+            {busy ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
+      </Page>
+    </div>
+  );
+}
+
+function signInError(error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.code === 'API_KEY_INVALID') return 'This key is not valid: it is mistyped, unknown or revoked.';
+    if (error.status === 429) {
+      const wait = error.retryAfter ?? 60;
+      return `Too many sign-in attempts. Try again in ${wait} second${wait === 1 ? '' : 's'}.`;
+    }
+  }
+  return errorMessage(error);
+}

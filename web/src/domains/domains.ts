@@ -1,0 +1,79 @@
+// Short domains in the dashboard: which link a page names, and what the domain forms send the API.
+import { FALLBACKS, type Domain, type DomainFallbacks, type Fallback, type LinkKey, type NewDomain } from '../api/client.ts';
+
+/** The default domain's host, or null while the domains are not known. */
+export function defaultHostOf(domains: readonly Domain[] | null): string | null {
+  return domains?.find((d) => d.isDefault)?.host ?? null;
+}
+
+/**
+ * The key of a link from the API. Its domain is named unless it is known to be the default one: the API reads a
+ * code without a domain on the default domain, so leaving it out only when sure is always right.
+ */
+export function linkKeyOf(link: { code: string; domain: string }, defaultHost: string | null): LinkKey {
+  return { code: link.code, domain: link.domain === defaultHost ? null : link.domain };
+}
+
+/** The dashboard page of a link: `/app/links/<code>`, with `?domain=<host>` off the default domain. */
+export function linkHref(link: LinkKey): string {
+  const page = `/app/links/${encodeURIComponent(link.code)}`;
+  return link.domain === null ? page : `${page}?${new URLSearchParams({ domain: link.domain })}`;
+}
+
+/** An element id for one link, unique when the same code exists on two domains (a host has no "/"). */
+export function linkElementId(prefix: string, link: LinkKey): string {
+  return link.domain === null ? `${prefix}-${link.code}` : `${prefix}-${link.domain}/${link.code}`;
+}
+
+/** The domain fields as typed: '' is "none". */
+export interface DomainFormValues {
+  host: string;
+  rootRedirect: string;
+  notFoundRedirect: string;
+  expiredRedirect: string;
+}
+
+export const NO_DOMAIN_VALUES: DomainFormValues = { host: '', rootRedirect: '', notFoundRedirect: '', expiredRedirect: '' };
+
+export function domainFormValues(domain: Domain): DomainFormValues {
+  return {
+    host: domain.host,
+    rootRedirect: domain.rootRedirect ?? '',
+    notFoundRedirect: domain.notFoundRedirect ?? '',
+    expiredRedirect: domain.expiredRedirect ?? '',
+  };
+}
+
+/** POST /domains: the host and the fallbacks that were filled in, trimmed; the API checks them all. */
+export function newDomain(values: DomainFormValues): NewDomain {
+  const domain: NewDomain = { host: values.host.trim() };
+  for (const fallback of FALLBACKS) {
+    const url = values[fallback].trim();
+    if (url !== '') domain[fallback] = url;
+  }
+  return domain;
+}
+
+/** PATCH /domains/:host: only the fallbacks that changed; one emptied is cleared (null). */
+export function fallbackChanges(domain: Domain, values: DomainFormValues): DomainFallbacks {
+  const changes: DomainFallbacks = {};
+  for (const fallback of FALLBACKS) {
+    const url = values[fallback].trim();
+    const next = url === '' ? null : url;
+    if (next !== domain[fallback]) changes[fallback] = next;
+  }
+  return changes;
+}
+
+/** The fallbacks a submission sends a URL for (filled in and changed): an error about a URL is about one of them. */
+export function urlsSent(initial: DomainFormValues, values: DomainFormValues): Fallback[] {
+  return FALLBACKS.filter((fallback) => {
+    const url = values[fallback].trim();
+    return url !== '' && url !== initial[fallback];
+  });
+}
+
+/** Where a removed domain's links may go: any other domain of the workspace, in the API's order (default first). */
+export function moveTargets(domains: readonly Domain[], removing: Domain): Domain[] {
+  return domains.filter((d) => d.host !== removing.host);
+}

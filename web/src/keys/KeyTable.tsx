@@ -1,0 +1,111 @@
+import { useState } from 'preact/hooks';
+import type { ApiKey } from '../api/client.ts';
+import { useApp } from '../auth/context.ts';
+import { errorMessage } from '../api/errors.ts';
+import { CellLabel } from '../shared/CellLabel.tsx';
+import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
+import { DateText } from '../shared/DateText.tsx';
+import { useAnnounce } from '../shared/Status.tsx';
+
+/** The workspace's keys, each revocable (DELETE /keys/:id) after a confirmation. */
+export function KeyTable({ keys, myId, onRevoked }: { keys: ApiKey[]; myId: number; onRevoked: (id: number) => void }) {
+  const { api } = useApp();
+  const announce = useAnnounce();
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const revoke = async () => {
+    if (revoking === null) return;
+    setBusy(true);
+    setError(null);
+    try {
+      await api.revokeKey(revoking.id);
+      onRevoked(revoking.id);
+      announce(`Key ${revoking.name} revoked`);
+      setRevoking(null);
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (keys.length === 0) return <p>No keys yet.</p>;
+  return (
+    <>
+      <div class="table-scroll">
+        <table class="key-table stack-table" role="table">
+          <caption class="visually-hidden">API keys</caption>
+          <thead role="rowgroup">
+            <tr role="row">
+              <th role="columnheader" scope="col">
+                Name
+              </th>
+              <th role="columnheader" scope="col">
+                Role
+              </th>
+              <th role="columnheader" scope="col">
+                Created
+              </th>
+              <th role="columnheader" scope="col">
+                Revoked
+              </th>
+              <th role="columnheader" scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody role="rowgroup">
+            {keys.map((key) => (
+              <tr key={key.id} role="row" class={key.revokedAt !== null ? 'row-revoked' : undefined}>
+                <th role="rowheader" scope="row">
+                  {key.name}
+                  {key.id === myId && <span class="muted"> (this session)</span>}
+                </th>
+                <td role="cell">
+                  <CellLabel>Role</CellLabel>
+                  {key.role}
+                </td>
+                <td role="cell">
+                  <CellLabel>Created</CellLabel>
+                  <DateText iso={key.createdAt} />
+                </td>
+                <td role="cell">
+                  <CellLabel>Revoked</CellLabel>
+                  {key.revokedAt === null ? <span class="muted">No</span> : <DateText iso={key.revokedAt} />}
+                </td>
+                <td role="cell">
+                  {key.revokedAt === null && (
+                    <button type="button" class="button-small button-danger" onClick={() => setRevoking(key)}>
+                      Revoke<span class="visually-hidden"> key {key.name}</span>
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <ConfirmDialog
+        open={revoking !== null}
+        title="Revoke this key?"
+        confirmLabel="Revoke key"
+        busy={busy}
+        error={error}
+        onConfirm={() => void revoke()}
+        onCancel={() => {
+          setRevoking(null);
+          setError(null);
+        }}
+      >
+        {revoking !== null && (
+          <p>
+            <strong>{revoking.name}</strong> ({revoking.role}) stops working at once, and its sessions end
+            {revoking.id === myId ? ', including this one' : ''}. This cannot be undone.
+          </p>
+        )}
+      </ConfirmDialog>
+    </>
+  );
+}

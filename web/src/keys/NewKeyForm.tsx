@@ -1,0 +1,85 @@
+import { useRef, useState } from 'preact/hooks';
+import type { CreatedKey, Role } from '../api/client.ts';
+import { useApp } from '../auth/context.ts';
+import { errorMessage } from '../api/errors.ts';
+import { ErrorMessage, Field } from '../shared/Field.tsx';
+
+const ROLES: { value: Role; label: string }[] = [
+  { value: 'viewer', label: 'Viewer' },
+  { value: 'member', label: 'Member' },
+  { value: 'admin', label: 'Admin' },
+];
+
+/** Creates a key (POST /keys); the answer, with its secret, goes to `onCreated`. */
+export function NewKeyForm({ onCreated }: { onCreated: (key: CreatedKey) => void }) {
+  const { api } = useApp();
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<Role>('member');
+  const [nameError, setNameError] = useState<string | null>(null);
+  const [formError, setFormError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const nameInput = useRef<HTMLInputElement>(null);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (busy) return;
+    setFormError(null);
+    const trimmed = name.trim();
+    if (trimmed === '' || trimmed.length > 100) {
+      setNameError('Give the key a name of 1 to 100 characters.');
+      nameInput.current?.focus();
+      return;
+    }
+    setNameError(null);
+    setBusy(true);
+    try {
+      onCreated(await api.createKey(trimmed, role));
+      setName('');
+    } catch (caught) {
+      setFormError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="panel" aria-labelledby="new-key-heading">
+      <h2 id="new-key-heading">New key</h2>
+      <form class="form" onSubmit={(event) => void submit(event)} noValidate>
+        {formError !== null && <ErrorMessage>{formError}</ErrorMessage>}
+        <Field id="key-name" label="Name" hint="Who or what uses it, e.g. “newsletter team”." error={nameError}>
+          {(control) => (
+            <input
+              {...control}
+              ref={nameInput}
+              type="text"
+              name="name"
+              maxLength={100}
+              autoComplete="off"
+              value={name}
+              onInput={(event) => setName(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field
+          id="key-role"
+          label="Role"
+          hint="Viewers read links, stats and exports; members also create links and change their own; admins do everything, keys included."
+        >
+          {(control) => (
+            <select {...control} name="role" value={role} onChange={(event) => setRole(event.currentTarget.value as Role)}>
+              {ROLES.map((r) => (
+                <option key={r.value} value={r.value}>
+                  {r.label}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <button type="submit" class="button-primary" aria-disabled={busy}>
+          {busy ? 'Creating…' : 'Create key'}
+        </button>
+      </form>
+    </section>
+  );
+}

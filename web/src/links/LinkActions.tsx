@@ -1,0 +1,95 @@
+import { useLocation } from 'preact-iso';
+import { useState } from 'preact/hooks';
+import type { Link, LinkKey } from '../api/client.ts';
+import { useApp } from '../auth/context.ts';
+import { errorMessage } from '../api/errors.ts';
+import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
+import { ErrorMessage } from '../shared/Field.tsx';
+import { useAnnounce } from '../shared/Status.tsx';
+
+interface LinkActionsProps {
+  link: Link;
+  linkKey: LinkKey;
+  onChange: (link: Link) => void;
+}
+
+/** Disable or enable a link (PATCH disabled) and delete it after a confirmation. */
+export function LinkActions({ link, linkKey, onChange }: LinkActionsProps) {
+  const { api } = useApp();
+  const { route } = useLocation();
+  const announce = useAnnounce();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+
+  const toggle = async () => {
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const updated = await api.updateLink(linkKey, { disabled: !link.disabled });
+      onChange(updated);
+      announce(updated.disabled ? 'Link disabled' : 'Link enabled');
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const remove = async () => {
+    setDeleting(true);
+    setDeleteError(null);
+    try {
+      await api.deleteLink(linkKey);
+      announce(`Link ${link.code} deleted`);
+      route('/app/links');
+    } catch (caught) {
+      setDeleteError(errorMessage(caught));
+      setDeleting(false);
+    }
+  };
+
+  return (
+    <section class="panel" aria-labelledby="actions-heading">
+      <h2 id="actions-heading">Disable or delete</h2>
+      {error !== null && <ErrorMessage>{error}</ErrorMessage>}
+      <div class="action-row">
+        <div>
+          <button type="button" onClick={() => void toggle()} aria-disabled={busy} aria-describedby="toggle-hint">
+            {link.disabled ? 'Enable link' : 'Disable link'}
+          </button>
+          <p class="hint" id="toggle-hint">
+            {link.disabled ? 'The link redirects again once enabled.' : 'A disabled link answers “410 Gone” until it is enabled again.'}
+          </p>
+        </div>
+        <div>
+          <button type="button" class="button-danger" onClick={() => setConfirming(true)} aria-describedby="delete-hint">
+            Delete link
+          </button>
+          <p class="hint" id="delete-hint">
+            Deleting cannot be undone; the code is never handed out again.
+          </p>
+        </div>
+      </div>
+      <ConfirmDialog
+        open={confirming}
+        title="Delete this link?"
+        confirmLabel="Delete link"
+        busy={deleting}
+        error={deleteError}
+        onConfirm={() => void remove()}
+        onCancel={() => {
+          setConfirming(false);
+          setDeleteError(null);
+        }}
+      >
+        <p>
+          <code>{link.shortUrl}</code> will stop redirecting at once, and its clicks are no longer shown. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}

@@ -1,0 +1,110 @@
+import { useState } from 'preact/hooks';
+import { qrUrl, type Link, type LinkKey } from '../api/client.ts';
+
+const LEVELS = [
+  { value: 'L', label: 'L: 7 % may be lost' },
+  { value: 'M', label: 'M: 15 % (print)' },
+  { value: 'Q', label: 'Q: 25 %' },
+  { value: 'H', label: 'H: 30 % (logo over it)' },
+];
+
+interface QrOptions {
+  size: number;
+  margin: number;
+  level: string;
+}
+
+/** A preview of the link's QR code (GET /links/:code/qr) with its options, and the files to download. */
+export function QrPanel({ link, linkKey }: { link: Link; linkKey: LinkKey }) {
+  const [options, setOptions] = useState<QrOptions>({ size: 256, margin: 4, level: 'M' });
+  const [failed, setFailed] = useState(false);
+  const svg = qrUrl(linkKey, { format: 'svg', ...options });
+  const png = qrUrl(linkKey, { format: 'png', ...options });
+  // The preview is shown at 256 px whatever the size chosen: only the margin and the level change it.
+  const preview = qrUrl(linkKey, { format: 'svg', ...options, size: 256 });
+
+  const setNumber = (field: 'size' | 'margin', min: number, max: number) => (event: { currentTarget: HTMLInputElement }) => {
+    const value = Number(event.currentTarget.value);
+    if (Number.isInteger(value) && value >= min && value <= max) {
+      setFailed(false);
+      setOptions({ ...options, [field]: value });
+    }
+  };
+
+  return (
+    <section class="panel" aria-labelledby="qr-heading">
+      <h2 id="qr-heading">QR code</h2>
+      {link.state !== 'active' ? (
+        <p class="message message-info">The QR code is available while the link redirects; this link is {link.state}.</p>
+      ) : (
+        <div class="qr">
+          <div class="qr-preview">
+            {failed ? (
+              <p class="message message-error">The QR code could not be loaded.</p>
+            ) : (
+              <img src={preview} alt={`QR code for ${link.shortUrl}`} width={256} height={256} onError={() => setFailed(true)} />
+            )}
+          </div>
+          <div class="qr-controls">
+            <div class="field">
+              <label for="qr-size">Size in pixels</label>
+              <input
+                id="qr-size"
+                type="number"
+                min={64}
+                max={2048}
+                step={16}
+                value={options.size}
+                aria-describedby="qr-size-hint"
+                onChange={setNumber('size', 64, 2048)}
+              />
+              <p class="hint" id="qr-size-hint">
+                64 to 2048.
+              </p>
+            </div>
+            <div class="field">
+              <label for="qr-margin">Margin in modules</label>
+              <input
+                id="qr-margin"
+                type="number"
+                min={0}
+                max={16}
+                value={options.margin}
+                aria-describedby="qr-margin-hint"
+                onChange={setNumber('margin', 0, 16)}
+              />
+              <p class="hint" id="qr-margin-hint">
+                0 to 16; 4 is the quiet zone scanners expect.
+              </p>
+            </div>
+            <div class="field">
+              <label for="qr-level">Error correction</label>
+              <select
+                id="qr-level"
+                value={options.level}
+                onChange={(event) => {
+                  setFailed(false);
+                  setOptions({ ...options, level: event.currentTarget.value });
+                }}
+              >
+                {LEVELS.map((l) => (
+                  <option key={l.value} value={l.value}>
+                    {l.label}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <p class="button-row">
+              <a class="button" href={svg} download={`${link.code}.svg`}>
+                Download SVG
+              </a>
+              <a class="button" href={png} download={`${link.code}.png`}>
+                Download PNG
+              </a>
+            </p>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,224 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { DELIVERY_STATES, type Delivery, type DeliveryPage, type DeliveryState } from '../api/client.ts';
+import { useApp } from '../auth/context.ts';
+import { errorMessage, isAbort } from '../api/errors.ts';
+import { formatDateTime } from '../shared/format.ts';
+import { answerOf, canResend } from './webhooks.ts';
+import { CellLabel } from '../shared/CellLabel.tsx';
+import { ErrorMessage } from '../shared/Field.tsx';
+import { useAnnounce } from '../shared/Status.tsx';
+
+const STATE_LABELS: Record<DeliveryState, string> = { pending: 'Pending', sending: 'Sending', delivered: 'Delivered', dead: 'Dead' };
+
+/** While a shown delivery is still on its way, the log is read again: soon at first, then less and less often. */
+const FIRST_REFRESH_MS = 2000;
+const LAST_REFRESH_MS = 30_000;
+
+interface DeliveryLogProps {
+  webhookId: number;
+  /** The endpoint's name for the controls' accessible names. */
+  name: string;
+  /** After a resend or a refresh: the endpoint's counts may have moved. */
+  onChanged: () => void;
+}
+
+/** An endpoint's delivery log, newest first (GET /webhooks/:id/deliveries): a filter by state, pages, a resend per delivery. */
+export function DeliveryLog({ webhookId, name, onChanged }: DeliveryLogProps) {
+  const { api } = useApp();
+  const announce = useAnnounce();
+  const [state, setState] = useState<DeliveryState | null>(null);
+  const [log, setLog] = useState<DeliveryPage | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [reads, setReads] = useState(0);
+  const [more, setMore] = useState(false);
+  const [resending, setResending] = useState<number | null>(null);
+  const wait = useRef(FIRST_REFRESH_MS);
+  const prefix = `log-${webhookId}`;
+
+  // The first page, again after every change of filter, refresh or resend.
+  useEffect(() => {
+    const abort = new AbortController();
+    api.listDeliveries(webhookId, state, null, abort.signal).then(
+      (page) => {
+        setError(null);
+        setLog(page);
+        if (reads > 0) onChanged();
+      },
+      (caught: unknown) => {
+        if (!isAbort(caught)) setError(errorMessage(caught));
+      },
+    );
+    return () => abort.abort();
+  }, [api, webhookId, state, reads]);
+
+  // Deliveries under way change on their own: read the first page again while one shows (not past it, to keep "Load more" pages).
+  useEffect(() => {
+    if (log === null || log.deliveries.length > 25 || !log.deliveries.some((d) => d.state === 'pending' || d.state === 'sending')) {
+      return undefined;
+    }
+    const timer = window.setTimeout(() => setReads((n) => n + 1), wait.current);
+    wait.current = Math.min(wait.current * 2, LAST_REFRESH_MS);
+    return () => window.clearTimeout(timer);
+  }, [log]);
+
+  const refresh = () => {
+    wait.current = FIRST_REFRESH_MS;
+    setReads((n) => n + 1);
+  };
+
+  const loadMore = async () => {
+    if (log === null || log.next === null || more) return;
+    setMore(true);
+    try {
+      const page = await api.listDeliveries(webhookId, state, log.next);
+      setLog({ deliveries: [...log.deliveries, ...page.deliveries], next: page.next });
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setMore(false);
+    }
+  };
+
+  const resend = async (delivery: Delivery) => {
+    if (resending !== null) return;
+    setResending(delivery.id);
+    setError(null);
+    try {
+      await api.resendDelivery(webhookId, delivery.id);
+      announce(`${delivery.type} is sent again`);
+      refresh();
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setResending(null);
+    }
+  };
+
+  return (
+    <section class="delivery-log" id={prefix} aria-labelledby={`${prefix}-heading`}>
+      <div class="log-head">
+        <h4 id={`${prefix}-heading`}>Delivery log</h4>
+        <div class="log-controls">
+          <label for={`${prefix}-state`}>Show</label>
+          <select
+            id={`${prefix}-state`}
+            value={state ?? ''}
+            onChange={(event) => {
+              wait.current = FIRST_REFRESH_MS;
+              setState(event.currentTarget.value === '' ? null : (event.currentTarget.value as DeliveryState));
+            }}
+          >
+            <option value="">Every state</option>
+            {DELIVERY_STATES.map((s) => (
+              <option key={s} value={s}>
+                {STATE_LABELS[s]}
+              </option>
+            ))}
+          </select>
+          <button type="button" class="button-small" onClick={refresh}>
+            Refresh<span class="visually-hidden"> the delivery log of {name}</span>
+          </button>
+        </div>
+      </div>
+      {error !== null && <ErrorMessage>{error}</ErrorMessage>}
+      {log === null ? (
+        error === null && <p class="loading">Loading deliveries…</p>
+      ) : log.deliveries.length === 0 ? (
+        <p class="muted">{state === null ? 'No deliveries yet: events are logged here as they are sent.' : `No ${state} deliveries.`}</p>
+      ) : (
+        <>
+          <div class="table-scroll">
+            <table class="delivery-table stack-table" role="table">
+              <caption class="visually-hidden">Deliveries to {name}, newest first</caption>
+              <thead role="rowgroup">
+                <tr role="row">
+                  {['Time', 'Event', 'State', 'Answer', 'Attempts', 'Last error'].map((column) => (
+                    <th key={column} role="columnheader" scope="col" class={column === 'Attempts' ? 'numeric' : undefined}>
+                      {column}
+                    </th>
+                  ))}
+                  <th role="columnheader" scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody role="rowgroup">
+                {log.deliveries.map((delivery) => (
+                  <DeliveryRow
+                    key={delivery.id}
+                    delivery={delivery}
+                    busy={resending === delivery.id}
+                    onResend={() => void resend(delivery)}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {log.next !== null && (
+            <div class="load-more">
+              <button type="button" onClick={() => void loadMore()} aria-disabled={more}>
+                {more ? 'Loading…' : 'Load more'}
+                <span class="visually-hidden"> deliveries to {name}</span>
+              </button>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function DeliveryRow({ delivery, busy, onResend }: { delivery: Delivery; busy: boolean; onResend: () => void }) {
+  const answer = answerOf(delivery);
+  return (
+    <tr role="row" class={`delivery delivery-${delivery.state}`}>
+      <th role="rowheader" scope="row">
+        <time dateTime={delivery.createdAt}>{formatDateTime(delivery.createdAt)}</time>
+      </th>
+      <td role="cell">
+        <CellLabel>Event</CellLabel>
+        <code>{delivery.type}</code>
+      </td>
+      <td role="cell">
+        <CellLabel>State</CellLabel>
+        <span>
+          <span class={`badge badge-${delivery.state}`}>{STATE_LABELS[delivery.state]}</span>
+          {delivery.state === 'pending' && delivery.nextAttemptAt !== null && (
+            <span class="hint next-try">
+              next try <time dateTime={delivery.nextAttemptAt}>{formatDateTime(delivery.nextAttemptAt)}</time>
+            </span>
+          )}
+        </span>
+      </td>
+      <td role="cell">
+        <CellLabel>Answer</CellLabel>
+        {answer === null ? (
+          <span class="muted">—</span>
+        ) : (
+          <span>
+            <span class="nowrap">{answer.status}</span> {answer.latency !== null && <span class="nowrap">{answer.latency}</span>}
+          </span>
+        )}
+      </td>
+      <td role="cell" class="numeric">
+        <CellLabel>Attempts</CellLabel>
+        {delivery.attempts}
+      </td>
+      <td role="cell" class="break">
+        <CellLabel>Last error</CellLabel>
+        {delivery.lastError === null ? <span class="muted">—</span> : <span class="last-error">{delivery.lastError}</span>}
+      </td>
+      <td role="cell">
+        {canResend(delivery) && (
+          <button type="button" class="button-small" onClick={onResend} aria-disabled={busy}>
+            {busy ? 'Resending…' : 'Resend'}
+            <span class="visually-hidden">
+              {' '}
+              {delivery.type} of {formatDateTime(delivery.createdAt)}
+            </span>
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}

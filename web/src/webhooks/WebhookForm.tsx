@@ -1,0 +1,139 @@
+import { useState } from 'preact/hooks';
+import { ApiError, WEBHOOK_EVENTS } from '../api/client.ts';
+import { errorMessage, webhookFieldOf, type WebhookField } from '../api/errors.ts';
+import { EVENT_TEXT, toggleEvent, type WebhookFormValues } from './webhooks.ts';
+import { ErrorMessage, Field } from '../shared/Field.tsx';
+import { FormButtons } from '../shared/FormButtons.tsx';
+
+interface WebhookFormProps {
+  /** Adding one asks whether it starts enabled; editing leaves that to the endpoint's own button. */
+  mode: 'create' | 'edit';
+  /** Unique per form on the page: its controls' ids start with it. */
+  prefix: string;
+  initial: WebhookFormValues;
+  submitLabel: string;
+  busyLabel: string;
+  /** Sends the values; an ApiError it throws is shown next to the field it names. */
+  onSubmit: (values: WebhookFormValues) => Promise<void>;
+  onCancel?: () => void;
+}
+
+type FieldErrors = Partial<Record<WebhookField, string>>;
+
+/** An endpoint's URL, description and events (and, when adding, whether it is enabled). The API checks them. */
+export function WebhookForm({ mode, prefix, initial, submitLabel, busyLabel, onSubmit, onCancel }: WebhookFormProps) {
+  const [values, setValues] = useState(initial);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setErrors({});
+    setFormError(null);
+    try {
+      await onSubmit(values);
+      if (mode === 'create') setValues(initial);
+    } catch (error) {
+      const field = error instanceof ApiError ? webhookFieldOf(error) : null;
+      if (field !== null) {
+        setErrors({ [field]: errorMessage(error) });
+        // Focus the control in error (the events' first box): its message is read with it (aria-describedby).
+        const target = field === 'events' ? `${prefix}-event-${WEBHOOK_EVENTS[0]}` : `${prefix}-${field}`;
+        requestAnimationFrame(() => document.getElementById(target)?.focus());
+      } else {
+        setFormError(errorMessage(error));
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const eventsErrorId = `${prefix}-events-error`;
+  return (
+    <form class="form" onSubmit={(event) => void submit(event)} noValidate>
+      {formError !== null && <ErrorMessage>{formError}</ErrorMessage>}
+      <Field
+        id={`${prefix}-url`}
+        label="Endpoint URL"
+        hint="Where events are POSTed: an http(s) address your receiver listens on."
+        error={errors.url}
+      >
+        {(control) => (
+          <input
+            {...control}
+            type="url"
+            name="url"
+            required
+            inputMode="url"
+            autoComplete="off"
+            autoCapitalize="none"
+            spellcheck={false}
+            value={values.url}
+            onInput={(event) => setValues({ ...values, url: event.currentTarget.value })}
+          />
+        )}
+      </Field>
+      <Field id={`${prefix}-description`} label="Description (optional)" hint="For people: what receives them." error={errors.description}>
+        {(control) => (
+          <input
+            {...control}
+            type="text"
+            name="description"
+            maxLength={200}
+            autoComplete="off"
+            value={values.description}
+            onInput={(event) => setValues({ ...values, description: event.currentTarget.value })}
+          />
+        )}
+      </Field>
+      <fieldset class="checks event-checks" aria-describedby={errors.events ? eventsErrorId : undefined}>
+        <legend>Events</legend>
+        <ul class="event-list">
+          {WEBHOOK_EVENTS.map((event) => {
+            const id = `${prefix}-event-${event}`;
+            return (
+              <li key={event}>
+                <input
+                  id={id}
+                  type="checkbox"
+                  name="events"
+                  value={event}
+                  checked={values.events.includes(event)}
+                  aria-describedby={errors.events ? `${id}-hint ${eventsErrorId}` : `${id}-hint`}
+                  aria-invalid={errors.events ? true : undefined}
+                  onChange={(e) => setValues({ ...values, events: toggleEvent(values.events, event, e.currentTarget.checked) })}
+                />
+                <label for={id}>
+                  <code>{event}</code>
+                </label>
+                <span class="hint" id={`${id}-hint`}>
+                  {EVENT_TEXT[event]}
+                </span>
+              </li>
+            );
+          })}
+        </ul>
+        {errors.events && (
+          <p class="field-error" id={eventsErrorId}>
+            {errors.events}
+          </p>
+        )}
+      </fieldset>
+      {mode === 'create' && (
+        <label class="check">
+          <input
+            type="checkbox"
+            name="enabled"
+            checked={values.enabled}
+            onChange={(event) => setValues({ ...values, enabled: event.currentTarget.checked })}
+          />
+          Enabled: send events from now on
+        </label>
+      )}
+      <FormButtons busy={busy} submitLabel={submitLabel} busyLabel={busyLabel} onCancel={onCancel} />
+    </form>
+  );
+}

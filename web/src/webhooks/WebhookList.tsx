@@ -1,0 +1,122 @@
+import { useState } from 'preact/hooks';
+import type { Webhook, WebhookSecret } from '../api/client.ts';
+import { useApp } from '../auth/context.ts';
+import { errorMessage } from '../api/errors.ts';
+import { formatDateTime } from '../shared/format.ts';
+import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
+import { useAnnounce } from '../shared/Status.tsx';
+import { WebhookCard } from './WebhookCard.tsx';
+
+interface WebhookListProps {
+  webhooks: readonly Webhook[];
+  /** After a change: the list is read again. */
+  onChanged: () => void;
+}
+
+type Confirming = { action: 'rotate' | 'delete'; webhook: Webhook } | null;
+
+/** The workspace's endpoints, oldest first; one at a time is edited; rotating a secret and deleting are confirmed first. */
+export function WebhookList({ webhooks, onChanged }: WebhookListProps) {
+  const { api } = useApp();
+  const announce = useAnnounce();
+  const [editing, setEditing] = useState<number | null>(null);
+  const [secrets, setSecrets] = useState<ReadonlyMap<number, WebhookSecret>>(new Map());
+  const [confirming, setConfirming] = useState<Confirming>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const setSecret = (id: number, secret: WebhookSecret | null) =>
+    setSecrets((shown) => {
+      const next = new Map(shown);
+      if (secret === null) next.delete(id);
+      else next.set(id, secret);
+      return next;
+    });
+
+  const close = () => {
+    setConfirming(null);
+    setError(null);
+  };
+
+  const confirm = async () => {
+    if (confirming === null || busy) return;
+    const { action, webhook } = confirming;
+    setBusy(true);
+    setError(null);
+    try {
+      if (action === 'rotate') {
+        const rotated = await api.rotateWebhookSecret(webhook.id);
+        setSecret(webhook.id, rotated);
+        announce(
+          rotated.previousSecretExpiresAt === null
+            ? 'Secret rotated'
+            : `Secret rotated: the previous one also signs until ${formatDateTime(rotated.previousSecretExpiresAt)}`,
+        );
+      } else {
+        await api.deleteWebhook(webhook.id);
+        setSecret(webhook.id, null);
+        announce(`Endpoint ${webhook.url} deleted`);
+      }
+      close();
+      onChanged();
+    } catch (caught) {
+      setError(errorMessage(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (webhooks.length === 0) return <p class="muted">No endpoints yet: add one under “Add an endpoint”.</p>;
+  return (
+    <>
+      <ul class="webhook-list">
+        {webhooks.map((webhook) => (
+          <WebhookCard
+            key={webhook.id}
+            webhook={webhook}
+            editing={editing === webhook.id}
+            secret={secrets.get(webhook.id) ?? null}
+            onEdit={() => setEditing(webhook.id)}
+            onEditDone={(changed) => {
+              setEditing(null);
+              if (changed) onChanged();
+            }}
+            onSecret={(secret) => setSecret(webhook.id, secret)}
+            onRotate={() => setConfirming({ action: 'rotate', webhook })}
+            onDelete={() => setConfirming({ action: 'delete', webhook })}
+            onChanged={onChanged}
+          />
+        ))}
+      </ul>
+      <ConfirmDialog
+        open={confirming?.action === 'rotate'}
+        title="Rotate this secret?"
+        confirmLabel="Rotate secret"
+        busy={busy}
+        error={error}
+        onConfirm={() => void confirm()}
+        onCancel={close}
+      >
+        <p class="break">
+          A new secret signs the requests to <strong>{confirming?.webhook.url}</strong> from now on. The current one keeps signing them too
+          for an overlap (24 hours unless the operator set <code>WEBHOOK_SECRET_OVERLAP_HOURS</code>): each request carries both signatures,
+          so your receiver can switch to the new secret without refusing a request.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={confirming?.action === 'delete'}
+        title="Delete this endpoint?"
+        confirmLabel="Delete endpoint"
+        busy={busy}
+        error={error}
+        onConfirm={() => void confirm()}
+        onCancel={close}
+      >
+        <p class="break">
+          <strong>{confirming?.webhook.url}</strong> is sent nothing more: its delivery log and the deliveries still waiting go with it.
+          This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+}
