@@ -4,14 +4,14 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { linkPath, qrUrl, readError, type Domain } from '../../web/src/api/client.ts';
+import { readError } from '../../web/src/api/errors.ts';
+import type { Domain } from '../../web/src/domains/api.ts';
+import { qrUrl } from '../../web/src/links/api.ts';
+import { linkElementId, linkHref, linkKeyOf, linkPath } from '../../web/src/links/link-key.ts';
 import {
   defaultHostOf,
   domainFormValues,
   fallbackChanges,
-  linkElementId,
-  linkHref,
-  linkKeyOf,
   moveTargets,
   newDomain,
   NO_DOMAIN_VALUES,

@@ -1,6 +1,5 @@
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiClient, ApiError, type Session } from './api/client.ts';
 import { Header } from './shared/Header.tsx';
 import { StatusProvider, useAnnounce } from './shared/Status.tsx';
 import { AppContext, type AppContextValue } from './auth/context.ts';
@@ -15,6 +14,8 @@ import { NewLinkPage } from './links/NewLinkPage.tsx';
 import { NotFoundPage } from './shared/NotFoundPage.tsx';
 import { SignInPage } from './auth/SignInPage.tsx';
 import { WebhooksPage } from './webhooks/WebhooksPage.tsx';
+import { ApiClient, type Session } from './api/client.ts';
+import { ApiError } from './api/errors.ts';
 
 const SIGN_IN = '/app/sign-in';
 

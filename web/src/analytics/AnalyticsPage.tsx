@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { statsCsvHref, type StatsQuery } from '../api/client.ts';
+import { getWorkspaceStats, statsCsvHref, type StatsQuery } from './api.ts';
 import { CSV_VALUES, SHOWN_VALUES, type DayRange } from './analytics.ts';
 import { Breakdown } from './Breakdown.tsx';
 import { ClicksChart } from './ClicksChart.tsx';
@@ -24,7 +24,7 @@ export function AnalyticsPage() {
   const { domains } = useDomains();
   const [range, setRange] = useState<DayRange>(defaultRange);
   const query: StatsQuery = { ...range, dimensions: 'all', limit: SHOWN_VALUES };
-  const { data: stats, error, retry } = useLoad((signal) => api.getWorkspaceStats(query, signal), `${range.from}/${range.to}`);
+  const { data: stats, error, retry } = useLoad((signal) => getWorkspaceStats(api, query, signal), `${range.from}/${range.to}`);
   const loading = stats === null || stats.from !== range.from || stats.to !== range.to;
   const empty = stats !== null && stats.range.clicks + stats.range.botClicks === 0;
 

@@ -1,4 +1,4 @@
-import type { Breakdown as BreakdownData, Counts } from '../api/client.ts';
+import type { Breakdown as BreakdownData, Counts } from './api.ts';
 import { shownDimensions } from './analytics.ts';
 import { TopList } from './TopList.tsx';
 

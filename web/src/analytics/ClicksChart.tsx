@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type uPlot from 'uplot';
-import type { DailyClicks } from '../api/client.ts';
+import type { DailyClicks } from './api.ts';
 
 // People, bots and visitors differ by colour and by line style (solid, dashed, dotted), so the chart reads without colour too.
 const PEOPLE = '#1d4ed8';

@@ -1,5 +1,4 @@
 import { useState } from 'preact/hooks';
-import { linkPath, statsCsvHref, type LinkKey, type StatsQuery } from '../api/client.ts';
 import { CSV_VALUES, SHOWN_VALUES, type DayRange } from './analytics.ts';
 import { useApp } from '../auth/context.ts';
 import { useLoad } from '../shared/use-load.ts';
@@ -9,6 +8,8 @@ import { DailyTable } from './DailyTable.tsx';
 import { ErrorMessage } from '../shared/Field.tsx';
 import { defaultRange, RangePicker } from './RangePicker.tsx';
 import { CountsHint, StatsTotals } from './StatsTotals.tsx';
+import { linkPath, type LinkKey } from '../links/link-key.ts';
+import { getStats, statsCsvHref, type StatsQuery } from './api.ts';
 
 /**
  * One link's clicks in a period (GET /links/:code/stats): totals, a chart per day with its table, and the top values
@@ -19,7 +20,7 @@ export function ClicksPanel({ linkKey }: { linkKey: LinkKey }) {
   const [range, setRange] = useState<DayRange>(defaultRange);
   const query: StatsQuery = { ...range, dimensions: 'all', limit: SHOWN_VALUES };
   const request = linkPath(linkKey, '/stats', { ...range });
-  const { data: stats, error, retry } = useLoad((signal) => api.getStats(linkKey, query, signal), request);
+  const { data: stats, error, retry } = useLoad((signal) => getStats(api, linkKey, query, signal), request);
   const loading = stats === null || stats.from !== range.from || stats.to !== range.to;
   const empty = stats !== null && stats.range.clicks + stats.range.botClicks === 0;
 

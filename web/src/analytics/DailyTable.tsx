@@ -1,4 +1,4 @@
-import type { RangeStats } from '../api/client.ts';
+import type { RangeStats } from './api.ts';
 import { formatCount, formatDay, plural } from '../shared/format.ts';
 
 /** The chart's numbers as a table, folded away: the chart is a canvas that assistive technology cannot read. */

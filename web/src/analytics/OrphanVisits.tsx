@@ -1,4 +1,4 @@
-import type { WorkspaceStats } from '../api/client.ts';
+import type { WorkspaceStats } from './api.ts';
 import { formatCount, plural } from '../shared/format.ts';
 
 /** Requests for short URLs the workspace does not have (mistyped, deleted, guessed), and the most requested of them. */

@@ -1,6 +1,6 @@
-import type { RangeStats } from '../api/client.ts';
 import { formatError } from './analytics.ts';
 import { formatCount, formatDay } from '../shared/format.ts';
+import type { RangeStats } from './api.ts';
 
 /** A period's totals in one line: clicks by people and by bots, and the estimated number of people behind them. */
 export function StatsTotals({ stats }: { stats: RangeStats }) {

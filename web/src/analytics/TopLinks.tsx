@@ -1,8 +1,8 @@
-import type { Counts, TopLink } from '../api/client.ts';
 import { sharePercent } from './analytics.ts';
-import { linkHref, linkKeyOf } from '../domains/domains.ts';
 import { formatCount } from '../shared/format.ts';
 import { ShareBar } from './ShareBar.tsx';
+import type { Counts, TopLink } from './api.ts';
+import { linkHref, linkKeyOf } from '../links/link-key.ts';
 
 /** The workspace's most clicked links in a period, each leading to its own page. */
 export function TopLinks({ links, total, defaultHost }: { links: TopLink[]; total: Counts; defaultHost: string | null }) {

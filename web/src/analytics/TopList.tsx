@@ -1,7 +1,7 @@
-import type { Counts, Dimension, DimensionValue } from '../api/client.ts';
 import { dimensionText, sharePercent, valueCode, valueLabel } from './analytics.ts';
 import { formatCount } from '../shared/format.ts';
 import { ShareBar } from './ShareBar.tsx';
+import type { Counts, Dimension, DimensionValue } from './api.ts';
 
 interface TopListProps {
   dimension: Dimension;

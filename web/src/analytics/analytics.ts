@@ -1,7 +1,7 @@
 // Pure helpers of the analytics views: which period is asked for, and how the API's dimension values read to people
 // ("US" is "United States", "direct" is "No referrer"). No DOM: test/dashboard/dashboard-analytics.test.ts runs them in Node.
-import { DIMENSIONS, type Breakdown, type Dimension, type DimensionValue } from '../api/client.ts';
 import { utcDay } from '../shared/format.ts';
+import { DIMENSIONS, type Breakdown, type Dimension, type DimensionValue } from './api.ts';
 
 export interface DayRange {
   from: string;

@@ -1,5 +1,56 @@
-import { ApiError, FALLBACKS, type Fallback } from './client.ts';
+// The API's errors as the dashboard meets them: an ApiError with the stable code of the answer (or NETWORK_ERROR),
+// the message people are shown, and the field of the form it is about.
+import { FALLBACKS, type Fallback } from '../domains/api.ts';
 
+/** An answer that is not a success, or no answer at all (status 0, code NETWORK_ERROR). */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  /** Seconds from the Retry-After header of a 429 or 503, when there is one. */
+  readonly retryAfter: number | null;
+  /** The request body's field the error is about, when the API names one (a domain's fallback URLs). */
+  readonly field: string | null;
+
+  constructor(status: number, code: string, message: string, retryAfter: number | null = null, field: string | null = null) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.retryAfter = retryAfter;
+    this.field = field;
+  }
+}
+
+/** An error answer as an ApiError; the field it concerns comes from `error.details.field` (or `error.field`). */
+export async function readError(response: Response): Promise<ApiError> {
+  const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+  try {
+    const body = (await response.json()) as {
+      error?: { code?: unknown; message?: unknown; field?: unknown; details?: { field?: unknown } };
+    };
+    const { code, message, field, details } = body.error ?? {};
+    const named = details?.field ?? field;
+    if (typeof code === 'string' && typeof message === 'string') {
+      return new ApiError(response.status, code, message, retryAfter, typeof named === 'string' ? named : null);
+    }
+  } catch {
+    // Not JSON (a proxy's error page, say): fall through to a generic error.
+  }
+  return new ApiError(
+    response.status,
+    `HTTP_${response.status}`,
+    `The service answered ${response.status} ${response.statusText}.`,
+    retryAfter,
+  );
+}
+
+function parseRetryAfter(value: string | null): number | null {
+  if (value === null) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
 export type LinkField = 'url' | 'domain' | 'alias' | 'expiresAt' | 'title' | 'tags';
 export type DomainField = 'host' | Fallback;
 export type WebhookField = 'url' | 'events' | 'description';

@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, type ApiClient, type Session } from '../api/client.ts';
 import { Field } from '../shared/Field.tsx';
 import { Page } from '../shared/Page.tsx';
 import { errorMessage } from '../api/errors.ts';
+import { ApiError } from '../api/errors.ts';
+import type { ApiClient, Session } from '../api/client.ts';
 
 interface SignInPageProps {
   api: ApiClient;

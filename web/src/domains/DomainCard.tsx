@@ -1,11 +1,11 @@
 import { useEffect, useRef } from 'preact/hooks';
-import type { Domain } from '../api/client.ts';
 import { useApp } from '../auth/context.ts';
 import { domainFormValues, fallbackChanges, type DomainFormValues } from './domains.ts';
 import { plural } from '../shared/format.ts';
 import { filtersSearch, NO_FILTERS } from '../links/list-filters.ts';
 import { DomainForm, FALLBACK_TEXT } from './DomainForm.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
+import { updateDomain, type Domain } from './api.ts';
 
 interface DomainCardProps {
   domain: Domain;
@@ -38,7 +38,7 @@ export function DomainCard({ domain, editing, onEdit, onEditDone, onRemove }: Do
       onEditDone(null);
       return;
     }
-    const updated = await api.updateDomain(domain.host, changes);
+    const updated = await updateDomain(api, domain.host, changes);
     announce(`Fallbacks of ${domain.host} saved`);
     onEditDone(updated);
   };

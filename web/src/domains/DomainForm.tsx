@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
-import { ApiError, type Fallback } from '../api/client.ts';
 import { urlsSent, type DomainFormValues } from './domains.ts';
 import { domainFieldOf, errorMessage, type DomainField } from '../api/errors.ts';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { FormButtons } from '../shared/FormButtons.tsx';
+import { ApiError } from '../api/errors.ts';
+import type { Fallback } from './api.ts';
 
 /** The three fallbacks as people read them: in the form, and on each domain of the list. */
 export const FALLBACK_TEXT: readonly { field: Fallback; label: string; name: string; hint: string; none: string }[] = [

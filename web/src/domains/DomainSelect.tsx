@@ -1,5 +1,5 @@
-import type { Domain } from '../api/client.ts';
 import type { ControlProps } from '../shared/Field.tsx';
+import type { Domain } from './api.ts';
 
 interface DomainSelectProps {
   control: ControlProps;

@@ -6,6 +6,7 @@ import { useAnnounce } from '../shared/Status.tsx';
 import { permissions, useApp } from '../auth/context.ts';
 import { NO_DOMAIN_VALUES, newDomain, type DomainFormValues } from './domains.ts';
 import { useDomains } from './use-domains.ts';
+import { createDomain } from './api.ts';
 
 /** The workspace's short domains (admins only): what to set up first, add one, its fallbacks, remove it. */
 export function DomainsPage() {
@@ -22,7 +23,7 @@ export function DomainsPage() {
   }
 
   const add = async (values: DomainFormValues) => {
-    const created = await api.createDomain(newDomain(values));
+    const created = await createDomain(api, newDomain(values));
     announce(`Domain ${created.host} added`);
     reload();
   };

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type Domain } from '../api/client.ts';
 import { useApp } from '../auth/context.ts';
 import { moveTargets } from './domains.ts';
 import { errorMessage } from '../api/errors.ts';
 import { plural } from '../shared/format.ts';
 import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
 import { Field } from '../shared/Field.tsx';
+import { ApiError } from '../api/errors.ts';
+import { deleteDomain, type Domain } from './api.ts';
 
 interface RemoveDomainDialogProps {
   /** The domain to remove; null: the dialog is closed. */
@@ -47,7 +48,7 @@ export function RemoveDomainDialog({ removing, domains, onRemoved, onCancel }: R
     setError(null);
     setTargetError(null);
     try {
-      await api.deleteDomain(removing.host, movedTo);
+      await deleteDomain(api, removing.host, movedTo);
       onRemoved(removing.host, movedTo);
     } catch (caught) {
       const code = caught instanceof ApiError ? caught.code : null;

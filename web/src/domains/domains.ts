@@ -1,28 +1,9 @@
-// Short domains in the dashboard: which link a page names, and what the domain forms send the API.
-import { FALLBACKS, type Domain, type DomainFallbacks, type Fallback, type LinkKey, type NewDomain } from '../api/client.ts';
+// Short domains in the dashboard: which is the default one, and what the domain forms send the API.
+import { FALLBACKS, type Domain, type DomainFallbacks, type Fallback, type NewDomain } from './api.ts';
 
 /** The default domain's host, or null while the domains are not known. */
 export function defaultHostOf(domains: readonly Domain[] | null): string | null {
   return domains?.find((d) => d.isDefault)?.host ?? null;
-}
-
-/**
- * The key of a link from the API. Its domain is named unless it is known to be the default one: the API reads a
- * code without a domain on the default domain, so leaving it out only when sure is always right.
- */
-export function linkKeyOf(link: { code: string; domain: string }, defaultHost: string | null): LinkKey {
-  return { code: link.code, domain: link.domain === defaultHost ? null : link.domain };
-}
-
-/** The dashboard page of a link: `/app/links/<code>`, with `?domain=<host>` off the default domain. */
-export function linkHref(link: LinkKey): string {
-  const page = `/app/links/${encodeURIComponent(link.code)}`;
-  return link.domain === null ? page : `${page}?${new URLSearchParams({ domain: link.domain })}`;
-}
-
-/** An element id for one link, unique when the same code exists on two domains (a host has no "/"). */
-export function linkElementId(prefix: string, link: LinkKey): string {
-  return link.domain === null ? `${prefix}-${link.code}` : `${prefix}-${link.domain}/${link.code}`;
 }
 
 /** The domain fields as typed: '' is "none". */

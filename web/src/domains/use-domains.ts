@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Domain } from '../api/client.ts';
 import { useApp } from '../auth/context.ts';
 import { errorMessage, isAbort } from '../api/errors.ts';
+import { listDomains, type Domain } from './api.ts';
 
 export interface DomainsState {
   /** The workspace's domains, the default one first; null until they are read. */
@@ -21,7 +21,7 @@ export function useDomains(): DomainsState {
   useEffect(() => {
     const abort = new AbortController();
     setError(null);
-    api.listDomains(abort.signal).then(setDomains, (caught: unknown) => {
+    listDomains(api, abort.signal).then(setDomains, (caught: unknown) => {
       if (!isAbort(caught)) setError(errorMessage(caught));
     });
     return () => abort.abort();

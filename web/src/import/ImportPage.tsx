@@ -1,5 +1,4 @@
 import { useRef, useState } from 'preact/hooks';
-import { IMPORT_FORMATS, type ImportFormat, type ImportReport } from '../api/client.ts';
 import { DomainSelect } from '../domains/DomainSelect.tsx';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { ImportResults } from './ImportResults.tsx';
@@ -9,6 +8,7 @@ import { permissions, useApp } from '../auth/context.ts';
 import { errorMessage } from '../api/errors.ts';
 import { formatCount } from '../shared/format.ts';
 import { useDomains } from '../domains/use-domains.ts';
+import { IMPORT_FORMATS, importLinks, type ImportFormat, type ImportReport } from './api.ts';
 
 const MAX_BYTES = 5 * 1024 * 1024;
 
@@ -64,7 +64,7 @@ export function ImportPage() {
     setReport(null);
     try {
       const onDomain = domain === '' ? null : domain;
-      const answer = await api.importLinks(file, format, onDomain);
+      const answer = await importLinks(api, file, format, onDomain);
       setReport({ answer, domain: onDomain });
       announce(`Import done: ${answer.created} created, ${answer.existing} already there, ${answer.failed} failed`);
       requestAnimationFrame(() => results.current?.querySelector<HTMLElement>('h2')?.focus());

@@ -1,6 +1,6 @@
-import type { ImportReport } from '../api/client.ts';
-import { linkHref } from '../domains/domains.ts';
 import { formatCount } from '../shared/format.ts';
+import type { ImportReport } from './api.ts';
+import { linkHref } from '../links/link-key.ts';
 
 const STATUS_LABELS = { created: 'Created', existing: 'Already there', failed: 'Failed' } as const;
 

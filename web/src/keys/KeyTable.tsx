@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
-import type { ApiKey } from '../api/client.ts';
 import { useApp } from '../auth/context.ts';
 import { errorMessage } from '../api/errors.ts';
 import { CellLabel } from '../shared/CellLabel.tsx';
 import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
 import { DateText } from '../shared/DateText.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
+import { revokeKey, type ApiKey } from './api.ts';
 
 /** The workspace's keys, each revocable (DELETE /keys/:id) after a confirmation. */
 export function KeyTable({ keys, myId, onRevoked }: { keys: ApiKey[]; myId: number; onRevoked: (id: number) => void }) {
@@ -20,7 +20,7 @@ export function KeyTable({ keys, myId, onRevoked }: { keys: ApiKey[]; myId: numb
     setBusy(true);
     setError(null);
     try {
-      await api.revokeKey(revoking.id);
+      await revokeKey(api, revoking.id);
       onRevoked(revoking.id);
       announce(`Key ${revoking.name} revoked`);
       setRevoking(null);

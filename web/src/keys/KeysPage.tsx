@@ -1,5 +1,4 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ApiKey, CreatedKey } from '../api/client.ts';
 import { ErrorMessage } from '../shared/Field.tsx';
 import { KeyTable } from './KeyTable.tsx';
 import { NewKeyForm } from './NewKeyForm.tsx';
@@ -7,6 +6,7 @@ import { NewSecret } from './NewSecret.tsx';
 import { Page } from '../shared/Page.tsx';
 import { permissions, useApp } from '../auth/context.ts';
 import { errorMessage, isAbort } from '../api/errors.ts';
+import { listKeys, type ApiKey, type CreatedKey } from './api.ts';
 
 /** The workspace's API keys (admins only): list, create (the secret shown once) and revoke. */
 export function KeysPage() {
@@ -21,7 +21,7 @@ export function KeysPage() {
     if (!allowed) return undefined;
     const abort = new AbortController();
     setError(null);
-    api.listKeys(abort.signal).then(setKeys, (caught: unknown) => {
+    listKeys(api, abort.signal).then(setKeys, (caught: unknown) => {
       if (!isAbort(caught)) setError(errorMessage(caught));
     });
     return () => abort.abort();

@@ -1,8 +1,9 @@
 import { useRef, useState } from 'preact/hooks';
-import type { CreatedKey, Role } from '../api/client.ts';
 import { useApp } from '../auth/context.ts';
 import { errorMessage } from '../api/errors.ts';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
+import { createKey, type CreatedKey } from './api.ts';
+import type { Role } from '../api/client.ts';
 
 const ROLES: { value: Role; label: string }[] = [
   { value: 'viewer', label: 'Viewer' },
@@ -33,7 +34,7 @@ export function NewKeyForm({ onCreated }: { onCreated: (key: CreatedKey) => void
     setNameError(null);
     setBusy(true);
     try {
-      onCreated(await api.createKey(trimmed, role));
+      onCreated(await createKey(api, trimmed, role));
       setName('');
     } catch (caught) {
       setFormError(errorMessage(caught));

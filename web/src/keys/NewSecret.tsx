@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
-import type { CreatedKey } from '../api/client.ts';
 import { CopyButton } from '../shared/CopyButton.tsx';
+import type { CreatedKey } from './api.ts';
 
 /** The new key's secret, shown this once: the service keeps only its hash. */
 export function NewSecret({ created, onDone }: { created: CreatedKey; onDone: () => void }) {

@@ -1,11 +1,12 @@
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
-import type { Link, LinkKey } from '../api/client.ts';
 import { useApp } from '../auth/context.ts';
 import { errorMessage } from '../api/errors.ts';
 import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
 import { ErrorMessage } from '../shared/Field.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
+import { deleteLink, updateLink, type Link } from './api.ts';
+import type { LinkKey } from './link-key.ts';
 
 interface LinkActionsProps {
   link: Link;
@@ -29,7 +30,7 @@ export function LinkActions({ link, linkKey, onChange }: LinkActionsProps) {
     setBusy(true);
     setError(null);
     try {
-      const updated = await api.updateLink(linkKey, { disabled: !link.disabled });
+      const updated = await updateLink(api, linkKey, { disabled: !link.disabled });
       onChange(updated);
       announce(updated.disabled ? 'Link disabled' : 'Link enabled');
     } catch (caught) {
@@ -43,7 +44,7 @@ export function LinkActions({ link, linkKey, onChange }: LinkActionsProps) {
     setDeleting(true);
     setDeleteError(null);
     try {
-      await api.deleteLink(linkKey);
+      await deleteLink(api, linkKey);
       announce(`Link ${link.code} deleted`);
       route('/app/links');
     } catch (caught) {

@@ -1,9 +1,9 @@
-import type { Link } from '../api/client.ts';
 import { formatCount, formatDateTime } from '../shared/format.ts';
 import { describeOptions } from './options/draft.ts';
 import { CopyButton } from '../shared/CopyButton.tsx';
 import { Tags } from './Tags.tsx';
 import { StateBadge } from './StateBadge.tsx';
+import type { Link } from './api.ts';
 
 /** What a link is: its addresses, title, tags, state, dates and creator. */
 export function LinkDetails({ link }: { link: Link }) {

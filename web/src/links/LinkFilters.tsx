@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Domain, TagCount } from '../api/client.ts';
 import { MAX_SEARCH, MIN_SEARCH, NO_FILTERS, hasFilters, type Filters } from './list-filters.ts';
+import type { Domain } from '../domains/api.ts';
+import type { TagCount } from './api.ts';
 
 interface LinkFiltersProps {
   filters: Filters;

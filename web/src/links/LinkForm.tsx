@@ -1,11 +1,12 @@
 import { useRef, useState } from 'preact/hooks';
-import { ApiError, type Domain } from '../api/client.ts';
 import { linkFieldOf, errorMessage, type LinkField } from '../api/errors.ts';
 import { DomainSelect } from '../domains/DomainSelect.tsx';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { FormButtons } from '../shared/FormButtons.tsx';
 import { NO_OPTIONS, optionsControlId, type OptionsDraft } from './options/draft.ts';
 import { LinkOptionsFields } from './options/LinkOptionsFields.tsx';
+import { ApiError } from '../api/errors.ts';
+import type { Domain } from '../domains/api.ts';
 
 export interface LinkFormValues {
   url: string;

@@ -1,6 +1,5 @@
 import { useRoute } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type Link, type LinkKey } from '../api/client.ts';
 import { ClicksPanel } from '../analytics/ClicksPanel.tsx';
 import { EditLinkPanel } from './EditLinkPanel.tsx';
 import { ErrorMessage } from '../shared/Field.tsx';
@@ -10,6 +9,9 @@ import { Page } from '../shared/Page.tsx';
 import { QrPanel } from './QrPanel.tsx';
 import { permissions, useApp } from '../auth/context.ts';
 import { errorMessage, isAbort } from '../api/errors.ts';
+import { ApiError } from '../api/errors.ts';
+import { getLink, type Link } from './api.ts';
+import type { LinkKey } from './link-key.ts';
 
 type LoadState = { status: 'loading' } | { status: 'ready'; link: Link } | { status: 'error'; error: ApiError | null; message: string };
 
@@ -29,7 +31,7 @@ export function LinkPage() {
   useEffect(() => {
     const abort = new AbortController();
     setState({ status: 'loading' });
-    api.getLink(linkKey, abort.signal).then(
+    getLink(api, linkKey, abort.signal).then(
       (link) => setState({ status: 'ready', link }),
       (error: unknown) => {
         if (!isAbort(error)) setState({ status: 'error', error: error instanceof ApiError ? error : null, message: errorMessage(error) });

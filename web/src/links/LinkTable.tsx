@@ -1,11 +1,11 @@
-import type { Link } from '../api/client.ts';
-import { linkElementId, linkHref, linkKeyOf } from '../domains/domains.ts';
 import { formatCount } from '../shared/format.ts';
 import { CopyButton } from '../shared/CopyButton.tsx';
 import { CellLabel } from '../shared/CellLabel.tsx';
 import { DateText } from '../shared/DateText.tsx';
 import { StateBadge } from './StateBadge.tsx';
 import { Tags } from './Tags.tsx';
+import type { Link } from './api.ts';
+import { linkElementId, linkHref, linkKeyOf } from './link-key.ts';
 
 interface LinkTableProps {
   links: Link[];

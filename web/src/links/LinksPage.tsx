@@ -1,16 +1,17 @@
 import { useLocation } from 'preact-iso';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { listParams, type Link, type TagCount } from '../api/client.ts';
 import { ErrorMessage } from '../shared/Field.tsx';
 import { LinkFilters } from './LinkFilters.tsx';
 import { LinkTable } from './LinkTable.tsx';
 import { Page } from '../shared/Page.tsx';
 import { permissions, useApp } from '../auth/context.ts';
-import { defaultHostOf, linkElementId, linkKeyOf } from '../domains/domains.ts';
+import { defaultHostOf } from '../domains/domains.ts';
 import { errorMessage, isAbort } from '../api/errors.ts';
 import { plural } from '../shared/format.ts';
 import { exportHref, filtersSearch, hasFilters, listQuery, NO_FILTERS, readFilters, type Filters } from './list-filters.ts';
 import { useDomains } from '../domains/use-domains.ts';
+import { listLinks, listParams, listTags, type Link, type TagCount } from './api.ts';
+import { linkElementId, linkKeyOf } from './link-key.ts';
 
 interface ListState {
   links: Link[];
@@ -45,7 +46,7 @@ export function LinksPage() {
 
   useEffect(() => {
     const abort = new AbortController();
-    api.listTags(abort.signal).then(setTags, (error: unknown) => {
+    listTags(api, abort.signal).then(setTags, (error: unknown) => {
       if (!isAbort(error)) setTags([]);
     });
     return () => abort.abort();
@@ -54,7 +55,7 @@ export function LinksPage() {
   useEffect(() => {
     const abort = new AbortController();
     setList(LOADING);
-    api.listLinks(apiQuery, null, abort.signal).then(
+    listLinks(api, apiQuery, null, abort.signal).then(
       (page) => setList({ links: page.links, nextCursor: page.nextCursor, status: 'ready', error: null }),
       (error: unknown) => {
         if (!isAbort(error)) setList({ ...LOADING, status: 'error', error: errorMessage(error) });
@@ -72,7 +73,7 @@ export function LinksPage() {
     more.current = abort;
     setList({ ...list, status: 'more', error: null });
     try {
-      const page = await api.listLinks(apiQuery, list.nextCursor, abort.signal);
+      const page = await listLinks(api, apiQuery, list.nextCursor, abort.signal);
       setList((shown) => ({ links: [...shown.links, ...page.links], nextCursor: page.nextCursor, status: 'ready', error: null }));
       // Keyboard and screen reader users go on from the first new row.
       const first = page.links[0];

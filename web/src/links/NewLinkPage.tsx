@@ -3,11 +3,11 @@ import { LinkForm, type LinkFormValues } from './LinkForm.tsx';
 import { Page } from '../shared/Page.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
 import { permissions, useApp } from '../auth/context.ts';
-import { linkHref } from '../domains/domains.ts';
 import { fromDateTimeLocal, parseTags } from '../shared/format.ts';
 import { NO_OPTIONS, optionsOf } from './options/draft.ts';
-import type { NewLink } from '../api/client.ts';
 import { useDomains } from '../domains/use-domains.ts';
+import { linkHref } from './link-key.ts';
+import { createLink, type NewLink } from './api.ts';
 
 const EMPTY: LinkFormValues = { url: '', domain: '', alias: '', expiresAt: '', title: '', tags: '', options: NO_OPTIONS };
 
@@ -36,7 +36,7 @@ export function NewLinkPage() {
     if (tags.length > 0) link.tags = tags;
     const options = optionsOf(values.options);
     if (options !== null) link.options = options;
-    const created = await api.createLink(link);
+    const created = await createLink(api, link);
     announce(`Link created: ${created.shortUrl}`);
     route(linkHref({ code: created.code, domain: link.domain ?? null }));
   };

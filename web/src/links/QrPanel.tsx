@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { qrUrl, type Link, type LinkKey } from '../api/client.ts';
+import { qrUrl, type Link } from './api.ts';
+import type { LinkKey } from './link-key.ts';
 
 const LEVELS = [
   { value: 'L', label: 'L: 7 % may be lost' },

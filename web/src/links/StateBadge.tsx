@@ -1,4 +1,4 @@
-import type { LinkState } from '../api/client.ts';
+import type { LinkState } from './api.ts';
 
 const LABELS: Record<LinkState, string> = { active: 'Active', expired: 'Expired', disabled: 'Disabled' };
 

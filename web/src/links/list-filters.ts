@@ -1,6 +1,6 @@
 // The links list's filters, as they live in the address bar (so a view can be bookmarked and Back works)
 // and as they are sent to the API.
-import { listParams, type LinkState, type ListQuery } from '../api/client.ts';
+import { listParams, type LinkState, type ListQuery } from './api.ts';
 
 export interface Filters {
   q: string;

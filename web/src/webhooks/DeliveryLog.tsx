@@ -1,5 +1,4 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { DELIVERY_STATES, type Delivery, type DeliveryPage, type DeliveryState } from '../api/client.ts';
 import { useApp } from '../auth/context.ts';
 import { errorMessage, isAbort } from '../api/errors.ts';
 import { formatDateTime } from '../shared/format.ts';
@@ -7,6 +6,7 @@ import { answerOf, canResend } from './webhooks.ts';
 import { CellLabel } from '../shared/CellLabel.tsx';
 import { ErrorMessage } from '../shared/Field.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
+import { DELIVERY_STATES, listDeliveries, resendDelivery, type Delivery, type DeliveryPage, type DeliveryState } from './api.ts';
 
 const STATE_LABELS: Record<DeliveryState, string> = { pending: 'Pending', sending: 'Sending', delivered: 'Delivered', dead: 'Dead' };
 
@@ -38,7 +38,7 @@ export function DeliveryLog({ webhookId, name, onChanged }: DeliveryLogProps) {
   // The first page, again after every change of filter, refresh or resend.
   useEffect(() => {
     const abort = new AbortController();
-    api.listDeliveries(webhookId, state, null, abort.signal).then(
+    listDeliveries(api, webhookId, state, null, abort.signal).then(
       (page) => {
         setError(null);
         setLog(page);
@@ -70,7 +70,7 @@ export function DeliveryLog({ webhookId, name, onChanged }: DeliveryLogProps) {
     if (log === null || log.next === null || more) return;
     setMore(true);
     try {
-      const page = await api.listDeliveries(webhookId, state, log.next);
+      const page = await listDeliveries(api, webhookId, state, log.next);
       setLog({ deliveries: [...log.deliveries, ...page.deliveries], next: page.next });
     } catch (caught) {
       setError(errorMessage(caught));
@@ -84,7 +84,7 @@ export function DeliveryLog({ webhookId, name, onChanged }: DeliveryLogProps) {
     setResending(delivery.id);
     setError(null);
     try {
-      await api.resendDelivery(webhookId, delivery.id);
+      await resendDelivery(api, webhookId, delivery.id);
       announce(`${delivery.type} is sent again`);
       refresh();
     } catch (caught) {

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
-import type { CreatedWebhook } from '../api/client.ts';
 import { SecretValue } from '../shared/SecretValue.tsx';
+import type { CreatedWebhook } from './api.ts';
 
 /** A new endpoint's signing secret, shown as it is made, with how a receiver checks a request with it. */
 export function NewWebhookSecret({ created, onDone }: { created: CreatedWebhook; onDone: () => void }) {

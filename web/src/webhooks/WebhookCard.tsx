@@ -1,5 +1,4 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Webhook, WebhookSecret } from '../api/client.ts';
 import { useApp } from '../auth/context.ts';
 import { errorMessage } from '../api/errors.ts';
 import { formatCount, formatDateTime } from '../shared/format.ts';
@@ -9,6 +8,7 @@ import { ErrorMessage } from '../shared/Field.tsx';
 import { SecretValue } from '../shared/SecretValue.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
 import { WebhookForm } from './WebhookForm.tsx';
+import { getWebhookSecret, updateWebhook, type Webhook, type WebhookSecret } from './api.ts';
 
 interface WebhookCardProps {
   webhook: Webhook;
@@ -51,7 +51,7 @@ export function WebhookCard({ webhook, editing, secret, onEdit, onEditDone, onSe
       onEditDone(false);
       return;
     }
-    await api.updateWebhook(webhook.id, changes);
+    await updateWebhook(api, webhook.id, changes);
     announce('Endpoint saved');
     onEditDone(true);
   };
@@ -61,7 +61,7 @@ export function WebhookCard({ webhook, editing, secret, onEdit, onEditDone, onSe
     setBusy('enabled');
     setError(null);
     try {
-      await api.updateWebhook(webhook.id, { enabled });
+      await updateWebhook(api, webhook.id, { enabled });
       announce(enabled ? 'Endpoint enabled: events are sent to it again' : 'Endpoint disabled: nothing new is sent to it');
       onChanged();
     } catch (caught) {
@@ -80,7 +80,7 @@ export function WebhookCard({ webhook, editing, secret, onEdit, onEditDone, onSe
     setBusy('secret');
     setError(null);
     try {
-      onSecret(await api.getWebhookSecret(webhook.id));
+      onSecret(await getWebhookSecret(api, webhook.id));
     } catch (caught) {
       setError(errorMessage(caught));
     } finally {

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
-import { ApiError, WEBHOOK_EVENTS } from '../api/client.ts';
 import { errorMessage, webhookFieldOf, type WebhookField } from '../api/errors.ts';
 import { EVENT_TEXT, toggleEvent, type WebhookFormValues } from './webhooks.ts';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { FormButtons } from '../shared/FormButtons.tsx';
+import { ApiError } from '../api/errors.ts';
+import { WEBHOOK_EVENTS } from './api.ts';
 
 interface WebhookFormProps {
   /** Adding one asks whether it starts enabled; editing leaves that to the endpoint's own button. */

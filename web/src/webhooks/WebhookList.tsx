@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
-import type { Webhook, WebhookSecret } from '../api/client.ts';
 import { useApp } from '../auth/context.ts';
 import { errorMessage } from '../api/errors.ts';
 import { formatDateTime } from '../shared/format.ts';
 import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
 import { WebhookCard } from './WebhookCard.tsx';
+import { deleteWebhook, rotateWebhookSecret, type Webhook, type WebhookSecret } from './api.ts';
 
 interface WebhookListProps {
   webhooks: readonly Webhook[];
@@ -45,7 +45,7 @@ export function WebhookList({ webhooks, onChanged }: WebhookListProps) {
     setError(null);
     try {
       if (action === 'rotate') {
-        const rotated = await api.rotateWebhookSecret(webhook.id);
+        const rotated = await rotateWebhookSecret(api, webhook.id);
         setSecret(webhook.id, rotated);
         announce(
           rotated.previousSecretExpiresAt === null
@@ -53,7 +53,7 @@ export function WebhookList({ webhooks, onChanged }: WebhookListProps) {
             : `Secret rotated: the previous one also signs until ${formatDateTime(rotated.previousSecretExpiresAt)}`,
         );
       } else {
-        await api.deleteWebhook(webhook.id);
+        await deleteWebhook(api, webhook.id);
         setSecret(webhook.id, null);
         announce(`Endpoint ${webhook.url} deleted`);
       }

@@ -1,5 +1,4 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { CreatedWebhook, Webhook } from '../api/client.ts';
 import { ErrorMessage } from '../shared/Field.tsx';
 import { NewWebhookSecret } from './NewWebhookSecret.tsx';
 import { Page } from '../shared/Page.tsx';
@@ -9,6 +8,7 @@ import { WebhookList } from './WebhookList.tsx';
 import { permissions, useApp } from '../auth/context.ts';
 import { errorMessage, isAbort } from '../api/errors.ts';
 import { NEW_WEBHOOK_VALUES, newWebhook, type WebhookFormValues } from './webhooks.ts';
+import { createWebhook, listWebhooks, type CreatedWebhook, type Webhook } from './api.ts';
 
 /** The workspace's webhook endpoints (admins only): add one (its secret shown), manage each, read and resend its deliveries. */
 export function WebhooksPage() {
@@ -23,7 +23,7 @@ export function WebhooksPage() {
   useEffect(() => {
     if (!allowed) return undefined;
     const abort = new AbortController();
-    api.listWebhooks(abort.signal).then(
+    listWebhooks(api, abort.signal).then(
       (list) => {
         setError(null);
         setWebhooks(list);
@@ -46,7 +46,7 @@ export function WebhooksPage() {
   const reload = () => setAttempt((n) => n + 1);
 
   const add = async (values: WebhookFormValues) => {
-    const webhook = await api.createWebhook(newWebhook(values));
+    const webhook = await createWebhook(api, newWebhook(values));
     announce(`Endpoint ${webhook.url} added`);
     setCreated(webhook);
     reload();

@@ -1,5 +1,5 @@
 // Webhook endpoints in the dashboard: what the endpoint forms send the API, and how a delivery reads.
-import { WEBHOOK_EVENTS, type Delivery, type Webhook, type WebhookEvent, type WebhookFields } from '../api/client.ts';
+import { WEBHOOK_EVENTS, type Delivery, type Webhook, type WebhookEvent, type WebhookFields } from './api.ts';
 
 /** The fields as typed: the URL and description as text, the events as ticked. */
 export interface WebhookFormValues {

@@ -2,8 +2,8 @@
 // turned into the API's shape when sent. The API checks every rule; an error it names by field
 // (`options.targets[1].when.country`) is shown on that field's control.
 
-import type { LinkOptions, TargetCondition } from '../../api/client.ts';
 import { fromDateTimeLocal, toDateTimeLocal } from '../../shared/format.ts';
+import type { LinkOptions, TargetCondition } from '../api.ts';
 
 export const DEVICES = [
   ['ios', 'iOS'],
