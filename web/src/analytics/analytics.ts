@@ -1,5 +1,6 @@
 // Pure helpers of the analytics views: which period is asked for, and how the API's dimension values read to people
 // ("US" is "United States", "direct" is "No referrer"). No DOM: test/dashboard/dashboard-analytics.test.ts runs them in Node.
+import type { Device } from '../../../src/core/dimensions.ts';
 import { utcDay } from '../shared/format.ts';
 import { DIMENSIONS, type Breakdown, type Dimension, type DimensionValue } from './api.ts';
 
@@ -55,7 +56,7 @@ const DEVICES: Readonly<Record<string, string>> = {
   tablet: 'Tablet',
   bot: 'Bot',
   other: 'Other device',
-};
+} satisfies Record<Device, string>;
 
 const SOURCES: Readonly<Record<string, string>> = { qr: 'QR code', link: 'Short URL' };
 

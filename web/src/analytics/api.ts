@@ -1,81 +1,48 @@
 // The stats routes of the API: one link's clicks in a period, the whole workspace's, and the same as CSV files.
+import type { Static } from 'typebox';
+import type * as schema from '../../../src/analytics/schemas.ts';
+import type { DIMENSIONS as SERVER_DIMENSIONS, Dimension } from '../../../src/core/dimensions.ts';
 import type { Api } from '../api/client.ts';
 import { linkPath, type LinkKey } from '../links/link-key.ts';
 
-/** What a click is counted by, besides its day; the operator may switch any of them off (and `city` is off without a city database). */
-export const DIMENSIONS = ['referrer', 'country', 'city', 'device', 'browser', 'os', 'language', 'source', 'target'] as const;
-export type Dimension = (typeof DIMENSIONS)[number];
+/** What a click is counted by, besides its day, in the order the views show them; the operator may switch any of them off. */
+export const DIMENSIONS = [
+  'referrer',
+  'country',
+  'city',
+  'device',
+  'browser',
+  'os',
+  'language',
+  'source',
+  'target',
+] as const satisfies typeof SERVER_DIMENSIONS;
+export type { Dimension };
 
+/** One link's numbers in a period, and its clicks of all time. */
+export type Stats = Static<typeof schema.Stats>;
+/** The whole workspace's numbers in a period, its most clicked links and its orphan visits. */
+export type WorkspaceStats = Static<typeof schema.WorkspaceStats>;
+/** What the two share: a period's numbers. */
+export type RangeStats = Pick<Stats, 'from' | 'to' | 'range' | 'daily' | 'dimensions' | 'visitorsError'>;
 /** Clicks by people and by bots, and the approximate number of people behind them. */
-export interface Counts {
-  clicks: number;
-  botClicks: number;
-  visitors: number;
-}
-
-export interface DailyClicks extends Counts {
-  day: string;
-}
-
+export type Counts = Stats['range'];
+export type DailyClicks = Stats['daily'][number];
+/** The dimensions the operator has on, each most clicked first. */
+export type Breakdown = Stats['dimensions'];
 /** One value of a dimension (a country, a referrer's host…); `other` is the bucket of values past what is kept apart. */
-export interface DimensionValue extends Counts {
-  value: string;
-  other?: boolean;
-}
+export type DimensionValue = Breakdown[string][number];
+export type TopLink = WorkspaceStats['topLinks'][number];
+/** Requests for a code or path that no link of the workspace's domains has; `other` sums the paths past those kept apart. */
+export type OrphanPath = WorkspaceStats['orphans']['top'][number];
 
-/** The requested dimensions the operator has on, each most clicked first. */
-export type Breakdown = Partial<Record<Dimension, DimensionValue[]>>;
-
-export interface StatsQuery {
-  from: string;
-  to: string;
+/** A period's numbers as the dashboard asks for them: the API's query parameters, in its own types. */
+export type StatsQuery = Required<Pick<Static<typeof schema.StatsQuery>, 'from' | 'to'>> & {
   /** 'all': every dimension the operator has on. */
   dimensions: 'all' | readonly Dimension[];
   /** Values per dimension (and links of a workspace), 1 to 100. */
   limit: number;
-}
-
-/** A period's numbers, for one link or a whole workspace. */
-export interface RangeStats {
-  from: string;
-  to: string;
-  range: Counts;
-  daily: DailyClicks[];
-  dimensions: Breakdown;
-  /** The relative standard error of every visitor count (0.0163: about ±1.6 %). */
-  visitorsError: number;
-}
-
-export interface Stats extends RangeStats {
-  code: string;
-  /** Every click the link ever had. */
-  total: { clicks: number; botClicks: number };
-}
-
-export interface TopLink {
-  code: string;
-  /** The host of the link's domain (the default domain's too, as in a link's view). */
-  domain: string;
-  shortUrl: string;
-  url: string;
-  title: string | null;
-  clicks: number;
-  botClicks: number;
-}
-
-/** Requests for a code or path that no link of the workspace's domains has; `other` sums the paths past those kept apart. */
-export interface OrphanPath {
-  /** The host of the domain it was asked on. */
-  domain: string;
-  path: string;
-  other?: boolean;
-  visits: number;
-}
-
-export interface WorkspaceStats extends RangeStats {
-  topLinks: TopLink[];
-  orphans: { visits: number; daily: { day: string; visits: number }[]; top: OrphanPath[] };
-}
+};
 
 export function getStats(api: Api, link: LinkKey, query: StatsQuery, signal?: AbortSignal): Promise<Stats> {
   return api.request<Stats>(linkPath(link, '/stats', statsParams(query)), { signal });

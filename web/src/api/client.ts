@@ -1,16 +1,12 @@
 // The dashboard's only data source: a client of the service's JSON API (same origin, session cookie). Every
 // state-changing request carries the session's CSRF token, kept in memory only; every error becomes an ApiError
 // (errors.ts) with the API's stable code. Each feature's requests sit beside it (links/api.ts, domains/api.ts…).
+import type { Static } from 'typebox';
+import type { SessionInfo, SignInBody } from '../../../src/auth/schemas.ts';
 import { ApiError, readError } from './errors.ts';
 
-export type Role = 'admin' | 'member' | 'viewer';
-
-export interface Session {
-  workspace: { id: number; name: string };
-  key: { id: number; name: string; role: Role };
-  csrfToken: string;
-  expiresAt: string;
-}
+/** The signed-in key, its workspace, and the token its changes carry. */
+export type Session = Static<typeof SessionInfo>;
 
 const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
@@ -49,7 +45,8 @@ export class ApiClient implements Api {
   }
 
   async signIn(key: string): Promise<Session> {
-    const session = await this.request<Session>('/auth/session', { method: 'POST', json: { key }, signedOutHandler: false });
+    const body: Static<typeof SignInBody> = { key };
+    const session = await this.request<Session>('/auth/session', { method: 'POST', json: body, signedOutHandler: false });
     this.#csrfToken = session.csrfToken;
     return session;
   }

@@ -1,28 +1,20 @@
 // The domains routes of the API: the workspace's short domains, their fallbacks, and their removal.
+import type { Static } from 'typebox';
+import type * as schema from '../../../src/domains/schemas.ts';
 import type { Api } from '../api/client.ts';
+import { listOf } from '../shared/lists.ts';
 
-export interface Domain {
-  host: string;
-  isDefault: boolean;
-  rootRedirect: string | null;
-  notFoundRedirect: string | null;
-  expiredRedirect: string | null;
-  links: number;
-  createdAt: string | null;
-}
+export type Domain = Static<typeof schema.DomainView>;
+export type NewDomain = Static<typeof schema.CreateDomainBody>;
+/** A change of a domain's fallbacks: one left out is kept, null removes it. */
+export type DomainFallbacks = Static<typeof schema.PatchDomainBody>;
 
 /** The three addresses a domain can send people to instead of the service's own 404 or 410 answer. */
-export const FALLBACKS = ['rootRedirect', 'notFoundRedirect', 'expiredRedirect'] as const;
-export type Fallback = (typeof FALLBACKS)[number];
-
-export type DomainFallbacks = Partial<Record<Fallback, string | null>>;
-
-export interface NewDomain extends DomainFallbacks {
-  host: string;
-}
+export type Fallback = keyof DomainFallbacks;
+export const FALLBACKS = listOf<Fallback>()(['rootRedirect', 'notFoundRedirect', 'expiredRedirect']);
 
 export async function listDomains(api: Api, signal?: AbortSignal): Promise<Domain[]> {
-  const answer = await api.request<{ domains: Domain[] }>('/domains', { signal });
+  const answer = await api.request<Static<typeof schema.DomainList>>('/domains', { signal });
   return answer.domains;
 }
 

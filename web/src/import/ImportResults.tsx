@@ -1,8 +1,8 @@
 import { formatCount } from '../shared/format.ts';
-import type { ImportReport } from './api.ts';
+import type { ImportReport, ImportRow } from './api.ts';
 import { linkHref } from '../links/link-key.ts';
 
-const STATUS_LABELS = { created: 'Created', existing: 'Already there', failed: 'Failed' } as const;
+const STATUS_LABELS: Readonly<Record<ImportRow['status'], string>> = { created: 'Created', existing: 'Already there', failed: 'Failed' };
 
 /**
  * The summary of an import and its report row by row (row numbers are the file's lines, the header being 1). Every

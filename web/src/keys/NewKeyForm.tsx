@@ -3,13 +3,8 @@ import { useApp } from '../auth/context.ts';
 import { errorMessage } from '../api/errors.ts';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { createKey, type CreatedKey } from './api.ts';
-import type { Role } from '../api/client.ts';
-
-const ROLES: { value: Role; label: string }[] = [
-  { value: 'viewer', label: 'Viewer' },
-  { value: 'member', label: 'Member' },
-  { value: 'admin', label: 'Admin' },
-];
+import { ROLE_CHOICES, ROLE_LABELS } from './roles.ts';
+import type { Role } from '../../../src/auth/roles.ts';
 
 /** Creates a key (POST /keys); the answer, with its secret, goes to `onCreated`. */
 export function NewKeyForm({ onCreated }: { onCreated: (key: CreatedKey) => void }) {
@@ -34,7 +29,7 @@ export function NewKeyForm({ onCreated }: { onCreated: (key: CreatedKey) => void
     setNameError(null);
     setBusy(true);
     try {
-      onCreated(await createKey(api, trimmed, role));
+      onCreated(await createKey(api, { name: trimmed, role }));
       setName('');
     } catch (caught) {
       setFormError(errorMessage(caught));
@@ -69,9 +64,9 @@ export function NewKeyForm({ onCreated }: { onCreated: (key: CreatedKey) => void
         >
           {(control) => (
             <select {...control} name="role" value={role} onChange={(event) => setRole(event.currentTarget.value as Role)}>
-              {ROLES.map((r) => (
-                <option key={r.value} value={r.value}>
-                  {r.label}
+              {ROLE_CHOICES.map((r) => (
+                <option key={r} value={r}>
+                  {ROLE_LABELS[r]}
                 </option>
               ))}
             </select>

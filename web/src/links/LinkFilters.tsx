@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { LINK_STATES, STATE_LABELS } from './link-states.ts';
 import { MAX_SEARCH, MIN_SEARCH, NO_FILTERS, hasFilters, type Filters } from './list-filters.ts';
 import type { Domain } from '../domains/api.ts';
 import type { TagCount } from './api.ts';
@@ -104,9 +105,11 @@ export function LinkFilters({ filters, domains, tags, myName, onChange }: LinkFi
           onChange={(event) => onChange({ ...filters, state: event.currentTarget.value as Filters['state'] }, false)}
         >
           <option value="">Any state</option>
-          <option value="active">Active</option>
-          <option value="expired">Expired</option>
-          <option value="disabled">Disabled</option>
+          {LINK_STATES.map((state) => (
+            <option key={state} value={state}>
+              {STATE_LABELS[state]}
+            </option>
+          ))}
         </select>
       </div>
       <div class="field">

@@ -1,18 +1,23 @@
 import { useState } from 'preact/hooks';
+import type { QrLevel } from '../../../src/links/qr-image.ts';
+import { listOf } from '../shared/lists.ts';
 import { qrUrl, type Link } from './api.ts';
 import type { LinkKey } from './link-key.ts';
 
-const LEVELS = [
-  { value: 'L', label: 'L: 7 % may be lost' },
-  { value: 'M', label: 'M: 15 % (print)' },
-  { value: 'Q', label: 'Q: 25 %' },
-  { value: 'H', label: 'H: 30 % (logo over it)' },
-];
+/** The error correction levels, the least first: how much of the code may be lost (or covered) and still scan. */
+const LEVELS = listOf<QrLevel>()(['L', 'M', 'Q', 'H']);
+
+const LEVEL_LABELS: Readonly<Record<QrLevel, string>> = {
+  L: 'L: 7 % may be lost',
+  M: 'M: 15 % (print)',
+  Q: 'Q: 25 %',
+  H: 'H: 30 % (logo over it)',
+};
 
 interface QrOptions {
   size: number;
   margin: number;
-  level: string;
+  level: QrLevel;
 }
 
 /** A preview of the link's QR code (GET /links/:code/qr) with its options, and the files to download. */
@@ -85,12 +90,12 @@ export function QrPanel({ link, linkKey }: { link: Link; linkKey: LinkKey }) {
                 value={options.level}
                 onChange={(event) => {
                   setFailed(false);
-                  setOptions({ ...options, level: event.currentTarget.value });
+                  setOptions({ ...options, level: event.currentTarget.value as QrLevel });
                 }}
               >
-                {LEVELS.map((l) => (
-                  <option key={l.value} value={l.value}>
-                    {l.label}
+                {LEVELS.map((level) => (
+                  <option key={level} value={level}>
+                    {LEVEL_LABELS[level]}
                   </option>
                 ))}
               </select>

@@ -1,7 +1,6 @@
 import type { LinkState } from './api.ts';
-
-const LABELS: Record<LinkState, string> = { active: 'Active', expired: 'Expired', disabled: 'Disabled' };
+import { STATE_LABELS } from './link-states.ts';
 
 export function StateBadge({ state }: { state: LinkState }) {
-  return <span class={`badge badge-${state}`}>{LABELS[state]}</span>;
+  return <span class={`badge badge-${state}`}>{STATE_LABELS[state]}</span>;
 }

@@ -1,99 +1,31 @@
 // The links routes of the API: a link, its options, the list and its filters, tags, and the QR code's address.
+import type { Static } from 'typebox';
+import type { LinkState } from '../../../src/core/link.ts';
+import type { ListSort } from '../../../src/links/list-query.ts';
+import type { QrLevel } from '../../../src/links/qr-image.ts';
+import type * as schema from '../../../src/links/schemas.ts';
 import type { Api } from '../api/client.ts';
 import { linkPath, type LinkKey } from './link-key.ts';
 
-export type LinkState = 'active' | 'expired' | 'disabled';
+export type { LinkState };
 
-export interface Link {
-  code: string;
-  /** The host of the link's short domain; the same code may exist on two domains. */
-  domain: string;
-  shortUrl: string;
-  url: string;
-  title: string | null;
-  tags: string[];
-  expiresAt: string | null;
-  disabled: boolean;
-  state: LinkState;
-  createdAt: string;
-  creator: { id: number; name: string } | null;
-  clicks: number;
-  botClicks: number;
-  /** Options beyond the URL; null: a plain link. */
-  options: LinkOptions | null;
-}
+export type Link = Static<typeof schema.LinkDetails>;
+/** Options beyond the URL (README: Link options); a link without any has null. */
+export type LinkOptions = Static<typeof schema.LinkOptions>;
+/** A rule's condition: every part given must hold. */
+export type TargetCondition = NonNullable<LinkOptions['targets']>[number]['when'];
+export type LinkPage = Static<typeof schema.LinkList>;
+export type NewLink = Static<typeof schema.CreateLinkBody>;
+export type CreatedLink = Static<typeof schema.CreatedLink>;
+export type LinkChanges = Static<typeof schema.PatchLinkBody>;
+export type TagCount = Static<typeof schema.TagList>['tags'][number];
 
-/** A rule's condition: every part given must hold (README: Link options). */
-export interface TargetCondition {
-  device?: string[];
-  country?: string[];
-  language?: string[];
-  query?: { name: string; value?: string };
-  from?: string;
-  until?: string;
-}
-
-export interface LinkOptions {
-  redirectStatus?: number | null;
-  forwardQuery?: boolean | null;
-  targets?: { when: TargetCondition; url: string }[] | null;
-  split?: { url: string; weight: number }[] | null;
-  preview?: { title?: string; description?: string; image?: string } | null;
-  deepLink?: { ios?: string; android?: string } | null;
-  /** A new password; true: the link has one (and, sent back, keeps it). */
-  password?: string | true | null;
-  clickLimit?: number | null;
-}
-
-export interface LinkPage {
-  links: Link[];
-  nextCursor: string | null;
-}
-
-export interface ListQuery {
-  q?: string;
-  domain?: string;
-  tag?: string;
+/** The list's filters and order as the dashboard asks for them: the API's query parameters, `creator` a key's id. */
+export type ListQuery = Pick<Static<typeof schema.ListQuery>, 'q' | 'domain' | 'tag'> & {
   state?: LinkState;
   creator?: number;
-  sort?: 'created' | 'clicks';
-}
-
-export interface NewLink {
-  url: string;
-  /** A host of the workspace's domains; absent: the default domain. */
-  domain?: string;
-  alias?: string;
-  expiresAt?: string | null;
-  title?: string | null;
-  tags?: string[];
-  options?: LinkOptions | null;
-}
-
-export interface CreatedLink {
-  code: string;
-  domain: string;
-  shortUrl: string;
-  url: string;
-  expiresAt: string | null;
-  title: string | null;
-  tags: string[];
-  options: LinkOptions | null;
-}
-
-export interface LinkChanges {
-  url?: string;
-  expiresAt?: string | null;
-  disabled?: boolean;
-  title?: string | null;
-  tags?: string[];
-  options?: LinkOptions | null;
-}
-
-export interface TagCount {
-  tag: string;
-  links: number;
-}
+  sort?: ListSort;
+};
 
 export function listLinks(api: Api, query: ListQuery, cursor: string | null, signal?: AbortSignal): Promise<LinkPage> {
   const params = listParams(query);
@@ -119,7 +51,7 @@ export function deleteLink(api: Api, link: LinkKey): Promise<void> {
 }
 
 export async function listTags(api: Api, signal?: AbortSignal): Promise<TagCount[]> {
-  const answer = await api.request<{ tags: TagCount[] }>('/tags', { signal });
+  const answer = await api.request<Static<typeof schema.TagList>>('/tags', { signal });
   return answer.tags;
 }
 
@@ -135,7 +67,7 @@ export function listParams(query: ListQuery): URLSearchParams {
   return params;
 }
 
-export function qrUrl(link: LinkKey, options: { format: 'svg' | 'png'; size: number; margin: number; level: string }): string {
+export function qrUrl(link: LinkKey, options: { format: 'svg' | 'png'; size: number; margin: number; level: QrLevel }): string {
   return linkPath(link, '/qr', {
     format: options.format,
     size: String(options.size),

@@ -1,6 +1,8 @@
 // The links list's filters, as they live in the address bar (so a view can be bookmarked and Back works)
 // and as they are sent to the API.
+import type { SEARCH_MAX, SEARCH_MIN } from '../../../src/links/list-query.ts';
 import { listParams, type LinkState, type ListQuery } from './api.ts';
+import { isLinkState } from './link-states.ts';
 
 export interface Filters {
   q: string;
@@ -15,10 +17,8 @@ export interface Filters {
 export const NO_FILTERS: Filters = { q: '', domain: '', tag: '', state: '', creator: '', sort: 'created' };
 
 /** The API searches from this many characters on. */
-export const MIN_SEARCH = 3;
-export const MAX_SEARCH = 100;
-
-const STATES: ReadonlySet<string> = new Set(['active', 'expired', 'disabled']);
+export const MIN_SEARCH = 3 satisfies typeof SEARCH_MIN;
+export const MAX_SEARCH = 100 satisfies typeof SEARCH_MAX;
 
 export function readFilters(query: Record<string, string | undefined>): Filters {
   const state = query['state'] ?? '';
@@ -26,7 +26,7 @@ export function readFilters(query: Record<string, string | undefined>): Filters 
     q: query['q'] ?? '',
     domain: query['domain'] ?? '',
     tag: query['tag'] ?? '',
-    state: STATES.has(state) ? (state as LinkState) : '',
+    state: isLinkState(state) ? state : '',
     creator: query['creator'] === 'me' ? 'me' : '',
     sort: query['sort'] === 'clicks' ? 'clicks' : 'created',
   };

@@ -1,5 +1,5 @@
 // Webhook endpoints in the dashboard: what the endpoint forms send the API, and how a delivery reads.
-import { WEBHOOK_EVENTS, type Delivery, type Webhook, type WebhookEvent, type WebhookFields } from './api.ts';
+import { WEBHOOK_EVENTS, type Delivery, type Webhook, type WebhookEvent, type NewWebhook, type WebhookChanges } from './api.ts';
 
 /** The fields as typed: the URL and description as text, the events as ticked. */
 export interface WebhookFormValues {
@@ -35,13 +35,13 @@ export function toggleEvent(events: readonly WebhookEvent[], event: WebhookEvent
 }
 
 /** POST /webhooks: the fields trimmed; the API checks them all. */
-export function newWebhook(values: WebhookFormValues): WebhookFields {
+export function newWebhook(values: WebhookFormValues): NewWebhook {
   return { url: values.url.trim(), description: values.description.trim(), events: [...values.events], enabled: values.enabled };
 }
 
 /** PATCH /webhooks/:id from the edit form: only what changed (its `enabled` has a button of its own). */
-export function webhookChanges(webhook: Webhook, values: WebhookFormValues): Partial<WebhookFields> {
-  const changes: Partial<WebhookFields> = {};
+export function webhookChanges(webhook: Webhook, values: WebhookFormValues): WebhookChanges {
+  const changes: WebhookChanges = {};
   const url = values.url.trim();
   const description = values.description.trim();
   if (url !== webhook.url) changes.url = url;

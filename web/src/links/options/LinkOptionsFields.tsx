@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { DEVICES, emptyRule, STATUSES, type OptionsDraft, type RuleDraft, type VariantDraft } from './draft.ts';
+import { emptyRule, type OptionsDraft, type RuleDraft, type VariantDraft } from './draft.ts';
+import { DEVICE_LABELS, DEVICES, STATUS_LABELS, STATUSES } from './values.ts';
 import { Field } from '../../shared/Field.tsx';
 
 interface LinkOptionsFieldsProps {
@@ -36,9 +37,10 @@ export function LinkOptionsFields({ prefix, draft, onChange, errors, open }: Lin
               value={draft.redirectStatus}
               onChange={(e) => onChange({ ...draft, redirectStatus: e.currentTarget.value })}
             >
-              {STATUSES.map(([value, label]) => (
-                <option key={value} value={value}>
-                  {label}
+              <option value="">Deployment default (usually 302)</option>
+              {STATUSES.map((status) => (
+                <option key={status} value={String(status)}>
+                  {STATUS_LABELS[status]}
                 </option>
               ))}
             </select>
@@ -65,7 +67,7 @@ export function LinkOptionsFields({ prefix, draft, onChange, errors, open }: Lin
           <fieldset class="option-group" key={i}>
             <legend>Rule {i + 1}</legend>
             <Checkboxes id={id(`targets-${i}-device`)} label="Devices" error={errors[id(`targets-${i}-device`)]}>
-              {DEVICES.map(([value, label], k) => (
+              {DEVICES.map((value, k) => (
                 <label class="check" key={value}>
                   <input
                     type="checkbox"
@@ -77,7 +79,7 @@ export function LinkOptionsFields({ prefix, draft, onChange, errors, open }: Lin
                       })
                     }
                   />{' '}
-                  {label}
+                  {DEVICE_LABELS[value]}
                 </label>
               ))}
             </Checkboxes>

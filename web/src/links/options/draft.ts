@@ -5,22 +5,6 @@
 import { fromDateTimeLocal, toDateTimeLocal } from '../../shared/format.ts';
 import type { LinkOptions, TargetCondition } from '../api.ts';
 
-export const DEVICES = [
-  ['ios', 'iOS'],
-  ['android', 'Android'],
-  ['mobile', 'Phones'],
-  ['tablet', 'Tablets'],
-  ['desktop', 'Desktops'],
-] as const;
-
-export const STATUSES = [
-  ['', 'Deployment default (usually 302)'],
-  ['302', '302 Found: temporary, every click counted'],
-  ['307', '307 Temporary Redirect: keeps the method'],
-  ['301', '301 Moved Permanently: browsers keep it, later clicks not counted'],
-  ['308', '308 Permanent Redirect: browsers keep it, later clicks not counted'],
-] as const;
-
 export interface RuleDraft {
   devices: string[];
   /** Comma-separated, as typed. */
