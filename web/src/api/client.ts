@@ -3,7 +3,7 @@
 // (errors.ts) with the API's stable code. Each feature's requests sit beside it (links/api.ts, domains/api.ts…).
 import type { Static } from 'typebox';
 import type { SessionInfo, SignInBody } from '../../../src/auth/schemas.ts';
-import { ApiError, readError } from './errors.ts';
+import { ApiError, readError, type ApiErrorCode } from './errors.ts';
 
 /** The signed-in key, its workspace, and the token its changes carry. */
 export type Session = Static<typeof SessionInfo>;
@@ -27,12 +27,12 @@ export interface Api {
 
 export interface ApiClientOptions {
   /** Called when an API answer says the session is gone. */
-  onSignedOut: (code: string) => void;
+  onSignedOut: (code: ApiErrorCode) => void;
 }
 
 export class ApiClient implements Api {
   #csrfToken: string | null = null;
-  readonly #onSignedOut: (code: string) => void;
+  readonly #onSignedOut: (code: ApiErrorCode) => void;
 
   constructor(options: ApiClientOptions) {
     this.#onSignedOut = options.onSignedOut;

@@ -1,17 +1,21 @@
-// The API's errors as the dashboard meets them: an ApiError with the stable code of the answer (or NETWORK_ERROR),
-// the message people are shown, and the field of the form it is about.
-import { FALLBACKS, type Fallback } from '../domains/api.ts';
+// The API's errors as the dashboard meets them: an ApiError with the stable code of the answer (src/errors.ts),
+// the message people are shown, and the body field it is about, which a form shows the error next to.
+import type { Static } from 'typebox';
+import type { ErrorBody, ErrorCode } from '../../../src/errors.ts';
+
+/** The API's codes, and the dashboard's own for no answer and for an answer that is not the API's. */
+export type ApiErrorCode = ErrorCode | 'NETWORK_ERROR' | `HTTP_${number}`;
 
 /** An answer that is not a success, or no answer at all (status 0, code NETWORK_ERROR). */
 export class ApiError extends Error {
-  readonly code: string;
+  readonly code: ApiErrorCode;
   readonly status: number;
   /** Seconds from the Retry-After header of a 429 or 503, when there is one. */
   readonly retryAfter: number | null;
-  /** The request body's field the error is about, when the API names one (a domain's fallback URLs). */
+  /** The request body's field the error is about, when the API names one (ErrorBody's `field`). */
   readonly field: string | null;
 
-  constructor(status: number, code: string, message: string, retryAfter: number | null = null, field: string | null = null) {
+  constructor(status: number, code: ApiErrorCode, message: string, retryAfter: number | null = null, field: string | null = null) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
@@ -21,17 +25,16 @@ export class ApiError extends Error {
   }
 }
 
-/** An error answer as an ApiError; the field it concerns comes from `error.details.field` (or `error.field`). */
+type ErrorFields = Static<typeof ErrorBody>['error'];
+
+/** An error answer as an ApiError: its code, its message and the field it names, as ErrorBody has them. */
 export async function readError(response: Response): Promise<ApiError> {
   const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
   try {
-    const body = (await response.json()) as {
-      error?: { code?: unknown; message?: unknown; field?: unknown; details?: { field?: unknown } };
-    };
-    const { code, message, field, details } = body.error ?? {};
-    const named = details?.field ?? field;
+    const body = (await response.json()) as { error?: { [K in keyof ErrorFields]?: unknown } };
+    const { code, message, field } = body.error ?? {};
     if (typeof code === 'string' && typeof message === 'string') {
-      return new ApiError(response.status, code, message, retryAfter, typeof named === 'string' ? named : null);
+      return new ApiError(response.status, code as ErrorCode, message, retryAfter, typeof field === 'string' ? field : null);
     }
   } catch {
     // Not JSON (a proxy's error page, say): fall through to a generic error.
@@ -51,44 +54,41 @@ function parseRetryAfter(value: string | null): number | null {
   const date = Date.parse(value);
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
-export type LinkField = 'url' | 'domain' | 'alias' | 'expiresAt' | 'title' | 'tags';
-export type DomainField = 'host' | Fallback;
-export type WebhookField = 'url' | 'events' | 'description';
 
-/** The form field an API error code is about, or null for an error of the whole form. */
-export function linkFieldOf(code: string): LinkField | null {
-  if (code.startsWith('URL_')) return 'url';
-  if (code === 'DOMAIN_UNKNOWN') return 'domain';
-  if (code.startsWith('ALIAS_')) return 'alias';
-  if (code.startsWith('EXPIRES_AT_')) return 'expiresAt';
-  if (code === 'TITLE_INVALID') return 'title';
-  if (code === 'TAGS_INVALID') return 'tags';
-  return null;
+// TODO(server): a link's own fields are not named yet: POST /links (core/link.ts checkLinkRequest, and DOMAIN_UNKNOWN
+// from domains/short-urls.ts) and PATCH /links/:code (links/manage-routes.ts checkChange) answer these codes without
+// `field`. Once they send it, this table goes and fieldOf reads `error.field` alone.
+const UNNAMED_FIELDS: Readonly<Record<string, string>> = {
+  URL_INVALID: 'url',
+  URL_NOT_ABSOLUTE: 'url',
+  URL_SCHEME_NOT_ALLOWED: 'url',
+  URL_TOO_LONG: 'url',
+  URL_CREDENTIALS_NOT_ALLOWED: 'url',
+  URL_CONTROL_CHARACTERS: 'url',
+  URL_SELF_REFERENCE: 'url',
+  URL_PRIVATE_ADDRESS: 'url',
+  URL_DOMAIN_BLOCKED: 'url',
+  URL_SHORTENER_NOT_ALLOWED: 'url',
+  ALIAS_INVALID: 'alias',
+  ALIAS_RESERVED: 'alias',
+  ALIAS_TAKEN: 'alias',
+  EXPIRES_AT_INVALID: 'expiresAt',
+  EXPIRES_AT_IN_PAST: 'expiresAt',
+  TITLE_INVALID: 'title',
+  TAGS_INVALID: 'tags',
+  DOMAIN_UNKNOWN: 'domain',
+} satisfies Partial<Record<ErrorCode, string>>;
+
+/** The request body's field an API error is about (`url`, `options.targets[1].url`…); null: the whole request's. */
+export function fieldOf(error: unknown): string | null {
+  if (!(error instanceof ApiError)) return null;
+  return error.field ?? UNNAMED_FIELDS[error.code] ?? null;
 }
 
-const FALLBACK_FIELDS: ReadonlySet<string> = new Set(FALLBACKS);
-
-/**
- * The domain form's field an API error is about: the host's own codes, or a fallback URL's code (the same codes
- * as a link's URL) on the field the error names, or on the only fallback `sent` if it names none; null for an
- * error of the whole form.
- */
-export function domainFieldOf(error: { code: string; field: string | null }, sent: readonly Fallback[]): DomainField | null {
-  if (error.code === 'DOMAIN_INVALID' || error.code === 'DOMAIN_TAKEN') return 'host';
-  if (!error.code.startsWith('URL_')) return null;
-  if (error.field !== null) return FALLBACK_FIELDS.has(error.field) ? (error.field as Fallback) : null;
-  return sent.length === 1 ? (sent[0] ?? null) : null;
-}
-
-const WEBHOOK_FIELDS: ReadonlySet<string> = new Set<WebhookField>(['url', 'events', 'description']);
-
-/** The webhook form's field an API error is about (the API names it; the code says it too), or null for the whole form. */
-export function webhookFieldOf(error: { code: string; field: string | null }): WebhookField | null {
-  if (error.field !== null) return WEBHOOK_FIELDS.has(error.field) ? (error.field as WebhookField) : null;
-  if (error.code.startsWith('URL_')) return 'url';
-  if (error.code === 'WEBHOOK_EVENTS_INVALID') return 'events';
-  if (error.code === 'WEBHOOK_DESCRIPTION_INVALID') return 'description';
-  return null;
+/** The field of a form's `fields` an API error is about; null when the form has no such field: an error of the whole form. */
+export function fieldIn<F extends string>(error: unknown, fields: readonly F[]): F | null {
+  const field = fieldOf(error);
+  return fields.find((f) => f === field) ?? null;
 }
 
 /** The message to show for any error thrown by an API call. */

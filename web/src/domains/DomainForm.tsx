@@ -1,9 +1,8 @@
 import { useState } from 'preact/hooks';
-import { urlsSent, type DomainFormValues } from './domains.ts';
-import { domainFieldOf, errorMessage, type DomainField } from '../api/errors.ts';
+import { domainFields, type DomainField, type DomainFormValues } from './domains.ts';
+import { errorMessage, fieldIn } from '../api/errors.ts';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { FormButtons } from '../shared/FormButtons.tsx';
-import { ApiError } from '../api/errors.ts';
 import type { Fallback } from './api.ts';
 
 /** The three fallbacks as people read them: in the form, and on each domain of the list. */
@@ -65,8 +64,8 @@ export function DomainForm({ mode, initial, submitLabel, busyLabel, onSubmit, on
       await onSubmit(values);
       if (mode === 'create') setValues(initial);
     } catch (error) {
-      const field = error instanceof ApiError ? domainFieldOf(error, urlsSent(initial, values)) : null;
-      if (field !== null && (field !== 'host' || mode === 'create')) {
+      const field = fieldIn(error, domainFields(mode));
+      if (field !== null) {
         setErrors({ [field]: errorMessage(error) });
         // Focus the field in error: its message is read with it (aria-describedby).
         requestAnimationFrame(() => document.getElementById(`${prefix}-${field}`)?.focus());

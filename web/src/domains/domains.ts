@@ -1,10 +1,13 @@
 // Short domains in the dashboard: which is the default one, and what the domain forms send the API.
-import { FALLBACKS, type Domain, type DomainFallbacks, type Fallback, type NewDomain } from './api.ts';
+import { FALLBACKS, type Domain, type DomainFallbacks, type NewDomain } from './api.ts';
 
 /** The default domain's host, or null while the domains are not known. */
 export function defaultHostOf(domains: readonly Domain[] | null): string | null {
   return domains?.find((d) => d.isDefault)?.host ?? null;
 }
+
+/** A field of the domain forms, as the API names it. */
+export type DomainField = keyof NewDomain;
 
 /** The domain fields as typed: '' is "none". */
 export interface DomainFormValues {
@@ -46,12 +49,9 @@ export function fallbackChanges(domain: Domain, values: DomainFormValues): Domai
   return changes;
 }
 
-/** The fallbacks a submission sends a URL for (filled in and changed): an error about a URL is about one of them. */
-export function urlsSent(initial: DomainFormValues, values: DomainFormValues): Fallback[] {
-  return FALLBACKS.filter((fallback) => {
-    const url = values[fallback].trim();
-    return url !== '' && url !== initial[fallback];
-  });
+/** The fields of the domain form an error may be about: the host only when adding (a domain's host never changes). */
+export function domainFields(mode: 'create' | 'edit'): DomainField[] {
+  return mode === 'create' ? ['host', ...FALLBACKS] : [...FALLBACKS];
 }
 
 /** Where a removed domain's links may go: any other domain of the workspace, in the API's order (default first). */

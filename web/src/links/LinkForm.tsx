@@ -1,12 +1,13 @@
 import { useRef, useState } from 'preact/hooks';
-import { linkFieldOf, errorMessage, type LinkField } from '../api/errors.ts';
+import { errorMessage, fieldIn, fieldOf } from '../api/errors.ts';
 import { DomainSelect } from '../domains/DomainSelect.tsx';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { FormButtons } from '../shared/FormButtons.tsx';
+import { listOf } from '../shared/lists.ts';
 import { NO_OPTIONS, optionsControlId, type OptionsDraft } from './options/draft.ts';
 import { LinkOptionsFields } from './options/LinkOptionsFields.tsx';
-import { ApiError } from '../api/errors.ts';
 import type { Domain } from '../domains/api.ts';
+import type { NewLink } from './api.ts';
 
 export interface LinkFormValues {
   url: string;
@@ -33,6 +34,10 @@ interface LinkFormProps {
   onSubmit: (values: LinkFormValues) => Promise<void>;
   onCancel?: () => void;
 }
+
+/** The fields of a link besides its options, as the API names them. */
+type LinkField = Exclude<keyof NewLink, 'options'>;
+const LINK_FIELDS = listOf<LinkField>()(['url', 'domain', 'alias', 'expiresAt', 'title', 'tags']);
 
 type FieldErrors = Partial<Record<LinkField, string>>;
 
@@ -64,14 +69,15 @@ export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, 
       await onSubmit(values);
     } catch (error) {
       // An error about an option names it (options.targets[1].url): shown on that control, whatever its code.
-      if (error instanceof ApiError && error.field?.startsWith('options') === true) {
-        const id = optionsControlId(prefix, error.field);
+      const named = fieldOf(error);
+      if (named?.startsWith('options') === true) {
+        const id = optionsControlId(prefix, named);
         setOptionErrors({ [id]: optionMessage(error) });
         requestAnimationFrame(() => form.current?.querySelector<HTMLElement>(`#${id}`)?.focus());
         return;
       }
-      const field = error instanceof ApiError ? linkFieldOf(error.code) : null;
-      if (field !== null && shows(field)) {
+      const field = fieldIn(error, LINK_FIELDS.filter(shows));
+      if (field !== null) {
         setErrors({ [field]: errorMessage(error) });
         // Focus the field in error: its message is read with it (aria-describedby).
         requestAnimationFrame(() => form.current?.querySelector<HTMLElement>(`#${prefix}-${field}`)?.focus());
@@ -161,7 +167,7 @@ export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, 
 }
 
 /** An option's error as shown on its control: without the API's name of the field, which the control's label says. */
-function optionMessage(error: ApiError): string {
+function optionMessage(error: unknown): string {
   const text = errorMessage(error).replace(/^options\.[\w.[\]]+\s+/, '');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

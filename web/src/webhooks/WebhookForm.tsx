@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { errorMessage, webhookFieldOf, type WebhookField } from '../api/errors.ts';
+import { errorMessage, fieldIn } from '../api/errors.ts';
 import { EVENT_TEXT, toggleEvent, type WebhookFormValues } from './webhooks.ts';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { FormButtons } from '../shared/FormButtons.tsx';
-import { ApiError } from '../api/errors.ts';
-import { WEBHOOK_EVENTS } from './api.ts';
+import { listOf } from '../shared/lists.ts';
+import { WEBHOOK_EVENTS, type NewWebhook } from './api.ts';
 
 interface WebhookFormProps {
   /** Adding one asks whether it starts enabled; editing leaves that to the endpoint's own button. */
@@ -18,6 +18,10 @@ interface WebhookFormProps {
   onSubmit: (values: WebhookFormValues) => Promise<void>;
   onCancel?: () => void;
 }
+
+/** The fields of an endpoint a person types or ticks, as the API names them. */
+type WebhookField = Exclude<keyof NewWebhook, 'enabled'>;
+const WEBHOOK_FIELDS = listOf<WebhookField>()(['url', 'events', 'description']);
 
 type FieldErrors = Partial<Record<WebhookField, string>>;
 
@@ -38,7 +42,7 @@ export function WebhookForm({ mode, prefix, initial, submitLabel, busyLabel, onS
       await onSubmit(values);
       if (mode === 'create') setValues(initial);
     } catch (error) {
-      const field = error instanceof ApiError ? webhookFieldOf(error) : null;
+      const field = fieldIn(error, WEBHOOK_FIELDS);
       if (field !== null) {
         setErrors({ [field]: errorMessage(error) });
         // Focus the control in error (the events' first box): its message is read with it (aria-describedby).
