@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Field } from '../shared/Field.tsx';
 import { Page } from '../shared/Page.tsx';
-import { errorMessage } from '../api/errors.ts';
-import { ApiError } from '../api/errors.ts';
+import { useFormSubmit } from '../shared/use-form-submit.ts';
+import { ApiError, errorMessage } from '../api/errors.ts';
 import type { ApiClient, Session } from '../api/client.ts';
 
 interface SignInPageProps {
@@ -15,32 +15,22 @@ interface SignInPageProps {
 /** Trades an API key for a session cookie. The key lives only in this field: never stored by the browser. */
 export function SignInPage({ api, message, onSignedIn }: SignInPageProps) {
   const [key, setKey] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const input = useRef<HTMLInputElement>(null);
 
   useEffect(() => input.current?.focus(), []);
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    if (busy) return;
-    if (key.trim() === '') {
-      setError('Enter your API key.');
-      input.current?.focus();
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      const session = await api.signIn(key.trim());
-      setKey('');
-      onSignedIn(session);
-    } catch (caught) {
-      setError(signInError(caught));
-      setBusy(false);
-      input.current?.focus();
-    }
+  const send = async () => {
+    const session = await api.signIn(key.trim());
+    setKey('');
+    onSignedIn(session);
   };
+  const { busy, errors, submit } = useFormSubmit<'key'>(send, {
+    check: () => (key.trim() === '' ? { key: 'Enter your API key.' } : null),
+    // The form's only field: every error is about the key.
+    placeOf: () => 'key',
+    controlOf: () => 'api-key',
+    messageOf: signInError,
+  });
 
   return (
     <div class="narrow">
@@ -50,12 +40,12 @@ export function SignInPage({ api, message, onSignedIn }: SignInPageProps) {
             {message}
           </p>
         )}
-        <form class="form" onSubmit={(event) => void submit(event)} noValidate>
+        <form class="form" onSubmit={submit} noValidate>
           <Field
             id="api-key"
             label="API key"
             hint="Your key starts with sk_. It is sent once to start a session and is not kept in this browser."
-            error={error}
+            error={errors.key}
             live
           >
             {(control) => (

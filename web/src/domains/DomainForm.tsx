@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { domainFields, type DomainField, type DomainFormValues } from './domains.ts';
-import { errorMessage, fieldIn } from '../api/errors.ts';
+import { fieldIn } from '../api/errors.ts';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { FormButtons } from '../shared/FormButtons.tsx';
+import { useFormSubmit } from '../shared/use-form-submit.ts';
 import type { Fallback } from './api.ts';
 
 /** The three fallbacks as people read them: in the form, and on each domain of the list. */
@@ -41,44 +42,24 @@ interface DomainFormProps {
   onCancel?: () => void;
 }
 
-type FieldErrors = Partial<Record<DomainField, string>>;
-
 /** A domain's host and its three fallback URLs, for adding a domain or changing its fallbacks. The API checks them. */
 export function DomainForm({ mode, initial, submitLabel, busyLabel, onSubmit, onCancel }: DomainFormProps) {
   const [values, setValues] = useState(initial);
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const prefix = `domain-${mode}`;
+  const send = async () => {
+    await onSubmit(values);
+    if (mode === 'create') setValues(initial);
+  };
+  const { busy, errors, formError, submit } = useFormSubmit<DomainField>(send, {
+    placeOf: (error) => fieldIn(error, domainFields(mode)),
+    controlOf: (field) => `${prefix}-${field}`,
+  });
 
   const set = (field: keyof DomainFormValues) => (event: { currentTarget: HTMLInputElement }) =>
     setValues({ ...values, [field]: event.currentTarget.value });
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    if (busy) return;
-    setBusy(true);
-    setErrors({});
-    setFormError(null);
-    try {
-      await onSubmit(values);
-      if (mode === 'create') setValues(initial);
-    } catch (error) {
-      const field = fieldIn(error, domainFields(mode));
-      if (field !== null) {
-        setErrors({ [field]: errorMessage(error) });
-        // Focus the field in error: its message is read with it (aria-describedby).
-        requestAnimationFrame(() => document.getElementById(`${prefix}-${field}`)?.focus());
-      } else {
-        setFormError(errorMessage(error));
-      }
-    } finally {
-      setBusy(false);
-    }
-  };
-
   return (
-    <form class="form" onSubmit={(event) => void submit(event)} noValidate>
+    <form class="form" onSubmit={submit} noValidate>
       {formError !== null && <ErrorMessage>{formError}</ErrorMessage>}
       {mode === 'create' && (
         <Field id={`${prefix}-host`} label="Host" hint="A name you own, such as go.example.com: no https://, no path." error={errors.host}>

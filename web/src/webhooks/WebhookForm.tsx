@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
-import { errorMessage, fieldIn } from '../api/errors.ts';
+import { fieldIn } from '../api/errors.ts';
 import { EVENT_TEXT, toggleEvent, type WebhookFormValues } from './webhooks.ts';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { FormButtons } from '../shared/FormButtons.tsx';
+import { useFormSubmit } from '../shared/use-form-submit.ts';
 import { listOf } from '../shared/lists.ts';
 import { WEBHOOK_EVENTS, type NewWebhook } from './api.ts';
 
@@ -23,42 +24,22 @@ interface WebhookFormProps {
 type WebhookField = Exclude<keyof NewWebhook, 'enabled'>;
 const WEBHOOK_FIELDS = listOf<WebhookField>()(['url', 'events', 'description']);
 
-type FieldErrors = Partial<Record<WebhookField, string>>;
-
 /** An endpoint's URL, description and events (and, when adding, whether it is enabled). The API checks them. */
 export function WebhookForm({ mode, prefix, initial, submitLabel, busyLabel, onSubmit, onCancel }: WebhookFormProps) {
   const [values, setValues] = useState(initial);
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    if (busy) return;
-    setBusy(true);
-    setErrors({});
-    setFormError(null);
-    try {
-      await onSubmit(values);
-      if (mode === 'create') setValues(initial);
-    } catch (error) {
-      const field = fieldIn(error, WEBHOOK_FIELDS);
-      if (field !== null) {
-        setErrors({ [field]: errorMessage(error) });
-        // Focus the control in error (the events' first box): its message is read with it (aria-describedby).
-        const target = field === 'events' ? `${prefix}-event-${WEBHOOK_EVENTS[0]}` : `${prefix}-${field}`;
-        requestAnimationFrame(() => document.getElementById(target)?.focus());
-      } else {
-        setFormError(errorMessage(error));
-      }
-    } finally {
-      setBusy(false);
-    }
+  const send = async () => {
+    await onSubmit(values);
+    if (mode === 'create') setValues(initial);
   };
+  const { busy, errors, formError, submit } = useFormSubmit<WebhookField>(send, {
+    placeOf: (error) => fieldIn(error, WEBHOOK_FIELDS),
+    // The events' first box stands for them.
+    controlOf: (field) => (field === 'events' ? `${prefix}-event-${WEBHOOK_EVENTS[0]}` : `${prefix}-${field}`),
+  });
 
   const eventsErrorId = `${prefix}-events-error`;
   return (
-    <form class="form" onSubmit={(event) => void submit(event)} noValidate>
+    <form class="form" onSubmit={submit} noValidate>
       {formError !== null && <ErrorMessage>{formError}</ErrorMessage>}
       <Field
         id={`${prefix}-url`}

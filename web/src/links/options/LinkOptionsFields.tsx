@@ -9,7 +9,7 @@ interface LinkOptionsFieldsProps {
   draft: OptionsDraft;
   onChange: (draft: OptionsDraft) => void;
   /** Errors by control id. */
-  errors: Readonly<Record<string, string>>;
+  errors: Readonly<Partial<Record<string, string>>>;
   /** Open from the start: a link that has options, or an error in them. */
   open: boolean;
 }
@@ -294,7 +294,7 @@ interface TextProps {
   value: string;
   type?: 'text' | 'url' | 'datetime-local' | 'password';
   inputMode?: 'numeric';
-  errors: Readonly<Record<string, string>>;
+  errors: Readonly<Partial<Record<string, string>>>;
   onInput: (value: string) => void;
 }
 
