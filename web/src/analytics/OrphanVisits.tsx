@@ -1,5 +1,8 @@
-import type { WorkspaceStats } from './api.ts';
-import { formatCount, plural } from '../shared/format.ts';
+import { plural } from '../shared/format.ts';
+import type { OrphanPath, WorkspaceStats } from './api.ts';
+import { CountsTable, type CountColumn } from './CountsTable.tsx';
+
+const VISITS: CountColumn<OrphanPath> = { label: 'Visits', of: (orphan) => orphan.visits };
 
 /** Requests for short URLs the workspace does not have (mistyped, deleted, guessed), and the most requested of them. */
 export function OrphanVisits({ orphans }: { orphans: WorkspaceStats['orphans'] }) {
@@ -10,37 +13,24 @@ export function OrphanVisits({ orphans }: { orphans: WorkspaceStats['orphans'] }
         domains.
       </p>
       {orphans.top.length > 0 && (
-        <div class="table-scroll">
-          <table class="top-table" aria-labelledby="orphans-heading">
-            <thead>
-              <tr>
-                <th scope="col">Missing path</th>
-                <th scope="col" class="numeric">
-                  Visits
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {orphans.top.map((orphan) => (
-                <tr
-                  key={orphan.other === true ? '\0other' : `${orphan.domain}/${orphan.path}`}
-                  class={orphan.other === true ? 'row-other' : undefined}
-                >
-                  <th scope="row">
-                    {orphan.other === true ? (
-                      'Other paths'
-                    ) : (
-                      <code class="break">
-                        {orphan.domain}/{orphan.path}
-                      </code>
-                    )}
-                  </th>
-                  <td class="numeric">{formatCount(orphan.visits)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CountsTable<OrphanPath>
+          class="top-table"
+          labelledBy="orphans-heading"
+          rows={orphans.top}
+          head="Missing path"
+          columns={[VISITS]}
+          keyOf={(orphan) => (orphan.other === true ? '\0other' : `${orphan.domain}/${orphan.path}`)}
+          rowClass={(orphan) => (orphan.other === true ? 'row-other' : undefined)}
+          label={(orphan) =>
+            orphan.other === true ? (
+              'Other paths'
+            ) : (
+              <code class="break">
+                {orphan.domain}/{orphan.path}
+              </code>
+            )
+          }
+        />
       )}
     </>
   );

@@ -1,7 +1,7 @@
 import { dimensionText, sharePercent, valueCode, valueLabel } from './analytics.ts';
-import { formatCount } from '../shared/format.ts';
-import { ShareBar } from './ShareBar.tsx';
 import type { Counts, Dimension, DimensionValue } from './api.ts';
+import { BOTS, CountsTable, PEOPLE, VISITORS } from './CountsTable.tsx';
+import { ShareBar } from './ShareBar.tsx';
 
 interface TopListProps {
   dimension: Dimension;
@@ -20,48 +20,34 @@ export function TopList({ dimension, values, total }: TopListProps) {
       {values.length === 0 ? (
         <p class="muted">None in this period.</p>
       ) : (
-        <div class="table-scroll">
-          <table class="top-table" aria-labelledby={headingId}>
-            <thead>
-              <tr>
-                <th scope="col">{column}</th>
-                <th scope="col" class="numeric">
-                  People
-                </th>
-                <th scope="col" class="numeric">
-                  Bots
-                </th>
-                <th scope="col" class="numeric">
-                  Visitors
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {values.map((row) => {
-                const code = valueCode(dimension, row);
-                return (
-                  <tr key={row.other === true ? '\0other' : row.value} class={row.other === true ? 'row-other' : undefined}>
-                    <th scope="row">
-                      <span class="top-value">
-                        {code !== null && (
-                          <span class="value-code" aria-hidden="true">
-                            {code}
-                          </span>
-                        )}
-                        {valueLabel(dimension, row)}
-                      </span>
-                      <ShareBar percent={sharePercent(row, total)} />
-                    </th>
-                    <td class="numeric">{formatCount(row.clicks)}</td>
-                    <td class="numeric">{formatCount(row.botClicks)}</td>
-                    <td class="numeric">{formatCount(row.visitors)}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <CountsTable<DimensionValue>
+          class="top-table"
+          labelledBy={headingId}
+          rows={values}
+          head={column}
+          columns={[PEOPLE, BOTS, VISITORS]}
+          keyOf={(row) => (row.other === true ? '\0other' : row.value)}
+          rowClass={(row) => (row.other === true ? 'row-other' : undefined)}
+          label={(row) => <ValueLabel dimension={dimension} row={row} total={total} />}
+        />
       )}
     </section>
+  );
+}
+
+function ValueLabel({ dimension, row, total }: { dimension: Dimension; row: DimensionValue; total: Counts }) {
+  const code = valueCode(dimension, row);
+  return (
+    <>
+      <span class="top-value">
+        {code !== null && (
+          <span class="value-code" aria-hidden="true">
+            {code}
+          </span>
+        )}
+        {valueLabel(dimension, row)}
+      </span>
+      <ShareBar percent={sharePercent(row, total)} />
+    </>
   );
 }
