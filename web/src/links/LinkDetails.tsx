@@ -1,5 +1,5 @@
 import { formatCount, formatDateTime } from '../shared/format.ts';
-import { describeOptions } from './options/draft.ts';
+import { describeOptions } from './options/describe.ts';
 import { CopyButton } from '../shared/CopyButton.tsx';
 import { Tags } from './Tags.tsx';
 import { StateBadge } from './StateBadge.tsx';

@@ -1,6 +1,6 @@
 // A link's options (README: Link options) as the create and edit forms hold them: text as typed,
 // turned into the API's shape when sent. The API checks every rule; an error it names by field
-// (`options.targets[1].when.country`) is shown on that field's control.
+// (`options.targets[1].when.country`) is shown on that field's control (control-ids.ts).
 
 import { fromDateTimeLocal, toDateTimeLocal } from '../../shared/format.ts';
 import type { LinkOptions, TargetCondition } from '../api.ts';
@@ -137,52 +137,4 @@ export function optionsOf(draft: OptionsDraft): LinkOptions | null {
   if (draft.password !== '') options.password = draft.password;
   else if (draft.hasPassword && !draft.removePassword) options.password = true;
   return Object.keys(options).length === 0 ? null : options;
-}
-
-/** What a summary line says of a link's options; '' for none. */
-export function describeOptions(options: LinkOptions | null): string {
-  if (options === null) return '';
-  const parts: string[] = [];
-  if (options.redirectStatus !== undefined && options.redirectStatus !== null) parts.push(`${options.redirectStatus} redirect`);
-  if (options.forwardQuery === true) parts.push('query forwarded');
-  if (options.forwardQuery === false) parts.push('query not forwarded');
-  const rules = options.targets?.length ?? 0;
-  if (rules > 0) parts.push(`${rules} targeting rule${rules === 1 ? '' : 's'}`);
-  if (options.split !== undefined && options.split !== null && options.split.length > 0)
-    parts.push(`A/B split ${options.split.map((v) => v.weight).join('/')}`);
-  if (options.preview !== undefined && options.preview !== null) parts.push('social preview');
-  if (options.password === true) parts.push('password');
-  if (typeof options.clickLimit === 'number') parts.push(`at most ${options.clickLimit.toLocaleString('en-US')} clicks`);
-  if (options.deepLink !== undefined && options.deepLink !== null)
-    parts.push(
-      `app links (${Object.keys(options.deepLink)
-        .map((p) => (p === 'ios' ? 'iOS' : 'Android'))
-        .join(', ')})`,
-    );
-  return parts.join(' · ');
-}
-
-/**
- * The id of the control an API error's field names (`options.targets[1].when.country` →
- * `<prefix>-opt-targets-1-country`); the section's own id for a field of the options as a whole.
- */
-export function optionsControlId(prefix: string, field: string): string {
-  const target = /^options\.targets\[(\d+)\](\.when)?(?:\.(\w+))?/.exec(field);
-  if (target !== null) {
-    const [, i, when, part] = target;
-    if (part === undefined) return `${prefix}-opt-targets-${i}-${when === undefined ? 'url' : 'device'}`;
-    return `${prefix}-opt-targets-${i}-${part === 'query' ? 'queryName' : part}`;
-  }
-  const variant = /^options\.split\[(\d+)\](?:\.(url|weight))?/.exec(field);
-  if (variant !== null) return `${prefix}-opt-split-${variant[1]}-${variant[2] ?? 'url'}`;
-  const preview = /^options\.preview(?:\.(title|description|image))?/.exec(field);
-  if (preview !== null) return `${prefix}-opt-preview-${preview[1] ?? 'title'}`;
-  if (field === 'options.password') return `${prefix}-opt-password`;
-  if (field === 'options.clickLimit') return `${prefix}-opt-limit`;
-  const app = /^options\.deepLink(?:\.(ios|android))?/.exec(field);
-  if (app !== null) return `${prefix}-opt-app-${app[1] ?? 'ios'}`;
-  if (field === 'options.forwardQuery') return `${prefix}-opt-forward`;
-  if (field === 'options.split') return `${prefix}-opt-split-0-weight`;
-  if (field === 'options.targets') return `${prefix}-opt-targets-0-url`;
-  return `${prefix}-opt-status`;
 }
