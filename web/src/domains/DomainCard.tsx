@@ -1,10 +1,10 @@
-import { useEffect, useRef } from 'preact/hooks';
 import { useApp } from '../auth/context.ts';
 import { domainFormValues, fallbackChanges, type DomainFormValues } from './domains.ts';
 import { plural } from '../shared/format.ts';
 import { filtersSearch, NO_FILTERS } from '../links/list-filters.ts';
 import { DomainForm, FALLBACK_TEXT } from './DomainForm.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
+import { useEditFocus } from '../shared/use-edit-focus.ts';
 import { updateDomain, type Domain } from './api.ts';
 
 interface DomainCardProps {
@@ -19,17 +19,8 @@ interface DomainCardProps {
 export function DomainCard({ domain, editing, onEdit, onEditDone, onRemove }: DomainCardProps) {
   const { api } = useApp();
   const announce = useAnnounce();
-  const card = useRef<HTMLLIElement>(null);
-  const editButton = useRef<HTMLButtonElement>(null);
-  const wasEditing = useRef(editing);
+  const { card, editButton } = useEditFocus<HTMLLIElement>(editing);
   const headingId = `domain-${domain.host}`;
-
-  // Into the form when it opens; back to its button when it closes.
-  useEffect(() => {
-    if (editing) card.current?.querySelector<HTMLElement>('input')?.focus();
-    else if (wasEditing.current) editButton.current?.focus();
-    wasEditing.current = editing;
-  }, [editing]);
 
   const save = async (values: DomainFormValues) => {
     const changes = fallbackChanges(domain, values);

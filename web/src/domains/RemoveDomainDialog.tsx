@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useApp } from '../auth/context.ts';
 import { moveTargets } from './domains.ts';
-import { errorMessage } from '../api/errors.ts';
+import { ApiError, errorMessage } from '../api/errors.ts';
 import { plural } from '../shared/format.ts';
+import { useAction } from '../shared/use-action.ts';
 import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
 import { Field } from '../shared/Field.tsx';
-import { ApiError } from '../api/errors.ts';
 import { deleteDomain, type Domain } from './api.ts';
 
 interface RemoveDomainDialogProps {
@@ -28,8 +28,7 @@ export function RemoveDomainDialog({ removing, domains, onRemoved, onCancel }: R
   /** Links found on it by the API although the list said none (made since it was read). */
   const [inUse, setInUse] = useState(false);
   const [targetError, setTargetError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction<'remove'>();
 
   // Each opening starts afresh, with the first other domain (the default one) as the links' new home.
   useEffect(() => {
@@ -41,33 +40,36 @@ export function RemoveDomainDialog({ removing, domains, onRemoved, onCancel }: R
 
   const moving = removing !== null && (removing.links > 0 || inUse);
 
-  const remove = async () => {
+  /** The API's refusals that are about the links' new home: shown on its field, which takes the focus. */
+  const refused = (removed: Domain, caught: unknown) => {
+    const code = caught instanceof ApiError ? caught.code : null;
+    if (code === 'DOMAIN_MOVE_CONFLICT') {
+      setTargetError(
+        `Some of its links have a code that ${target} has already. Move them to another domain, or first delete the links that share a code on one of the two.`,
+      );
+    } else if (code === 'DOMAIN_IN_USE') {
+      setInUse(true);
+      setTargetError(`Links use ${removed.host} now: choose the domain to move them to.`);
+    } else {
+      setError(errorMessage(caught));
+    }
+    if (code === 'DOMAIN_MOVE_CONFLICT' || code === 'DOMAIN_IN_USE') {
+      requestAnimationFrame(() => document.getElementById('move-links-to')?.focus());
+    }
+  };
+
+  const remove = () => {
     if (removing === null) return;
     const movedTo = moving ? target : null;
-    setBusy(true);
-    setError(null);
     setTargetError(null);
-    try {
-      await deleteDomain(api, removing.host, movedTo);
-      onRemoved(removing.host, movedTo);
-    } catch (caught) {
-      const code = caught instanceof ApiError ? caught.code : null;
-      if (code === 'DOMAIN_MOVE_CONFLICT') {
-        setTargetError(
-          `Some of its links have a code that ${target} has already. Move them to another domain, or first delete the links that share a code on one of the two.`,
-        );
-      } else if (code === 'DOMAIN_IN_USE') {
-        setInUse(true);
-        setTargetError(`Links use ${removing.host} now: choose the domain to move them to.`);
-      } else {
-        setError(errorMessage(caught));
-      }
-      if (code === 'DOMAIN_MOVE_CONFLICT' || code === 'DOMAIN_IN_USE') {
-        requestAnimationFrame(() => document.getElementById('move-links-to')?.focus());
-      }
-    } finally {
-      setBusy(false);
-    }
+    run(
+      'remove',
+      async () => {
+        await deleteDomain(api, removing.host, movedTo);
+        onRemoved(removing.host, movedTo);
+      },
+      (caught) => refused(removing, caught),
+    );
   };
 
   return (
@@ -75,9 +77,9 @@ export function RemoveDomainDialog({ removing, domains, onRemoved, onCancel }: R
       open={removing !== null}
       title="Remove this domain?"
       confirmLabel={moving ? 'Move links and remove' : 'Remove domain'}
-      busy={busy}
+      busy={busy !== null}
       error={error}
-      onConfirm={() => void remove()}
+      onConfirm={remove}
       onCancel={onCancel}
     >
       {removing !== null && (

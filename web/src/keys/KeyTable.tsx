@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
 import { useApp } from '../auth/context.ts';
-import { errorMessage } from '../api/errors.ts';
 import { CellLabel } from '../shared/CellLabel.tsx';
 import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
 import { DateText } from '../shared/DateText.tsx';
+import { StackTableHead } from '../shared/StackTableHead.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
+import { useAction } from '../shared/use-action.ts';
 import { revokeKey, type ApiKey } from './api.ts';
 
 /** The workspace's keys, each revocable (DELETE /keys/:id) after a confirmation. */
@@ -12,23 +13,16 @@ export function KeyTable({ keys, myId, onRevoked }: { keys: ApiKey[]; myId: numb
   const { api } = useApp();
   const announce = useAnnounce();
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction<'revoke'>();
 
-  const revoke = async () => {
+  const revoke = () => {
     if (revoking === null) return;
-    setBusy(true);
-    setError(null);
-    try {
+    run('revoke', async () => {
       await revokeKey(api, revoking.id);
       onRevoked(revoking.id);
       announce(`Key ${revoking.name} revoked`);
       setRevoking(null);
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   if (keys.length === 0) return <p>No keys yet.</p>;
@@ -37,25 +31,7 @@ export function KeyTable({ keys, myId, onRevoked }: { keys: ApiKey[]; myId: numb
       <div class="table-scroll">
         <table class="key-table stack-table" role="table">
           <caption class="visually-hidden">API keys</caption>
-          <thead role="rowgroup">
-            <tr role="row">
-              <th role="columnheader" scope="col">
-                Name
-              </th>
-              <th role="columnheader" scope="col">
-                Role
-              </th>
-              <th role="columnheader" scope="col">
-                Created
-              </th>
-              <th role="columnheader" scope="col">
-                Revoked
-              </th>
-              <th role="columnheader" scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <StackTableHead columns={['Name', 'Role', 'Created', 'Revoked']} actions />
           <tbody role="rowgroup">
             {keys.map((key) => (
               <tr key={key.id} role="row" class={key.revokedAt !== null ? 'row-revoked' : undefined}>
@@ -91,9 +67,9 @@ export function KeyTable({ keys, myId, onRevoked }: { keys: ApiKey[]; myId: numb
         open={revoking !== null}
         title="Revoke this key?"
         confirmLabel="Revoke key"
-        busy={busy}
+        busy={busy !== null}
         error={error}
-        onConfirm={() => void revoke()}
+        onConfirm={revoke}
         onCancel={() => {
           setRevoking(null);
           setError(null);

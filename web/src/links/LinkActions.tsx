@@ -1,10 +1,10 @@
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { useApp } from '../auth/context.ts';
-import { errorMessage } from '../api/errors.ts';
 import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
 import { ErrorMessage } from '../shared/Field.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
+import { useAction } from '../shared/use-action.ts';
 import { deleteLink, updateLink, type Link } from './api.ts';
 import type { LinkKey } from './link-key.ts';
 
@@ -19,47 +19,31 @@ export function LinkActions({ link, linkKey, onChange }: LinkActionsProps) {
   const { api } = useApp();
   const { route } = useLocation();
   const announce = useAnnounce();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
-  const [deleting, setDeleting] = useState(false);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const toggling = useAction<'toggle'>();
+  const deleting = useAction<'delete'>();
 
-  const toggle = async () => {
-    if (busy) return;
-    setBusy(true);
-    setError(null);
-    try {
+  const toggle = () =>
+    toggling.run('toggle', async () => {
       const updated = await updateLink(api, linkKey, { disabled: !link.disabled });
       onChange(updated);
       announce(updated.disabled ? 'Link disabled' : 'Link enabled');
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
-  const remove = async () => {
-    setDeleting(true);
-    setDeleteError(null);
-    try {
+  const remove = () =>
+    deleting.run('delete', async () => {
       await deleteLink(api, linkKey);
       announce(`Link ${link.code} deleted`);
       route('/app/links');
-    } catch (caught) {
-      setDeleteError(errorMessage(caught));
-      setDeleting(false);
-    }
-  };
+    });
 
   return (
     <section class="panel" aria-labelledby="actions-heading">
       <h2 id="actions-heading">Disable or delete</h2>
-      {error !== null && <ErrorMessage>{error}</ErrorMessage>}
+      {toggling.error !== null && <ErrorMessage>{toggling.error}</ErrorMessage>}
       <div class="action-row">
         <div>
-          <button type="button" onClick={() => void toggle()} aria-disabled={busy} aria-describedby="toggle-hint">
+          <button type="button" onClick={toggle} aria-disabled={toggling.busy !== null} aria-describedby="toggle-hint">
             {link.disabled ? 'Enable link' : 'Disable link'}
           </button>
           <p class="hint" id="toggle-hint">
@@ -79,12 +63,12 @@ export function LinkActions({ link, linkKey, onChange }: LinkActionsProps) {
         open={confirming}
         title="Delete this link?"
         confirmLabel="Delete link"
-        busy={deleting}
-        error={deleteError}
-        onConfirm={() => void remove()}
+        busy={deleting.busy !== null}
+        error={deleting.error}
+        onConfirm={remove}
         onCancel={() => {
           setConfirming(false);
-          setDeleteError(null);
+          deleting.setError(null);
         }}
       >
         <p>

@@ -2,6 +2,7 @@ import { formatCount } from '../shared/format.ts';
 import { CopyButton } from '../shared/CopyButton.tsx';
 import { CellLabel } from '../shared/CellLabel.tsx';
 import { DateText } from '../shared/DateText.tsx';
+import { StackTableHead } from '../shared/StackTableHead.tsx';
 import { StateBadge } from './StateBadge.tsx';
 import { Tags } from './Tags.tsx';
 import type { Link } from './api.ts';
@@ -23,28 +24,7 @@ export function LinkTable({ links, defaultHost, busy }: LinkTableProps) {
   return (
     <table class="link-table stack-table" role="table" aria-busy={busy}>
       <caption class="visually-hidden">Links</caption>
-      <thead role="rowgroup">
-        <tr role="row">
-          <th role="columnheader" scope="col">
-            Link
-          </th>
-          <th role="columnheader" scope="col">
-            Target
-          </th>
-          <th role="columnheader" scope="col">
-            Tags
-          </th>
-          <th role="columnheader" scope="col">
-            State
-          </th>
-          <th role="columnheader" scope="col" class="numeric">
-            Clicks
-          </th>
-          <th role="columnheader" scope="col">
-            Created
-          </th>
-        </tr>
-      </thead>
+      <StackTableHead columns={['Link', 'Target', 'Tags', 'State', 'Clicks', 'Created']} numeric={['Clicks']} />
       <tbody role="rowgroup">
         {links.map((link) => (
           <LinkRow key={`${link.domain}/${link.code}`} link={link} defaultHost={defaultHost} />

@@ -1,14 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useApp } from '../auth/context.ts';
 import { errorMessage, isAbort } from '../api/errors.ts';
-import { formatDateTime } from '../shared/format.ts';
-import { answerOf, canResend } from './webhooks.ts';
-import { CellLabel } from '../shared/CellLabel.tsx';
 import { ErrorMessage } from '../shared/Field.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
+import { DeliveryTable } from './DeliveryTable.tsx';
+import { DELIVERY_STATE_LABELS } from './webhooks.ts';
 import { DELIVERY_STATES, listDeliveries, resendDelivery, type Delivery, type DeliveryPage, type DeliveryState } from './api.ts';
-
-const STATE_LABELS: Record<DeliveryState, string> = { pending: 'Pending', sending: 'Sending', delivered: 'Delivered', dead: 'Dead' };
 
 /** While a shown delivery is still on its way, the log is read again: soon at first, then less and less often. */
 const FIRST_REFRESH_MS = 2000;
@@ -96,30 +93,16 @@ export function DeliveryLog({ webhookId, name, onChanged }: DeliveryLogProps) {
 
   return (
     <section class="delivery-log" id={prefix} aria-labelledby={`${prefix}-heading`}>
-      <div class="log-head">
-        <h4 id={`${prefix}-heading`}>Delivery log</h4>
-        <div class="log-controls">
-          <label for={`${prefix}-state`}>Show</label>
-          <select
-            id={`${prefix}-state`}
-            value={state ?? ''}
-            onChange={(event) => {
-              wait.current = FIRST_REFRESH_MS;
-              setState(event.currentTarget.value === '' ? null : (event.currentTarget.value as DeliveryState));
-            }}
-          >
-            <option value="">Every state</option>
-            {DELIVERY_STATES.map((s) => (
-              <option key={s} value={s}>
-                {STATE_LABELS[s]}
-              </option>
-            ))}
-          </select>
-          <button type="button" class="button-small" onClick={refresh}>
-            Refresh<span class="visually-hidden"> the delivery log of {name}</span>
-          </button>
-        </div>
-      </div>
+      <LogHead
+        prefix={prefix}
+        name={name}
+        state={state}
+        onState={(next) => {
+          wait.current = FIRST_REFRESH_MS;
+          setState(next);
+        }}
+        onRefresh={refresh}
+      />
       {error !== null && <ErrorMessage>{error}</ErrorMessage>}
       {log === null ? (
         error === null && <p class="loading">Loading deliveries…</p>
@@ -127,33 +110,7 @@ export function DeliveryLog({ webhookId, name, onChanged }: DeliveryLogProps) {
         <p class="muted">{state === null ? 'No deliveries yet: events are logged here as they are sent.' : `No ${state} deliveries.`}</p>
       ) : (
         <>
-          <div class="table-scroll">
-            <table class="delivery-table stack-table" role="table">
-              <caption class="visually-hidden">Deliveries to {name}, newest first</caption>
-              <thead role="rowgroup">
-                <tr role="row">
-                  {['Time', 'Event', 'State', 'Answer', 'Attempts', 'Last error'].map((column) => (
-                    <th key={column} role="columnheader" scope="col" class={column === 'Attempts' ? 'numeric' : undefined}>
-                      {column}
-                    </th>
-                  ))}
-                  <th role="columnheader" scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody role="rowgroup">
-                {log.deliveries.map((delivery) => (
-                  <DeliveryRow
-                    key={delivery.id}
-                    delivery={delivery}
-                    busy={resending === delivery.id}
-                    onResend={() => void resend(delivery)}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DeliveryTable deliveries={log.deliveries} name={name} resending={resending} onResend={(delivery) => void resend(delivery)} />
           {log.next !== null && (
             <div class="load-more">
               <button type="button" onClick={() => void loadMore()} aria-disabled={more}>
@@ -168,57 +125,38 @@ export function DeliveryLog({ webhookId, name, onChanged }: DeliveryLogProps) {
   );
 }
 
-function DeliveryRow({ delivery, busy, onResend }: { delivery: Delivery; busy: boolean; onResend: () => void }) {
-  const answer = answerOf(delivery);
+interface LogHeadProps {
+  prefix: string;
+  name: string;
+  /** The state shown; null: every state. */
+  state: DeliveryState | null;
+  onState: (state: DeliveryState | null) => void;
+  onRefresh: () => void;
+}
+
+/** The log's heading, its filter by state and its Refresh button. */
+function LogHead({ prefix, name, state, onState, onRefresh }: LogHeadProps) {
   return (
-    <tr role="row" class={`delivery delivery-${delivery.state}`}>
-      <th role="rowheader" scope="row">
-        <time dateTime={delivery.createdAt}>{formatDateTime(delivery.createdAt)}</time>
-      </th>
-      <td role="cell">
-        <CellLabel>Event</CellLabel>
-        <code>{delivery.type}</code>
-      </td>
-      <td role="cell">
-        <CellLabel>State</CellLabel>
-        <span>
-          <span class={`badge badge-${delivery.state}`}>{STATE_LABELS[delivery.state]}</span>
-          {delivery.state === 'pending' && delivery.nextAttemptAt !== null && (
-            <span class="hint next-try">
-              next try <time dateTime={delivery.nextAttemptAt}>{formatDateTime(delivery.nextAttemptAt)}</time>
-            </span>
-          )}
-        </span>
-      </td>
-      <td role="cell">
-        <CellLabel>Answer</CellLabel>
-        {answer === null ? (
-          <span class="muted">—</span>
-        ) : (
-          <span>
-            <span class="nowrap">{answer.status}</span> {answer.latency !== null && <span class="nowrap">{answer.latency}</span>}
-          </span>
-        )}
-      </td>
-      <td role="cell" class="numeric">
-        <CellLabel>Attempts</CellLabel>
-        {delivery.attempts}
-      </td>
-      <td role="cell" class="break">
-        <CellLabel>Last error</CellLabel>
-        {delivery.lastError === null ? <span class="muted">—</span> : <span class="last-error">{delivery.lastError}</span>}
-      </td>
-      <td role="cell">
-        {canResend(delivery) && (
-          <button type="button" class="button-small" onClick={onResend} aria-disabled={busy}>
-            {busy ? 'Resending…' : 'Resend'}
-            <span class="visually-hidden">
-              {' '}
-              {delivery.type} of {formatDateTime(delivery.createdAt)}
-            </span>
-          </button>
-        )}
-      </td>
-    </tr>
+    <div class="log-head">
+      <h4 id={`${prefix}-heading`}>Delivery log</h4>
+      <div class="log-controls">
+        <label for={`${prefix}-state`}>Show</label>
+        <select
+          id={`${prefix}-state`}
+          value={state ?? ''}
+          onChange={(event) => onState(event.currentTarget.value === '' ? null : (event.currentTarget.value as DeliveryState))}
+        >
+          <option value="">Every state</option>
+          {DELIVERY_STATES.map((s) => (
+            <option key={s} value={s}>
+              {DELIVERY_STATE_LABELS[s]}
+            </option>
+          ))}
+        </select>
+        <button type="button" class="button-small" onClick={onRefresh}>
+          Refresh<span class="visually-hidden"> the delivery log of {name}</span>
+        </button>
+      </div>
+    </div>
   );
 }

@@ -1,14 +1,14 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { useApp } from '../auth/context.ts';
-import { errorMessage } from '../api/errors.ts';
-import { formatCount, formatDateTime } from '../shared/format.ts';
-import { webhookChanges, webhookFormValues, type WebhookFormValues } from './webhooks.ts';
-import { DeliveryLog } from './DeliveryLog.tsx';
-import { ErrorMessage } from '../shared/Field.tsx';
-import { SecretValue } from '../shared/SecretValue.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
+import { useAction } from '../shared/use-action.ts';
+import { useEditFocus } from '../shared/use-edit-focus.ts';
+import { updateWebhook, type Webhook, type WebhookSecret } from './api.ts';
+import { DeliveryLog } from './DeliveryLog.tsx';
+import { WebhookActions } from './WebhookActions.tsx';
 import { WebhookForm } from './WebhookForm.tsx';
-import { getWebhookSecret, updateWebhook, type Webhook, type WebhookSecret } from './api.ts';
+import { WebhookSummary } from './WebhookSummary.tsx';
+import { webhookChanges, webhookFormValues, type WebhookFormValues } from './webhooks.ts';
 
 interface WebhookCardProps {
   webhook: Webhook;
@@ -28,21 +28,11 @@ interface WebhookCardProps {
 export function WebhookCard({ webhook, editing, secret, onEdit, onEditDone, onSecret, onRotate, onDelete, onChanged }: WebhookCardProps) {
   const { api } = useApp();
   const announce = useAnnounce();
-  const [busy, setBusy] = useState<'enabled' | 'secret' | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [logOpen, setLogOpen] = useState(false);
-  const card = useRef<HTMLLIElement>(null);
-  const editButton = useRef<HTMLButtonElement>(null);
-  const wasEditing = useRef(editing);
+  const { card, editButton } = useEditFocus<HTMLLIElement>(editing);
+  const action = useAction<'enabled' | 'secret'>();
   const id = `webhook-${webhook.id}`;
   const name = webhook.description === '' ? webhook.url : webhook.description;
-
-  // Into the form when it opens; back to its button when it closes.
-  useEffect(() => {
-    if (editing) card.current?.querySelector<HTMLElement>('input')?.focus();
-    else if (wasEditing.current) editButton.current?.focus();
-    wasEditing.current = editing;
-  }, [editing]);
 
   const save = async (values: WebhookFormValues) => {
     const changes = webhookChanges(webhook, values);
@@ -55,41 +45,6 @@ export function WebhookCard({ webhook, editing, secret, onEdit, onEditDone, onSe
     announce('Endpoint saved');
     onEditDone(true);
   };
-
-  const setEnabled = async (enabled: boolean) => {
-    if (busy !== null) return;
-    setBusy('enabled');
-    setError(null);
-    try {
-      await updateWebhook(api, webhook.id, { enabled });
-      announce(enabled ? 'Endpoint enabled: events are sent to it again' : 'Endpoint disabled: nothing new is sent to it');
-      onChanged();
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(null);
-    }
-  };
-
-  const reveal = async () => {
-    if (busy !== null) return;
-    if (secret !== null) {
-      onSecret(null);
-      return;
-    }
-    setBusy('secret');
-    setError(null);
-    try {
-      onSecret(await getWebhookSecret(api, webhook.id));
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(null);
-    }
-  };
-
-  const overlapUntil = secret?.previousSecretExpiresAt ?? webhook.previousSecretExpiresAt;
-  const overlapping = overlapUntil !== null && Date.parse(overlapUntil) > Date.now();
 
   return (
     <li class={webhook.enabled ? 'webhook' : 'webhook webhook-disabled'} ref={card} aria-labelledby={`${id}-url`}>
@@ -112,66 +67,19 @@ export function WebhookCard({ webhook, editing, secret, onEdit, onEditDone, onSe
         />
       ) : (
         <>
-          <dl class="details webhook-details">
-            <div>
-              <dt>Events</dt>
-              <dd>
-                <ul class="tags" aria-label="Events">
-                  {webhook.events.map((event) => (
-                    <li key={event} class="tag">
-                      {event}
-                    </li>
-                  ))}
-                </ul>
-              </dd>
-            </div>
-            <div>
-              <dt>Deliveries</dt>
-              <dd>
-                <span class="webhook-pending">{`${formatCount(webhook.pending)} waiting`}</span>
-                {', '}
-                <span class={webhook.dead > 0 ? 'webhook-dead has-dead' : 'webhook-dead'}>{`${formatCount(webhook.dead)} dead`}</span>
-              </dd>
-            </div>
-          </dl>
-          {error !== null && <ErrorMessage>{error}</ErrorMessage>}
-          {secret !== null && (
-            <div class="webhook-secret">
-              <p class="secret-label">Signing secret</p>
-              <SecretValue id={`${id}-secret`} secret={secret.secret} what={`the signing secret of ${name}`} />
-            </div>
-          )}
-          {overlapping && (
-            <p class="hint overlap">
-              Rotated: the previous secret also signs every request until {formatDateTime(overlapUntil)} (each request carries both
-              signatures). Switch your receiver to the new secret before then.
-            </p>
-          )}
-          <div class="button-row webhook-actions">
-            <button type="button" class="button-small" onClick={() => void setEnabled(!webhook.enabled)} aria-disabled={busy === 'enabled'}>
-              {webhook.enabled ? 'Disable' : 'Enable'}
-              <span class="visually-hidden"> {name}</span>
-            </button>
-            <button type="button" class="button-small" ref={editButton} onClick={onEdit}>
-              Edit<span class="visually-hidden"> {name}</span>
-            </button>
-            <button
-              type="button"
-              class="button-small"
-              onClick={() => void reveal()}
-              aria-disabled={busy === 'secret'}
-              aria-expanded={secret !== null}
-            >
-              {secret === null ? 'Reveal secret' : 'Hide secret'}
-              <span class="visually-hidden"> of {name}</span>
-            </button>
-            <button type="button" class="button-small" onClick={onRotate}>
-              Rotate secret<span class="visually-hidden"> of {name}</span>
-            </button>
-            <button type="button" class="button-small button-danger" onClick={onDelete}>
-              Delete<span class="visually-hidden"> {name}</span>
-            </button>
-          </div>
+          <WebhookSummary webhook={webhook} />
+          <WebhookActions
+            webhook={webhook}
+            name={name}
+            secret={secret}
+            editButton={editButton}
+            action={action}
+            onEdit={onEdit}
+            onSecret={onSecret}
+            onRotate={onRotate}
+            onDelete={onDelete}
+            onChanged={onChanged}
+          />
           <button
             type="button"
             class="log-toggle"

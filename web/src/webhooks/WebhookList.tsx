@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { useApp } from '../auth/context.ts';
-import { errorMessage } from '../api/errors.ts';
 import { formatDateTime } from '../shared/format.ts';
 import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
+import { useAction } from '../shared/use-action.ts';
 import { WebhookCard } from './WebhookCard.tsx';
 import { deleteWebhook, rotateWebhookSecret, type Webhook, type WebhookSecret } from './api.ts';
 
@@ -22,8 +22,7 @@ export function WebhookList({ webhooks, onChanged }: WebhookListProps) {
   const [editing, setEditing] = useState<number | null>(null);
   const [secrets, setSecrets] = useState<ReadonlyMap<number, WebhookSecret>>(new Map());
   const [confirming, setConfirming] = useState<Confirming>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useAction<'confirm'>();
 
   const setSecret = (id: number, secret: WebhookSecret | null) =>
     setSecrets((shown) => {
@@ -38,12 +37,10 @@ export function WebhookList({ webhooks, onChanged }: WebhookListProps) {
     setError(null);
   };
 
-  const confirm = async () => {
-    if (confirming === null || busy) return;
+  const confirm = () => {
+    if (confirming === null) return;
     const { action, webhook } = confirming;
-    setBusy(true);
-    setError(null);
-    try {
+    run('confirm', async () => {
       if (action === 'rotate') {
         const rotated = await rotateWebhookSecret(api, webhook.id);
         setSecret(webhook.id, rotated);
@@ -59,11 +56,7 @@ export function WebhookList({ webhooks, onChanged }: WebhookListProps) {
       }
       close();
       onChanged();
-    } catch (caught) {
-      setError(errorMessage(caught));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   if (webhooks.length === 0) return <p class="muted">No endpoints yet: add one under “Add an endpoint”.</p>;
@@ -92,9 +85,9 @@ export function WebhookList({ webhooks, onChanged }: WebhookListProps) {
         open={confirming?.action === 'rotate'}
         title="Rotate this secret?"
         confirmLabel="Rotate secret"
-        busy={busy}
+        busy={busy !== null}
         error={error}
-        onConfirm={() => void confirm()}
+        onConfirm={confirm}
         onCancel={close}
       >
         <p class="break">
@@ -107,9 +100,9 @@ export function WebhookList({ webhooks, onChanged }: WebhookListProps) {
         open={confirming?.action === 'delete'}
         title="Delete this endpoint?"
         confirmLabel="Delete endpoint"
-        busy={busy}
+        busy={busy !== null}
         error={error}
-        onConfirm={() => void confirm()}
+        onConfirm={confirm}
         onCancel={close}
       >
         <p class="break">

@@ -1,5 +1,13 @@
 // Webhook endpoints in the dashboard: what the endpoint forms send the API, and how a delivery reads.
-import { WEBHOOK_EVENTS, type Delivery, type Webhook, type WebhookEvent, type NewWebhook, type WebhookChanges } from './api.ts';
+import {
+  WEBHOOK_EVENTS,
+  type Delivery,
+  type DeliveryState,
+  type Webhook,
+  type WebhookEvent,
+  type NewWebhook,
+  type WebhookChanges,
+} from './api.ts';
 
 /** The fields as typed: the URL and description as text, the events as ticked. */
 export interface WebhookFormValues {
@@ -63,3 +71,10 @@ export function answerOf(delivery: Delivery): { status: string; latency: string 
     latency: delivery.latencyMs === null ? null : `in ${delivery.latencyMs} ms`,
   };
 }
+
+export const DELIVERY_STATE_LABELS: Readonly<Record<DeliveryState, string>> = {
+  pending: 'Pending',
+  sending: 'Sending',
+  delivered: 'Delivered',
+  dead: 'Dead',
+};
