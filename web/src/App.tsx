@@ -96,15 +96,7 @@ function Shell() {
   if (auth.status === 'loading') {
     content = <LoadingPage />;
   } else if (auth.status === 'unreachable') {
-    content = (
-      <div class="message message-error" role="alert">
-        <h1 tabIndex={-1}>The service cannot be reached</h1>
-        <p>{auth.message}</p>
-        <button type="button" onClick={loadSession}>
-          Try again
-        </button>
-      </div>
-    );
+    content = <Unreachable message={auth.message} onRetry={loadSession} />;
   } else if (auth.status === 'signed-out' || context === null) {
     content = onSignInPage ? (
       <SignInPage
@@ -118,19 +110,7 @@ function Shell() {
   } else {
     content = (
       <AppContext.Provider value={context}>
-        <Router onRouteChange={focusHeading}>
-          <Route path="/app" component={LinksPage} />
-          <Route path="/app/links" component={LinksPage} />
-          <Route path="/app/links/new" component={NewLinkPage} />
-          <Route path="/app/links/:code" component={LinkPage} />
-          <Route path="/app/analytics" component={AnalyticsPage} />
-          <Route path="/app/import" component={ImportPage} />
-          <Route path="/app/keys" component={KeysPage} />
-          <Route path="/app/domains" component={DomainsPage} />
-          <Route path="/app/webhooks" component={WebhooksPage} />
-          <Route path={SIGN_IN} component={LoadingPage} />
-          <Route default component={NotFoundPage} />
-        </Router>
+        <Pages />
       </AppContext.Provider>
     );
   }
@@ -153,6 +133,37 @@ function Shell() {
         {content}
       </main>
     </>
+  );
+}
+
+/** The pages of a signed-in person. */
+function Pages() {
+  return (
+    <Router onRouteChange={focusHeading}>
+      <Route path="/app" component={LinksPage} />
+      <Route path="/app/links" component={LinksPage} />
+      <Route path="/app/links/new" component={NewLinkPage} />
+      <Route path="/app/links/:code" component={LinkPage} />
+      <Route path="/app/analytics" component={AnalyticsPage} />
+      <Route path="/app/import" component={ImportPage} />
+      <Route path="/app/keys" component={KeysPage} />
+      <Route path="/app/domains" component={DomainsPage} />
+      <Route path="/app/webhooks" component={WebhooksPage} />
+      <Route path={SIGN_IN} component={LoadingPage} />
+      <Route default component={NotFoundPage} />
+    </Router>
+  );
+}
+
+function Unreachable({ message, onRetry }: { message: string; onRetry: () => void }) {
+  return (
+    <div class="message message-error" role="alert">
+      <h1 tabIndex={-1}>The service cannot be reached</h1>
+      <p>{message}</p>
+      <button type="button" onClick={onRetry}>
+        Try again
+      </button>
+    </div>
   );
 }
 

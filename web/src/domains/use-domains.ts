@@ -1,6 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
 import { useApp } from '../auth/context.ts';
-import { errorMessage, isAbort } from '../api/errors.ts';
+import { useLoad } from '../shared/use-load.ts';
 import { listDomains, type Domain } from './api.ts';
 
 export interface DomainsState {
@@ -14,18 +13,6 @@ export interface DomainsState {
 /** The workspace's domains (GET /domains), read once per page that shows them. */
 export function useDomains(): DomainsState {
   const { api } = useApp();
-  const [domains, setDomains] = useState<Domain[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [attempt, setAttempt] = useState(0);
-
-  useEffect(() => {
-    const abort = new AbortController();
-    setError(null);
-    listDomains(api, abort.signal).then(setDomains, (caught: unknown) => {
-      if (!isAbort(caught)) setError(errorMessage(caught));
-    });
-    return () => abort.abort();
-  }, [api, attempt]);
-
-  return { domains, error, reload: () => setAttempt((n) => n + 1) };
+  const { data, error, retry } = useLoad((signal) => listDomains(api, signal), 'domains');
+  return { domains: data, error, reload: retry };
 }

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { LINK_STATES, STATE_LABELS } from './link-states.ts';
+import { isLinkState, LINK_STATES, STATE_LABELS } from './link-states.ts';
 import { MAX_SEARCH, MIN_SEARCH, NO_FILTERS, hasFilters, type Filters } from './list-filters.ts';
 import type { Domain } from '../domains/api.ts';
 import type { TagCount } from './api.ts';
@@ -70,70 +70,48 @@ export function LinkFilters({ filters, domains, tags, myName, onChange }: LinkFi
         </p>
       </div>
       {showDomains && (
-        <div class="field">
-          <label for="filter-domain">Domain</label>
-          <select
-            id="filter-domain"
-            value={filters.domain}
-            onChange={(event) => onChange({ ...filters, domain: event.currentTarget.value }, false)}
-          >
-            <option value="">Any domain</option>
-            {hosts.map((host) => (
-              <option key={host} value={host}>
-                {host}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect
+          id="filter-domain"
+          label="Domain"
+          value={filters.domain}
+          options={[['', 'Any domain'], ...hosts.map((host) => [host, host] as const)]}
+          onChange={(domain) => onChange({ ...filters, domain }, false)}
+        />
       )}
-      <div class="field">
-        <label for="filter-tag">Tag</label>
-        <select id="filter-tag" value={filters.tag} onChange={(event) => onChange({ ...filters, tag: event.currentTarget.value }, false)}>
-          <option value="">Any tag</option>
-          {tagOptions.map((t) => (
-            <option key={t.tag} value={t.tag}>
-              {t.tag} ({t.links})
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="field">
-        <label for="filter-state">State</label>
-        <select
-          id="filter-state"
-          value={filters.state}
-          onChange={(event) => onChange({ ...filters, state: event.currentTarget.value as Filters['state'] }, false)}
-        >
-          <option value="">Any state</option>
-          {LINK_STATES.map((state) => (
-            <option key={state} value={state}>
-              {STATE_LABELS[state]}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="field">
-        <label for="filter-creator">Created by</label>
-        <select
-          id="filter-creator"
-          value={filters.creator}
-          onChange={(event) => onChange({ ...filters, creator: event.currentTarget.value === 'me' ? 'me' : '' }, false)}
-        >
-          <option value="">Anyone</option>
-          <option value="me">Me ({myName})</option>
-        </select>
-      </div>
-      <div class="field">
-        <label for="filter-sort">Sort by</label>
-        <select
-          id="filter-sort"
-          value={filters.sort}
-          onChange={(event) => onChange({ ...filters, sort: event.currentTarget.value === 'clicks' ? 'clicks' : 'created' }, false)}
-        >
-          <option value="created">Newest</option>
-          <option value="clicks">Most clicked</option>
-        </select>
-      </div>
+      <FilterSelect
+        id="filter-tag"
+        label="Tag"
+        value={filters.tag}
+        options={[['', 'Any tag'], ...tagOptions.map((t) => [t.tag, `${t.tag} (${t.links})`] as const)]}
+        onChange={(tag) => onChange({ ...filters, tag }, false)}
+      />
+      <FilterSelect
+        id="filter-state"
+        label="State"
+        value={filters.state}
+        options={[['', 'Any state'], ...LINK_STATES.map((state) => [state, STATE_LABELS[state]] as const)]}
+        onChange={(state) => onChange({ ...filters, state: isLinkState(state) ? state : '' }, false)}
+      />
+      <FilterSelect
+        id="filter-creator"
+        label="Created by"
+        value={filters.creator}
+        options={[
+          ['', 'Anyone'],
+          ['me', `Me (${myName})`],
+        ]}
+        onChange={(creator) => onChange({ ...filters, creator: creator === 'me' ? 'me' : '' }, false)}
+      />
+      <FilterSelect
+        id="filter-sort"
+        label="Sort by"
+        value={filters.sort}
+        options={[
+          ['created', 'Newest'],
+          ['clicks', 'Most clicked'],
+        ]}
+        onChange={(sort) => onChange({ ...filters, sort: sort === 'clicks' ? 'clicks' : 'created' }, false)}
+      />
       {hasFilters(filters) && (
         <div class="filter-clear">
           <button type="button" class="button-link" onClick={() => onChange({ ...NO_FILTERS, sort: filters.sort }, false)}>
@@ -142,5 +120,30 @@ export function LinkFilters({ filters, domains, tags, myName, onChange }: LinkFi
         </div>
       )}
     </form>
+  );
+}
+
+interface FilterSelectProps {
+  id: string;
+  label: string;
+  value: string;
+  /** Each option's value and text. */
+  options: readonly (readonly [string, string])[];
+  onChange: (value: string) => void;
+}
+
+/** One filter of the list, or its order: a labelled select that applies at once. */
+function FilterSelect({ id, label, value, options, onChange }: FilterSelectProps) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} value={value} onChange={(event) => onChange(event.currentTarget.value)}>
+        {options.map(([option, text]) => (
+          <option key={option} value={option}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }

@@ -29,12 +29,9 @@ export function QrPanel({ link, linkKey }: { link: Link; linkKey: LinkKey }) {
   // The preview is shown at 256 px whatever the size chosen: only the margin and the level change it.
   const preview = qrUrl(linkKey, { format: 'svg', ...options, size: 256 });
 
-  const setNumber = (field: 'size' | 'margin', min: number, max: number) => (event: { currentTarget: HTMLInputElement }) => {
-    const value = Number(event.currentTarget.value);
-    if (Number.isInteger(value) && value >= min && value <= max) {
-      setFailed(false);
-      setOptions({ ...options, [field]: value });
-    }
+  const set = (change: Partial<QrOptions>) => {
+    setFailed(false);
+    setOptions({ ...options, ...change });
   };
 
   return (
@@ -52,47 +49,28 @@ export function QrPanel({ link, linkKey }: { link: Link; linkKey: LinkKey }) {
             )}
           </div>
           <div class="qr-controls">
-            <div class="field">
-              <label for="qr-size">Size in pixels</label>
-              <input
-                id="qr-size"
-                type="number"
-                min={64}
-                max={2048}
-                step={16}
-                value={options.size}
-                aria-describedby="qr-size-hint"
-                onChange={setNumber('size', 64, 2048)}
-              />
-              <p class="hint" id="qr-size-hint">
-                64 to 2048.
-              </p>
-            </div>
-            <div class="field">
-              <label for="qr-margin">Margin in modules</label>
-              <input
-                id="qr-margin"
-                type="number"
-                min={0}
-                max={16}
-                value={options.margin}
-                aria-describedby="qr-margin-hint"
-                onChange={setNumber('margin', 0, 16)}
-              />
-              <p class="hint" id="qr-margin-hint">
-                0 to 16; 4 is the quiet zone scanners expect.
-              </p>
-            </div>
+            <NumberField
+              id="qr-size"
+              label="Size in pixels"
+              hint="64 to 2048."
+              min={64}
+              max={2048}
+              step={16}
+              value={options.size}
+              onChange={(size) => set({ size })}
+            />
+            <NumberField
+              id="qr-margin"
+              label="Margin in modules"
+              hint="0 to 16; 4 is the quiet zone scanners expect."
+              min={0}
+              max={16}
+              value={options.margin}
+              onChange={(margin) => set({ margin })}
+            />
             <div class="field">
               <label for="qr-level">Error correction</label>
-              <select
-                id="qr-level"
-                value={options.level}
-                onChange={(event) => {
-                  setFailed(false);
-                  setOptions({ ...options, level: event.currentTarget.value as QrLevel });
-                }}
-              >
+              <select id="qr-level" value={options.level} onChange={(event) => set({ level: event.currentTarget.value as QrLevel })}>
                 {LEVELS.map((level) => (
                   <option key={level} value={level}>
                     {LEVEL_LABELS[level]}
@@ -112,5 +90,41 @@ export function QrPanel({ link, linkKey }: { link: Link; linkKey: LinkKey }) {
         </div>
       )}
     </section>
+  );
+}
+
+interface NumberFieldProps {
+  id: string;
+  label: string;
+  hint: string;
+  min: number;
+  max: number;
+  step?: number;
+  value: number;
+  /** Called with a whole number from `min` to `max` only: anything else typed is left in the field and not used. */
+  onChange: (value: number) => void;
+}
+
+function NumberField({ id, label, hint, min, max, step, value, onChange }: NumberFieldProps) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        type="number"
+        min={min}
+        max={max}
+        step={step}
+        value={value}
+        aria-describedby={`${id}-hint`}
+        onChange={(event) => {
+          const typed = Number(event.currentTarget.value);
+          if (Number.isInteger(typed) && typed >= min && typed <= max) onChange(typed);
+        }}
+      />
+      <p class="hint" id={`${id}-hint`}>
+        {hint}
+      </p>
+    </div>
   );
 }
