@@ -1,6 +1,7 @@
-// The dashboard's pure helpers for short domains (web/src/domains/domains.ts and the domain parts of api/errors.ts,
-// api/client.ts and links/list-filters.ts): which link a page and a request name, what the domain forms send, and
-// which field an API error belongs to. test/dashboard/dashboard-domains.test.ts sees them at work in a browser.
+// The dashboard's pure helpers for short domains (web/src/domains/domains.ts and the domain parts of
+// api/errors.ts, links/link-key.ts, links/api.ts and links/list-filters.ts): which link a page and a request
+// name, what the domain forms send, and which field an API error belongs to.
+// test/dashboard/dashboard-domains.test.ts sees them at work in a browser.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

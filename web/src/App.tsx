@@ -1,21 +1,21 @@
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import { Header } from './shared/Header.tsx';
-import { StatusProvider, useAnnounce } from './shared/Status.tsx';
-import { AppContext, type AppContextValue } from './auth/context.ts';
-import { errorMessage } from './api/errors.ts';
 import { AnalyticsPage } from './analytics/AnalyticsPage.tsx';
+import { ApiClient, type Session } from './api/client.ts';
+import { errorMessage } from './api/errors.ts';
+import { ApiError } from './api/errors.ts';
+import { AppContext, type AppContextValue } from './auth/context.ts';
+import { SignInPage } from './auth/SignInPage.tsx';
 import { DomainsPage } from './domains/DomainsPage.tsx';
 import { ImportPage } from './import/ImportPage.tsx';
 import { KeysPage } from './keys/KeysPage.tsx';
 import { LinkPage } from './links/LinkPage.tsx';
 import { LinksPage } from './links/LinksPage.tsx';
 import { NewLinkPage } from './links/NewLinkPage.tsx';
+import { Header } from './shared/Header.tsx';
 import { NotFoundPage } from './shared/NotFoundPage.tsx';
-import { SignInPage } from './auth/SignInPage.tsx';
+import { StatusProvider, useAnnounce } from './shared/Status.tsx';
 import { WebhooksPage } from './webhooks/WebhooksPage.tsx';
-import { ApiClient, type Session } from './api/client.ts';
-import { ApiError } from './api/errors.ts';
 
 const SIGN_IN = '/app/sign-in';
 

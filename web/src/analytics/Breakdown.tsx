@@ -1,5 +1,5 @@
-import type { Breakdown as BreakdownData, Counts } from './api.ts';
 import { shownDimensions } from './analytics.ts';
+import type { Breakdown as BreakdownData, Counts } from './api.ts';
 import { TopList } from './TopList.tsx';
 
 /** A period's clicks by each dimension the operator has on: where they came from, on what, from which source. */

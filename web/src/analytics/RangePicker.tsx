@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { lastDays, type DayRange } from './analytics.ts';
 import { isDay } from '../shared/format.ts';
+import { lastDays, type DayRange } from './analytics.ts';
 
 type Preset = '7' | '30' | '90' | 'custom';
 

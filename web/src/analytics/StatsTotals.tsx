@@ -1,5 +1,5 @@
-import { formatError } from './analytics.ts';
 import { formatCount, formatDay } from '../shared/format.ts';
+import { formatError } from './analytics.ts';
 import type { RangeStats } from './api.ts';
 
 /** A period's totals in one line: clicks by people and by bots, and the estimated number of people behind them. */

@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ApiClient, Session } from '../api/client.ts';
+import { ApiError, errorMessage } from '../api/errors.ts';
 import { Field } from '../shared/Field.tsx';
 import { Page } from '../shared/Page.tsx';
 import { useFormSubmit } from '../shared/use-form-submit.ts';
-import { ApiError, errorMessage } from '../api/errors.ts';
-import type { ApiClient, Session } from '../api/client.ts';
 
 interface SignInPageProps {
   api: ApiClient;

@@ -1,11 +1,11 @@
 import { useApp } from '../auth/context.ts';
-import { domainFormValues, fallbackChanges, type DomainFormValues } from './domains.ts';
-import { plural } from '../shared/format.ts';
 import { filtersSearch, NO_FILTERS } from '../links/list-filters.ts';
-import { DomainForm, FALLBACK_TEXT } from './DomainForm.tsx';
+import { plural } from '../shared/format.ts';
 import { useAnnounce } from '../shared/Status.tsx';
 import { useEditFocus } from '../shared/use-edit-focus.ts';
 import { updateDomain, type Domain } from './api.ts';
+import { DomainForm, FALLBACK_TEXT } from './DomainForm.tsx';
+import { domainFormValues, fallbackChanges, type DomainFormValues } from './domains.ts';
 
 interface DomainCardProps {
   domain: Domain;

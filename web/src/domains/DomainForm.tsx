@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
-import { domainFields, type DomainField, type DomainFormValues } from './domains.ts';
 import { fieldIn } from '../api/errors.ts';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { FormButtons } from '../shared/FormButtons.tsx';
 import { useFormSubmit } from '../shared/use-form-submit.ts';
 import type { Fallback } from './api.ts';
+import { domainFields, type DomainField, type DomainFormValues } from './domains.ts';
 
 /** The three fallbacks as people read them: in the form, and on each domain of the list. */
 export const FALLBACK_TEXT: readonly { field: Fallback; label: string; name: string; hint: string; none: string }[] = [

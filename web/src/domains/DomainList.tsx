@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { plural } from '../shared/format.ts';
-import { DomainCard } from './DomainCard.tsx';
-import { RemoveDomainDialog } from './RemoveDomainDialog.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
 import type { Domain } from './api.ts';
+import { DomainCard } from './DomainCard.tsx';
+import { RemoveDomainDialog } from './RemoveDomainDialog.tsx';
 
 interface DomainListProps {
   domains: readonly Domain[];

@@ -1,12 +1,12 @@
-import { DomainForm } from './DomainForm.tsx';
-import { DomainList } from './DomainList.tsx';
+import { permissions, useApp } from '../auth/context.ts';
 import { ErrorMessage } from '../shared/Field.tsx';
 import { Page } from '../shared/Page.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
-import { permissions, useApp } from '../auth/context.ts';
+import { createDomain } from './api.ts';
+import { DomainForm } from './DomainForm.tsx';
+import { DomainList } from './DomainList.tsx';
 import { NO_DOMAIN_VALUES, newDomain, type DomainFormValues } from './domains.ts';
 import { useDomains } from './use-domains.ts';
-import { createDomain } from './api.ts';
 
 /** The workspace's short domains (admins only): what to set up first, add one, its fallbacks, remove it. */
 export function DomainsPage() {

@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { useApp } from '../auth/context.ts';
-import { moveTargets } from './domains.ts';
 import { ApiError, errorMessage } from '../api/errors.ts';
-import { plural } from '../shared/format.ts';
-import { useAction } from '../shared/use-action.ts';
+import { useApp } from '../auth/context.ts';
 import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
 import { Field } from '../shared/Field.tsx';
+import { plural } from '../shared/format.ts';
+import { useAction } from '../shared/use-action.ts';
 import { deleteDomain, type Domain } from './api.ts';
+import { moveTargets } from './domains.ts';
 
 interface RemoveDomainDialogProps {
   /** The domain to remove; null: the dialog is closed. */

@@ -1,6 +1,6 @@
+import { linkHref } from '../links/link-key.ts';
 import { formatCount } from '../shared/format.ts';
 import type { ImportReport, ImportRow } from './api.ts';
-import { linkHref } from '../links/link-key.ts';
 
 const STATUS_LABELS: Readonly<Record<ImportRow['status'], string>> = { created: 'Created', existing: 'Already there', failed: 'Failed' };
 

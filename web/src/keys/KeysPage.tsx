@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
+import { errorMessage, isAbort } from '../api/errors.ts';
+import { permissions, useApp } from '../auth/context.ts';
 import { ErrorMessage } from '../shared/Field.tsx';
+import { Page } from '../shared/Page.tsx';
+import { listKeys, type ApiKey, type CreatedKey } from './api.ts';
 import { KeyTable } from './KeyTable.tsx';
 import { NewKeyForm } from './NewKeyForm.tsx';
 import { NewSecret } from './NewSecret.tsx';
-import { Page } from '../shared/Page.tsx';
-import { permissions, useApp } from '../auth/context.ts';
-import { errorMessage, isAbort } from '../api/errors.ts';
-import { listKeys, type ApiKey, type CreatedKey } from './api.ts';
 
 /** The workspace's API keys (admins only): list, create (the secret shown once) and revoke. */
 export function KeysPage() {

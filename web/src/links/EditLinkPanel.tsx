@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useApp } from '../auth/context.ts';
 import { fromDateTimeLocal, parseTags, toDateTimeLocal } from '../shared/format.ts';
-import { draftOf, optionsOf } from './options/draft.ts';
-import { LinkForm, type LinkFormValues } from './LinkForm.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
 import { updateLink, type Link, type LinkChanges } from './api.ts';
 import type { LinkKey } from './link-key.ts';
+import { LinkForm, type LinkFormValues } from './LinkForm.tsx';
+import { draftOf, optionsOf } from './options/draft.ts';
 
 /** Edits a link's target, expiry, title and tags (PATCH /links/:code), behind an "Edit link" button. */
 export function EditLinkPanel({ link, linkKey, onChange }: { link: Link; linkKey: LinkKey; onChange: (link: Link) => void }) {

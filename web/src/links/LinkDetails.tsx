@@ -1,9 +1,9 @@
-import { formatCount, formatDateTime } from '../shared/format.ts';
-import { describeOptions } from './options/describe.ts';
 import { CopyButton } from '../shared/CopyButton.tsx';
-import { Tags } from './Tags.tsx';
-import { StateBadge } from './StateBadge.tsx';
+import { formatCount, formatDateTime } from '../shared/format.ts';
 import type { Link } from './api.ts';
+import { describeOptions } from './options/describe.ts';
+import { StateBadge } from './StateBadge.tsx';
+import { Tags } from './Tags.tsx';
 
 /** What a link is: its addresses, title, tags, state, dates and creator. */
 export function LinkDetails({ link }: { link: Link }) {

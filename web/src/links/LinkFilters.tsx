@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { isLinkState, LINK_STATES, STATE_LABELS } from './link-states.ts';
-import { MAX_SEARCH, MIN_SEARCH, NO_FILTERS, hasFilters, type Filters } from './list-filters.ts';
 import type { Domain } from '../domains/api.ts';
 import type { TagCount } from './api.ts';
+import { isLinkState, LINK_STATES, STATE_LABELS } from './link-states.ts';
+import { MAX_SEARCH, MIN_SEARCH, NO_FILTERS, hasFilters, type Filters } from './list-filters.ts';
 
 interface LinkFiltersProps {
   filters: Filters;

@@ -1,15 +1,15 @@
 import { useState } from 'preact/hooks';
 import { errorMessage, fieldIn, fieldOf } from '../api/errors.ts';
+import type { Domain } from '../domains/api.ts';
 import { DomainSelect } from '../domains/DomainSelect.tsx';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { FormButtons } from '../shared/FormButtons.tsx';
 import { listOf } from '../shared/lists.ts';
 import { useFormSubmit } from '../shared/use-form-submit.ts';
+import type { NewLink } from './api.ts';
 import { optionsControlId } from './options/control-ids.ts';
 import { NO_OPTIONS, type OptionsDraft } from './options/draft.ts';
 import { LinkOptionsFields } from './options/LinkOptionsFields.tsx';
-import type { Domain } from '../domains/api.ts';
-import type { NewLink } from './api.ts';
 
 export interface LinkFormValues {
   url: string;

@@ -1,17 +1,17 @@
 import { useRoute } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
 import { ClicksPanel } from '../analytics/ClicksPanel.tsx';
-import { EditLinkPanel } from './EditLinkPanel.tsx';
-import { ErrorMessage } from '../shared/Field.tsx';
-import { LinkActions } from './LinkActions.tsx';
-import { LinkDetails } from './LinkDetails.tsx';
-import { Page } from '../shared/Page.tsx';
-import { QrPanel } from './QrPanel.tsx';
-import { permissions, useApp } from '../auth/context.ts';
 import { errorMessage, isAbort } from '../api/errors.ts';
 import { ApiError } from '../api/errors.ts';
+import { permissions, useApp } from '../auth/context.ts';
+import { ErrorMessage } from '../shared/Field.tsx';
+import { Page } from '../shared/Page.tsx';
 import { getLink, type Link } from './api.ts';
+import { EditLinkPanel } from './EditLinkPanel.tsx';
 import type { LinkKey } from './link-key.ts';
+import { LinkActions } from './LinkActions.tsx';
+import { LinkDetails } from './LinkDetails.tsx';
+import { QrPanel } from './QrPanel.tsx';
 
 type LoadState = { status: 'loading' } | { status: 'ready'; link: Link } | { status: 'error'; error: ApiError | null; message: string };
 

@@ -1,12 +1,12 @@
-import { formatCount } from '../shared/format.ts';
-import { CopyButton } from '../shared/CopyButton.tsx';
 import { CellLabel } from '../shared/CellLabel.tsx';
+import { CopyButton } from '../shared/CopyButton.tsx';
 import { DateText } from '../shared/DateText.tsx';
+import { formatCount } from '../shared/format.ts';
 import { StackTableHead } from '../shared/StackTableHead.tsx';
-import { StateBadge } from './StateBadge.tsx';
-import { Tags } from './Tags.tsx';
 import type { Link } from './api.ts';
 import { linkElementId, linkHref, linkKeyOf } from './link-key.ts';
+import { StateBadge } from './StateBadge.tsx';
+import { Tags } from './Tags.tsx';
 
 interface LinkTableProps {
   links: Link[];

@@ -1,17 +1,17 @@
 import { useLocation } from 'preact-iso';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ErrorMessage } from '../shared/Field.tsx';
-import { LinkFilters } from './LinkFilters.tsx';
-import { LinkTable } from './LinkTable.tsx';
-import { Page } from '../shared/Page.tsx';
+import { errorMessage, isAbort } from '../api/errors.ts';
 import { permissions, useApp } from '../auth/context.ts';
 import { defaultHostOf } from '../domains/domains.ts';
-import { errorMessage, isAbort } from '../api/errors.ts';
-import { plural } from '../shared/format.ts';
-import { exportHref, filtersSearch, hasFilters, listQuery, NO_FILTERS, readFilters, type Filters } from './list-filters.ts';
 import { useDomains } from '../domains/use-domains.ts';
+import { ErrorMessage } from '../shared/Field.tsx';
+import { plural } from '../shared/format.ts';
+import { Page } from '../shared/Page.tsx';
 import { listLinks, listParams, listTags, type Link, type TagCount } from './api.ts';
 import { linkElementId, linkKeyOf } from './link-key.ts';
+import { LinkFilters } from './LinkFilters.tsx';
+import { LinkTable } from './LinkTable.tsx';
+import { exportHref, filtersSearch, hasFilters, listQuery, NO_FILTERS, readFilters, type Filters } from './list-filters.ts';
 
 interface ListState {
   links: Link[];

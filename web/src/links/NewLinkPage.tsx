@@ -1,13 +1,13 @@
 import { useLocation } from 'preact-iso';
-import { LinkForm, type LinkFormValues } from './LinkForm.tsx';
+import { permissions, useApp } from '../auth/context.ts';
+import { useDomains } from '../domains/use-domains.ts';
+import { fromDateTimeLocal, parseTags } from '../shared/format.ts';
 import { Page } from '../shared/Page.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
-import { permissions, useApp } from '../auth/context.ts';
-import { fromDateTimeLocal, parseTags } from '../shared/format.ts';
-import { NO_OPTIONS, optionsOf } from './options/draft.ts';
-import { useDomains } from '../domains/use-domains.ts';
-import { linkHref } from './link-key.ts';
 import { createLink, type NewLink } from './api.ts';
+import { linkHref } from './link-key.ts';
+import { LinkForm, type LinkFormValues } from './LinkForm.tsx';
+import { NO_OPTIONS, optionsOf } from './options/draft.ts';
 
 const EMPTY: LinkFormValues = { url: '', domain: '', alias: '', expiresAt: '', title: '', tags: '', options: NO_OPTIONS };
 

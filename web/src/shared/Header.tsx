@@ -1,6 +1,6 @@
 import { useLocation } from 'preact-iso';
-import { permissions } from '../auth/context.ts';
 import type { Session } from '../api/client.ts';
+import { permissions } from '../auth/context.ts';
 
 interface HeaderProps {
   session: Session;

@@ -1,7 +1,7 @@
 import { createContext } from 'preact';
-import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { useLocation } from 'preact-iso';
+import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
 
 const AnnounceContext = createContext<(message: string) => void>(() => {});
 

@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { useApp } from '../auth/context.ts';
 import { errorMessage, isAbort } from '../api/errors.ts';
+import { useApp } from '../auth/context.ts';
 import { ErrorMessage } from '../shared/Field.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
+import { DELIVERY_STATES, listDeliveries, resendDelivery, type Delivery, type DeliveryPage, type DeliveryState } from './api.ts';
 import { DeliveryTable } from './DeliveryTable.tsx';
 import { DELIVERY_STATE_LABELS } from './webhooks.ts';
-import { DELIVERY_STATES, listDeliveries, resendDelivery, type Delivery, type DeliveryPage, type DeliveryState } from './api.ts';
 
 /** While a shown delivery is still on its way, the log is read again: soon at first, then less and less often. */
 const FIRST_REFRESH_MS = 2000;

@@ -7,8 +7,8 @@ import { updateWebhook, type Webhook, type WebhookSecret } from './api.ts';
 import { DeliveryLog } from './DeliveryLog.tsx';
 import { WebhookActions } from './WebhookActions.tsx';
 import { WebhookForm } from './WebhookForm.tsx';
-import { WebhookSummary } from './WebhookSummary.tsx';
 import { webhookChanges, webhookFormValues, type WebhookFormValues } from './webhooks.ts';
+import { WebhookSummary } from './WebhookSummary.tsx';
 
 interface WebhookCardProps {
   webhook: Webhook;

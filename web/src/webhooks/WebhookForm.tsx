@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
 import { fieldIn } from '../api/errors.ts';
-import { EVENT_TEXT, toggleEvent, type WebhookFormValues } from './webhooks.ts';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { FormButtons } from '../shared/FormButtons.tsx';
-import { useFormSubmit } from '../shared/use-form-submit.ts';
 import { listOf } from '../shared/lists.ts';
+import { useFormSubmit } from '../shared/use-form-submit.ts';
 import { WEBHOOK_EVENTS, type NewWebhook } from './api.ts';
+import { EVENT_TEXT, toggleEvent, type WebhookFormValues } from './webhooks.ts';
 
 interface WebhookFormProps {
   /** Adding one asks whether it starts enabled; editing leaves that to the endpoint's own button. */

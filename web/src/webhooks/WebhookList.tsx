@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
 import { useApp } from '../auth/context.ts';
-import { formatDateTime } from '../shared/format.ts';
 import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
+import { formatDateTime } from '../shared/format.ts';
 import { useAnnounce } from '../shared/Status.tsx';
 import { useAction } from '../shared/use-action.ts';
-import { WebhookCard } from './WebhookCard.tsx';
 import { deleteWebhook, rotateWebhookSecret, type Webhook, type WebhookSecret } from './api.ts';
+import { WebhookCard } from './WebhookCard.tsx';
 
 interface WebhookListProps {
   webhooks: readonly Webhook[];

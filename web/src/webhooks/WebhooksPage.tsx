@@ -1,14 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
+import { errorMessage, isAbort } from '../api/errors.ts';
+import { permissions, useApp } from '../auth/context.ts';
 import { ErrorMessage } from '../shared/Field.tsx';
-import { NewWebhookSecret } from './NewWebhookSecret.tsx';
 import { Page } from '../shared/Page.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
+import { createWebhook, listWebhooks, type CreatedWebhook, type Webhook } from './api.ts';
+import { NewWebhookSecret } from './NewWebhookSecret.tsx';
 import { WebhookForm } from './WebhookForm.tsx';
 import { WebhookList } from './WebhookList.tsx';
-import { permissions, useApp } from '../auth/context.ts';
-import { errorMessage, isAbort } from '../api/errors.ts';
 import { NEW_WEBHOOK_VALUES, newWebhook, type WebhookFormValues } from './webhooks.ts';
-import { createWebhook, listWebhooks, type CreatedWebhook, type Webhook } from './api.ts';
 
 /** The workspace's webhook endpoints (admins only): add one (its secret shown), manage each, read and resend its deliveries. */
 export function WebhooksPage() {
