@@ -37,7 +37,7 @@ interface DomainFormProps {
   initial: DomainFormValues;
   submitLabel: string;
   busyLabel: string;
-  /** Sends the values; an ApiError it throws is shown next to the field it concerns. */
+  /** Sends the values; an ApiError it throws is shown next to the field it names (fieldOf). */
   onSubmit: (values: DomainFormValues) => Promise<void>;
   onCancel?: () => void;
 }

@@ -32,7 +32,7 @@ interface LinkFormProps {
   domains?: readonly Domain[];
   submitLabel: string;
   busyLabel: string;
-  /** Sends the values; an ApiError it throws is shown next to the field its code concerns. */
+  /** Sends the values; an ApiError it throws is shown next to the field it names (fieldOf). */
   onSubmit: (values: LinkFormValues) => Promise<void>;
   onCancel?: () => void;
 }
