@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { Browser, Locator, Page } from 'playwright-core';
 import type { CreatedKey } from '../../src/auth/api-keys.ts';
-import { formatError, sharePercent, valueCode, valueLabel } from '../../web/src/analytics.ts';
+import { formatError, sharePercent, valueCode, valueLabel } from '../../web/src/analytics/analytics.ts';
 import { bearer, startApp } from '../helpers/app.ts';
 import { launchChromium, look, screenshot, startLandingPage, watchedPage } from '../helpers/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';

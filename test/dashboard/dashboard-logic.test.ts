@@ -4,9 +4,9 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { linkFieldOf } from '../../web/src/errors.ts';
-import { fromDateTimeLocal, parseTags, toDateTimeLocal, utcDay } from '../../web/src/format.ts';
-import { exportHref, filtersSearch, listQuery, readFilters } from '../../web/src/list-filters.ts';
+import { ApiError, fieldOf } from '../../web/src/api/errors.ts';
+import { fromDateTimeLocal, parseTags, toDateTimeLocal, utcDay } from '../../web/src/shared/format.ts';
+import { exportHref, filtersSearch, listQuery, readFilters } from '../../web/src/links/list-filters.ts';
 
 describe('forms', () => {
   test('an expiry typed as local wall time is sent as an instant with its zone, and shown back as it was typed', () => {
@@ -35,7 +35,7 @@ describe('forms', () => {
       ['RATE_LIMITED', null],
       ['DATABASE_UNAVAILABLE', null],
     ] as const) {
-      assert.equal(linkFieldOf(code), field, code);
+      assert.equal(fieldOf(new ApiError(400, code, 'm')), field, code);
     }
   });
 

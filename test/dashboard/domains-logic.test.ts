@@ -1,24 +1,24 @@
-// The dashboard's pure helpers for short domains (web/src/domains.ts and the domain parts of errors.ts,
-// api.ts and list-filters.ts): which link a page and a request name, what the domain forms send, and
-// which field an API error belongs to. test/dashboard/dashboard-domains.test.ts sees them at work in a browser.
+// The dashboard's pure helpers for short domains (web/src/domains/domains.ts and the domain parts of
+// api/errors.ts, links/link-key.ts, links/api.ts and links/list-filters.ts): which link a page and a request
+// name, what the domain forms send, and which field an API error belongs to.
+// test/dashboard/dashboard-domains.test.ts sees them at work in a browser.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { linkPath, qrUrl, readError, type Domain } from '../../web/src/api.ts';
+import { ApiError, fieldIn, fieldOf, readError } from '../../web/src/api/errors.ts';
+import type { Domain } from '../../web/src/domains/api.ts';
+import { qrUrl } from '../../web/src/links/api.ts';
+import { linkElementId, linkHref, linkKeyOf, linkPath } from '../../web/src/links/link-key.ts';
 import {
   defaultHostOf,
+  domainFields,
   domainFormValues,
   fallbackChanges,
-  linkElementId,
-  linkHref,
-  linkKeyOf,
   moveTargets,
   newDomain,
   NO_DOMAIN_VALUES,
-  urlsSent,
-} from '../../web/src/domains.ts';
-import { domainFieldOf, linkFieldOf } from '../../web/src/errors.ts';
-import { exportHref, filtersSearch, hasFilters, listQuery, readFilters } from '../../web/src/list-filters.ts';
+} from '../../web/src/domains/domains.ts';
+import { exportHref, filtersSearch, hasFilters, listQuery, readFilters } from '../../web/src/links/list-filters.ts';
 
 function domain(host: string, more: Partial<Domain> = {}): Domain {
   return {
@@ -90,26 +90,15 @@ describe('the domain forms', () => {
     });
   });
 
-  test('an error goes next to its field: the host, the fallback the API names, or the only URL sent', () => {
-    const none = (code: string) => ({ code, field: null });
-    assert.equal(domainFieldOf(none('DOMAIN_INVALID'), []), 'host');
-    assert.equal(domainFieldOf(none('DOMAIN_TAKEN'), []), 'host');
-    assert.equal(
-      domainFieldOf({ code: 'URL_SCHEME_NOT_ALLOWED', field: 'expiredRedirect' }, ['rootRedirect', 'expiredRedirect']),
-      'expiredRedirect',
-    );
-    assert.equal(domainFieldOf(none('URL_INVALID'), ['notFoundRedirect']), 'notFoundRedirect', 'one URL sent: it is the one');
-    assert.equal(domainFieldOf(none('URL_INVALID'), ['rootRedirect', 'notFoundRedirect']), null, 'two sent, none named: the form');
-    assert.equal(domainFieldOf({ code: 'URL_INVALID', field: 'url' }, ['rootRedirect']), null, 'a field the form does not have');
-    assert.equal(domainFieldOf(none('RATE_LIMITED'), ['rootRedirect']), null);
-  });
-
-  test('the URLs a submission sends: filled in and different from what the domain had', () => {
-    assert.deepEqual(urlsSent(NO_DOMAIN_VALUES, { ...NO_DOMAIN_VALUES, host: 'go.example.com', expiredRedirect: 'x' }), [
-      'expiredRedirect',
-    ]);
-    const initial = domainFormValues(GO);
-    assert.deepEqual(urlsSent(initial, { ...initial, rootRedirect: 'https://example.com/' }), ['rootRedirect']);
+  test('an error goes next to the field the API names: the host (when adding) or a fallback; any other to the form', () => {
+    const error = (code: ApiError['code'], field: string | null = null) => new ApiError(400, code, 'm', null, field);
+    assert.equal(fieldIn(error('DOMAIN_INVALID', 'host'), domainFields('create')), 'host');
+    assert.equal(fieldIn(error('DOMAIN_TAKEN', 'host'), domainFields('create')), 'host');
+    assert.equal(fieldIn(error('DOMAIN_INVALID', 'host'), domainFields('edit')), null, 'editing has no host field');
+    assert.equal(fieldIn(error('URL_SCHEME_NOT_ALLOWED', 'expiredRedirect'), domainFields('edit')), 'expiredRedirect');
+    assert.equal(fieldIn(error('URL_INVALID'), domainFields('create')), null, 'none named: the form');
+    assert.equal(fieldIn(error('URL_INVALID', 'url'), domainFields('create')), null, 'a field the form does not have');
+    assert.equal(fieldIn(error('RATE_LIMITED'), domainFields('create')), null);
   });
 
   test("a removed domain's links may move to any other domain, the default first", () => {
@@ -120,18 +109,16 @@ describe('the domain forms', () => {
     );
   });
 
-  test('an error answer names its field in error.field or error.details.field', async () => {
+  test('an error answer names its field in error.field', async () => {
     const answer = (error: object) =>
       new Response(JSON.stringify({ error }), { status: 400, headers: { 'content-type': 'application/json' } });
     const top = await readError(answer({ code: 'URL_INVALID', message: 'm', field: 'rootRedirect' }));
     assert.deepEqual([top.status, top.code, top.field], [400, 'URL_INVALID', 'rootRedirect']);
-    const nested = await readError(answer({ code: 'URL_INVALID', message: 'm', details: { field: 'notFoundRedirect' } }));
-    assert.equal(nested.field, 'notFoundRedirect');
     assert.equal((await readError(answer({ code: 'ALIAS_TAKEN', message: 'm' }))).field, null);
   });
 
   test("creating a link on a domain that is not the workspace's is an error of the domain field", () => {
-    assert.equal(linkFieldOf('DOMAIN_UNKNOWN'), 'domain');
+    assert.equal(fieldOf(new ApiError(400, 'DOMAIN_UNKNOWN', 'm')), 'domain');
   });
 });
 

@@ -1,20 +1,21 @@
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import { ApiClient, ApiError, type Session } from './api.ts';
-import { Header } from './components/Header.tsx';
-import { StatusProvider, useAnnounce } from './components/Status.tsx';
-import { AppContext, type AppContextValue } from './context.ts';
-import { errorMessage } from './errors.ts';
-import { AnalyticsPage } from './pages/Analytics.tsx';
-import { DomainsPage } from './pages/Domains.tsx';
-import { ImportPage } from './pages/Import.tsx';
-import { KeysPage } from './pages/Keys.tsx';
-import { LinkPage } from './pages/Link.tsx';
-import { LinksPage } from './pages/Links.tsx';
-import { NewLinkPage } from './pages/NewLink.tsx';
-import { NotFoundPage } from './pages/NotFound.tsx';
-import { SignInPage } from './pages/SignIn.tsx';
-import { WebhooksPage } from './pages/Webhooks.tsx';
+import { AnalyticsPage } from './analytics/AnalyticsPage.tsx';
+import { ApiClient, type Session } from './api/client.ts';
+import { errorMessage } from './api/errors.ts';
+import { ApiError } from './api/errors.ts';
+import { AppContext, type AppContextValue } from './auth/context.ts';
+import { SignInPage } from './auth/SignInPage.tsx';
+import { DomainsPage } from './domains/DomainsPage.tsx';
+import { ImportPage } from './import/ImportPage.tsx';
+import { KeysPage } from './keys/KeysPage.tsx';
+import { LinkPage } from './links/LinkPage.tsx';
+import { LinksPage } from './links/LinksPage.tsx';
+import { NewLinkPage } from './links/NewLinkPage.tsx';
+import { Header } from './shared/Header.tsx';
+import { NotFoundPage } from './shared/NotFoundPage.tsx';
+import { StatusProvider, useAnnounce } from './shared/Status.tsx';
+import { WebhooksPage } from './webhooks/WebhooksPage.tsx';
 
 const SIGN_IN = '/app/sign-in';
 
@@ -95,15 +96,7 @@ function Shell() {
   if (auth.status === 'loading') {
     content = <LoadingPage />;
   } else if (auth.status === 'unreachable') {
-    content = (
-      <div class="message message-error" role="alert">
-        <h1 tabIndex={-1}>The service cannot be reached</h1>
-        <p>{auth.message}</p>
-        <button type="button" onClick={loadSession}>
-          Try again
-        </button>
-      </div>
-    );
+    content = <Unreachable message={auth.message} onRetry={loadSession} />;
   } else if (auth.status === 'signed-out' || context === null) {
     content = onSignInPage ? (
       <SignInPage
@@ -117,19 +110,7 @@ function Shell() {
   } else {
     content = (
       <AppContext.Provider value={context}>
-        <Router onRouteChange={focusHeading}>
-          <Route path="/app" component={LinksPage} />
-          <Route path="/app/links" component={LinksPage} />
-          <Route path="/app/links/new" component={NewLinkPage} />
-          <Route path="/app/links/:code" component={LinkPage} />
-          <Route path="/app/analytics" component={AnalyticsPage} />
-          <Route path="/app/import" component={ImportPage} />
-          <Route path="/app/keys" component={KeysPage} />
-          <Route path="/app/domains" component={DomainsPage} />
-          <Route path="/app/webhooks" component={WebhooksPage} />
-          <Route path={SIGN_IN} component={LoadingPage} />
-          <Route default component={NotFoundPage} />
-        </Router>
+        <Pages />
       </AppContext.Provider>
     );
   }
@@ -152,6 +133,37 @@ function Shell() {
         {content}
       </main>
     </>
+  );
+}
+
+/** The pages of a signed-in person. */
+function Pages() {
+  return (
+    <Router onRouteChange={focusHeading}>
+      <Route path="/app" component={LinksPage} />
+      <Route path="/app/links" component={LinksPage} />
+      <Route path="/app/links/new" component={NewLinkPage} />
+      <Route path="/app/links/:code" component={LinkPage} />
+      <Route path="/app/analytics" component={AnalyticsPage} />
+      <Route path="/app/import" component={ImportPage} />
+      <Route path="/app/keys" component={KeysPage} />
+      <Route path="/app/domains" component={DomainsPage} />
+      <Route path="/app/webhooks" component={WebhooksPage} />
+      <Route path={SIGN_IN} component={LoadingPage} />
+      <Route default component={NotFoundPage} />
+    </Router>
+  );
+}
+
+function Unreachable({ message, onRetry }: { message: string; onRetry: () => void }) {
+  return (
+    <div class="message message-error" role="alert">
+      <h1 tabIndex={-1}>The service cannot be reached</h1>
+      <p>{message}</p>
+      <button type="button" onClick={onRetry}>
+        Try again
+      </button>
+    </div>
   );
 }
 

@@ -1,0 +1,53 @@
+import { dimensionText, sharePercent, valueCode, valueLabel } from './analytics.ts';
+import type { Counts, Dimension, DimensionValue } from './api.ts';
+import { BOTS, CountsTable, PEOPLE, VISITORS } from './CountsTable.tsx';
+import { ShareBar } from './ShareBar.tsx';
+
+interface TopListProps {
+  dimension: Dimension;
+  values: DimensionValue[];
+  /** The period's totals, which each value's bar is a share of. */
+  total: Counts;
+}
+
+/** The most frequent values of one dimension in a period (the countries, the referrers…), as a small table. */
+export function TopList({ dimension, values, total }: TopListProps) {
+  const { title, column } = dimensionText(dimension);
+  const headingId = `top-${dimension}`;
+  return (
+    <section class="top-list" aria-labelledby={headingId}>
+      <h3 id={headingId}>{title}</h3>
+      {values.length === 0 ? (
+        <p class="muted">None in this period.</p>
+      ) : (
+        <CountsTable<DimensionValue>
+          class="top-table"
+          labelledBy={headingId}
+          rows={values}
+          head={column}
+          columns={[PEOPLE, BOTS, VISITORS]}
+          keyOf={(row) => (row.other === true ? '\0other' : row.value)}
+          rowClass={(row) => (row.other === true ? 'row-other' : undefined)}
+          label={(row) => <ValueLabel dimension={dimension} row={row} total={total} />}
+        />
+      )}
+    </section>
+  );
+}
+
+function ValueLabel({ dimension, row, total }: { dimension: Dimension; row: DimensionValue; total: Counts }) {
+  const code = valueCode(dimension, row);
+  return (
+    <>
+      <span class="top-value">
+        {code !== null && (
+          <span class="value-code" aria-hidden="true">
+            {code}
+          </span>
+        )}
+        {valueLabel(dimension, row)}
+      </span>
+      <ShareBar percent={sharePercent(row, total)} />
+    </>
+  );
+}

@@ -1,0 +1,34 @@
+import type { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../../src/core/link-options.ts';
+import { OptionText } from './OptionText.tsx';
+import type { OptionProps } from './props.ts';
+
+const PASSWORD_MIN = 4 satisfies typeof PASSWORD_MIN_LENGTH;
+const PASSWORD_MAX = 128 satisfies typeof PASSWORD_MAX_LENGTH;
+
+/** The password visitors type before they are sent on: a new one, the link's own kept, or none. */
+export function PasswordField({ id, draft, errors, onChange }: OptionProps<'password' | 'hasPassword' | 'removePassword'>) {
+  return (
+    <>
+      <h3 class="options-heading">Password protection</h3>
+      <OptionText
+        id={id('password')}
+        type="password"
+        label={draft.hasPassword ? 'New password' : 'Password'}
+        hint={
+          draft.hasPassword
+            ? 'The link has a password. Leave this empty to keep it, or type a new one.'
+            : `Visitors must type it before they are sent on: ${PASSWORD_MIN} to ${PASSWORD_MAX} characters.`
+        }
+        value={draft.password}
+        errors={errors}
+        onInput={(password) => onChange({ password })}
+      />
+      {draft.hasPassword && (
+        <label class="check">
+          <input type="checkbox" checked={draft.removePassword} onChange={(e) => onChange({ removePassword: e.currentTarget.checked })} />{' '}
+          Remove the password
+        </label>
+      )}
+    </>
+  );
+}
