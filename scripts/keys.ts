@@ -9,16 +9,8 @@ import { parseId } from '../src/core/ids.ts';
 import { DEFAULT_WORKSPACE_ID } from '../src/core/link.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/process/logger.ts';
-import {
-  cleanName,
-  createApiKey,
-  createWorkspace,
-  findWorkspace,
-  listApiKeys,
-  listWorkspaces,
-  revokeApiKey,
-  setRole,
-} from '../src/auth/api-keys.ts';
+import { cleanName } from '../src/core/names.ts';
+import { createApiKey, createWorkspace, findWorkspace, listApiKeys, listWorkspaces, revokeApiKey, setRole } from '../src/auth/api-keys.ts';
 import { isRole, ROLES } from '../src/auth/roles.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);

@@ -12,15 +12,6 @@ const PREFIX = 'sk_';
 /** sk_ and 32 bytes in base64url. */
 export const KEY_SHAPE = /^sk_[A-Za-z0-9_-]{43}$/;
 
-/** The most characters of a key's or a workspace's name. */
-export const NAME_MAX_LENGTH = 100;
-
-/** A name of a key or a workspace, trimmed; undefined when empty, too long or holding a control character. */
-export function cleanName(name: string | undefined): string | undefined {
-  const trimmed = name?.trim();
-  return trimmed === undefined || trimmed.length === 0 || trimmed.length > NAME_MAX_LENGTH || /\p{Cc}/u.test(trimmed) ? undefined : trimmed;
-}
-
 export function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();
 }

@@ -5,7 +5,8 @@
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { cleanName, NAME_MAX_LENGTH, type ApiKeyInfo } from './api-keys.ts';
+import { cleanName, NAME_MAX_LENGTH } from '../core/names.ts';
+import type { ApiKeyInfo } from './api-keys.ts';
 import { requireAdmin } from './authenticate.ts';
 import { parseId } from '../core/ids.ts';
 import { AppError, errorResponses as errors } from '../errors.ts';

@@ -2,7 +2,7 @@
 
 import { Type, type Static } from 'typebox';
 import { literals } from '../api/schemas.ts';
-import { NAME_MAX_LENGTH } from './api-keys.ts';
+import { NAME_MAX_LENGTH } from '../core/names.ts';
 import { ROLES } from './roles.ts';
 
 const Role = literals(ROLES);

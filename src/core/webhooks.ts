@@ -60,3 +60,7 @@ export function parseSchedule(text: string): number[] | undefined {
   }
   return delays;
 }
+
+/** The states of a delivery in the log. */
+export const DELIVERY_STATES = ['pending', 'sending', 'delivered', 'dead'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];

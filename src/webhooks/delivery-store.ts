@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import { LINK_EVENT_DATA, LINK_EVENT_HOST, outboxCtes } from '../db/outbox.ts';
 import { inTransaction, type Queryable } from '../db/pool.ts';
-import type { WebhookEvent } from '../core/webhooks.ts';
+import type { DeliveryState, WebhookEvent } from '../core/webhooks.ts';
 
 /** Writes a `link.expired` event for each link whose expiry passed and is not yet reported (at most `limit`); returns how many. */
 export async function announceExpiries(db: Queryable, limit: number): Promise<number> {
@@ -49,9 +49,6 @@ export async function announceLimitsReached(db: Queryable, links: readonly Limit
     [links.map((link) => link.domainId), links.map((link) => link.code), links.map((link) => link.limit)],
   );
 }
-
-export const DELIVERY_STATES = ['pending', 'sending', 'delivered', 'dead'] as const;
-export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 /** A delivery claimed for sending, with what its request needs. */
 export interface ClaimedDelivery {

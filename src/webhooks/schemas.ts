@@ -1,8 +1,8 @@
 // The shapes of the webhook routes (webhooks/routes.ts), for validation and the OpenAPI document.
 
 import { Type } from 'typebox';
-import { WEBHOOK_EVENTS } from '../core/webhooks.ts';
-import { DELIVERY_STATES } from './delivery-store.ts';
+import { literals } from '../api/schemas.ts';
+import { DELIVERY_STATES, WEBHOOK_EVENTS } from '../core/webhooks.ts';
 
 const EventList = Type.Array(Type.String({ examples: [...WEBHOOK_EVENTS] }), {
   description: `Which events it takes: ${WEBHOOK_EVENTS.join(', ')}.`,
@@ -79,7 +79,7 @@ export const DeliveryView = Type.Object(
     id: Type.Integer(),
     webhookId: Type.String({ description: 'The webhook-id header: the same on every try and resend of the event.' }),
     type: Type.String(),
-    state: Type.String({ description: `${DELIVERY_STATES.join(', ')}.` }),
+    state: literals(DELIVERY_STATES, { description: `${DELIVERY_STATES.join(', ')}.` }),
     attempts: Type.Integer(),
     lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'The HTTP status of the last try; null: no answer.' }),
     lastError: Type.Union([Type.String(), Type.Null()], {

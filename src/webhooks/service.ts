@@ -8,9 +8,16 @@ import { randomBytes } from 'node:crypto';
 import { parseId } from '../core/ids.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { checkTargetUrl } from '../core/url-rules.ts';
-import { checkDescription, checkEvents, WEBHOOK_ENDPOINTS_MAX, type WebhookEvent } from '../core/webhooks.ts';
+import {
+  checkDescription,
+  checkEvents,
+  DELIVERY_STATES,
+  WEBHOOK_ENDPOINTS_MAX,
+  type DeliveryState,
+  type WebhookEvent,
+} from '../core/webhooks.ts';
 import { AppError } from '../errors.ts';
-import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState } from './delivery-store.ts';
+import type { DeliveryRecord } from './delivery-store.ts';
 import type { EndpointFields, EndpointSecret, WebhookEndpoint, WebhookStore } from './store.ts';
 
 const PAGE_DEFAULT = 50;

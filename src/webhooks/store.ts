@@ -6,7 +6,8 @@ import type pg from 'pg';
 import type { WebhookEvent } from '../core/webhooks.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import { inTransaction, type Queryable } from '../db/pool.ts';
-import { listDeliveries, resendDelivery, type DeliveryRecord, type DeliveryState } from './delivery-store.ts';
+import type { DeliveryState } from '../core/webhooks.ts';
+import { listDeliveries, resendDelivery, type DeliveryRecord } from './delivery-store.ts';
 
 export interface WebhookEndpoint {
   readonly id: number;

@@ -55,9 +55,8 @@ function parseRetryAfter(value: string | null): number | null {
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-// TODO(server): a link's own fields are not named yet: POST /links (core/link.ts checkLinkRequest, and DOMAIN_UNKNOWN
-// from domains/short-urls.ts) and PATCH /links/:code (links/manage-routes.ts checkChange) answer these codes without
-// `field`. Once they send it, this table goes and fieldOf reads `error.field` alone.
+// The server names the field (`error.field`) where an error could be any of several fields' (a link's options, a
+// domain's fallbacks, a webhook's fields). A link's own fields have codes of their own, each one field's: these.
 const UNNAMED_FIELDS: Readonly<Record<string, string>> = {
   URL_INVALID: 'url',
   URL_NOT_ABSOLUTE: 'url',

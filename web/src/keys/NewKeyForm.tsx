@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { NAME_MAX_LENGTH } from '../../../src/auth/api-keys.ts';
+import type { NAME_MAX_LENGTH } from '../../../src/core/names.ts';
 import type { Role } from '../../../src/auth/roles.ts';
 import { fieldIn } from '../api/errors.ts';
 import { useApp } from '../auth/context.ts';

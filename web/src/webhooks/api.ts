@@ -2,7 +2,7 @@
 import type { Static } from 'typebox';
 import type { WEBHOOK_EVENTS as SERVER_EVENTS, WebhookEvent } from '../../../src/core/webhooks.ts';
 import type * as schema from '../../../src/webhooks/schemas.ts';
-import type { DELIVERY_STATES as SERVER_DELIVERY_STATES, DeliveryState } from '../../../src/webhooks/store.ts';
+import type { DELIVERY_STATES as SERVER_DELIVERY_STATES, DeliveryState } from '../../../src/core/webhooks.ts';
 import type { Api } from '../api/client.ts';
 
 /** The events an endpoint may take (README: Webhooks), in the API's order. */
@@ -26,12 +26,10 @@ export type NewWebhook = Static<typeof schema.CreateWebhookBody>;
 export type WebhookChanges = Static<typeof schema.PatchWebhookBody>;
 export type WebhookSecret = Static<typeof schema.WebhookSecret>;
 
-// TODO(server): DeliveryView's `state` is Type.String(); as literals(DELIVERY_STATES) it would be DeliveryState here
-// without this override (webhooks/schemas.ts).
 /** One try, or series of tries, to deliver an event to an endpoint. */
-export type Delivery = Omit<Static<typeof schema.DeliveryView>, 'state'> & { state: DeliveryState };
+export type Delivery = Static<typeof schema.DeliveryView>;
 /** A page of the delivery log; `next`, the `before` of the next page (null: the last). */
-export type DeliveryPage = Omit<Static<typeof schema.DeliveryList>, 'deliveries'> & { deliveries: Delivery[] };
+export type DeliveryPage = Static<typeof schema.DeliveryList>;
 
 export async function listWebhooks(api: Api, signal?: AbortSignal): Promise<Webhook[]> {
   const answer = await api.request<Static<typeof schema.WebhookList>>('/webhooks', { signal });
