@@ -296,16 +296,28 @@ process.on('exit', () => {
   }
 });
 
-/** A port nothing listens on right now (the OS picks it; we close it again at once). */
+/**
+ * Ports for the servers tests start: below Linux's ephemeral range (32768-60999), so that no
+ * outgoing connection of another test can take one between our check and the server's bind, as a
+ * port the OS picked from that range could be (seen in CI: a private Redis "Address already in use").
+ */
+const SPARE_PORTS = { from: 20_000, to: 32_767 };
+
+/** A port nothing listens on right now, from SPARE_PORTS, at random: tests running at once rarely pick the same. */
 export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+  for (let tries = 0; tries < 100; tries++) {
+    const port = SPARE_PORTS.from + Math.floor(Math.random() * (SPARE_PORTS.to - SPARE_PORTS.from + 1));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port in ${SPARE_PORTS.from}-${SPARE_PORTS.to} after 100 tries`);
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** One raw PING; true only on +PONG (a server still loading answers -LOADING). */
@@ -372,16 +384,23 @@ export class PrivateRedis {
     ];
   }
 
+  /** On a spare port (another, if two tests happened to take the same one at once), or on `port`. */
   static async start(options: { port?: number; extraArgs?: string[] } = {}): Promise<PrivateRedis> {
-    const port = options.port ?? (await freePort());
-    const redis = new PrivateRedis(port, mkdtempSync(join(tmpdir(), 'shortener-redis-')), options.extraArgs ?? []);
-    try {
-      await redis.#spawn();
-    } catch (error) {
-      await redis.stop();
-      throw error;
+    for (let tries = 1; ; tries++) {
+      const redis = new PrivateRedis(
+        options.port ?? (await freePort()),
+        mkdtempSync(join(tmpdir(), 'shortener-redis-')),
+        options.extraArgs ?? [],
+      );
+      try {
+        await redis.#spawn();
+        return redis;
+      } catch (error) {
+        await redis.stop();
+        const taken = error instanceof Error && error.message.includes('Address already in use');
+        if (!taken || options.port !== undefined || tries === 3) throw error;
+      }
     }
-    return redis;
   }
 
   /** The current process's pid (it changes on restart). */

@@ -433,7 +433,13 @@ test('two instances deliver at once: each event once, within the cap per endpoin
 
 test('a claim under way holds up no write: the endpoint row is locked against other claims, not against the foreign keys of new deliveries', async (t) => {
   // Statements may wait long here: a write held up by the claim would wait for the test, not time out.
-  const { app } = await startApp(t, database.url, { ...FAST, DB_STATEMENT_TIMEOUT_MS: '30000', BREAKER_TIMEOUT_MS: '31000' });
+  // Tries every 200 ms for a minute: the delivery stays pending (never dead) however slow the machine.
+  const { app } = await startApp(t, database.url, {
+    ...FAST,
+    WEBHOOK_RETRY_SCHEDULE: Array.from({ length: 300 }, () => '200ms').join(','),
+    DB_STATEMENT_TIMEOUT_MS: '30000',
+    BREAKER_TIMEOUT_MS: '31000',
+  });
   await clearEndpoints(app);
   const receiver = await receiverFor(t);
   await addEndpoint(app, { url: receiver.url, events: ['link.created'] });
@@ -442,12 +448,18 @@ test('a claim under way holds up no write: the endpoint row is locked against ot
 
   // A delivery row locked by another transaction: the next claim locks the endpoint, then waits
   // for that row in its UPDATE, the endpoint still locked.
+  // Held while pending, between two tries: a row held while its try is under way ('sending') would
+  // hold up the worker's record of that try instead, and the worker would claim nothing more.
   const holder = new pg.Client({ connectionString: database.url });
   await holder.connect();
   t.after(() => holder.end());
-  await holder.query('BEGIN');
-  const { rowCount } = await holder.query(`SELECT id FROM webhook_deliveries WHERE state IN ('pending', 'sending') FOR UPDATE`);
-  assert.ok((rowCount ?? 0) > 0, 'a delivery to hold');
+  await until('a pending delivery held', async () => {
+    await holder.query('BEGIN');
+    const { rowCount } = await holder.query(`SELECT id FROM webhook_deliveries WHERE state = 'pending' FOR UPDATE`);
+    if ((rowCount ?? 0) > 0) return true;
+    await holder.query('ROLLBACK');
+    return false;
+  });
   // Asked on a connection of its own: inside the holder's transaction the activity view is a
   // snapshot. (The view keeps the first 1 kB of a statement: the claim's starts `WITH ep AS`.)
   await until(
