@@ -22,8 +22,9 @@ export function streamKey(prefix: string, shard: number): string {
 /**
  * KEYS[1]: the stream; ARGV[1]: MAXLEN; ARGV[2]: events joined by newlines, each its values in
  * EVENT_FIELDS order joined by tabs. Each event is one entry of two fields, its ordinal `n` and the
- * line as it came (`event`): split into sixteen fields here, an event cost Redis 6.6-7.8 us of Lua
- * and XADD; as one value, 3.6 us (README "Click stream"). Returns the events added.
+ * line as it came (`event`): split into sixteen fields here, an event costs Redis 6.6-7.8 us of Lua
+ * and XADD; as one value, 3.6 us (docs/performance.md#the-click-stream-what-it-costs). Returns the
+ * events added.
  */
 export const ADD_EVENTS_SCRIPT = `
 local key = KEYS[1]
