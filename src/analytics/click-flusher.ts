@@ -20,11 +20,11 @@ export interface RollupSource {
 export interface ClickFlusherDeps {
   /** Writes the counts in one statement (addClicks through the breaker); rejects on failure. */
   write(counts: DailyCounts): Promise<unknown>;
-  /** Writes a chunk of rollup rows, in a transaction of its own (analytics/store.ts addRollupChunk); rejects on failure. */
+  /** Writes a chunk of rollup rows, in a transaction of its own (analytics/rollup-store.ts addRollupChunk); rejects on failure. */
   writeRollupChunk?(rows: RollupRows): Promise<unknown>;
-  /** Writes the visits to unknown codes (analytics/store.ts addOrphanVisits); rejects on failure. */
+  /** Writes the visits to unknown codes (analytics/rollup-store.ts addOrphanVisits); rejects on failure. */
   writeOrphans?(orphans: Orphans): Promise<unknown>;
-  /** Writes the workspaces' rows of the chunks not yet in them, and marks those (analytics/store.ts addWorkspaceRollups); rejects on failure. */
+  /** Writes the workspaces' rows of the chunks not yet in them, and marks those (analytics/rollup-store.ts addWorkspaceRollups); rejects on failure. */
   writeWorkspaces?(chunks: readonly RollupRows[]): Promise<unknown>;
   /** null: analytics off. */
   analytics?: RollupSource | null;

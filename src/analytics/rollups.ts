@@ -3,7 +3,7 @@
 // day, domain and path. visits.ts keeps a turn's clicks as numbers in a log (ClickLog); fold()
 // turns the log into rows of click_rollups (fold.ts), column by column as the statement takes them, at most
 // `valuesMax` values per link, day and dimension (the rest counted under OTHER). Rows of two folds
-// (in chunks of their own) may name the same value: Postgres adds them up (analytics/store.ts). Taken out whole by the click
+// (in chunks of their own) may name the same value: Postgres adds them up (analytics/rollup-store.ts). Taken out whole by the click
 // flusher, and put back if Postgres could not take them.
 
 import { dimensionId, OTHER } from '../core/dimensions.ts';

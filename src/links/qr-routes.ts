@@ -116,7 +116,7 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
     if (entry === ABSENT) {
       if (limit !== null && !limit.take(clientAddress(request.raw), performance.now())) throw limited(reply);
     } else if (entry === undefined && code !== undefined) {
-      // Reserved before the lookup, given back if it finds a link (see edge/redirect.ts).
+      // Reserved before the lookup, given back if it finds a link (as edge/redirect-handler.ts does).
       let client: string | undefined;
       if (limit !== null && !resolver.inFlight(code)) {
         client = clientAddress(request.raw);

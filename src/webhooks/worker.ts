@@ -22,7 +22,7 @@ import {
 export interface WebhookWorkerDeps {
   readonly pool: pg.Pool;
   send(message: SignedMessage): Promise<SendResult>;
-  /** The body of a claimed delivery's message (webhook-body.ts). */
+  /** The body of a claimed delivery's message (body.ts). */
   render(delivery: ClaimedDelivery): string;
   readonly schedule: readonly number[];
   readonly timeoutMs: number;
