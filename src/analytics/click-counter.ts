@@ -1,7 +1,8 @@
 // Clicks counted in memory, per code, on the redirect path: one Map lookup and one increment per
 // 302 (click analytics keeps the link's slot in its log on the count it finds); the click flusher (click-flusher.ts) takes the whole map out every CLICK_FLUSH_INTERVAL_MS.
 // Whether a User-Agent is a bot is decided once per distinct string, by a Map lookup instead of
-// isbot's regex. What a click costs (`node load/click-counter-bench.ts`): README, Performance.
+// isbot's regex. What a click costs (`node load/click-counter-bench.ts`):
+// docs/performance.md#what-metrics-and-click-counts-cost-the-hot-path.
 
 import { isbot } from 'isbot';
 import { Memo } from '../core/memo.ts';

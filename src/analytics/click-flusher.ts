@@ -1,27 +1,9 @@
-// Writes the click counts to Postgres: every CLICK_FLUSH_INTERVAL_MS (and at each UTC midnight,
-// so that a day's clicks stay on that day, or at once when the counter is full) it takes the
-// counter's map out and writes everything waiting in one statement (analytics/click-store.ts addClicks,
-// through the breaker). A failed write keeps its counts for the next one; what waits is bounded by
-// CLICK_MAX_CODES (code, day) pairs, and clicks beyond it are dropped, counted and logged. close()
-// writes once more; what Postgres cannot take then is lost, and logged.
-//
-//   redirect ─▶ counter (Map code → count) ──take──▶ waiting (day → code → count) ──write──▶ Postgres
-//                                                        ▲                                 │
-//                                                        └──────────── failed: kept ◀──────┘
-//
-// The analytics' rollups (analytics/visits.ts) are taken every ANALYTICS_FLUSH_INTERVAL_MS, after a
-// count write, and written beside the counts (never holding them back): the orphan visits, the
-// workspaces' rows, then the links' chunk after chunk, each in a transaction of its own
-// (analytics/store.ts). A rollup row costs Postgres about 25 µs of CPU (load/enrich-bench.ts), and a
-// busy interval has hundreds of thousands. Below 1, ANALYTICS_WRITE_SHARE paces the write: after a
-// chunk that kept Postgres busy t, the next waits t × (1 − share) / share, unless the write would
-// then not end within half an interval; a graceful stop or flush() never waits. A failed chunk
-// puts back what was not written.
-//
-// What a crash loses: the clicks counted since the last take (at most one interval), and every
-// count taken but not yet committed (a write under way, or kept by failed ones); of the analytics,
-// those of the last ANALYTICS_FLUSH_INTERVAL_MS, and the chunks of a write under way not yet
-// committed.
+// Writes the click counts to Postgres, and the analytics' rollups beside them. The counts are taken
+// out of the counter every CLICK_FLUSH_INTERVAL_MS, at each UTC midnight and when the counter is
+// full, and written in one statement; a failed write's counts wait for the next, within
+// CLICK_MAX_CODES. The rollups are written every ANALYTICS_FLUSH_INTERVAL_MS, chunk by chunk, paced
+// by ANALYTICS_WRITE_SHARE, and never hold the counts back. What a crash loses:
+// docs/architecture.md#click-counts, docs/api.md#click-analytics.
 
 import type { Logger } from 'pino';
 import { msToNextUtcDay, utcDay } from '../core/day-range.ts';
@@ -38,11 +20,11 @@ export interface RollupSource {
 export interface ClickFlusherDeps {
   /** Writes the counts in one statement (addClicks through the breaker); rejects on failure. */
   write(counts: DailyCounts): Promise<unknown>;
-  /** Writes a chunk of rollup rows, in a transaction of its own (analytics/store.ts addRollupChunk); rejects on failure. */
+  /** Writes a chunk of rollup rows, in a transaction of its own (analytics/rollup-store.ts addRollupChunk); rejects on failure. */
   writeRollupChunk?(rows: RollupRows): Promise<unknown>;
-  /** Writes the visits to unknown codes (analytics/store.ts addOrphanVisits); rejects on failure. */
+  /** Writes the visits to unknown codes (analytics/rollup-store.ts addOrphanVisits); rejects on failure. */
   writeOrphans?(orphans: Orphans): Promise<unknown>;
-  /** Writes the workspaces' rows of the chunks not yet in them, and marks those (analytics/store.ts addWorkspaceRollups); rejects on failure. */
+  /** Writes the workspaces' rows of the chunks not yet in them, and marks those (analytics/rollup-store.ts addWorkspaceRollups); rejects on failure. */
   writeWorkspaces?(chunks: readonly RollupRows[]): Promise<unknown>;
   /** null: analytics off. */
   analytics?: RollupSource | null;

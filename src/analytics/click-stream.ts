@@ -1,15 +1,8 @@
 // The click stream (CLICK_STREAM=redis): the analytics' enriched clicks, added to Redis Streams
-// `<REDIS_KEY_PREFIX>clicks:<shard>` for consumer groups of the deployment's own. It is handed a
-// flush's clicks (analytics/visits.ts ClickSink) and sends each shard's events as one EVALSHA per
-// EVENTS_PER_COMMAND (analytics/click-events.ts), never a command per click: the script splits
-// the payload and XADDs each event with MAXLEN ~ and its ordinal `n`, the stream's entries-added
-// count (Redis's own `entries-read` of a group is not kept right across trimming, so a consumer
-// counts what it lost from the gaps in `n`). One key per script: a cluster routes it to its slot.
-//
-// Redis is not the truth here: a batch Redis does not take (down, slow, or too much in flight) is
-// dropped, counted, and logged once per outage; redirects and the rollups in Postgres never wait
-// on it. Its own connection, so that a large payload is not queued before the cache's lookups,
-// with a longer timeout than theirs (a script of EVENTS_PER_COMMAND events takes a few ms).
+// `<REDIS_KEY_PREFIX>clicks:<shard>` for consumer groups of the deployment's own, as one EVALSHA
+// per EVENTS_PER_COMMAND events, never a command per click, on a connection of its own. Redis is
+// not the truth here: a batch it does not take is dropped, counted and logged, and redirects and
+// the rollups never wait on it. The keys, the events, what is lost: docs/api.md#click-stream.
 
 import type { Logger } from 'pino';
 import { eventBatches, type EventBatch, type EventFormat, type LoggedClicks } from './click-events.ts';
@@ -29,8 +22,9 @@ export function streamKey(prefix: string, shard: number): string {
 /**
  * KEYS[1]: the stream; ARGV[1]: MAXLEN; ARGV[2]: events joined by newlines, each its values in
  * EVENT_FIELDS order joined by tabs. Each event is one entry of two fields, its ordinal `n` and the
- * line as it came (`event`): split into sixteen fields here, an event cost Redis 6.6-7.8 us of Lua
- * and XADD; as one value, 3.6 us (README "Click stream"). Returns the events added.
+ * line as it came (`event`): split into sixteen fields here, an event costs Redis 6.6-7.8 us of Lua
+ * and XADD; as one value, 3.6 us (docs/performance.md#the-click-stream-what-it-costs). Returns the
+ * events added.
  */
 export const ADD_EVENTS_SCRIPT = `
 local key = KEYS[1]

@@ -1,5 +1,5 @@
 // Every hour (and at start): the analytics' monthly partitions made ahead and dropped past
-// ANALYTICS_RETENTION_DAYS (analytics/store.ts maintainPartitions), and the visitor salts of today
+// ANALYTICS_RETENTION_DAYS (analytics/rollup-store.ts maintainPartitions), and the visitor salts of today
 // and tomorrow read ahead. Every instance does it; Postgres makes them take turns.
 
 import type { Logger } from 'pino';

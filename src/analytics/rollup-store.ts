@@ -34,10 +34,9 @@ async function inRollupTransaction(pool: pg.Pool, work: (client: pg.PoolClient) 
   await inTransaction(pool, async (client) => {
     // One round trip. The rollups' sorts and hashes stay in memory (a busy flush's would spill past
     // the 4 MB default). No JIT: a chunk's statement runs once, and where Postgres's estimates
-    // cross jit_above_cost compiling it costs tens of ms (40 of 500 for the statements before this
-    // release's, EXPLAIN ANALYZE); this one's stay under it, and load/enrich-bench.ts gave the same
-    // Postgres CPU with this setting and without (15.10 and 14.88 s against 15.24 and 14.74 s,
-    // alternating, on the analytics scenario's audience): a guard, not a gain.
+    // cross jit_above_cost compiling it costs tens of ms; these statements' stay under it, so this
+    // is a guard, not a gain (load/enrich-bench.ts gave the same Postgres CPU with it and without:
+    // docs/performance.md#click-analytics-what-they-cost-the-hot-path).
     await client.query(`SET LOCAL statement_timeout = ${ROLLUP_STATEMENT_TIMEOUT_MS}; SET LOCAL work_mem = '64MB'; SET LOCAL jit = off`);
     await work(client);
   });
@@ -148,9 +147,9 @@ function addedUp(from: string, columns: string, where = 'true'): string {
  * (addedUp).
  *
  * The stored values are read once per (owner, day, dimension) the input names, by an index range
- * scan each (the aggregate keeps the subquery a nested loop): probing each row instead made
- * Postgres hash the whole month's partition for every statement (EXPLAIN ANALYZE on
- * load/enrich-bench.ts's flushes).
+ * scan each (the aggregate keeps the subquery a nested loop): probing each row instead makes
+ * Postgres hash the whole month's partition for every statement (EXPLAIN ANALYZE of
+ * load/enrich-bench.ts's flushes: docs/performance.md#click-analytics-what-they-cost-the-hot-path).
  */
 function placed(name: string, from: string, table: string, owner: readonly string[], limit: string): string {
   const group = [...owner, 'day', 'dimension'];

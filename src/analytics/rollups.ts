@@ -3,7 +3,7 @@
 // day, domain and path. visits.ts keeps a turn's clicks as numbers in a log (ClickLog); fold()
 // turns the log into rows of click_rollups (fold.ts), column by column as the statement takes them, at most
 // `valuesMax` values per link, day and dimension (the rest counted under OTHER). Rows of two folds
-// (in chunks of their own) may name the same value: Postgres adds them up (analytics/store.ts). Taken out whole by the click
+// (in chunks of their own) may name the same value: Postgres adds them up (analytics/rollup-store.ts). Taken out whole by the click
 // flusher, and put back if Postgres could not take them.
 
 import { dimensionId, OTHER } from '../core/dimensions.ts';
@@ -97,8 +97,9 @@ const CELL_ELEMENTS_MAX = 16_384;
 /**
  * Rows of workspace_rollups, column by column: the links' rows of some chunks added up per
  * workspace, day, dimension and value (their values before Postgres bounds them: each workspace has
- * its own bound), the sketches merged. Made in the service once per flush: Postgres added them up
- * in every chunk's statement before, and that was most of a busy chunk's time (README).
+ * its own bound), the sketches merged. Made in the service once per flush, not in each chunk's
+ * statement, where adding them up is most of a busy chunk's time in Postgres
+ * (docs/performance.md#click-analytics-what-they-cost-the-hot-path).
  */
 export class WorkspaceRows {
   readonly workspaceIds: number[] = [];

@@ -9,8 +9,8 @@ import type { Seeds } from './salts.ts';
 import { NOWHERE } from './value-tables.ts';
 
 // What analytics keeps of a client address, for a day, VISITOR_STRIDE numbers a visitor in one
-// Int32Array (10,000 visitors in 160 KB, where objects were spread over the heap: one cache line
-// read per click instead of a Map value's object): its place's id in the tables of generation
+// Int32Array (10,000 visitors in 160 KB, not objects spread over the heap: one cache line read
+// per click instead of a Map value's object): its place's id in the tables of generation
 // V_TABLES (0: none yet), and its hashes under the day's seeds. Its place is kept beside.
 export const V_PLACE = 0;
 export const V_TABLES = 1;

@@ -1,15 +1,9 @@
-// Click analytics off the request path. The redirect hands each 302 to record(): a few field
-// reads pushed onto arrays, nothing parsed. Once per event-loop turn (setImmediate), enrich()
-// turns the turn's clicks into numbers in a log (rollups.ts ClickLog), allocating nothing per
-// click: the link's day a slot (kept on the link's click count between its clicks: SlotHolder),
-// the User-Agent an agent (parsed once per string: device, browser, OS, bot), the address a place
-// (geo.ts) and a sketch element (the visitor hashed with the day's salt), the Referer's host and
-// the primary language ids, each string read once and remembered. When the click flusher takes
-// the analytics, or the log is full, fold() turns the log into rows per dimension and value
-// (bounded per link and day). With a click stream (CLICK_STREAM), the log's records are also
-// handed to it, with the times of their turns, at each stream flush and before each fold: the
-// records as they are, read once more (click-events.ts), nothing more per click. No address leaves
-// this file: only its place, and a few bits of a salted hash in a sketch.
+// Click analytics off the request path. The redirect hands each 302 to record(), a few field reads
+// pushed onto arrays; once per event-loop turn enrich() turns them into numbers in a log (rollups.ts
+// ClickLog), allocating nothing per click; fold() turns the log into rows when the click flusher
+// takes it, and the click stream reads the same records. No address leaves this file: only its
+// place, and a few bits of a salted hash in a sketch. What is kept: docs/api.md#click-analytics;
+// what it costs: docs/performance.md#click-analytics-what-they-cost-the-hot-path.
 
 import { msToNextUtcDay, utcDay } from '../core/day-range.ts';
 import type { AnalyticsPart, Dimension } from '../core/dimensions.ts';

@@ -1,12 +1,8 @@
-// Who a request to the API acts as: `request.apiKey`, from an API key (`Authorization: Bearer
-// <key>` or `X-API-Key: <key>`), or else from the dashboard's session cookie; null for neither.
-// A key or a session cookie that is present but wrong, revoked or expired is a 401, never
-// anonymous: a client that meant to be someone must learn that it is not. A change made with the
-// session cookie must carry the session's CSRF token in X-CSRF-Token (the cookie is SameSite=Strict
-// as well). Redirects never come here, nor do health, metrics, docs and the dashboard's files.
-//
-// Verified keys and sessions are remembered for CACHE_MS, so a revocation or a sign-out on another
-// instance takes effect everywhere within that time (at once on the instance that made it).
+// Who a request to the API acts as: `request.apiKey`, from an API key (`Authorization: Bearer` or
+// `X-API-Key`) or else the dashboard's session cookie; null for neither. A key or session that is
+// present but wrong, revoked or expired is a 401, never anonymous; a change made with the session
+// must carry its CSRF token. Verified keys and sessions are remembered CACHE_MS, so a revocation
+// on another instance takes effect within that. docs/security.md#api-keys, docs/api.md#authentication.
 
 import { timingSafeEqual } from 'node:crypto';
 import { parseCookie } from 'cookie';

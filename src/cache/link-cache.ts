@@ -1,13 +1,9 @@
-// Tier 1: the in-process LRU. It holds, per link key (domain and code, core/domains.ts), what the redirect route will write: for a link,
-// its target URL, the only part of the 302 head that differs between links (the rest is built
-// once, see edge/respond.ts); for an expired or disabled code, a shared 410 entry. Bounded by
-// entries and by approximate bytes; every entry has a TTL. Unknown codes live in a second, smaller
-// LRU of their own, so that a scanner asking for millions of random codes cannot push hot links out.
-// A link with options (core/link-options.ts) is held as its compiled rules (core/redirect-rules.ts).
-//
-// A URL string per link, not a head array and an entry object, is what keeps links small: for 1M
-// links the memory probe (`npm run load -- --scenario memory`) measured 347 bytes each with the
-// URL alone against 483 with a head array and an entry object per link.
+// Tier 1: the in-process LRU. Per link key (core/domains.ts) it holds what the redirect will write:
+// a plain link's target URL, the only part of the 302 head that differs between links (the rest is
+// built once: edge/respond.ts), a link with options as its compiled rules (core/redirect-rules.ts),
+// an expired or disabled code as a shared 410 entry. Bounded by entries and approximate bytes, each
+// entry with a TTL; unknown codes have a smaller LRU of their own, so that a scanner cannot push
+// hot links out. Why a URL string per link (measured): docs/performance.md#other-figures.
 
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config/config.ts';

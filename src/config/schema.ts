@@ -1,5 +1,5 @@
 // The machinery behind src/config/config.ts: a setting is one environment variable declared once, and from
-// its declaration come its check, its value's type, its error message and its row in the README.
+// its declaration come its check, its value's type, its error message and its row in docs/configuration.md's table.
 
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -18,11 +18,11 @@ interface Setting {
    * unset, and the schema takes undefined); a codec turns it into the configuration's value.
    */
   readonly schema: TSchema;
-  /** The README's "meaning" column, markdown. */
+  /** The "meaning" column of docs/configuration.md's table, markdown. */
   readonly doc: string;
   /** What the message tells a bad value to be, where the schema cannot say it (strings). */
   readonly expected?: string;
-  /** The README's default, where it is not the schema's. */
+  /** The default that table shows, where it is not the schema's. */
   readonly shownDefault?: string;
   /** A default computed from settings declared above this one, as the environment would hold it. */
   fallback?(config: Readonly<Record<string, unknown>>): unknown;
@@ -262,7 +262,7 @@ function domainSet(where: string, entries: readonly string[]): ReadonlySet<strin
 }
 
 // ---------------------------------------------------------------------------------------------
-// The README's table
+// docs/configuration.md's table
 
 export function configTable(settings: Settings): string {
   const rows = Object.values(settings).map((setting) => `| \`${setting.env}\` | ${shownDefault(setting)} | ${setting.doc} |`);

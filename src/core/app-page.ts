@@ -1,15 +1,8 @@
 // Deep links (link-options.ts deepLink): a phone visitor is sent to the link's app, with the web
-// target as the fallback when the app is not installed.
-//
-// - Android: an https app link is redirected to as it is (Android opens the app, or the page). A
-//   custom scheme becomes an intent: URL whose browser_fallback_url is the web target, which Chrome
-//   opens itself when no app takes the intent: no page, no script.
-// - iOS: an https universal link is redirected to as it is. A custom scheme has no fallback of its
-//   own (Safari shows an error for a scheme no app has), so the visitor gets a small page that
-//   opens the app and, if the page is still showing 1.5 s later, goes to the web target; with links
-//   to both for a visitor whose browser runs no script. Its one script is fixed text, allowed by its
-//   hash in the page's CSP; the URLs are read from the page's links, HTML-escaped.
-// Pure: no I/O.
+// target as the fallback. An https link is redirected to as it is; on Android a custom scheme
+// becomes an intent: URL whose browser_fallback_url Chrome follows itself, and on iOS the visitor
+// gets a small page that opens the app and goes to the web target 1.5 s later, its one script
+// allowed by its hash. Pure: no I/O. What each OS gets: docs/api.md#link-options.
 
 import { BUTTON_STYLE, cspHash, escapeHtml, htmlPage, PAGE_STYLE, type HtmlPage } from './html-page.ts';
 

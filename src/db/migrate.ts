@@ -1,12 +1,8 @@
 // Applies migrations/*.sql in name order, each exactly once and in its own transaction, under a
-// session advisory lock so that instances starting together take turns. A migration that was
-// applied and then edited stops start-up: the database no longer matches the files.
-//
-// A file whose first line is `-- migrate: without a transaction` runs statement by statement in
-// autocommit instead, for what a transaction cannot hold: CREATE INDEX CONCURRENTLY, which builds an
-// index while the table takes writes. Its statements must be safe to run again (IF NOT EXISTS, ON
-// CONFLICT), as a failed run starts again from the first; an index a failed CONCURRENTLY build left
-// invalid is dropped before the file runs again.
+// session advisory lock so that instances starting together take turns; an applied migration that
+// was edited stops start-up. A file that starts `-- migrate: without a transaction` runs statement
+// by statement in autocommit, for CREATE INDEX CONCURRENTLY. The rules such a file keeps:
+// docs/architecture.md#migrations.
 
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';

@@ -1,26 +1,8 @@
 // Postgres read replicas (DATABASE_REPLICA_URLS): standbys that take the resolver's reads off the
-// primary.
-//
-// Lag is measured against the primary, on this process's clock. Each probe round (every quarter
-// of DATABASE_REPLICA_MAX_LAG_MS, between 25 ms and 1 s) first reads the primary's WAL position at
-// time t (the flush position, which every acknowledged commit has reached, or the insert position
-// when sessions commit with synchronous_commit=off), then each replica's replay position. A
-// replica that has replayed up to a sample has every change committed before its t; its
-// caughtUpTo is the latest such t. So a standby that receives nothing, or replays slowly, falls
-// behind however it sees itself, and the clocks of other machines play no part. Samples go back
-// STAND_IN_MAX_MS: a replica behind the oldest has no caughtUpTo until it catches up. A new
-// timeline of the primary, or a position that goes back (a failover), starts the samples again.
-// A server counts as a standby of this primary while it is in recovery with the primary's system
-// identifier (its own timeline is not checked). Each URL must reach one server: through a
-// balancer, a probe and the next read could reach different standbys. Probes use one connection
-// of their own per server, so that a busy pool delays no measurement.
-//
-// A replica takes fresh reads, in turn with the others, while its caughtUpTo is at most
-// DATABASE_REPLICA_MAX_LAG_MS old (checked at each read); a failed read or probe takes it out
-// until a probe finds it well. It answers only what it has: the resolver reads on the primary
-// what a replica lacks, and any code whose change this instance made or heard of after the
-// replica's caughtUpTo (resolve/resolver.ts). When the primary fails, the freshest standby caught
-// up within STAND_IN_MAX_MS may stand in, under the same rule (test/resolve/read-replicas.test.ts).
+// primary. Each replica's lag is measured against the primary's WAL position on this process's
+// clock, never by the standby's own view or another machine's clock, so that a replica is read
+// only while it holds what the resolver needs, and the freshest standby may stand in for a primary
+// that fails. How, and what it promises: docs/architecture.md#read-replicas.
 
 import type pg from 'pg';
 import type { Logger } from 'pino';

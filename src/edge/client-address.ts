@@ -47,9 +47,9 @@ export function addressOfReader(trust: TrustProxy | undefined, log: Logger): Add
       return peer;
     };
   }
-  // proxy-addr and ipaddr parse X-Forwarded-For and every address in it (under the analytics scenario's
-  // load, 5 % of the server's CPU profile before this memo); the same proxies send the same clients
-  // again and again, so each (peer, field) pair is read once. The common field, one IPv4 address
+  // proxy-addr and ipaddr parse X-Forwarded-For and every address in it (5 % of the server's CPU
+  // under the analytics scenario, unmemoised: docs/performance.md#click-analytics-what-they-cost-the-hot-path);
+  // the same proxies send the same clients again and again, so each (peer, field) pair is read once. The common field, one IPv4 address
   // in dotted decimal, is read without them: proxy-addr's answer for it is that address when the
   // peer is trusted (hop 0), the peer otherwise (each peer's trust remembered).
   const trusted = new Memo((peer) => trust(peer, 0), ADDRESSES_MAX);

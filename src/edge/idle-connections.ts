@@ -1,17 +1,8 @@
-// Which connections closeIdleConnections may close. It is called by server.close(), by Fastify's
-// close, and every 50 ms while the service drains (serve.ts). node:http's own destroys each
-// connection whose parser is between two request messages unless the socket's response is
-// unfinished, where "finished" means ended (res.end() called). A request whose body is read while
-// the response before it on the same connection has ended but is not yet flushed (a client that
-// sends its next request as soon as it has read the last answer; a pipelined request) waits behind
-// that response: the socket's response is the ended one, and node closes the connection with the new
-// request in flight. Its work goes on (a create commits) and its client gets a reset: a committed
-// create left unanswered, seen in a CI run of test/process/process-lifecycle.test.ts on a busy machine.
-//
-// Here a connection is spared until its socket's response is flushed (writableFinished). That is
-// enough: node hands the socket to the response waiting behind it in the same 'finish' listener
-// that detaches the flushed one, so a request in flight always has, or waits behind, an unflushed
-// response on its socket. Nothing is counted per request.
+// Which connections closeIdleConnections may close (server.close(), Fastify's close, and every
+// 50 ms while the service drains: serve.ts). node:http's own rule may close a connection whose
+// next request waits behind an answer that has ended but is not yet flushed, resetting a request
+// whose work goes on; here a connection is spared until its socket's response is flushed
+// (writableFinished). Why that suffices: docs/architecture.md#shutdown-drains.
 
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

@@ -1,13 +1,8 @@
-// A budget of 404s per client, so that guessing codes is slow and costs us nothing. Each client
-// (an IPv4 address, an IPv6 /64: see client-address.ts) has a bucket of NOT_FOUND_LIMIT_PER_MINUTE
-// 404s that refills continuously. Only 404s spend it: a campaign's million clicks from one
-// carrier-grade NAT cost nothing, a scanner behind it is slowed. A lookup reserves a 404 before it
-// starts (and gives it back if it finds a link), so with the bucket empty a code that is not in
-// this instance's LRU is answered 429 at once, before any lookup; a cached link still redirects.
-// Each instance keeps its own buckets: N instances allow N times the budget.
-//
-// The buckets live in a bounded LRU (NOT_FOUND_LIMIT_CLIENTS): a client forgotten for lack of room
-// starts again with a full bucket, which an attacker with that many addresses has anyway.
+// A budget of 404s per client (an IPv4 address, an IPv6 /64: client-address.ts), so that guessing
+// codes is slow and costs us nothing: a bucket of NOT_FOUND_LIMIT_PER_MINUTE 404s that refills
+// continuously and only 404s spend, reserved before a lookup and given back if it finds a link, so
+// with the bucket empty an uncached code is answered 429 before any lookup. Each instance keeps
+// its own buckets, in a bounded LRU. docs/architecture.md#hostile-requests, docs/configuration.md.
 
 import { LRUCache } from 'lru-cache';
 

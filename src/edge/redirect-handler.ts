@@ -1,13 +1,9 @@
-// GET /:code and HEAD /:code, the hot path. A cache hit costs one LRU lookup and one write of an
-// answer whose text is fixed but for its location; nothing is logged. Each answer is reported to
-// the observer (redirect-observer.ts: click counts and metrics) and, for a click, to analytics.
-//
-// A plain link's entry is its URL; a link with options is cached as its compiled rules
-// (core/redirect-rules.ts), which choose the status and location from the request view
-// (visitor.ts). One handler class, two transports (RedirectTransport): the fast path's parsed heads
-// and raw socket writes (fast-transport.ts), and node:http's request and response (node-transport.ts).
-// What one request decides travels as arguments and return values, never through the handler's
-// fields or the cached rules: a request whose answer is never written leaves nothing behind.
+// GET /:code and HEAD /:code, the hot path: a cache hit costs one LRU lookup and one write of an
+// answer fixed but for its location, reported to the observer (click counts, metrics) and to
+// analytics; nothing is logged. One handler, two transports (RedirectTransport). What one request
+// decides travels as arguments and return values, never through the handler's fields or the cached
+// rules, so a request whose answer is never written leaves nothing behind. How it is reached, and
+// a link's rules: docs/architecture.md#three-entrances, docs/architecture.md#plain-links-and-links-with-options.
 
 import { ABSENT, isRedirect, type CacheEntry, type LinkCache, type NoRedirect, type RedirectTarget } from '../cache/link-cache.ts';
 import { appPage, intentUrl, isWebUrl } from '../core/app-page.ts';

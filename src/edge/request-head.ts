@@ -2,14 +2,7 @@
 // recognises only what it can prove it understands exactly, a redirect request that node:http
 // would answer from the redirect handler, never guessing where llhttp could read the bytes
 // differently. Everything else is HANDOFF: node:http parses the connection from that request on.
-//
-// Taken: `GET` or `HEAD`, an origin-form target of one segment of a code's characters (the redirect
-// handler tells a code from a reserved word such as /healthz, and hands that back) and an optional
-// query, `HTTP/1.1` or `HTTP/1.0`, header fields of strict RFC 9112 syntax (token, colon, value of
-// visible ASCII, spaces and tabs, CR LF), at most one Host (exactly one on HTTP/1.1, valid),
-// `Content-Length: 0` or none, no Transfer-Encoding, Expect or Upgrade, and a connection that
-// stays open (a `Connection` of exactly `keep-alive` or `close`, or none). A request that closes
-// the connection is handed off: llhttp refuses bytes after it, which is node:http's to answer.
+// What is taken: docs/architecture.md#three-entrances.
 
 /** A request the fast path answers: what the redirect path and its observers read of it. */
 export interface RequestHead {

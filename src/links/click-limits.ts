@@ -4,7 +4,7 @@
 // at once), or in Postgres when Redis is off (one statement; each link's row is locked by it).
 // A grant that cannot be asked for is refused with the error (a 503): never a redirect past the limit.
 // A deployment with Redis counts there alone (Postgres beside it would count apart); its counts
-// have no TTL, and last as long as Redis keeps its data (README: run it with persistence).
+// have no TTL, and last as long as Redis keeps its data (run it with persistence: docs/api.md#link-options).
 
 import type { LinkKey } from '../core/domains.ts';
 import { splitKey } from '../core/domains.ts';

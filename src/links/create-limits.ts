@@ -1,5 +1,5 @@
 // Limits on creates (POST /links, POST /links/bulk, POST /links/import), through
-// @fastify/rate-limit; what they promise: docs/api.md, "Rate limits on creates". The plugin's key
+// @fastify/rate-limit; what they promise: docs/api.md#rate-limits-on-creates. The plugin's key
 // carries the request's weight ("<links> <client>": the API key, or else the address), and every
 // route gets the same store, so they share one count of links (api/counters.ts). It runs at
 // preHandler, after the API-key hook and validation: a bulk's size is known, and a malformed body

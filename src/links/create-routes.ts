@@ -27,7 +27,7 @@ export interface LinksDeps {
   slowRequestMs: number;
   /** How long the 201 of an alias waits on purpose (resolve/code-space.ts): not slowness. */
   ackDelayMs(alias: string): number;
-  /** Route options of the creates (rate limits), from rate-limits.ts. */
+  /** Route options of the creates (rate limits), from create-limits.ts. */
   createRouteConfig?: Record<string, unknown>;
 }
 

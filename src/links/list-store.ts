@@ -1,12 +1,9 @@
 // The link list of a workspace, one keyset page at a time, and its tags. Every way the list is
-// read has an index of its own (migrations/0006_link_list.sql): newest first reads
-// links_list_created backwards from the cursor, most clicked first link_totals_by_clicks, and each
-// filter has one (the creator's, the disabled and expiring links', the tags' GIN, the search's
-// trigram GIN). The planner picks among them (its estimates of a search come from statistics of
-// the searched text: migrations/0006), but for two shapes it cannot cost, planned here: a rare tag
-// with another order or a search (its links first), and a search whose words nearly every link
-// has (walked newest first, as a sample of the newest links says it is dense). The load suite's
-// `list` scenario (load/list-bench.ts) measures every shape on a million links.
+// read has an index of its own (migrations/0006_link_list.sql) and the planner picks among them,
+// but for two shapes it cannot cost, planned here: a rare tag with another order or a search (its
+// links first), and a search whose words nearly every link has (walked newest first, as a sample
+// of the newest links says it is dense). Each shape, its index and its time on a million links:
+// docs/performance.md#the-team-workspace-the-link-list-at-a-million-links-and-what-it-costs-the-rest.
 
 import { LRUCache } from 'lru-cache';
 import { containsPattern, type Cursor, type ListFilter, type ListRequest } from './list-query.ts';

@@ -1,13 +1,7 @@
-// GET /links/:code/qr: the QR code of a link's short URL, as SVG (the default) or PNG. It encodes
-// the short URL with the query QR_QUERY (`?qr=1`), which redirects the same and tells analytics
-// that the click came from the QR code (source `qr`).
-//
-// Public, like the short URL it encodes: anyone who has the short URL can draw its QR code, so an
-// API key would protect nothing. A code gets one only while it redirects: an unknown code is a
-// 404, an expired or disabled link a 410, as GET /:code would answer, and a 404 spends the
-// client's 404 budget as a redirect does (else this route would let a scanner test codes for
-// free). The image depends only on the code and the options, never on the link's target, so
-// browsers and CDNs may keep it for a day.
+// GET /links/:code/qr: the QR code of a link's short URL with QR_QUERY (`?qr=1`, which redirects
+// the same and marks the click as a scan), as SVG or PNG. Public, like the short URL it encodes; a
+// code gets one only while it redirects, and a 404 spends the client's 404 budget as a redirect
+// does, so the route is no free way to test codes. What it answers: docs/api.md#get-linkscodeqr.
 
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -122,7 +116,7 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
     if (entry === ABSENT) {
       if (limit !== null && !limit.take(clientAddress(request.raw), performance.now())) throw limited(reply);
     } else if (entry === undefined && code !== undefined) {
-      // Reserved before the lookup, given back if it finds a link (see edge/redirect.ts).
+      // Reserved before the lookup, given back if it finds a link (as edge/redirect-handler.ts does).
       let client: string | undefined;
       if (limit !== null && !resolver.inFlight(code)) {
         client = clientAddress(request.raw);

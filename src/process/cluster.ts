@@ -1,13 +1,7 @@
-// Cluster mode (WORKERS > 1, for a machine without an orchestrator). This primary migrates once
-// (rather than n workers queueing on the advisory lock) and forks the workers; each runs
-// src/process/serve.ts, and node:cluster shares one listening socket among them, handing connections out
-// round-robin (Node's default outside Windows). A worker that dies is replaced after
-// RESTART_BASE_MS, doubled for each other death in the last minute up to RESTART_MAX_MS, so that
-// a crash loop idles; one that dies before every worker first listened stops the service with
-// exit code 1, as a failed start does with one process. On SIGTERM/SIGINT the primary stops
-// replacing workers and sends each SIGTERM (a worker that got the signal itself too drains once);
-// it exits 0 once all exited 0, else 1. Workers still running SHUTDOWN_GRACE_MS + EXIT_MARGIN_MS
-// after the signal are killed, and the primary exits 1.
+// Cluster mode (WORKERS > 1, for a machine without an orchestrator): this primary migrates once and
+// forks the workers, each running src/process/serve.ts on one shared listening socket. It replaces
+// a worker that dies, with a back-off so that a crash loop idles, and on SIGTERM/SIGINT drains them
+// all; it exits 0 only if every worker did. Timings and exit codes: docs/architecture.md#cluster-mode.
 
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';

@@ -1,20 +1,8 @@
 // The Redis connection, configured as a cache and not as a queue: when Redis is down, slow or
-// hanging, a command fails within REDIS_COMMAND_TIMEOUT_MS and the caller goes on to Postgres.
-//
-// - No offline queue: while disconnected, a command fails at once instead of waiting for a reconnect.
-// - No re-send of in-flight commands after a reconnect (ioredis re-sends them by default): the
-//   request that sent them has long been answered from Postgres.
-// - Reconnects forever in the background, with a capped, jittered back-off, so that many
-//   instances do not all knock at once when Redis returns.
-// - On a cluster, ioredis keeps an offline queue on each node's connection, but the cluster
-//   client fails a command for a node that is not connected, and the timeout bounds each try.
-// - On a cluster, no retry of a command while a master fails over: ioredis would send it again
-//   every 100 ms, up to 16 times, on "connection closed" (the master died) and on CLUSTERDOWN (the
-//   cluster until a replica takes over), and the command timeout does not bound that: it times
-//   each try only (a pipeline's retry, auto-pipelining's too, starts it anew), and a try that
-//   fails at once never reaches it. A miss instead. Those retries were also what asked the
-//   cluster for its slots again; a refresh every 5 s does that now, so that a node that dies and
-//   comes back, or a replica that takes over, is found again.
+// hanging, a command fails within REDIS_COMMAND_TIMEOUT_MS and the caller goes on to Postgres. So
+// no offline queue, no re-send of commands in flight after a reconnect, no retry while a cluster's
+// master fails over (a miss instead; the slots are refreshed every 5 s), and reconnects forever in
+// the background with a capped, jittered back-off. Why each: docs/architecture.md#the-redis-tier.
 
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../config/config.ts';
@@ -56,7 +44,7 @@ export function createRedisClient(config: RedisConfig): RedisClient | null {
         // slot is a miss (never an error) for at most that long.
         slotsRefreshInterval: 5000,
         clusterRetryStrategy: reconnectDelay,
-        // A batch is one MGET per hash slot; auto-pipelining sends those of one node together.
+        // A batch is one GET per key (redis/link-store.ts); auto-pipelining sends those of one node together.
         enableAutoPipelining: true,
         natMap: { ...config.redisClusterNatMap },
         redisOptions: { ...node, ...credentials(config.redisClusterUrls[0] ?? '') },

@@ -1,22 +1,11 @@
 // What the Redis tier stores, and under which names. Pure: no I/O.
 //
-//   key   <prefix>link:<link key>                the code on the default domain, <domain id>:<code> on
-//                                                another (core/domains.ts)
-//   value ""                                     no link has this code (a negative entry, short TTL)
-//         "a<version>.<expiresAtMs> <url>"       a link that redirects until it expires
-//         "a<version>. <url>"                    …that never expires
-//         "d<version>.<expiresAtMs> <url>"       a disabled link (or "d<version>. <url>")
-//         "x<version>.<expiresAtMs> <url>"       a deleted link: a tombstone, which answers 404 and
-//                                                keeps every older state of the link out
-//         "<any of these> <options JSON>"        a link with options (core/link-options.ts); a
-//                                                release before them reads no such value, and
-//                                                asks Postgres instead
+//   key    <prefix>link:<link key>    the code, or <domain id>:<code> off the default domain
+//   value  ""                         no link has this code (a negative entry, short TTL)
+//          "<s><version>.<expiresAtMs, or nothing> <url>[ <options JSON>]", <s> the state:
+//          a redirects, d disabled, x deleted (a tombstone: answers 404, keeps older states out)
 //
-// The value holds what decides the answer (target, expiry, disabled) and not the answer itself,
-// so that a link that expires while it sits in Redis answers 410 from then on, and the link's
-// version, so that Redis keeps the newest of two states written in any order (SET_NEWER below).
-// URLs are stored after normalisation (printable ASCII, no spaces), so the first space ends the
-// header.
+// Why the value holds the state and the version, not the answer: docs/architecture.md#what-redis-holds.
 
 import { splitKey, type LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';

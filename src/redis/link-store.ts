@@ -1,18 +1,9 @@
-// Tier 2: Redis as the cache every instance shares. It is never waited on for long and never the
-// reason for an error: a failed or slow command is a miss, and the resolver goes on to Postgres.
-//
-// - fetch: the misses of one event-loop turn in one round trip: one MGET on a single server; on a
-//   cluster one GET per key, which ioredis auto-pipelining sends as one pipeline per node (MGET
-//   cannot span hash slots, and a batch of distinct codes spans hundreds). A batch with a key on
-//   a node that fails or hangs is a miss as a whole.
-// - backFill: what Postgres answered, written back once per turn: a link only over an older
-//   version of it (SET_NEWER), so that a value read before a change can never overwrite the
-//   change; "no such link" only where Redis holds nothing (SET … NX).
-// - propagate: a created or changed link overwrites any older version of its entry (and any
-//   negative one), and its code is published so that every instance drops it from its LRU. When
-//   Redis cannot be told, the links are kept and sent again every second (at most MAX_UNSENT).
-// - A breaker: after repeated failures Redis is left alone for a second, so that a hanging server
-//   costs each request nothing instead of a command timeout.
+// Tier 2: Redis as the cache every instance shares, never waited on for long and never the reason
+// for an error: a failed or slow command is a miss, and the resolver goes on to Postgres. fetch
+// reads a turn's misses in one round trip, backFill writes Postgres's answers back once per turn,
+// propagate writes and publishes changes (kept and sent again while Redis cannot take them), and a
+// breaker leaves a failing Redis alone a second at a time. How: docs/architecture.md#the-redis-tier,
+// docs/architecture.md#what-redis-holds, docs/architecture.md#invalidation.
 
 import CircuitBreaker from 'opossum';
 import type { Logger } from 'pino';

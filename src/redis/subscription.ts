@@ -1,25 +1,9 @@
 // Invalidation: each instance listens on one channel for codes whose redirect changed (a link
-// created over a negative entry, updated, disabled, deleted) and drops them from its LRU. A
-// message lost is a stale redirect, so the subscription proves itself, checked at each heartbeat:
-//   - every invalidation is numbered by its sender, and every instance sends a heartbeat each
-//     HEARTBEAT_MS that repeats its count: a number named but not received within LATE_MS
-//     (messages may come out of order) is an invalidation missed, and the LRU is cleared;
-//   - unheard for DEAF_AFTER_MS (Redis down or hanging), or its connection closed, the instance is
-//     deaf: it clears its LRU and keeps entries at most DEAF_TTL_MS until it hears the channel
-//     again, and then clears its LRU once more (what it cached meanwhile may have missed a message).
-// A new instance starts deaf.
-//
-// Staleness bound, after a change is committed and acknowledged:
-//   - an instance that hears the channel: one pub/sub delivery;
-//   - an instance that missed the message: the sender's next heartbeat shows the gap, which is
-//     given up on LATE_MS later, at this instance's next heartbeat: about 2 s, at most 3 s;
-//   - an instance that hears nothing: DEAF_AFTER_MS + DEAF_TTL_MS = 8 s;
-//   - the changing instance could not reach Redis: it keeps the links (redis/link-store.ts) and
-//     sends them again at each heartbeat once it can, and drops them from its own LRU then (a newer
-//     change it heard in the meantime found nothing there to drop), so the bounds above apply from
-//     then on;
-//   - the changing instance crashed between its commit and its publish: the LRU TTL
-//     (CACHE_TTL_SECONDS) and the Redis TTL (REDIS_TTL_SECONDS).
+// created over a negative entry, updated, disabled, deleted) and drops them from its LRU. A lost
+// message would be a stale redirect, so the subscription proves itself: invalidations are
+// numbered and their count repeated in heartbeats, a gap clears the LRU, and an instance that
+// hears nothing is deaf (its LRU cleared, short TTLs) until it hears again. The mechanism and the
+// staleness bounds it gives: docs/architecture.md#invalidation.
 
 import type { Logger } from 'pino';
 import type { RedisClient } from './client.ts';

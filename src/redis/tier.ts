@@ -1,6 +1,6 @@
 // The Redis tier as one part: the client, the link store, and the invalidation subscription.
 // Off (null) when neither REDIS_URL nor REDIS_CLUSTER_URLS is set: one instance then works
-// alone, and its LRU is the only cache (see the README on running several instances).
+// alone, and its LRU is the only cache (docs/operations.md#several-instances).
 
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';

@@ -1,23 +1,8 @@
 // Rules out, with no I/O per request, codes that cannot exist, so that a scanner asking for random
 // codes gets its 404s from memory instead of from Postgres. A false "impossible" would be a false
-// 404: every doubt resolves to "look it up".
-//
-// A generated code is the keyed permutation of an id, and ids come from a sequence in blocks: a
-// code whose id is at least SLACK above the sequence's high-water mark was never handed out.
-// Every REFRESH_MS each instance reads the mark and the aliases logged since its last read, and
-// trusts the read for MAX_AGE_MS after it began. The holes, and how they are closed:
-//
-//   - Ids reserved by other instances since the read: passing SLACK within MAX_AGE_MS would take
-//     millions of block reservations a second (a block holds 1000 ids).
-//   - Aliases made of letters and digits decode to some id too. A trigger logs every such alias,
-//     rows inserted by hand included, with a version in commit order (migrations/0002), so that
-//     each read asks only for what came after the last; those at or above mark + SLACK are kept
-//     in memory. The 201 (or 409) that says such an alias exists waits ACK_DELAY_MS after its
-//     commit: by then every instance that still trusts its last read began it after the commit.
-//
-// Every code is looked up while the last read is older than MAX_AGE_MS, and, until restart, once
-// the code_space row shows that the database's codes came from another CODE_SECRET or
-// CODE_LENGTH, or past MAX_ALIASES aliases.
+// 404, so every doubt resolves to "look it up": a generated code whose id lies at least SLACK above
+// the id sequence's high-water mark is impossible unless it is a logged alias. How the holes are
+// closed, and when every code is looked up: docs/architecture.md#impossible-codes.
 
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';

@@ -1,24 +1,8 @@
-// The tiered read path below the LRU. The misses of one event-loop turn go to Redis in one round
-// trip; what Redis does not know goes on, as one batch, to Postgres (WHERE code = ANY($1)) behind
-// the breaker; what Postgres answers is written back to Redis and fills the LRU. A code is looked
-// up once however many requests wait for it (single-flight across both tiers). An invalidation of
-// the code, or a reset of the LRU, while it is looked up keeps the answer out of the LRU (it may
-// predate the change), and requests that come after the invalidation start a lookup of their own.
-//
-// When Postgres cannot answer, a code this instance resolved recently is answered with what it
-// found then (its last known answer, kept apart from the LRU, for CACHE_TTL_SECONDS and at most
-// LAST_KNOWN_TTL_MAX_MS, never past the link's expiry), not a 503: the LRU may have been cleared
-// meanwhile because Redis went away (an instance that hears no invalidations drops its LRU), and
-// with both stores down a link that redirected a moment ago must keep redirecting
-// (test/faults/fault-matrix-process.test.ts). An invalidation heard drops the code's last known answer; a
-// missed one, or hearing the channel again after a silence, drops them all (resolve/plugin.ts).
-//
-// With read replicas (db/replicas.ts), Postgres means a replica first. Its answer is taken only if
-// it has caught up past every change of the code this instance made or heard of (and past any
-// moment invalidations may have been missed); what it does not have, or may have in an older
-// state, is read on the primary. So lag never makes a link that exists a 404, and never brings back
-// a state older than one this instance knows to be gone. When the primary fails, a standby caught
-// up within 10 minutes stands in, under the same rule.
+// The tiered read path below the LRU: the misses of one event-loop turn go to Redis in one round
+// trip, what Redis does not know to Postgres (a replica first) as one batch behind the breaker, and
+// each code is looked up once however many requests wait for it. While Postgres cannot answer, a
+// code resolved recently gets its last known answer rather than a 503. The rules, and what they
+// promise: docs/architecture.md#last-known-answers, docs/architecture.md#read-replicas.
 
 import type { CacheEntry, LinkCache } from '../cache/link-cache.ts';
 import type { LinkKey } from '../core/domains.ts';

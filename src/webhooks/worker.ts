@@ -1,20 +1,8 @@
-// The webhook worker: every instance runs one. Every WEBHOOK_POLL_MS (and at once after a round
-// that sent something) it claims due deliveries from the outbox (webhooks/store.ts claimDeliveries:
-// each claimed by one instance, within each endpoint's cap across the fleet, a link's events in
-// order), sends them at once (webhook-sender.ts), and records what came of each: delivered, due
-// again after the next wait of WEBHOOK_RETRY_SCHEDULE (with jitter), or dead after the last.
-//
-//   outbox ─claim (lease)─▶ send ─2xx──────────▶ delivered
-//      ▲                        └─else/timeout─▶ pending, due after the schedule's next wait ─┐
-//      └───────────────── lease ran out (the instance died mid-send): due again ◀─────────────┘
-//
-// It also writes the events no request makes: link.expired (links whose expiry passed, swept once
-// per poll) and link.click_limit_reached for limits counted in Redis (kept and retried until
-// Postgres takes them), and prunes the delivery log once an hour.
-//
-// At least once: a delivery is marked delivered only after its 2xx. An answer lost on the way
-// (the receiver's, or this instance dying before it records it) means the same message again,
-// with the same webhook-id, when the lease runs out.
+// The webhook worker, one per instance. Every WEBHOOK_POLL_MS, and at once after a round that sent
+// something, it claims due deliveries from the outbox (delivery-store.ts), sends them (sender.ts)
+// and records each as delivered, due again after WEBHOOK_RETRY_SCHEDULE's next wait, or dead; it
+// also writes the events no request makes (link.expired, and link.click_limit_reached counted in
+// Redis) and prunes the delivery log hourly. At least once, in order per link: docs/api.md#webhooks.
 
 import type { Logger } from 'pino';
 import type pg from 'pg';
@@ -34,7 +22,7 @@ import {
 export interface WebhookWorkerDeps {
   readonly pool: pg.Pool;
   send(message: SignedMessage): Promise<SendResult>;
-  /** The body of a claimed delivery's message (webhook-body.ts). */
+  /** The body of a claimed delivery's message (body.ts). */
   render(delivery: ClaimedDelivery): string;
   readonly schedule: readonly number[];
   readonly timeoutMs: number;

@@ -1,13 +1,8 @@
 // The group-commit write queue. Each POST /links enqueues its link and waits; one flusher at a
 // time commits up to `maxBatch` queued links in one multi-row INSERT, so a thousand concurrent
 // creates cost a few round trips and commits instead of a thousand. A request is answered only
-// after the batch holding its link committed. The queue is bounded: full means 503 at once.
-//
-//   enqueue ─▶ [ queue (≤ maxQueued) ] ─▶ flusher: take ≤ maxBatch ─▶ assign codes ─▶ INSERT … ON CONFLICT DO NOTHING
-//                     ▲                                                                  │
-//                     └── generated code met an existing row: next id, next batch ◀──────┤
-//                         alias met an existing row: 409 for that link alone ◀───────────┤
-//                         committed: 201 for the rest ◀──────────────────────────────────┘
+// after the batch holding its link committed. The queue is bounded: full means 503 at once. The
+// picture, with what a taken alias or code gets: docs/architecture.md#the-write-path.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
