@@ -28,21 +28,41 @@ const view = (key: ApiKeyInfo) => ({
   revokedAt: key.revokedAt?.toISOString() ?? null,
 });
 
+const LIST_KEYS = {
+  summary: "The workspace's API keys (never their secrets)",
+  description: 'Admins only.',
+  tags: ['keys'],
+  security: SECURITY,
+  response: { 200: KeyList, ...errors(401, 403, 503) },
+};
+
+const CREATE_KEY = {
+  summary: 'Create an API key in the workspace, with a role',
+  description: 'Admins only. The secret is in this answer and nowhere else: only its hash is stored.',
+  tags: ['keys'],
+  security: SECURITY,
+  body: CreateKeyBody,
+  response: { 201: CreatedKey, ...errors(400, 401, 403, 415, 503) },
+};
+
+const REVOKE_KEY = {
+  summary: 'Revoke an API key of the workspace, and end its sessions',
+  description: "Admins only. Every instance refuses the key within 10 s. The workspace's last active admin key cannot be revoked (409).",
+  tags: ['keys'],
+  security: SECURITY,
+  params: KeyParams,
+  response: { 204: { type: 'null', description: 'Revoked.' }, ...errors(401, 403, 404, 409, 503) },
+};
+
 export async function keysRoutes(plain: FastifyInstance, { store, forgetAll }: KeysDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
     '/keys',
     {
-      schema: {
-        summary: "The workspace's API keys (never their secrets)",
-        description: 'Admins only.',
-        tags: ['keys'],
-        security: SECURITY,
-        response: { 200: KeyList, ...errors(401, 403, 503) },
-      },
+      schema: LIST_KEYS,
     },
-    async (request) => {
+    async function listKeys(request) {
       const key = requireAdmin(request, 'keys');
       return { keys: (await store.keys(key.workspaceId)).map(view) };
     },
@@ -51,16 +71,9 @@ export async function keysRoutes(plain: FastifyInstance, { store, forgetAll }: K
   app.post(
     '/keys',
     {
-      schema: {
-        summary: 'Create an API key in the workspace, with a role',
-        description: 'Admins only. The secret is in this answer and nowhere else: only its hash is stored.',
-        tags: ['keys'],
-        security: SECURITY,
-        body: CreateKeyBody,
-        response: { 201: CreatedKey, ...errors(400, 401, 403, 415, 503) },
-      },
+      schema: CREATE_KEY,
     },
-    async (request, reply) => {
+    async function createKey(request, reply) {
       const key = requireAdmin(request, 'keys');
       const name = cleanName(request.body.name);
       if (name === undefined)
@@ -74,17 +87,9 @@ export async function keysRoutes(plain: FastifyInstance, { store, forgetAll }: K
   app.delete(
     '/keys/:id',
     {
-      schema: {
-        summary: 'Revoke an API key of the workspace, and end its sessions',
-        description:
-          "Admins only. Every instance refuses the key within 10 s. The workspace's last active admin key cannot be revoked (409).",
-        tags: ['keys'],
-        security: SECURITY,
-        params: KeyParams,
-        response: { 204: { type: 'null', description: 'Revoked.' }, ...errors(401, 403, 404, 409, 503) },
-      },
+      schema: REVOKE_KEY,
     },
-    async (request, reply) => {
+    async function revokeKey(request, reply) {
       const key = requireAdmin(request, 'keys');
       const id = parseId(request.params.id);
       if (id === undefined) throw new AppError('KEY_NOT_FOUND');

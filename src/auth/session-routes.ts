@@ -38,6 +38,30 @@ function info(session: Pick<Session, 'key' | 'workspaceName' | 'csrfToken' | 'ex
   };
 }
 
+const SIGN_IN = {
+  summary: 'Sign in to the dashboard with an API key',
+  description:
+    'Sets an HttpOnly, SameSite=Strict session cookie (Secure behind HTTPS) that acts as the key until SESSION_TTL_HOURS ' +
+    'pass, the session is closed, or the key is revoked. Send the csrfToken of the answer as X-CSRF-Token with every ' +
+    'change made with the cookie. Failed sign-ins are limited per client address (SIGN_IN_MAX_FAILURES).',
+  tags: ['session'],
+  body: SignInBody,
+  response: { 200: SessionInfo, ...errors(400, 401, 415, 429, 503) },
+};
+
+const READ_SESSION = {
+  summary: 'Who the session cookie acts as, and its CSRF token',
+  tags: ['session'],
+  response: { 200: SessionInfo, ...errors(401, 503) },
+};
+
+const SIGN_OUT = {
+  summary: 'Sign out: the session ends, on every instance within 10 s',
+  description: 'Needs X-CSRF-Token. Without a session, it only clears the cookie.',
+  tags: ['session'],
+  response: { 204: { type: 'null', description: 'Signed out.' }, ...errors(401, 403, 503) },
+};
+
 export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { store } = deps;
@@ -55,19 +79,10 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
   app.post(
     '/auth/session',
     {
-      schema: {
-        summary: 'Sign in to the dashboard with an API key',
-        description:
-          'Sets an HttpOnly, SameSite=Strict session cookie (Secure behind HTTPS) that acts as the key until SESSION_TTL_HOURS ' +
-          'pass, the session is closed, or the key is revoked. Send the csrfToken of the answer as X-CSRF-Token with every ' +
-          'change made with the cookie. Failed sign-ins are limited per client address (SIGN_IN_MAX_FAILURES).',
-        tags: ['session'],
-        body: SignInBody,
-        response: { 200: SessionInfo, ...errors(400, 401, 415, 429, 503) },
-      },
+      schema: SIGN_IN,
       config: { signIn: true },
     },
-    async (request, reply) => {
+    async function signIn(request, reply) {
       const client = clientKey(request.ip);
       const seen = await deps.failures.add(client, 0, deps.maxFailures, deps.windowMs);
       if (seen.current >= deps.maxFailures) limited(reply, seen.ttl);
@@ -88,13 +103,9 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
   app.get(
     '/auth/session',
     {
-      schema: {
-        summary: 'Who the session cookie acts as, and its CSRF token',
-        tags: ['session'],
-        response: { 200: SessionInfo, ...errors(401, 503) },
-      },
+      schema: READ_SESSION,
     },
-    async (request, reply) => {
+    async function readSession(request, reply) {
       if (request.session === null) throw new AppError('NOT_SIGNED_IN');
       reply.header('cache-control', 'no-store');
       return info(request.session);
@@ -104,14 +115,9 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
   app.delete(
     '/auth/session',
     {
-      schema: {
-        summary: 'Sign out: the session ends, on every instance within 10 s',
-        description: 'Needs X-CSRF-Token. Without a session, it only clears the cookie.',
-        tags: ['session'],
-        response: { 204: { type: 'null', description: 'Signed out.' }, ...errors(401, 403, 503) },
-      },
+      schema: SIGN_OUT,
     },
-    async (request, reply) => {
+    async function signOut(request, reply) {
       const { session } = request;
       if (session !== null) {
         await store.closeSession(session.token);

@@ -53,6 +53,31 @@ declare module 'fastify' {
 }
 
 /** An encapsulated plugin: its slow-request hook does not touch the redirect route. */
+const CREATE_LINK = {
+  summary: 'Create a short link',
+  description:
+    'Answered 201 only once the link is committed. Send an Idempotency-Key header to retry safely: the ' +
+    'same key and body give the original answer (with Idempotent-Replayed: true), another body a 422.',
+  tags: ['links'],
+  headers: {
+    type: 'object',
+    properties: { 'idempotency-key': { type: 'string', description: '1–255 printable ASCII characters.' } },
+  },
+  body: CreateLinkBody,
+  response: { 201: CreatedLink, ...errors(400, 401, 403, 409, 413, 415, 422, 429, 503) },
+};
+
+const CREATE_LINKS = {
+  summary: `Create up to 1000 short links`,
+  description:
+    'Every item goes through the same rules and write queue as a single create, and is answered on its ' +
+    'own: 201 with the link, or the status and error a single create would have had. The answer is 200 ' +
+    'once every item is settled.',
+  tags: ['links'],
+  body: BulkBody,
+  response: { 200: BulkResult, ...errors(400, 401, 403, 413, 415, 429, 503) },
+};
+
 export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { creates, shortUrls } = deps;
@@ -73,19 +98,7 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
     {
       bodyLimit: BODY_LIMIT_BYTES,
       ...(deps.createRouteConfig === undefined ? {} : { config: deps.createRouteConfig }),
-      schema: {
-        summary: 'Create a short link',
-        description:
-          'Answered 201 only once the link is committed. Send an Idempotency-Key header to retry safely: the ' +
-          'same key and body give the original answer (with Idempotent-Replayed: true), another body a 422.',
-        tags: ['links'],
-        headers: {
-          type: 'object',
-          properties: { 'idempotency-key': { type: 'string', description: '1–255 printable ASCII characters.' } },
-        },
-        body: CreateLinkBody,
-        response: { 201: CreatedLink, ...errors(400, 401, 403, 409, 413, 415, 422, 429, 503) },
-      },
+      schema: CREATE_LINK,
     },
     async function createLink(request, reply) {
       request.ackDelayMs = delayOf(request.body);
@@ -103,16 +116,7 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
     {
       bodyLimit: BULK_BODY_LIMIT_BYTES,
       ...(deps.createRouteConfig === undefined ? {} : { config: deps.createRouteConfig }),
-      schema: {
-        summary: `Create up to 1000 short links`,
-        description:
-          'Every item goes through the same rules and write queue as a single create, and is answered on its ' +
-          'own: 201 with the link, or the status and error a single create would have had. The answer is 200 ' +
-          'once every item is settled.',
-        tags: ['links'],
-        body: BulkBody,
-        response: { 200: BulkResult, ...errors(400, 401, 403, 413, 415, 429, 503) },
-      },
+      schema: CREATE_LINKS,
     },
     async function createLinks(request) {
       if (request.headers['idempotency-key'] !== undefined) {

@@ -43,6 +43,22 @@ type RowResult =
   | { row: number; status: 'created' | 'existing'; code: string; shortUrl: string; note?: string }
   | { row: number; status: 'failed'; error: { code: ErrorCode; message: string }; note?: string };
 
+const IMPORT_LINKS = {
+  summary: 'Import links from a CSV file, with a report per row',
+  description:
+    `The file is the body (Content-Type: text/csv, UTF-8, at most 5 MiB and ${IMPORT_ROWS_MAX} rows): this service's own ` +
+    'layout (url, alias or code, expiresAt, tags, title; what GET /links/export.csv writes), or an export of Bitly, ' +
+    'YOURLS, Kutt or Shlink, told apart by its header (format=auto) or named. Each row is created by the rules of a ' +
+    'POST /links and counts against the same rate limit; a code that is a valid alias here is kept. Importing the same ' +
+    'file again creates nothing: its rows come back "existing". Admins and members.',
+  tags: ['links'],
+  security: SECURITY,
+  querystring: ImportQuery,
+  consumes: ['text/csv'],
+  body: { type: 'object', description: 'The CSV file (text/csv).' },
+  response: { 200: ImportReport, ...errors(400, 401, 403, 413, 415, 429, 503) },
+};
+
 export async function importRoutes(app: FastifyInstance, deps: ImportDeps): Promise<void> {
   // CSV is read in this plugin only, and only CSV: every other route takes JSON alone.
   app.removeContentTypeParser('application/json');
@@ -57,23 +73,9 @@ export async function importRoutes(app: FastifyInstance, deps: ImportDeps): Prom
     {
       bodyLimit: IMPORT_BODY_LIMIT_BYTES,
       config: { ...deps.createRouteConfig, bodyType: 'text/csv (UTF-8)' },
-      schema: {
-        summary: 'Import links from a CSV file, with a report per row',
-        description:
-          `The file is the body (Content-Type: text/csv, UTF-8, at most 5 MiB and ${IMPORT_ROWS_MAX} rows): this service's own ` +
-          'layout (url, alias or code, expiresAt, tags, title; what GET /links/export.csv writes), or an export of Bitly, ' +
-          'YOURLS, Kutt or Shlink, told apart by its header (format=auto) or named. Each row is created by the rules of a ' +
-          'POST /links and counts against the same rate limit; a code that is a valid alias here is kept. Importing the same ' +
-          'file again creates nothing: its rows come back "existing". Admins and members.',
-        tags: ['links'],
-        security: SECURITY,
-        querystring: ImportQuery,
-        consumes: ['text/csv'],
-        body: { type: 'object', description: 'The CSV file (text/csv).' },
-        response: { 200: ImportReport, ...errors(400, 401, 403, 413, 415, 429, 503) },
-      },
+      schema: IMPORT_LINKS,
     },
-    async (request) => {
+    async function importLinks(request) {
       // An import is a workspace's: it takes a key, whatever CREATE_REQUIRES_API_KEY says of single creates.
       const creator = creatorOf(request, true);
       const file = request.body;

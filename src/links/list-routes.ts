@@ -41,6 +41,43 @@ export const EXPORT_COLUMNS = [
   'options',
 ];
 
+const LIST_LINKS = {
+  summary: "The workspace's links: searched, filtered, sorted, a page at a time",
+  description:
+    'Pages are keyset pages: give nextCursor as cursor for the next one. Links created meanwhile never shift a page ' +
+    '(none is shown twice or skipped); with sort=clicks a link whose count changes may move. Any key of the workspace.',
+  tags: ['links'],
+  security: SECURITY,
+  querystring: ListQuery,
+  response: { 200: LinkList, ...errors(400, 401, 503) },
+};
+
+const LIST_TAGS = {
+  summary: "The workspace's tags, with how many links have each",
+  description: 'Most used first; at most 1000. Any key of the workspace.',
+  tags: ['links'],
+  security: SECURITY,
+  response: { 200: TagList, ...errors(401, 503) },
+};
+
+/** The list's filters alone: the export reads every page. */
+const { limit: _limit, cursor: _cursor, sort: _sort, ...filterProperties } = ListQuery.properties;
+
+const EXPORT_LINKS = {
+  summary: "The workspace's links as a CSV file, with their click totals",
+  description:
+    `Columns: ${EXPORT_COLUMNS.join(', ')}; tags joined with "|". The same filters as GET /links; newest first; ` +
+    'streamed. A title or tag that would start a spreadsheet formula (=, +, -, @) is written after a "\'" ' +
+    '(the import removes it again). Any key of the workspace.',
+  tags: ['links'],
+  security: SECURITY,
+  querystring: { type: 'object', properties: filterProperties, additionalProperties: false },
+  response: {
+    200: { description: 'The CSV file.', content: { 'text/csv': { schema: { type: 'string' } } } },
+    ...errors(400, 401, 503),
+  },
+};
+
 export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls }: LinkListDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   /** `filter` with the domain `host` names, if any: one of the workspace's (400 DOMAIN_UNKNOWN otherwise). */
@@ -50,19 +87,10 @@ export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls 
   app.get(
     '/links',
     {
-      schema: {
-        summary: "The workspace's links: searched, filtered, sorted, a page at a time",
-        description:
-          'Pages are keyset pages: give nextCursor as cursor for the next one. Links created meanwhile never shift a page ' +
-          '(none is shown twice or skipped); with sort=clicks a link whose count changes may move. Any key of the workspace.',
-        tags: ['links'],
-        security: SECURITY,
-        querystring: ListQuery,
-        response: { 200: LinkList, ...errors(400, 401, 503) },
-      },
+      schema: LIST_LINKS,
       config: { queryError: 'LIST_QUERY_INVALID' },
     },
-    async (request) => {
+    async function listLinks(request) {
       const key = requireKey(request);
       const verdict = readListQuery(request.query);
       if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
@@ -79,41 +107,21 @@ export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls 
   app.get(
     '/tags',
     {
-      schema: {
-        summary: "The workspace's tags, with how many links have each",
-        description: 'Most used first; at most 1000. Any key of the workspace.',
-        tags: ['links'],
-        security: SECURITY,
-        response: { 200: TagList, ...errors(401, 503) },
-      },
+      schema: LIST_TAGS,
     },
-    async (request) => {
+    async function listTags(request) {
       const key = requireKey(request);
       return { tags: await lists.tags(key.workspaceId) };
     },
   );
 
-  const { limit: _limit, cursor: _cursor, sort: _sort, ...filterProperties } = ListQuery.properties;
   app.get(
     '/links/export.csv',
     {
-      schema: {
-        summary: "The workspace's links as a CSV file, with their click totals",
-        description:
-          `Columns: ${EXPORT_COLUMNS.join(', ')}; tags joined with "|". The same filters as GET /links; newest first; ` +
-          'streamed. A title or tag that would start a spreadsheet formula (=, +, -, @) is written after a "\'" ' +
-          '(the import removes it again). Any key of the workspace.',
-        tags: ['links'],
-        security: SECURITY,
-        querystring: { type: 'object', properties: filterProperties, additionalProperties: false },
-        response: {
-          200: { description: 'The CSV file.', content: { 'text/csv': { schema: { type: 'string' } } } },
-          ...errors(400, 401, 503),
-        },
-      },
+      schema: EXPORT_LINKS,
       config: { queryError: 'LIST_QUERY_INVALID' },
     },
-    async (request, reply) => {
+    async function exportLinks(request, reply) {
       const key = requireKey(request);
       const read = readFilter(request.query);
       if (typeof read === 'string') throw new AppError('LIST_QUERY_INVALID', read);
@@ -128,7 +136,7 @@ export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls 
           .header('content-disposition', `attachment; filename="links-${day}.csv"`)
           .header('cache-control', 'no-store')
           // The schema documents the body as text; Fastify sends a stream as it comes (no serialiser runs).
-          .send(Readable.from(exportLines(first, pages, shortUrls)) as unknown as string)
+          .send(Readable.from(exportLines(first, pages, shortUrls)))
       );
     },
   );

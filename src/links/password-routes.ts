@@ -64,6 +64,15 @@ function send(reply: FastifyReply, page: HtmlPage): FastifyReply {
 }
 
 /** An encapsulated plugin: its form-body parser serves this route alone. */
+const GIVE_PASSWORD = {
+  summary: 'Give a protected link its password',
+  description:
+    'The form a password-protected link answers with posts here (application/x-www-form-urlencoded, `password`). ' +
+    'Right: 303 back to the link with a pass for it (a cookie for an hour); wrong: 403 and the form again; ' +
+    `after ${ATTEMPTS_MAX} wrong answers in ${ATTEMPTS_WINDOW_MS / 60_000} minutes: 429 with Retry-After.`,
+  tags: ['redirect'],
+};
+
 export async function linkPasswordRoutes(app: FastifyInstance, deps: LinkPasswordDeps): Promise<void> {
   const attempts = new PasswordAttempts();
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_req, body, done) =>
@@ -74,14 +83,7 @@ export async function linkPasswordRoutes(app: FastifyInstance, deps: LinkPasswor
     '/:code',
     {
       bodyLimit: FORM_BODY_LIMIT,
-      schema: {
-        summary: 'Give a protected link its password',
-        description:
-          'The form a password-protected link answers with posts here (application/x-www-form-urlencoded, `password`). ' +
-          'Right: 303 back to the link with a pass for it (a cookie for an hour); wrong: 403 and the form again; ' +
-          `after ${ATTEMPTS_MAX} wrong answers in ${ATTEMPTS_WINDOW_MS / 60_000} minutes: 429 with Retry-After.`,
-        tags: ['redirect'],
-      },
+      schema: GIVE_PASSWORD,
     },
     async function givePassword(request, reply) {
       const code = request.params.code;

@@ -91,6 +91,34 @@ export function qrOptionsOf(query: Record<string, string | undefined>, accept: s
   };
 }
 
+const QR = {
+  summary: "The QR code of a link's short URL",
+  description:
+    `It encodes the short URL with ?${QR_QUERY}, which redirects the same and counts the click as a scan (source qr). ` +
+    'SVG by default; PNG with format=png or an Accept header that prefers image/png. No API key needed. ' +
+    '404 for an unknown code, 410 for an expired or disabled link.',
+  tags: ['links'],
+  params: CodeParams,
+  // Plain strings: qrOptionsOf checks their values, for a 400 QR_OPTIONS_INVALID.
+  querystring: {
+    type: 'object',
+    properties: {
+      format: { type: 'string', description: 'svg (default) or png' },
+      size: { type: 'string', description: `pixels per side, ${QR_SIZE_MIN}–${QR_SIZE_MAX} (default 256)` },
+      margin: { type: 'string', description: `quiet zone in modules, 0–${QR_MARGIN_MAX} (default 4)` },
+      level: { type: 'string', description: 'error correction: L, M (default), Q or H' },
+      domain: { type: 'string', description: "the host of the link's short domain; absent: the default domain" },
+    },
+  },
+  response: {
+    200: {
+      description: 'The QR code.',
+      content: { 'image/svg+xml': { schema: { type: 'string' } }, 'image/png': { schema: { type: 'string', format: 'binary' } } },
+    },
+    ...errors(400, 401, 404, 410, 429, 503),
+  },
+};
+
 export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void> {
   const { shortUrls, hosts, cache, codeSpace, resolver, notFoundLimit: limit, clientAddress } = deps;
   const rendered = new LRUCache<string, string | Buffer>({
@@ -138,33 +166,7 @@ export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void
   app.get<{ Params: { code: string }; Querystring: Record<string, string | undefined> }>(
     '/links/:code/qr',
     {
-      schema: {
-        summary: "The QR code of a link's short URL",
-        description:
-          `It encodes the short URL with ?${QR_QUERY}, which redirects the same and counts the click as a scan (source qr). ` +
-          'SVG by default; PNG with format=png or an Accept header that prefers image/png. No API key needed. ' +
-          '404 for an unknown code, 410 for an expired or disabled link.',
-        tags: ['links'],
-        params: CodeParams,
-        // Plain strings: qrOptionsOf checks their values, for a 400 QR_OPTIONS_INVALID.
-        querystring: {
-          type: 'object',
-          properties: {
-            format: { type: 'string', description: 'svg (default) or png' },
-            size: { type: 'string', description: `pixels per side, ${QR_SIZE_MIN}–${QR_SIZE_MAX} (default 256)` },
-            margin: { type: 'string', description: `quiet zone in modules, 0–${QR_MARGIN_MAX} (default 4)` },
-            level: { type: 'string', description: 'error correction: L, M (default), Q or H' },
-            domain: { type: 'string', description: "the host of the link's short domain; absent: the default domain" },
-          },
-        },
-        response: {
-          200: {
-            description: 'The QR code.',
-            content: { 'image/svg+xml': { schema: { type: 'string' } }, 'image/png': { schema: { type: 'string', format: 'binary' } } },
-          },
-          ...errors(400, 401, 404, 410, 429, 503),
-        },
-      },
+      schema: QR,
       // A parameter given twice is an array, which the schema refuses: the route's own code says so.
       config: { queryError: 'QR_OPTIONS_INVALID' },
     },
