@@ -1,7 +1,8 @@
 // Which scenarios run, in what order, in which steps, and what each step needs: pure, so that the
 // rules are tested without a server (test/load/plan.test.ts).
 
-import { isInRounds, needsOf, type Ground, type Resource, type Scenario } from './scenario.ts';
+import type { Ground } from './context.ts';
+import { isInRounds, needsOf, type Resource, type Scenario } from './scenario.ts';
 
 /** One scenario measured on its own, or consecutive scenarios of the redirect rounds, measured together. */
 export interface Step {

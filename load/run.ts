@@ -15,7 +15,7 @@
 // out below a fast path), the others by autocannon. Read the ratios, not the absolute figures: the
 // load generator and the servers share the machine's cores.
 
-import { openContext } from './context.ts';
+import { openContext } from './open-context.ts';
 import { parseOptions } from './options.ts';
 import { choose, serviceSettings, stepsOf } from './plan.ts';
 import { report, runSteps } from './runner.ts';

@@ -2,7 +2,7 @@
 // targets it is judged on, and how it runs. The runner (load/run.ts) starts what the chosen
 // scenarios need once, runs them in the order of load/scenarios/index.ts, and judges every target.
 
-import type { Context } from './context.ts';
+import type { Context, Ground } from './context.ts';
 import type { Variant } from './measure.ts';
 import type { Target } from './targets.ts';
 import type { RunResult } from './types.ts';
@@ -36,12 +36,6 @@ export type Resource =
 
 /** A resource, or another scenario whose runs it reads: that one runs too, before it (latency is offered half of hot's rate). */
 export type Need = Resource | Scenario;
-
-/** What the needs may depend on, known before anything starts. */
-export interface Ground {
-  /** The database can be opened by several processes at once (not the embedded engine, not --url). */
-  readonly sharedDatabase: boolean;
-}
 
 interface About {
   /** Its name for --scenario, and the `scenario` of its runs. */

@@ -3,27 +3,10 @@
 // deployment stands in for it, seeded alike. Also the other services that scenarios start on its
 // links, and what a variant needs to send them traffic.
 
-import type { Request } from 'autocannon';
 import type { ServerProcess } from '../test/helpers/server-process.ts';
-import type { Context } from './context.ts';
-import { prepareDatabase, prepareRedis, type Prepared, type PreparedRedis } from './databases.ts';
+import type { Context, Seeded, Service } from './context.ts';
+import { prepareDatabase, prepareRedis } from './databases.ts';
 import { hotPaths, seed, warmUp } from './seeding.ts';
-
-export interface Service {
-  /** Its process; null with --url (the deployment's). */
-  readonly main: ServerProcess | null;
-  readonly url: string;
-  /** null with --url. */
-  readonly database: Prepared | null;
-  readonly redis: PreparedRedis | null;
-  /** [code, url] of each seeded link. */
-  readonly links: readonly (readonly [string, string])[];
-  readonly codes: readonly string[];
-  /** The hot traffic: a Zipf draw over the seeded codes. */
-  readonly hotPaths: readonly Request[];
-  /** Asks for every link once (the first time only), so that all of them are in the LRU before a hot run. */
-  warm(): Promise<void>;
-}
 
 /** Where a variant sends its traffic, and the process whose CPU it reads (none with --url). */
 export interface Answering {
@@ -73,12 +56,6 @@ export function ranOn(service: Service | undefined, options: Context['options'])
 /** Another service (another checkout's, if `script`) on the main one's database, with `env` besides. */
 export function startBeside(context: Context, env: Record<string, string>, script?: string): Promise<ServerProcess> {
   return context.processes.launch({ ...context.service.database?.env, ...env }, script);
-}
-
-/** A service with every link in its LRU, and the hot traffic over its links. */
-export interface Seeded {
-  readonly server: ServerProcess;
-  readonly paths: readonly Request[];
 }
 
 /**
