@@ -24,6 +24,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { RULED_OPTIONS } from './traffic.ts';
+import { LOAD_CODE_SECRET } from './processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -204,6 +205,7 @@ async function measure(variant: Variant, round: number, order: readonly number[]
           DATABASE_URL: withDatabase(ADMIN_URL, name),
           PORT: String(port),
           BASE_URL: 'https://sho.rt',
+          CODE_SECRET: LOAD_CODE_SECRET,
           LOG_LEVEL: 'warn',
           NOT_FOUND_LIMIT_PER_MINUTE: '0',
           RATE_LIMIT_ENABLED: 'false',

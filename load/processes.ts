@@ -17,6 +17,9 @@ export function loadScript(name: string): string {
   return new URL(name, import.meta.url).pathname;
 }
 
+/** The CODE_SECRET of every server a load run starts: its own, since the service refuses the development default with DATABASE_URL. */
+export const LOAD_CODE_SECRET = 'load-suite-code-secret-not-for-production';
+
 export class Processes {
   /** A temporary folder of the run's own, removed at its end. */
   readonly scratch: string;
@@ -41,7 +44,13 @@ export class Processes {
     // address, whose 404 budget the not-found scenario would spend in a second, and whose create
     // limit the seeding and the create scenarios would.
     const server = await startServer(
-      { NODE_OPTIONS: SERVICE_NODE_OPTIONS, NOT_FOUND_LIMIT_PER_MINUTE: '0', RATE_LIMIT_ENABLED: 'false', ...env },
+      {
+        NODE_OPTIONS: SERVICE_NODE_OPTIONS,
+        NOT_FOUND_LIMIT_PER_MINUTE: '0',
+        RATE_LIMIT_ENABLED: 'false',
+        CODE_SECRET: LOAD_CODE_SECRET,
+        ...env,
+      },
       120_000,
       name.startsWith('/') ? name : loadScript(name),
       prefix,

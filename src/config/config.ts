@@ -9,6 +9,8 @@ import { EVENT_SETTINGS } from './events-settings.ts';
 import { RUNTIME_SETTINGS } from './runtime-settings.ts';
 import { SERVING_SETTINGS } from './serving-settings.ts';
 
+import { DEV_CODE_SECRET } from './values.ts';
+
 export { DEV_CODE_SECRET, type LogFormat, type LogLevel } from './values.ts';
 
 /** Every variable, in docs/configuration.md's order; a fallback reads only settings declared above it. */
@@ -76,4 +78,27 @@ function crossFieldProblems(config: Config, env: Env): string[] {
     problems.push(`READINESS_DRAIN_MS=${config.readinessDrainMs}: expected less than SHUTDOWN_GRACE_MS (${config.shutdownGraceMs})`);
   }
   return problems;
+}
+
+/**
+ * A CODE_SECRET anyone can read (the development default, or a placeholder that says to change it):
+ * with it, anyone computes every generated code and forges link passes.
+ */
+export function isPublishedSecret(secret: string): boolean {
+  return secret === DEV_CODE_SECRET || /change-?me/i.test(secret);
+}
+
+/**
+ * Why this process must not serve with its CODE_SECRET, or null. A published secret is accepted only
+ * by the embedded development engine (no DATABASE_URL) outside NODE_ENV=production, or with an
+ * explicit NODE_ENV=development; anything that serves from a real database must bring its own.
+ */
+export function servingSecretProblem(config: Pick<Config, 'codeSecret' | 'databaseUrl'>, env: Env = process.env): string | null {
+  if (!isPublishedSecret(config.codeSecret)) return null;
+  if (env.NODE_ENV === 'development') return null;
+  if (config.databaseUrl === undefined && env.NODE_ENV !== 'production') return null;
+  return (
+    'CODE_SECRET is the development default or a placeholder: with it anyone can compute every code and forge link passes. ' +
+    'Set your own (openssl rand -base64 32), or NODE_ENV=development for a development machine'
+  );
 }

@@ -16,12 +16,15 @@ export const ENGINE_SETTINGS = {
   },
   codeSecret: {
     env: 'CODE_SECRET',
+    secret: true,
     schema: Type.String({ minLength: 16, default: DEV_CODE_SECRET }),
     expected: 'at least 16 characters',
     shownDefault: 'a development default',
     doc:
-      'key of the permutation that makes codes unguessable in order; at least 16 characters. ' +
-      '**Set your own in production** (a warning is logged otherwise). Changing it later is safe: stored codes keep working, ' +
+      "the deployment's secret: key of the permutation that makes codes unguessable in order; at least 16 characters. " +
+      '**Required in production**: the service refuses to start with the development default or a placeholder containing ' +
+      '"change me" unless it runs the embedded engine (no `DATABASE_URL`) outside `NODE_ENV=production`, or `NODE_ENV=development`. ' +
+      'Link passes are signed with a key derived from it (HKDF). Changing it later is safe: stored codes keep working, ' +
       'a new code that meets an old one takes the next id, ' +
       'and unknown codes are then always looked up in Postgres ' +
       '(the in-memory "impossible code" check needs the key that generated the database\'s codes)',

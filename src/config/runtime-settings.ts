@@ -27,6 +27,7 @@ export const RUNTIME_SETTINGS = {
   },
   databaseUrl: {
     env: 'DATABASE_URL',
+    secret: true,
     schema: optional(Type.Refine(Type.String(), isPostgresUrl)),
     expected: 'a postgres:// URL',
     doc: '`postgres://…`; unset runs the embedded engine',
@@ -39,6 +40,7 @@ export const RUNTIME_SETTINGS = {
   },
   databaseReplicaUrls: {
     env: 'DATABASE_REPLICA_URLS',
+    secret: true,
     schema: commaList(isPostgresUrl, 16),
     expected: 'a comma-separated list of up to 16 postgres:// URLs',
     doc:
@@ -62,12 +64,14 @@ export const RUNTIME_SETTINGS = {
   },
   redisUrl: {
     env: 'REDIS_URL',
+    secret: true,
     schema: optional(Type.Refine(Type.String(), isRedisUrl)),
     expected: 'a redis:// or rediss:// URL',
     doc: '`redis://…` or `rediss://…` of one Redis server; unset (and no cluster): the Redis tier is off',
   },
   redisClusterUrls: {
     env: 'REDIS_CLUSTER_URLS',
+    secret: true,
     schema: commaList(isRedisUrl),
     expected: 'a comma-separated list of redis:// or rediss:// URLs',
     doc:

@@ -26,6 +26,11 @@ interface Setting {
   readonly shownDefault?: string;
   /** A default computed from settings declared above this one, as the environment would hold it. */
   fallback?(config: Readonly<Record<string, unknown>>): unknown;
+  /**
+   * The value holds a secret (a key, or a URL with a password): a message about it names the
+   * variable and the value's length, never the value.
+   */
+  readonly secret?: true;
 }
 
 export type Settings = Readonly<Record<string, Setting>>;
@@ -58,13 +63,19 @@ export function decodeSettings<S extends Settings>(settings: S, env: Env): { con
 function readSetting(setting: Setting, raw: string | undefined, fallback: unknown): { value?: unknown; problems: readonly string[] } {
   const text = raw?.trim() ?? '';
   const value = text === '' ? fallback : fromEnv(setting.schema, text);
-  if (!Value.Check(setting.schema, value)) return { problems: [`${setting.env}=${JSON.stringify(raw)}: expected ${expected(setting)}`] };
+  if (!Value.Check(setting.schema, value)) return { problems: [`${shownValue(setting, raw)}: expected ${expected(setting)}`] };
   try {
     return { value: Value.Decode(setting.schema, value), problems: [] };
   } catch (err) {
     if (err instanceof SettingProblems) return { problems: err.lines };
     throw err;
   }
+}
+
+/** `NAME="value"` in a message; a secret's value is not shown, only its length. */
+export function shownValue(setting: Pick<Setting, 'env' | 'secret'>, raw: string | undefined): string {
+  if (setting.secret === true) return `${setting.env} (${raw?.length ?? 0} characters, not shown)`;
+  return `${setting.env}=${JSON.stringify(raw)}`;
 }
 
 // Only digits (and, for a number that need not be whole, digits with a decimal point) and booleans

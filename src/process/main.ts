@@ -8,7 +8,7 @@ import './tick-shape.ts';
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import { runPrimary } from './cluster.ts';
-import { ConfigError, DEV_CODE_SECRET, loadConfig, type Config } from '../config/config.ts';
+import { ConfigError, isPublishedSecret, loadConfig, servingSecretProblem, type Config } from '../config/config.ts';
 import { createLogger } from './logger.ts';
 import { serve } from './serve.ts';
 
@@ -21,6 +21,11 @@ async function main(): Promise<number> {
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     console.error(err.message);
+    return EX_CONFIG;
+  }
+  const secretProblem = servingSecretProblem(config);
+  if (secretProblem !== null) {
+    console.error(`invalid configuration:\n  ${secretProblem}`);
     return EX_CONFIG;
   }
   if (config.workers === 1) {
@@ -37,9 +42,10 @@ async function main(): Promise<number> {
   return serve(config, log, { migrate: false });
 }
 
+// Accepted only on a development machine (servingSecretProblem): still said, in case it is not one.
 function warnOnDevSecret({ codeSecret }: Config, log: Logger): void {
-  if (codeSecret === DEV_CODE_SECRET) {
-    log.warn('CODE_SECRET is the development default: set your own so that codes cannot be predicted');
+  if (isPublishedSecret(codeSecret)) {
+    log.warn('CODE_SECRET is the development default or a placeholder: set your own so that codes cannot be predicted');
   }
 }
 

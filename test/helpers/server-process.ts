@@ -30,7 +30,15 @@ export async function startServer(
   prefix: readonly string[] = [],
 ): Promise<ServerProcess> {
   // Every create of a test comes from one address: no create limits unless the test sets them.
-  const defaults = { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false' };
+  // A CODE_SECRET of its own: the service refuses the development default when DATABASE_URL is set.
+  const defaults = {
+    PATH: process.env.PATH ?? '',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_ENABLED: 'false',
+    CODE_SECRET: 'server-process-test-code-secret',
+  };
   return startListening([...prefix, process.execPath, script], { ...defaults, ...env }, timeoutMs, 'server');
 }
 

@@ -377,12 +377,19 @@ interface Compose {
   readonly networks?: Readonly<Record<string, { readonly ipam?: { readonly config?: readonly { readonly subnet?: string }[] } }>>;
 }
 
-/** Compose's `${NAME:-default}`; a bare `${NAME}` would make `docker compose up` need a setup step. */
+/**
+ * Compose's `${NAME:-default}`, and `${NAME:?message}` (required: compose refuses to start without it; read
+ * here as the operator's own value). A bare `${NAME}` would make `docker compose up` run with it empty.
+ */
 function interpolate(value: string): string {
-  return value.replace(/\$\{(\w+)(?::?-([^}]*))?\}/g, (whole, _name: string, fallback: string | undefined) => {
-    if (fallback === undefined) throw new Error(`${whole} has no default`);
-    return fallback;
-  });
+  return value.replace(
+    /\$\{(\w+)(?::?([-?])([^}]*))?\}/g,
+    (whole, name: string, kind: string | undefined, fallback: string | undefined) => {
+      if (kind === '?') return `operator-set-${name.toLowerCase()}-value`;
+      if (fallback === undefined) throw new Error(`${whole} has no default`);
+      return fallback;
+    },
+  );
 }
 
 const isAppService = (service: ComposeService) => service.build?.dockerfile === 'deploy/Dockerfile';
@@ -439,6 +446,9 @@ function composeProblems(compose: Compose, known: ReadonlySet<string>, haproxy: 
     for (const variable of ['DATABASE_URL', 'REDIS_URL', 'BASE_URL', 'CODE_SECRET']) {
       if (env[variable] === undefined) problems.push(`${name}: ${variable} is not set`);
     }
+    // The service refuses a published secret; compose must make the operator bring one, not carry a placeholder.
+    if (!String(service.environment?.CODE_SECRET).startsWith('${CODE_SECRET:?'))
+      problems.push(`${name}: CODE_SECRET is not required (\${CODE_SECRET:?…})`);
     if (env.TRUST_PROXY !== lbAddress)
       problems.push(`${name}: TRUST_PROXY is ${env.TRUST_PROXY ?? 'unset'}, not the balancer's ${lbAddress ?? '?'}`);
     problems.push(...environmentProblems(`compose ${name}`, env, known));

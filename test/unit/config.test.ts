@@ -5,7 +5,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ConfigError, DEV_CODE_SECRET, loadConfig, SETTINGS, type Config } from '../../src/config/config.ts';
+import {
+  ConfigError,
+  DEV_CODE_SECRET,
+  isPublishedSecret,
+  loadConfig,
+  servingSecretProblem,
+  SETTINGS,
+  type Config,
+} from '../../src/config/config.ts';
 
 test('an empty environment gives the documented defaults', () => {
   const config = loadConfig({});
@@ -24,7 +32,7 @@ test('a malformed value stops start-up with a message naming the variable and wh
   assert.throws(attempt, (err: unknown) => {
     assert.ok(err instanceof ConfigError);
     assert.match(err.message, /PORT="80a": expected an integer from 0 to 65535/);
-    assert.match(err.message, /DATABASE_URL="mysql:\/\/x": expected a postgres:\/\/ URL/);
+    assert.match(err.message, /DATABASE_URL \(9 characters, not shown\): expected a postgres:\/\/ URL/);
     assert.match(err.message, /CODE_LENGTH="12": expected an integer from 5 to 8/);
     assert.match(err.message, /LOG_LEVEL="loud": expected one of fatal/);
     assert.match(err.message, /BASE_URL=.*expected an http\(s\) origin/);
@@ -96,7 +104,7 @@ test('read replicas: a list of postgres URLs beside DATABASE_URL, with a lag bou
   );
   assert.throws(
     () => loadConfig({ DATABASE_URL: 'postgres://p/db', DATABASE_REPLICA_URLS: 'postgres://r/db,redis://x' }),
-    /DATABASE_REPLICA_URLS=.*expected a comma-separated list of up to 16 postgres:\/\/ URLs/,
+    /DATABASE_REPLICA_URLS \(\d+ characters, not shown\): expected a comma-separated list of up to 16 postgres:\/\/ URLs/,
   );
 });
 
@@ -441,4 +449,16 @@ test('ROOT_REDIRECT: none without the dashboard; a path of this service or an ht
   for (const bad of ['//evil.example', '/\\evil.example', 'javascript:alert(1)', 'ftp://acme.example/', 'acme.example', '/a b']) {
     assert.throws(() => loadConfig({ ROOT_REDIRECT: bad }), /ROOT_REDIRECT=.*expected a path of this service/, bad);
   }
+});
+
+test('a published CODE_SECRET serves only on a development machine: the embedded engine outside production, or NODE_ENV=development', () => {
+  const dev = loadConfig({});
+  const real = loadConfig({ DATABASE_URL: 'postgres://db/x' });
+  assert.equal(servingSecretProblem(dev, {}), null);
+  assert.match(servingSecretProblem(dev, { NODE_ENV: 'production' }) ?? '', /^CODE_SECRET is the development default/);
+  assert.match(servingSecretProblem(real, {}) ?? '', /^CODE_SECRET/);
+  assert.equal(servingSecretProblem(real, { NODE_ENV: 'development' }), null);
+  assert.match(servingSecretProblem({ ...real, codeSecret: 'please-Change-Me-now' }, {}) ?? '', /^CODE_SECRET/);
+  assert.equal(servingSecretProblem({ ...real, codeSecret: 'a-real-secret-of-32-characters!!' }, { NODE_ENV: 'production' }), null);
+  assert.ok(isPublishedSecret(DEV_CODE_SECRET));
 });
