@@ -194,19 +194,27 @@ test('a Redis entry tampered with CR LF in its URL puts no injected header on th
   // A fresh instance: its LRU is empty, so it reads Redis.
   const fresh = await instance(t);
   const address = await fresh.listen({ port: 0, host: '127.0.0.1' });
+  // A connection that stays open is the fast path's (Connection: close is handed to node:http): read until one answer is whole.
   const raw = await new Promise<string>((resolve, reject) => {
     const socket = net.connect(Number(new URL(address).port), '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      if (parseResponse(text) !== undefined) socket.destroy();
+    });
     socket.on('error', reject);
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('close', () => resolve(text));
     socket.setTimeout(5000, () => socket.destroy());
-    socket.write('GET /sec-tamper HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+    socket.write('GET /sec-tamper HTTP/1.1\r\nHost: sho.rt\r\n\r\n');
   });
   assert.doesNotMatch(raw, /set-cookie/i, `the response: ${JSON.stringify(raw)}`);
   assert.doesNotMatch(raw, /injected/);
   const res = parseResponse(raw);
   assert.ok(res !== undefined, JSON.stringify(raw));
+  // The entry is no entry: the link is read from Postgres, as it was made.
+  assert.equal(res.status, 302);
+  assert.equal(res.headers.get('location'), 'https://example.com/honest');
   for (const [name, headerValue] of res.headers) assert.match(`${name}: ${headerValue}`, /^[\x20-\x7e]*$/, 'visible ASCII only');
 });
 
