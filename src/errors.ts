@@ -71,7 +71,7 @@ export const ERRORS = {
   },
   PASSWORD_INVALID: {
     status: 400,
-    message: 'options.password must be 4 to 128 characters without control characters, or true to keep the password the link has.',
+    message: 'options.password must be 8 to 128 characters without control characters, or true to keep the password the link has.',
   },
   CLICK_LIMIT_INVALID: { status: 400, message: 'options.clickLimit must be a whole number from 1 to 1000000000, or null.' },
   LIST_QUERY_INVALID: { status: 400, message: 'A query parameter of the link list is not one it accepts.' },
@@ -124,6 +124,10 @@ export const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json.' },
   RATE_LIMITED: { status: 429, message: 'Too many links created; retry after Retry-After seconds.' },
   SIGN_IN_RATE_LIMITED: { status: 429, message: 'Too many failed sign-ins from this address; retry after Retry-After seconds.' },
+  PASSWORD_RATE_LIMITED: {
+    status: 429,
+    message: 'Too many wrong passwords for this link from this address; retry after Retry-After seconds.',
+  },
   NOT_FOUND_RATE_LIMITED: {
     status: 429,
     message: 'Too many requests for codes that do not exist from this address; retry after Retry-After seconds.',
@@ -132,6 +136,7 @@ export const ERRORS = {
   WRITE_QUEUE_FULL: { status: 503, message: 'Too many links are waiting to be written; retry shortly.' },
   DATABASE_UNAVAILABLE: { status: 503, message: 'The database is unavailable; retry shortly.' },
   DATABASE_TIMEOUT: { status: 503, message: 'The database did not answer in time; retry shortly.' },
+  PASSWORD_CHECKS_BUSY: { status: 503, message: 'Too many passwords are being checked at once; retry after Retry-After seconds.' },
   SHUTTING_DOWN: { status: 503, message: 'This instance is shutting down; retry on another.' },
   CODES_EXHAUSTED: { status: 503, message: 'The generated code space is exhausted; raise CODE_LENGTH.' },
   DASHBOARD_NOT_BUILT: { status: 503, message: 'The dashboard has not been built: run npm run build:app (npm ci does it).' },

@@ -1,7 +1,8 @@
 // Fixed-window counts per client, shared by every instance through Redis when the tier is on (one
 // key per client, ADD_SCRIPT), in this process otherwise, and in it for REDIS_BYPASS_MS after each
-// Redis failure: what the limits on creates (links/create-limits.ts) and on failed sign-ins
-// (auth/session-routes.ts) count with.
+// Redis failure: what the limits on creates (links/create-limits.ts), on failed sign-ins
+// (auth/session-routes.ts) and on link-password attempts (attempt-budget.ts) count with. A count
+// taken may be given back (refund): an attempt reserved before it is judged, and then forgiven.
 
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
@@ -39,6 +40,12 @@ export class LocalCounter {
     window.count += weight;
     return { current: window.count, ttl };
   }
+
+  /** Takes `weight` back off `key`'s window, if it is still open. */
+  refund(key: string, weight: number, now: number = Date.now()): void {
+    const window = this.#windows.get(key);
+    if (window !== undefined && window.endsAt > now) window.count = Math.max(0, window.count - weight);
+  }
 }
 
 // The same rule in Redis, atomically: one key per client, so it runs on a Redis Cluster too.
@@ -55,8 +62,21 @@ if weight <= max then redis.call('SET', KEYS[1], weight, 'PX', window) end
 return {weight, window}
 `;
 
+// Gives `weight` back to a window still open (its TTL stays). ARGV: weight.
+const REFUND_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]))
+if count and count > 0 then
+  redis.call('DECRBY', KEYS[1], math.min(count, tonumber(ARGV[1])))
+end
+return 0
+`;
+
 const COMMAND = 'shortenerCreateLimit';
-type WithScript = { [COMMAND](key: string, weight: number, max: number, windowMs: number): Promise<[number, number]> };
+const REFUND = 'shortenerCountRefund';
+type WithScript = {
+  [COMMAND](key: string, weight: number, max: number, windowMs: number): Promise<[number, number]>;
+  [REFUND](key: string, weight: number): Promise<number>;
+};
 
 /**
  * A counter of clients: in Redis under `<prefix><namespace>` when the tier is on (`redis`), else in
@@ -80,6 +100,7 @@ export class SharedCounter {
   /** Keys are `<prefix><namespace><client>`; `what` the counts are, for the log lines. */
   constructor(client: RedisClient, prefix: string, local: LocalCounter, log: Logger, namespace = 'creates:', what = 'create rate limits') {
     if (!(COMMAND in client)) client.defineCommand(COMMAND, { numberOfKeys: 1, lua: ADD_SCRIPT });
+    if (!(REFUND in client)) client.defineCommand(REFUND, { numberOfKeys: 1, lua: REFUND_SCRIPT });
     this.#client = client as RedisClient & WithScript;
     this.#prefix = `${prefix}${namespace}`;
     this.#what = what;
@@ -103,6 +124,16 @@ export class SharedCounter {
     }
   }
 
+  /** Gives back what add() took, where it was counted: in Redis, or here while Redis fails. */
+  async refund(key: string, weight: number): Promise<void> {
+    if (Date.now() < this.#bypassUntil || this.#client.status !== 'ready') return this.#local.refund(key, weight);
+    try {
+      await this.#client[REFUND](this.#prefix + key, weight);
+    } catch {
+      // A count not given back only makes the window stricter; the next add() finds out about Redis.
+    }
+  }
+
   #fallBack(key: string, weight: number, max: number, windowMs: number, err: unknown): Count {
     if (!this.#failing) {
       this.#failing = true;
@@ -114,4 +145,5 @@ export class SharedCounter {
 
 export interface Counter {
   add(key: string, weight: number, max: number, windowMs: number): Count | Promise<Count>;
+  refund(key: string, weight: number): void | Promise<void>;
 }

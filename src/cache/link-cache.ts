@@ -9,7 +9,7 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../config/config.ts';
 import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
-import { compileRules, LinkRules, type RuleDefaults } from '../core/redirect-rules.ts';
+import { compileRules, LinkRules, locationsWritable, type RuleDefaults } from '../core/redirect-rules.ts';
 
 /** The target of a link that redirects: its URL, as stored. */
 export type RedirectTarget = string & { readonly __brand: 'RedirectTarget' };
@@ -120,9 +120,12 @@ export function createLinkCache(options: CacheOptions): LinkCache {
 /** Links answered as they were before options: 302, the query not forwarded. */
 export const PLAIN_DEFAULTS: RuleDefaults = Object.freeze({ redirectStatus: 302, forwardQuery: false });
 
-/** The answer for what a lookup found, without caching it. */
+/**
+ * The answer for what a lookup found, without caching it. A link whose Location would not be visible
+ * ASCII is none (no link the API made is such): checked here, once per fill, never per request.
+ */
 export function entryOf(link: Link | undefined, now: number, defaults: RuleDefaults = PLAIN_DEFAULTS): CacheEntry {
-  if (link === undefined || link.deleted) return ABSENT;
+  if (link === undefined || link.deleted || !locationsWritable(link.url, link.options)) return ABSENT;
   if (link.disabled) return DISABLED;
   if (link.expiresAt !== null && link.expiresAt.getTime() <= now) return EXPIRED;
   return compileRules(link.url, link.options, defaults) ?? (link.url as RedirectTarget);

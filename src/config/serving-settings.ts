@@ -110,6 +110,18 @@ export const SERVING_SETTINGS = {
     schema: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 100_000 }),
     doc: 'clients whose 404 budget is remembered (an LRU; measured 135 bytes of heap per IPv4 client, 213 per IPv6 /64)',
   },
+  passwordHashesAtOnce: {
+    env: 'PASSWORD_HASHES_AT_ONCE',
+    schema: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+    doc:
+      "scrypt hashes of link passwords (16 MiB each, in libuv's pool beside file reads, DNS and QR images) that run at once; " +
+      'guesses and new passwords wait for a slot, taking turns',
+  },
+  passwordGuessesWaiting: {
+    env: 'PASSWORD_GUESSES_WAITING',
+    schema: Type.Integer({ minimum: 0, maximum: 10_000, default: 16 }),
+    doc: 'guesses at link passwords that wait for a hash slot; past it, `503 PASSWORD_CHECKS_BUSY` at once',
+  },
   rateLimitEnabled: {
     env: 'RATE_LIMIT_ENABLED',
     schema: Type.Boolean({ default: true }),

@@ -74,13 +74,15 @@ export interface LinkOptions {
   readonly deepLink?: DeepLinks;
   /** The scrypt hash of the link's password (core/link-passwords.ts): never shown, never taken from a request. */
   readonly passwordHash?: string;
+  /** In a Redis entry, in the hash's place: its tag (link-passwords.ts passTagOf); never in Postgres or a request. */
+  readonly passTag?: string;
   /** The most redirects the link gives, across every instance (links/click-limits.ts); then 410. */
   readonly clickLimit?: number;
 }
 
 export const CLICK_LIMIT_MAX = 1_000_000_000;
 
-export const PASSWORD_MIN_LENGTH = 4;
+export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 128;
 
 /** `options` with the password hash `hash` (a new one, or the link's own), or without one. */
@@ -90,9 +92,9 @@ export function withPasswordHash(options: LinkOptions | null, hash: string | und
 }
 
 /** Options as the API shows them: the hash is never shown, only that there is a password. */
-export function shownOptions(options: LinkOptions | null): (Omit<LinkOptions, 'passwordHash'> & { password?: true }) | null {
-  if (options === null || options.passwordHash === undefined) return options;
-  const { passwordHash: _, ...rest } = options;
+export function shownOptions(options: LinkOptions | null): (Omit<LinkOptions, 'passwordHash' | 'passTag'> & { password?: true }) | null {
+  if (options === null || (options.passwordHash === undefined && options.passTag === undefined)) return options;
+  const { passwordHash: _, passTag: __, ...rest } = options;
   return { ...rest, password: true };
 }
 

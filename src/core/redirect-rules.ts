@@ -6,6 +6,7 @@
 import type { Device } from './dimensions.ts';
 import { SPLIT_MAX, TARGETS_MAX, type DeepLinks, type LinkOptions, type RedirectStatus, type TargetCondition } from './link-options.ts';
 import type { HtmlPage } from './html-page.ts';
+import { passTagOf } from './link-passwords.ts';
 import { previewPage } from './preview-page.ts';
 import { URL_MAX_LENGTH } from './url-rules.ts';
 
@@ -67,12 +68,20 @@ export class LinkRules {
   /** Variant i takes buckets below #cumulative[i]. */
   readonly #splitUrls: readonly string[];
   readonly #cumulative: readonly number[];
-  /** What link-preview crawlers get instead of the redirect; null: they are redirected like people. */
+  /**
+   * What link-preview crawlers get instead of the redirect; null: they are redirected like people.
+   * A protected link's preview names no target: a crawler is no one the password was given to.
+   */
   readonly preview: HtmlPage | null;
   /** The apps of phone visitors (app-page.ts); null: none. */
   readonly deepLink: DeepLinks | null;
-  /** The scrypt hash of the link's password: a visitor without a pass for it gets the password page; null: none. */
-  readonly passwordHash: string | null;
+  /** The tag of the link's password (link-passwords.ts): a visitor without a pass for it gets the password page; null: none. */
+  readonly passTag: string | null;
+  /**
+   * Whether the answer depends on who asks (a User-Agent, a cookie, an address, a bucket): such an
+   * answer is private to its visitor, never one a shared cache may hand to another.
+   */
+  readonly personal: boolean;
   /** The most redirects the link gives (links/click-limits.ts); null: no limit. */
   readonly clickLimit: number | null;
   constructor(url: string, options: LinkOptions, defaults: RuleDefaults) {
@@ -84,10 +93,12 @@ export class LinkRules {
     this.#splitUrls = split.map((variant) => variant.url);
     let sum = 0;
     this.#cumulative = split.map((variant) => (sum += variant.weight));
-    this.preview = options.preview === undefined ? null : previewPage(options.preview, url);
+    this.passTag = options.passwordHash === undefined ? (options.passTag ?? null) : passTagOf(options.passwordHash);
+    this.preview = options.preview === undefined ? null : previewPage(options.preview, this.passTag === null ? url : null);
     this.deepLink = options.deepLink ?? null;
-    this.passwordHash = options.passwordHash ?? null;
     this.clickLimit = options.clickLimit ?? null;
+    this.personal =
+      this.#targets.length > 0 || this.#splitUrls.length > 0 || this.preview !== null || this.deepLink !== null || this.passTag !== null;
   }
 
   /**
@@ -129,6 +140,22 @@ export class LinkRules {
   }
 }
 
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+/**
+ * Whether every Location the link can answer with is visible ASCII, as every URL the API stores is
+ * (normalised, percent-encoded): a value from elsewhere (a tampered cache entry) must never reach a
+ * response head, where a CR, an LF, or a character whose low byte is one, would split it.
+ */
+export function locationsWritable(url: string, options: LinkOptions | null): boolean {
+  if (!VISIBLE_ASCII.test(url)) return false;
+  if (options === null) return true;
+  for (const rule of options.targets ?? []) if (!VISIBLE_ASCII.test(rule.url)) return false;
+  for (const variant of options.split ?? []) if (!VISIBLE_ASCII.test(variant.url)) return false;
+  const apps = options.deepLink;
+  return apps === undefined || [apps.ios, apps.android].every((app) => app === undefined || VISIBLE_ASCII.test(app));
+}
+
 /**
  * The compiled rules of a link, or null when its options change nothing: a plain redirect (302,
  * prebuilt). A deployment default other than 302 or forwarding the query makes every link a ruled one.
@@ -143,7 +170,7 @@ export function compileRules(url: string, options: LinkOptions | null, defaults:
     options?.split === undefined &&
     rules.preview === null &&
     rules.deepLink === null &&
-    rules.passwordHash === null &&
+    rules.passTag === null &&
     rules.clickLimit === null;
   return plain ? null : rules;
 }

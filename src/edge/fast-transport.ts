@@ -17,9 +17,9 @@ export function fastTransport(answers: RawAnswers, client: AddressOf, hostOf: Ho
       const closing = req.conn.closingAfter(req);
       req.conn.answer(req, 302, answers.redirect(entry, closing), closing);
     },
-    writeRedirect(req, status, location) {
+    writeRedirect(req, status, location, personal) {
       const closing = req.conn.closingAfter(req);
-      req.conn.answer(req, status, answers.redirectWith(status, location, closing), closing);
+      req.conn.answer(req, status, answers.redirectWith(status, location, closing, personal), closing);
     },
     writePrebuilt(req, answer: Prebuilt) {
       const closing = req.conn.closingAfter(req);

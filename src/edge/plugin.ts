@@ -7,6 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RedirectTarget } from '../cache/link-cache.ts';
+import { deriveKey } from '../core/keys.ts';
+import { PASS_KEY_PURPOSE } from '../core/link-passwords.ts';
 import { trustProxyRule } from '../core/trust-proxy.ts';
 import { AppError } from '../errors.ts';
 import type { PartOptions } from '../part.ts';
@@ -87,7 +89,7 @@ async function edgePart(app: FastifyInstance, { config, log, edge, addressOf }: 
       observer: redirectObserver(ports.clicks, counts),
       visits: ports.visits,
       visitors: visitorReaders(addressOf, ports.countryOf),
-      passSecret: config.codeSecret,
+      passKey: deriveKey(config.codeSecret, PASS_KEY_PURPOSE),
       limits: ports.limits,
     };
     node = new RedirectHandler(deps, nodeTransport(config.redirectCacheControl, { clientOf: clientAddress, hostOf }));

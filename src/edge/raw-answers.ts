@@ -3,13 +3,13 @@
 // client cannot tell which of the two answered (test/edge/fast-path-differential.test.ts compares them).
 
 import { STATUS_CODES } from 'node:http';
-import type { Prebuilt } from './respond.ts';
+import { privateCacheControl, type Prebuilt } from './respond.ts';
 
 export interface RawAnswers {
   /** A 302 to `url`, as createEntryWriter writes it (no Date). */
   redirect(url: string, close: boolean): string;
-  /** A link's redirect with the status its rules chose, as createRedirectWriter writes it. */
-  redirectWith(status: number, url: string, close: boolean): string;
+  /** A link's redirect with the status its rules chose, as createRedirectWriter writes it (private if `personal`). */
+  redirectWith(status: number, url: string, close: boolean, personal: boolean): string;
   /** An error answer, as writePrebuilt writes it (with Date); a HEAD gets no body. */
   prebuilt(answer: Prebuilt, head: boolean, close: boolean): string;
 }
@@ -22,6 +22,9 @@ export function rawAnswers(cacheControl: string, keepAliveTimeoutMs: number): Ra
   const after = `\r\ncache-control: ${cacheControl}\r\ncontent-length: 0\r\n`;
   const afterKept = after + keepAlive;
   const afterClosed = after + close;
+  const own = `\r\ncache-control: ${privateCacheControl(cacheControl)}\r\ncontent-length: 0\r\n`;
+  const ownKept = own + keepAlive;
+  const ownClosed = own + close;
   // Weak: a link's preview page is an answer of its own, gone with the link's cache entry.
   const texts = new WeakMap<Prebuilt, { head: string; body: string }>();
   const textOf = (answer: Prebuilt): { head: string; body: string } => {
@@ -46,7 +49,8 @@ export function rawAnswers(cacheControl: string, keepAliveTimeoutMs: number): Ra
   };
   return {
     redirect: (url, closing) => before + url + (closing ? afterClosed : afterKept),
-    redirectWith: (status, url, closing) => statusLine(status) + url + (closing ? afterClosed : afterKept),
+    redirectWith: (status, url, closing, personal) =>
+      statusLine(status) + url + (personal ? (closing ? ownClosed : ownKept) : closing ? afterClosed : afterKept),
     prebuilt(answer, head, closing) {
       const text = textOf(answer);
       return `${text.head}Date: ${httpDate()}\r\n${closing ? close : keepAlive}${head ? '' : text.body}`;

@@ -41,8 +41,8 @@ export interface RedirectDeps {
   readonly visits: VisitRecorder | null;
   /** What links' rules read requests with (visitor.ts). */
   readonly visitors: VisitorReaders;
-  /** The deployment's secret (CODE_SECRET): the key of password-protected links' passes (core/link-passwords.ts). */
-  readonly passSecret: string;
+  /** The key of password-protected links' passes (core/link-passwords.ts), derived from CODE_SECRET for them alone (core/keys.ts). */
+  readonly passKey: Buffer;
   /** Grants the redirects of links with a click limit. */
   readonly limits: ClickGrants;
 }
@@ -54,8 +54,8 @@ export interface RedirectDeps {
 export interface RedirectTransport<Q, R> extends RequestFields<Q> {
   /** A plain redirect (302) or a refusal. */
   writeEntry(res: R, entry: RedirectTarget | NoRedirect): void;
-  /** A link's redirect as its rules chose it. */
-  writeRedirect(res: R, status: number, location: string): void;
+  /** A link's redirect as its rules chose it; `personal`: it depends on who asks, so no shared cache may keep it. */
+  writeRedirect(res: R, status: number, location: string, personal: boolean): void;
   writePrebuilt(res: R, answer: Prebuilt): void;
   /** Something threw: a 500 if nothing was written yet, else the connection is cut. */
   crash(res: R): void;
@@ -210,12 +210,13 @@ export class RedirectHandler<Q, R> {
     let appPaged = false;
     try {
       const visitor = new RequestVisitor(this.#deps.visitors, io, req, key);
-      if (rules.preview !== null && visitor.device().type === 'bot') {
+      if (rules.passTag !== null && !hasPass(io.cookie(req), this.#deps.passKey, key, rules.passTag, Date.now())) {
+        // A protected link, the password first: without a pass for it, a crawler gets the preview (which names no
+        // target) if the link has one, anyone else the form that earns a pass (links/password-routes.ts).
+        io.writePrebuilt(res, rules.preview !== null && visitor.device().type === 'bot' ? rules.preview : PASSWORD_PAGE);
+      } else if (rules.preview !== null && visitor.device().type === 'bot') {
         // A link-preview crawler (a bot, as analytics tells them) gets the link's own preview page, people the redirect.
         io.writePrebuilt(res, rules.preview);
-      } else if (rules.passwordHash !== null && !hasPass(io.cookie(req), this.#deps.passSecret, key, rules.passwordHash, Date.now())) {
-        // A protected link: without a pass for its password, the form that earns one (links/password-routes.ts).
-        io.writePrebuilt(res, PASSWORD_PAGE);
       } else if (rules.clickLimit === null) {
         target = rules.target(visitor, Date.now());
         appPaged = this.#sendRuled(res, rules, visitor, target);
@@ -246,7 +247,7 @@ export class RedirectHandler<Q, R> {
   #sendRuled(res: R, rules: LinkRules, visitor: RequestVisitor<Q>, target: number): boolean {
     const location = rules.locationOf(target, visitor);
     const app = rules.deepLink === null ? NO_APP : this.#writeApp(res, rules, visitor.device().os, location);
-    if (app === NO_APP) this.#io.writeRedirect(res, rules.status, location);
+    if (app === NO_APP) this.#io.writeRedirect(res, rules.status, location, rules.personal);
     return app === APP_PAGE;
   }
 
@@ -254,8 +255,8 @@ export class RedirectHandler<Q, R> {
   #writeApp(res: R, rules: LinkRules, os: string, web: string): number {
     const app = os === 'ios' ? rules.deepLink?.ios : os === 'android' ? rules.deepLink?.android : undefined;
     if (app === undefined) return NO_APP;
-    if (isWebUrl(app)) this.#io.writeRedirect(res, rules.status, app);
-    else if (os === 'android') this.#io.writeRedirect(res, rules.status, intentUrl(app, web));
+    if (isWebUrl(app)) this.#io.writeRedirect(res, rules.status, app, rules.personal);
+    else if (os === 'android') this.#io.writeRedirect(res, rules.status, intentUrl(app, web), rules.personal);
     else {
       this.#io.writePrebuilt(res, appPage(app, web));
       return APP_PAGE;

@@ -52,10 +52,27 @@ export function createEntryWriter(cacheControl: string): WriteEntry {
   };
 }
 
-/** The writer of a link's redirect as its rules chose it: the same head, with their status. */
-export function createRedirectWriter(cacheControl: string): (res: ServerResponse, status: number, location: string) => void {
-  const head = ['location', '', 'cache-control', cacheControl, 'content-length', '0'];
-  return (res, status, location) => {
+/**
+ * REDIRECT_CACHE_CONTROL for an answer that depends on who asks (core/redirect-rules.ts personal):
+ * the same, private (a shared cache must not hand one visitor's answer to another).
+ */
+export function privateCacheControl(cacheControl: string): string {
+  if (/(?:^|[\s,])(?:private|no-store)(?:$|[\s,=])/i.test(cacheControl)) return cacheControl;
+  const rest = cacheControl
+    .split(',')
+    .map((directive) => directive.trim())
+    .filter((directive) => directive !== '' && !/^(?:public|s-maxage\s*=.*)$/i.test(directive));
+  return ['private', ...rest].join(', ');
+}
+
+/** The writer of a link's redirect as its rules chose it: the same head, with their status; private if `personal`. */
+export function createRedirectWriter(
+  cacheControl: string,
+): (res: ServerResponse, status: number, location: string, personal: boolean) => void {
+  const shared = ['location', '', 'cache-control', cacheControl, 'content-length', '0'];
+  const own = ['location', '', 'cache-control', privateCacheControl(cacheControl), 'content-length', '0'];
+  return (res, status, location, personal) => {
+    const head = personal ? own : shared;
     head[1] = location;
     res.sendDate = false;
     res.writeHead(status, head);

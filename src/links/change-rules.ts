@@ -3,7 +3,6 @@
 
 import { checkExpiresAt, checkTags, checkTitle } from '../core/link.ts';
 import { checkLinkOptions, withPasswordHash, type LinkOptions } from '../core/link-options.ts';
-import { hashPassword } from '../core/link-passwords.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { checkTargetUrl } from '../core/url-rules.ts';
 import { AppError } from '../errors.ts';
@@ -12,21 +11,27 @@ import type { LinkChange, LinkDetails } from './store.ts';
 
 /**
  * The change with its options' password: `true` keeps the link's own (400 if it has none), a
- * string is hashed (scrypt, off the event loop); without either the options have none.
+ * string is hashed by `hash` (scrypt, off the event loop, in a slot: password-checks.ts); without
+ * either the options have none.
  */
-export async function withPassword(change: LinkChange, password: string | true | undefined, link: LinkDetails): Promise<LinkChange> {
+export async function withPassword(
+  change: LinkChange,
+  password: string | true | undefined,
+  link: LinkDetails,
+  hash: (password: string) => Promise<string>,
+): Promise<LinkChange> {
   if (password === undefined) return change;
-  let hash: string | undefined;
+  let stored: string | undefined;
   if (password === true) {
-    hash = link.options?.passwordHash;
-    if (hash === undefined)
+    stored = link.options?.passwordHash;
+    if (stored === undefined)
       throw new AppError('PASSWORD_INVALID', 'options.password: true keeps the password a link has; this link has none.', {
         field: 'options.password',
       });
   } else {
-    hash = await hashPassword(password);
+    stored = await hash(password);
   }
-  return { ...change, options: withPasswordHash(change.options ?? null, hash) };
+  return { ...change, options: withPasswordHash(change.options ?? null, stored) };
 }
 
 /** A PATCH body as a change, by the same rules as a create, and the password it asks for. */

@@ -5,7 +5,6 @@
 import { checkLinkRequest, type CreateLinkBody, type Link, type LinkRequest } from '../core/link.ts';
 import { withPasswordHash } from '../core/link-options.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
-import { hashPassword } from '../core/link-passwords.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { IdempotencyKeyTaken, type CreateOptions, type WriteQueue } from '../write/write-queue.ts';
 import type { IdempotencyRecord, LinkStore } from './store.ts';
@@ -28,6 +27,8 @@ export interface CreatesDeps {
   store: Pick<LinkStore, 'idempotencyKey' | 'details'>;
   /** Where links may point. */
   policy: TargetPolicy;
+  /** Hashes a new password (core/link-passwords.ts hashPassword, in a slot: password-checks.ts). */
+  hashPassword(password: string): Promise<string>;
   /** The id of the domain a create names by host (absent: the default) for a workspace; rejects with DOMAIN_UNKNOWN. */
   domainOf(host: string | undefined, workspaceId: number): Promise<number>;
 }
@@ -57,7 +58,7 @@ export class LinkCreates {
       });
     // Hashed in libuv's pool (scrypt), before the link joins the write queue.
     if (verdict.password !== undefined)
-      request = { ...request, options: withPasswordHash(request.options, await hashPassword(verdict.password)) };
+      request = { ...request, options: withPasswordHash(request.options, await this.#deps.hashPassword(verdict.password)) };
     if (key === undefined) {
       const link = await this.#deps.queue.enqueue(request, { ...creator, idempotency: undefined });
       return { link: withFields(link, request), replayed: false };

@@ -7,6 +7,10 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../config/config.ts';
+import { AttemptBudget } from '../api/attempt-budget.ts';
+import { clientCounter } from '../api/counters.ts';
+import { deriveKey } from '../core/keys.ts';
+import { hashPassword, PASS_KEY_PURPOSE } from '../core/link-passwords.ts';
 import { targetPolicyOf } from '../core/target-policy.ts';
 import type { PartOptions } from '../part.ts';
 import { LinkChanges } from './changes.ts';
@@ -18,7 +22,8 @@ import { importRoutes } from './import-routes.ts';
 import { linkListRoutes } from './list-routes.ts';
 import { LinkLists } from './list-store.ts';
 import { manageRoutes } from './manage-routes.ts';
-import { linkPasswordRoutes } from './password-routes.ts';
+import { HashSlots } from './password-checks.ts';
+import { ATTEMPTS_MAX, ATTEMPTS_WINDOW_MS, linkPasswordRoutes } from './password-routes.ts';
 import { qrRoutes } from './qr-routes.ts';
 import { LinkService } from './service.ts';
 import { LinkStore } from './store.ts';
@@ -48,13 +53,16 @@ async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Pr
   const store = new LinkStore(db, breaker);
   const changes = new LinkChanges(store, propagation);
   const lists = new LinkLists(app.listDb, app.listBreaker);
+  const slots = new HashSlots(config.passwordHashesAtOnce, config.passwordGuessesWaiting);
+  const hashNew = (password: string): Promise<string> => slots.newPassword(() => hashPassword(password));
   const creates = new LinkCreates({
+    hashPassword: hashNew,
     queue: app.writeQueue,
     store,
     policy,
     domainOf: async (host, workspaceId) => (await shortUrls.domainOf(host, workspaceId)).id,
   });
-  const links = new LinkService({ found: new WorkspaceLinks(store, shortUrls), changes, policy });
+  const links = new LinkService({ found: new WorkspaceLinks(store, shortUrls), changes, policy, hashPassword: hashNew });
   app.redirectPorts.limits = clickLimitsOf(app, config);
 
   await app.register(async function linkRoutes(routes) {
@@ -83,11 +91,19 @@ async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Pr
     await routes.register(linkPasswordRoutes, {
       hosts: app.hosts,
       hostOf: app.hostOf,
-      clientOf: app.clientAddress,
+      clientAddress: app.clientAddress,
       cache: app.cache,
       codeSpace,
       resolver: app.resolver,
-      secret: config.codeSecret,
+      notFoundLimit: app.notFoundLimit,
+      store,
+      attempts: new AttemptBudget(
+        clientCounter(app.redis?.client ?? null, config.redisKeyPrefix, log, 'password-attempts:', 'link-password attempts'),
+        ATTEMPTS_MAX,
+        ATTEMPTS_WINDOW_MS,
+      ),
+      slots,
+      passKey: deriveKey(config.codeSecret, PASS_KEY_PURPOSE),
     });
   });
   app.decorate('links', changes);

@@ -6,7 +6,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { ABSENT, refusalOf, type LinkCache } from '../cache/link-cache.ts';
+import { refusalOf, type LinkCache } from '../cache/link-cache.ts';
+import { budgetedEntry, type LookupDeps } from './budgeted-lookup.ts';
 import { asShortCode } from '../core/codes.ts';
 import { linkKey, storedHostOf } from '../core/domains.ts';
 import { qrMatrix, qrPng, qrSvg, type QrLevel } from './qr-image.ts';
@@ -120,45 +121,24 @@ const QR = {
 };
 
 export async function qrRoutes(app: FastifyInstance, deps: QrDeps): Promise<void> {
-  const { shortUrls, hosts, cache, codeSpace, resolver, notFoundLimit: limit, clientAddress } = deps;
+  const { shortUrls, hosts } = deps;
+  const lookups: LookupDeps = deps;
   const rendered = new LRUCache<string, string | Buffer>({
     maxSize: RENDERED_MAX_BYTES,
     sizeCalculation: (image, key) => key.length + image.length,
   });
 
-  const limited = (reply: FastifyReply): AppError => {
-    reply.header('retry-after', String(limit?.retryAfterSeconds ?? 1));
-    return new AppError('NOT_FOUND_RATE_LIMITED');
-  };
-
   /**
    * The short URL of the link (`raw` on the domain `host` names) if it redirects; a 404 is taken
-   * from the client's budget, as on GET /:code.
+   * from the client's budget, as on GET /:code (budgeted-lookup.ts).
    */
   const check = async (request: FastifyRequest, reply: FastifyReply, raw: string, host: string | undefined): Promise<string> => {
     const domain = host === undefined ? hosts.defaultDomain : hosts.byHost(storedHostOf(host));
     if (domain === undefined) throw new AppError('DOMAIN_NOT_FOUND', 'No short domain of this deployment has this host.');
     const shape = asShortCode(raw);
     const code = shape === undefined ? undefined : linkKey(domain.id, shape);
-    let entry = code === undefined ? ABSENT : cache.get(code);
-    if (entry === ABSENT) {
-      if (limit !== null && !limit.take(clientAddress(request.raw), performance.now())) throw limited(reply);
-    } else if (entry === undefined && code !== undefined) {
-      // Reserved before the lookup, given back if it finds a link (as edge/redirect-handler.ts does).
-      let client: string | undefined;
-      if (limit !== null && !resolver.inFlight(code)) {
-        client = clientAddress(request.raw);
-        if (!limit.take(client, performance.now())) throw limited(reply);
-      }
-      try {
-        entry = codeSpace.impossible(code) ? ABSENT : await resolver.resolve(code);
-      } catch (err) {
-        if (client !== undefined) limit?.refund(client);
-        throw err;
-      }
-      if (client !== undefined && entry !== ABSENT) limit?.refund(client);
-    }
-    const refused = entry === undefined ? 'LINK_NOT_FOUND' : refusalOf(entry);
+    const entry = await budgetedEntry(lookups, request, reply, code);
+    const refused = refusalOf(entry);
     if (refused !== undefined) throw new AppError(refused);
     return `${shortUrls.of({ domainId: domain.id, code: shape as string }).shortUrl}?${QR_QUERY}`;
   };

@@ -109,7 +109,7 @@ export const LinkOptions = Type.Object(
     password: Type.Optional(
       Type.Union([Type.String(), Type.Literal(true), Type.Null()], {
         description:
-          'A password the visitor must give before the redirect: 4–128 characters (kept only as a scrypt hash); `true` keeps the one the link has (a link that has one shows `true`); absent or null: none.',
+          'A password the visitor must give before the redirect: 8–128 characters (existing links keep theirs) (kept only as a scrypt hash); `true` keeps the one the link has (a link that has one shows `true`); absent or null: none.',
       }),
     ),
     deepLink: Type.Optional(

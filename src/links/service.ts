@@ -15,6 +15,8 @@ export interface LinkServiceDeps {
   readonly changes: LinkChanges;
   /** Where links may point. */
   readonly policy: TargetPolicy;
+  /** Hashes a new password (core/link-passwords.ts hashPassword, in a slot: password-checks.ts). */
+  readonly hashPassword: (password: string) => Promise<string>;
 }
 
 export class LinkService {
@@ -33,7 +35,7 @@ export class LinkService {
   async change(key: Principal, domainHost: string | undefined, code: string, body: PatchLinkBody): Promise<LinkDetails> {
     const link = await this.#changeable(key, domainHost, code);
     const { change: asked, password } = checkChange(body, this.#deps.policy, Date.now());
-    const change = await withPassword(asked, password, link);
+    const change = await withPassword(asked, password, link, this.#deps.hashPassword);
     const changed = await this.#deps.changes.change(link, change);
     return {
       ...link,

@@ -3,13 +3,15 @@
 //   key    <prefix>link:<link key>    the code, or <domain id>:<code> off the default domain
 //   value  ""                         no link has this code (a negative entry, short TTL)
 //          "<s><version>.<expiresAtMs, or nothing> <url>[ <options JSON>]", <s> the state:
-//          a redirects, d disabled, x deleted (a tombstone: answers 404, keeps older states out)
+//          a redirects, d disabled, x deleted (a tombstone: answers 404, keeps older states out);
+//          the options never hold a password's hash, only its tag (withoutKey)
 //
 // Why the value holds the state and the version, not the answer: docs/architecture.md#what-redis-holds.
 
 import { splitKey, type LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
 import type { LinkOptions } from '../core/link-options.ts';
+import { passTagOf } from '../core/link-passwords.ts';
 
 /** A code Redis knows: its link, or null when Redis knows that no link has it. */
 export type Known = Link | null;
@@ -22,14 +24,25 @@ export function invalidationChannel(prefix: string): string {
   return `${prefix}invalidate`;
 }
 
+/**
+ * Options as Redis may hold them: a password's scrypt hash replaced by its tag, all the redirect
+ * needs (a pass names the tag); the hash itself is read from Postgres alone (links/password-routes.ts).
+ */
+export function withoutKey(options: LinkOptions): LinkOptions {
+  if (options.passwordHash === undefined) return options;
+  const { passwordHash, ...rest } = options;
+  return { ...rest, passTag: passTagOf(passwordHash) };
+}
+
 export function encodeKnown(link: Known): string {
   if (link === null) return '';
   const expires = link.expiresAt === null ? '' : link.expiresAt.getTime();
   const value = `${link.deleted ? 'x' : link.disabled ? 'd' : 'a'}${link.version}.${expires} ${link.url}`;
-  return link.options === null ? value : `${value} ${JSON.stringify(link.options)}`;
+  return link.options === null ? value : `${value} ${JSON.stringify(withoutKey(link.options))}`;
 }
 
-const LINK_VALUE = /^([adx])(\d{1,10})\.(\d{0,16}) (\S+)(?: (\{.*))?$/s;
+/** The URL is visible ASCII (RFC 3986 characters, a stored link's as written to Location): anything else is no entry of ours. */
+const LINK_VALUE = /^([adx])(\d{1,10})\.(\d{0,16}) ([\x21-\x7e]+)(?: (\{.*))?$/s;
 
 /** The stored entry, or undefined when there is none or it is not in a format this version reads. */
 export function decodeKnown(key: LinkKey, value: string | null): Known | undefined {
@@ -42,7 +55,7 @@ export function decodeKnown(key: LinkKey, value: string | null): Known | undefin
   let parsed: LinkOptions | null = null;
   if (options !== undefined) {
     try {
-      parsed = JSON.parse(options) as LinkOptions;
+      parsed = withoutKey(JSON.parse(options) as LinkOptions);
     } catch {
       return undefined;
     }

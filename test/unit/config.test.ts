@@ -260,6 +260,8 @@ const CASES: Readonly<Record<string, Case>> = {
   ALLOW_SHORTENER_TARGETS: { key: 'allowShortenerTargets', unset: false, valid: ['true', true], invalid: 'maybe' },
   NOT_FOUND_LIMIT_PER_MINUTE: { key: 'notFoundLimitPerMinute', unset: 120, valid: ['0', 0], invalid: '-1' },
   NOT_FOUND_LIMIT_CLIENTS: { key: 'notFoundLimitClients', unset: 100_000, valid: ['10', 10], invalid: '0' },
+  PASSWORD_HASHES_AT_ONCE: { key: 'passwordHashesAtOnce', unset: 2, valid: ['4', 4], invalid: '0' },
+  PASSWORD_GUESSES_WAITING: { key: 'passwordGuessesWaiting', unset: 16, valid: ['0', 0], invalid: '-1' },
   RATE_LIMIT_ENABLED: { key: 'rateLimitEnabled', unset: true, valid: ['false', false], invalid: 'off' },
   RATE_LIMIT_CREATES_PER_IP: { key: 'rateLimitCreatesPerIp', unset: 60, valid: ['0', 0], invalid: '1000001' },
   RATE_LIMIT_CREATES_PER_KEY: { key: 'rateLimitCreatesPerKey', unset: 6000, valid: ['1000', 1000], invalid: '10000001' },

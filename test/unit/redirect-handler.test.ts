@@ -67,7 +67,7 @@ async function serverWith(observer: RedirectObserver) {
       (peer = '') => peer,
       () => 'unknown',
     ),
-    passSecret: 'a-test-secret',
+    passKey: Buffer.alloc(32, 1),
     limits: { take: async () => true },
   };
   const handler = new RedirectHandler(

@@ -7,7 +7,17 @@ import { test } from 'node:test';
 import type { ShortCode } from '../../src/core/codes.ts';
 import type { Link } from '../../src/core/link.ts';
 import { reconnectDelay } from '../../src/redis/client.ts';
-import { decodeInvalidation, decodeKnown, encodeInvalidation, encodeKnown, Ledger, Outbox, redisLinkKey } from '../../src/redis/entries.ts';
+import { passTagOf } from '../../src/core/link-passwords.ts';
+import {
+  decodeInvalidation,
+  decodeKnown,
+  encodeInvalidation,
+  encodeKnown,
+  Ledger,
+  Outbox,
+  redisLinkKey,
+  withoutKey,
+} from '../../src/redis/entries.ts';
 
 const code = 'Ab3dE5f' as ShortCode;
 const key = code as string as LinkKey;
@@ -53,10 +63,29 @@ test('a missing key, or a value in a format this version does not read, is a mis
     'a0.https://e.com',
     'a0.1e400 https://e.com',
     'a0. two words',
+    // A URL of anything but visible ASCII is no value this version writes: a CR or LF, or a
+    // character whose low byte is one, would split the response head it went into.
+    'a0. https://e.com/\u010d\u010aset-cookie:x=1',
+    'a0. https://e.com/\u00e9',
+    'a0. https://e.com/\x7f',
   ];
   for (const value of unreadable) {
     assert.equal(decodeKnown(key, value), undefined, JSON.stringify(value));
   }
+});
+
+test("Redis never holds a password's hash: the entry carries its tag, which is all the redirect needs", () => {
+  const hash = 'scrypt$16384$8$1$c2FsdHNhbHRzYWx0c2FsdA$a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2V5a2U';
+  const options = { redirectStatus: 307 as const, passwordHash: hash };
+  assert.deepEqual(withoutKey(options), { redirectStatus: 307, passTag: passTagOf(hash) });
+  assert.deepEqual(withoutKey({ redirectStatus: 307 }), { redirectStatus: 307 });
+  const value = encodeKnown(link({ options }));
+  assert.equal(value.includes(hash), false);
+  assert.equal(value.includes('c2FsdHNhbHRzYWx0c2FsdA'), false, 'nor its salt');
+  assert.deepEqual(decodeKnown(key, value)?.options, { redirectStatus: 307, passTag: passTagOf(hash) });
+  // An entry an older version wrote, with the hash: read as its tag.
+  const old = `a0. https://e.com ${JSON.stringify(options)}`;
+  assert.deepEqual(decodeKnown(key, old)?.options, { redirectStatus: 307, passTag: passTagOf(hash) });
 });
 
 test('keys and invalidation messages', () => {

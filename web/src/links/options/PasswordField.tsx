@@ -2,7 +2,7 @@ import type { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../../src/c
 import { OptionText } from './OptionText.tsx';
 import type { OptionProps } from './props.ts';
 
-const PASSWORD_MIN = 4 satisfies typeof PASSWORD_MIN_LENGTH;
+const PASSWORD_MIN = 8 satisfies typeof PASSWORD_MIN_LENGTH;
 const PASSWORD_MAX = 128 satisfies typeof PASSWORD_MAX_LENGTH;
 
 /** The password visitors type before they are sent on: a new one, the link's own kept, or none. */
