@@ -25,14 +25,16 @@ after(async () => {
   await database.drop();
 });
 
-/** A window on every pool of the app that counts the statements whose text matches, and can make them fail. */
+/** A window on every pool of the app that counts the statements whose text matches, and can make them fail or slow. */
 function statementsLike(pattern: RegExp) {
-  const counted = { n: 0, failing: false };
+  const counted = { n: 0, failing: false, delayMs: 0 };
   const wrapDb = (db: Queryable): Queryable => ({
-    query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
+    async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
       if (!pattern.test(text)) return db.query<R>(text, values);
       counted.n++;
-      if (counted.failing) return Promise.reject(new Error('connection terminated unexpectedly'));
+      if (counted.failing) throw new Error('connection terminated unexpectedly');
+      // A slow answer: every request of a burst arrives while the first look-up is in flight.
+      if (counted.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, counted.delayMs));
       return db.query<R>(text, values);
     },
   });
@@ -84,6 +86,7 @@ describe('made-up API keys', () => {
   test('100 requests at once with the same unknown key cost one query', async (t) => {
     const { wrapDb, counted } = statementsLike(KEY_LOOKUP);
     const { app } = await startApp(t, database.url, {}, { wrapDb });
+    counted.delayMs = 300;
     const key = madeUpKey();
     const answers = await Promise.all(Array.from({ length: 100 }, () => app.inject({ url: '/links', headers: bearer({ secret: key }) })));
     assert.ok(
