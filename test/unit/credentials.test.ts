@@ -31,12 +31,12 @@ function countingStore(good: ReadonlySet<string>) {
   return {
     store,
     asked,
-    hold() {
+    hold: () => {
       held = new Promise((resolve) => {
         release = resolve;
       });
     },
-    release() {
+    release: () => {
       held = null;
       release();
     },
