@@ -1,18 +1,19 @@
 // Who a request to the API acts as: `request.apiKey`, from an API key (`Authorization: Bearer` or
 // `X-API-Key`) or else the dashboard's session cookie; null for neither. A key or session that is
 // present but wrong, revoked or expired is a 401, never anonymous; a change made with the session
-// must carry its CSRF token. Verified keys and sessions are remembered CACHE_MS, so a revocation
-// on another instance takes effect within that. docs/security.md#api-keys, docs/api.md#authentication.
+// must carry its CSRF token. What a key or session is comes from credentials.ts (remembered a few
+// seconds, and a per-client budget of look-ups). On an https BASE_URL only the `__Host-` cookie
+// counts: a plain-named one may have been planted by a sibling subdomain or over plain HTTP.
+// docs/security.md#api-keys, docs/api.md#authentication.
 
 import { timingSafeEqual } from 'node:crypto';
 import { parseCookie } from 'cookie';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { clientKey } from '../edge/client-address.ts';
 import { AppError } from '../errors.ts';
-import { hashSecret, KEY_SHAPE } from './api-keys.ts';
+import type { Credentials, Lookup } from './credentials.ts';
 import { adminProblem, type Principal } from './roles.ts';
-import { SESSION_TOKEN_SHAPE, type Session } from './sessions.ts';
-import type { AuthStore } from './store.ts';
+import type { Session } from './sessions.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,88 +25,80 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Signing in: a stale session cookie must not stand in the way (no session is read, no CSRF token asked). */
     signIn?: boolean;
+    /** Signing out: a session cookie that is no longer good is no error (request.session stays null); its cookie is cleared. */
+    signOut?: boolean;
   }
 }
 
 /** Paths whose routes read keys and sessions. */
 const API_PREFIXES = ['/links', '/keys', '/tags', '/domains', '/stats', '/webhooks', '/auth/'];
-const CACHE_MS = 10_000;
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The cookie's name: `__Host-` makes browsers refuse it unless it is Secure, host-only and for the whole site. */
 export const SESSION_COOKIE = 'shortener_session';
 export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 
-/** Forgets a session on this instance at once (sign-out). */
-export type ForgetSession = (token: string) => void;
+/** Whether only the `__Host-` cookie counts (an https BASE_URL). */
+export const secureCookiesOnly = (baseUrl: string): boolean => baseUrl.startsWith('https:');
 
-export interface Remembered {
-  /** Forgets one session (sign-out). */
-  forgetSession: ForgetSession;
-  /** Forgets every key and session (a key was revoked here). */
-  forgetAll: () => void;
-}
-
-export function registerAuthentication(app: FastifyInstance, store: Pick<AuthStore, 'activeKey' | 'session'>): Remembered {
-  const keys = new LRUCache<string, Principal | false>({ max: 10_000, ttl: CACHE_MS });
-  const sessions = new LRUCache<string, Session | false>({ max: 10_000, ttl: CACHE_MS });
+export function registerAuthentication(app: FastifyInstance, credentials: Credentials, baseUrl: string): void {
+  const httpsOnly = secureCookiesOnly(baseUrl);
   app.decorateRequest('apiKey', null);
   app.decorateRequest('session', null);
 
-  const keyOf = async (secret: string): Promise<Principal> => {
-    if (!KEY_SHAPE.test(secret)) throw new AppError('API_KEY_INVALID');
-    const cacheKey = hashSecret(secret).toString('base64');
-    let key = keys.get(cacheKey);
-    if (key === undefined) {
-      key = (await store.activeKey(secret)) ?? false;
-      keys.set(cacheKey, key);
-    }
+  const keyOf = async (secret: string, request: FastifyRequest, reply: FastifyReply): Promise<Principal> => {
+    const key = lookedUp(await credentials.key(secret, clientKey(request.ip)), reply);
     if (key === false) throw new AppError('API_KEY_INVALID');
     return key;
   };
 
-  const sessionOf = async (token: string): Promise<Session> => {
-    if (!SESSION_TOKEN_SHAPE.test(token)) throw new AppError('SESSION_EXPIRED');
-    let session = sessions.get(token);
-    if (session === undefined) {
-      session = (await store.session(token)) ?? false;
-      sessions.set(token, session);
-    }
+  const sessionOf = async (token: string, request: FastifyRequest, reply: FastifyReply): Promise<Session> => {
+    const session = lookedUp(await credentials.session(token, clientKey(request.ip)), reply);
     if (session === false || session.expiresAt.getTime() <= Date.now()) throw new AppError('SESSION_EXPIRED');
     return session;
   };
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const url = request.routeOptions.url;
     if (url === undefined || !API_PREFIXES.some((prefix) => url.startsWith(prefix))) return;
     const secret = presentedSecret(request);
     if (secret !== undefined) {
-      request.apiKey = await keyOf(secret);
+      request.apiKey = await keyOf(secret, request, reply);
       return;
     }
-    if (request.routeOptions.config.signIn === true) return;
-    const token = sessionToken(request);
+    const { config } = request.routeOptions;
+    if (config.signIn === true) return;
+    const token = sessionToken(request, httpsOnly);
     if (token === undefined) {
       // A route the OpenAPI document marks as acting for a key: 401 before anything of the request is judged.
       if (keyRequired(request)) throw new AppError('API_KEY_REQUIRED');
       return;
     }
-    const session = await sessionOf(token);
+    const session =
+      config.signOut === true ? await sessionOf(token, request, reply).catch(staleIsNone) : await sessionOf(token, request, reply);
+    if (session === null) return;
     if (!SAFE_METHODS.has(request.method) && !sameToken(request.headers['x-csrf-token'], session.csrfToken)) {
       throw new AppError('CSRF_TOKEN_INVALID');
     }
     request.apiKey = session.key;
     request.session = { ...session, token };
   });
+}
 
-  return {
-    forgetSession: (token) => {
-      sessions.delete(token);
-    },
-    forgetAll: () => {
-      keys.clear();
-      sessions.clear();
-    },
-  };
+/** What a look-up found; out of budget, a 429 CREDENTIALS_RATE_LIMITED with Retry-After. */
+export function lookedUp<T>(lookup: Lookup<T>, reply: FastifyReply): T | false {
+  if ('found' in lookup) return lookup.found;
+  const seconds = Math.max(1, Math.ceil(lookup.retryAfterMs / 1000));
+  reply.header('retry-after', String(seconds));
+  throw new AppError(
+    'CREDENTIALS_RATE_LIMITED',
+    `Too many API keys or session cookies this service did not know came from this address; retry after ${seconds} s.`,
+  );
+}
+
+/** Signing out with a session that is no longer good: nothing to close, only the cookie to clear. */
+function staleIsNone(err: unknown): null {
+  if (err instanceof AppError && err.code === 'SESSION_EXPIRED') return null;
+  throw err;
 }
 
 function keyRequired(request: FastifyRequest): boolean {
@@ -113,12 +106,12 @@ function keyRequired(request: FastifyRequest): boolean {
   return (schema?.security?.length ?? 0) > 0;
 }
 
-/** The session cookie's token, undefined without one. */
-function sessionToken(request: FastifyRequest): string | undefined {
+/** The session cookie's token, undefined without one; with `httpsOnly`, only the `__Host-` cookie's. */
+function sessionToken(request: FastifyRequest, httpsOnly: boolean): string | undefined {
   const header = request.headers.cookie;
   if (header === undefined) return undefined;
   const cookies = parseCookie(header);
-  return cookies[SECURE_SESSION_COOKIE] ?? cookies[SESSION_COOKIE];
+  return httpsOnly ? cookies[SECURE_SESSION_COOKIE] : (cookies[SECURE_SESSION_COOKIE] ?? cookies[SESSION_COOKIE]);
 }
 
 function sameToken(sent: string | string[] | undefined, expected: string): boolean {

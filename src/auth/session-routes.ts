@@ -1,14 +1,16 @@
 // POST /auth/session signs in with an API key and sets the session cookie; GET /auth/session says
-// who the session acts as (and its CSRF token); DELETE /auth/session signs out. Failed sign-ins
-// are counted per client address (SIGN_IN_MAX_FAILURES per SIGN_IN_WINDOW_SECONDS, in Redis when
-// the tier is on): past the limit, every sign-in from there is a 429 until the window ends, so
-// guessing keys from one address is hopeless even before the 2^256 of the key itself.
+// who the session acts as (and its CSRF token); DELETE /auth/session signs out, and clears the
+// cookie even when its session is no longer good. Sign-ins are counted per client address
+// (SIGN_IN_MAX_FAILURES per SIGN_IN_WINDOW_SECONDS, in Redis when the tier is on) BEFORE the key is
+// checked, so that a concurrent burst checks no more keys than the limit: past it, every sign-in
+// from there is a 429 until the window ends, and guessing keys from one address is hopeless even
+// before the 2^256 of the key itself.
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { KEY_SHAPE } from './api-keys.ts';
-import { SECURE_SESSION_COOKIE, SESSION_COOKIE, type ForgetSession } from './authenticate.ts';
+import { lookedUp, SECURE_SESSION_COOKIE, secureCookiesOnly, SESSION_COOKIE } from './authenticate.ts';
+import type { Credentials } from './credentials.ts';
 import type { Session } from './sessions.ts';
 import type { AuthStore } from './store.ts';
 import { AppError, errorResponses as errors } from '../errors.ts';
@@ -17,13 +19,15 @@ import type { Counter } from '../api/counters.ts';
 import { SessionInfo, SignInBody } from './schemas.ts';
 
 export interface SessionDeps {
-  store: Pick<AuthStore, 'activeKey' | 'openSession' | 'closeSession'>;
-  forgetSession: ForgetSession;
-  /** Failed sign-ins per client. */
+  store: Pick<AuthStore, 'openSession' | 'closeSession'>;
+  credentials: Pick<Credentials, 'key' | 'forgetSession' | 'forgetSessionHashes'>;
+  /** Sign-ins per client. */
   failures: Counter;
   maxFailures: number;
   windowMs: number;
   ttlMs: number;
+  /** Open sessions a key may have; one more closes its oldest. */
+  sessionsPerKeyMax: number;
   /** Cookies are Secure (and named __Host-…) when BASE_URL is https, or the request came over HTTPS. */
   baseUrl: string;
 }
@@ -43,7 +47,8 @@ const SIGN_IN = {
   description:
     'Sets an HttpOnly, SameSite=Strict session cookie (Secure behind HTTPS) that acts as the key until SESSION_TTL_HOURS ' +
     'pass, the session is closed, or the key is revoked. Send the csrfToken of the answer as X-CSRF-Token with every ' +
-    'change made with the cookie. Failed sign-ins are limited per client address (SIGN_IN_MAX_FAILURES).',
+    'change made with the cookie. Sign-ins are limited per client address (SIGN_IN_MAX_FAILURES), and a key has at most ' +
+    'SESSIONS_PER_KEY_MAX sessions: signing in once more closes its oldest.',
   tags: ['session'],
   body: SignInBody,
   response: { 200: SessionInfo, ...errors(400, 401, 415, 429, 503) },
@@ -57,7 +62,7 @@ const READ_SESSION = {
 
 const SIGN_OUT = {
   summary: 'Sign out: the session ends, on every instance within 10 s',
-  description: 'Needs X-CSRF-Token. Without a session, it only clears the cookie.',
+  description: 'Needs X-CSRF-Token. Without a session, or with one that has expired or was closed, it only clears the cookie.',
   tags: ['session'],
   response: { 204: { type: 'null', description: 'Signed out.' }, ...errors(401, 403, 503) },
 };
@@ -65,14 +70,14 @@ const SIGN_OUT = {
 export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   const { store } = deps;
-  const secure = (request: FastifyRequest) => deps.baseUrl.startsWith('https:') || request.protocol === 'https';
+  const secure = (request: FastifyRequest) => secureCookiesOnly(deps.baseUrl) || request.protocol === 'https';
   const windowSeconds = Math.round(deps.windowMs / 1000);
 
   const limited = (reply: FastifyReply, ttlMs: number): never => {
     reply.header('retry-after', String(Math.max(1, Math.ceil(ttlMs / 1000))));
     throw new AppError(
       'SIGN_IN_RATE_LIMITED',
-      `${deps.maxFailures} failed sign-ins from this address in ${windowSeconds} s; retry after ${Math.ceil(ttlMs / 1000)} s.`,
+      `${deps.maxFailures} sign-ins from this address in ${windowSeconds} s; retry after ${Math.ceil(ttlMs / 1000)} s.`,
     );
   };
 
@@ -84,16 +89,13 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
     },
     async function signIn(request, reply) {
       const client = clientKey(request.ip);
-      const seen = await deps.failures.add(client, 0, deps.maxFailures, deps.windowMs);
-      if (seen.current >= deps.maxFailures) limited(reply, seen.ttl);
-      const secret = request.body.key.trim();
-      const key = KEY_SHAPE.test(secret) ? await store.activeKey(secret) : undefined;
-      if (key === undefined) {
-        const failed = await deps.failures.add(client, 1, deps.maxFailures, deps.windowMs);
-        if (failed.current > deps.maxFailures) limited(reply, failed.ttl);
-        throw new AppError('API_KEY_INVALID');
-      }
-      const opened = await store.openSession(key, deps.ttlMs);
+      // Take, then check: each sign-in counts before its key is checked, so that N at once check at most the limit's worth.
+      const attempt = await deps.failures.add(client, 1, deps.maxFailures, deps.windowMs);
+      if (attempt.current > deps.maxFailures) limited(reply, attempt.ttl);
+      const key = lookedUp(await deps.credentials.key(request.body.key.trim(), client), reply);
+      if (key === false) throw new AppError('API_KEY_INVALID');
+      const opened = await store.openSession(key, deps.ttlMs, deps.sessionsPerKeyMax);
+      deps.credentials.forgetSessionHashes(opened.closed);
       setCookie(reply, secure(request), opened.token, deps.ttlMs);
       reply.header('cache-control', 'no-store');
       return info({ key, ...opened });
@@ -116,12 +118,13 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
     '/auth/session',
     {
       schema: SIGN_OUT,
+      config: { signOut: true },
     },
     async function signOut(request, reply) {
       const { session } = request;
       if (session !== null) {
         await store.closeSession(session.token);
-        deps.forgetSession(session.token);
+        deps.credentials.forgetSession(session.token);
       }
       setCookie(reply, secure(request), '', 0);
       return reply.code(204).send(null);

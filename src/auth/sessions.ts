@@ -1,7 +1,8 @@
 // Dashboard sessions. Signing in with an API key opens a session: a random 32-byte token in an
 // HttpOnly cookie, stored as its SHA-256 (a copy of the database gives no usable session), that acts
 // as its key until it expires, is closed, or the key is revoked. Each session has a CSRF token of
-// its own, which the dashboard sends back as X-CSRF-Token with every change (authenticate.ts).
+// its own, which the dashboard sends back as X-CSRF-Token with every change (authenticate.ts). A
+// key has at most SESSIONS_PER_KEY_MAX open sessions: opening one more closes its oldest.
 
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
@@ -26,8 +27,17 @@ export interface Session {
   readonly expiresAt: Date;
 }
 
-/** Opens a session for `key`, and drops expired ones on the way (one statement). */
-export async function openSession(db: Queryable, key: Pick<Principal, 'id' | 'workspaceId'>, ttlMs: number): Promise<OpenedSession> {
+/**
+ * Opens a session for `key`, and drops expired ones on the way (one statement); then closes the
+ * key's oldest sessions beyond `maxPerKey` (a second statement, so that it sees every session
+ * opened before it ends: concurrent sign-ins leave at most `maxPerKey`). `closed`: their hashes.
+ */
+export async function openSession(
+  db: Queryable,
+  key: Pick<Principal, 'id' | 'workspaceId'>,
+  ttlMs: number,
+  maxPerKey: number,
+): Promise<OpenedSession & { closed: Buffer[] }> {
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
   const { rows } = await db.query<{ expires_at: Date; workspace_name: string | null }>(
@@ -38,7 +48,19 @@ export async function openSession(db: Queryable, key: Pick<Principal, 'id' | 'wo
     [hashSecret(token), key.id, csrfToken, ttlMs, key.workspaceId],
   );
   const row = rows[0] as { expires_at: Date; workspace_name: string | null };
-  return { token, csrfToken, expiresAt: row.expires_at, workspaceName: row.workspace_name ?? '' };
+  const trimmed = await db.query<{ hash: Buffer }>(
+    `DELETE FROM sessions WHERE hash IN (
+       SELECT hash FROM sessions WHERE key_id = $1 ORDER BY created_at DESC, hash OFFSET $2
+     ) RETURNING hash`,
+    [key.id, maxPerKey],
+  );
+  return {
+    token,
+    csrfToken,
+    expiresAt: row.expires_at,
+    workspaceName: row.workspace_name ?? '',
+    closed: trimmed.rows.map((closed) => closed.hash),
+  };
 }
 
 /** The live session of `token` (not expired, its key not revoked), or undefined. */

@@ -1,5 +1,7 @@
 // The keys and sessions of the API and the dashboard, as the routes and the authentication hook use
-// them: every statement through the Postgres breaker (a failure is a fast 503, never a hang). The
+// them: every statement on the auth pool and through its breaker (db/plugin.ts: a flood of made-up
+// keys never takes the connections, or opens the breaker, of redirects and creates; a failure is a
+// fast 503, never a hang). The
 // statements themselves are api-keys.ts's and sessions.ts's, which the command-line tools use directly.
 
 import type { DbBreaker } from '../db/breaker.ts';
@@ -47,8 +49,9 @@ export class AuthStore {
     return this.#breaker.run(() => findActiveKey(this.#db, hash));
   }
 
-  openSession(key: Pick<Principal, 'id' | 'workspaceId'>, ttlMs: number): Promise<OpenedSession> {
-    return this.#breaker.run(() => openSession(this.#db, key, ttlMs));
+  /** Opens a session; `closed`: the hashes of the key's oldest sessions it closed to keep `maxPerKey`. */
+  openSession(key: Pick<Principal, 'id' | 'workspaceId'>, ttlMs: number, maxPerKey: number): Promise<OpenedSession & { closed: Buffer[] }> {
+    return this.#breaker.run(() => openSession(this.#db, key, ttlMs, maxPerKey));
   }
 
   /** The live session of `token`, or undefined. */

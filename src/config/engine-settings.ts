@@ -63,6 +63,14 @@ export const ENGINE_SETTINGS = {
       'Postgres connections of a pool of their own for the link list, its search, tags, CSV exports and stats, with a breaker of its own: ' +
       'a slow search waits for these, never for the `DB_POOL_MAX` of redirects and writes (the embedded engine shares its one)',
   },
+  dbAuthPoolMax: {
+    env: 'DB_AUTH_POOL_MAX',
+    schema: Type.Integer({ minimum: 1, maximum: 100, default: 2 }),
+    doc:
+      'Postgres connections of a pool of their own for looking up API keys and sessions and for `/readyz`, with a breaker of its own: ' +
+      'a flood of made-up keys or of readiness checks waits for these, never for the `DB_POOL_MAX` of redirects and writes ' +
+      '(the embedded engine shares its one)',
+  },
   dbConnectTimeoutMs: {
     env: 'DB_CONNECT_TIMEOUT_MS',
     schema: Type.Integer({ minimum: 100, maximum: 60_000, default: 2000 }),

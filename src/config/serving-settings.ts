@@ -192,13 +192,28 @@ export const SERVING_SETTINGS = {
     env: 'SIGN_IN_MAX_FAILURES',
     schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
     doc:
-      'failed dashboard sign-ins a client address (per `TRUST_PROXY`; an IPv6 `/64`) may make per `SIGN_IN_WINDOW_SECONDS`; ' +
+      'dashboard sign-ins a client address (per `TRUST_PROXY`; an IPv6 `/64`) may try per `SIGN_IN_WINDOW_SECONDS`, ' +
+      'counted before the key is checked (a right key takes one too, so a burst of guesses checks no more keys than this); ' +
       'past it every sign-in from there is `429 SIGN_IN_RATE_LIMITED` until the window ends (counted in Redis when the tier is on)',
   },
   signInWindowMs: {
     env: 'SIGN_IN_WINDOW_SECONDS',
     schema: secondsAsMs(Type.Integer({ minimum: 1, maximum: 24 * 3600, default: 900 })),
-    doc: 'length of the fixed window failed sign-ins are counted in',
+    doc: 'length of the fixed window sign-ins are counted in',
+  },
+  sessionsPerKeyMax: {
+    env: 'SESSIONS_PER_KEY_MAX',
+    schema: Type.Integer({ minimum: 1, maximum: 1000, default: 20 }),
+    doc: 'open dashboard sessions a key may have; signing in once more closes its oldest',
+  },
+  credentialLookupsPerMinute: {
+    env: 'CREDENTIAL_LOOKUPS_PER_MINUTE',
+    schema: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 30 }),
+    doc:
+      'look-ups of API keys and session tokens this instance does not know to be good that a client address (per `TRUST_PROXY`; ' +
+      'an IPv6 `/64`) may cause per minute; past it such a key or cookie is `429 CREDENTIALS_RATE_LIMITED` before any query ' +
+      '(counted in Redis when the tier is on). A key or session that was good within the last hour, and one looked up in ' +
+      'the last 10 s, costs nothing. `0`: no limit',
   },
   trustProxy: {
     env: 'TRUST_PROXY',

@@ -25,6 +25,13 @@ declare module 'fastify' {
      */
     listDb: Queryable;
     listBreaker: DbBreaker;
+    /**
+     * Look-ups of API keys and sessions, and the readiness probe: their own pool and breaker
+     * (DB_AUTH_POOL_MAX), so that a flood of made-up credentials or of /readyz neither takes the
+     * connections of redirects and writes nor opens their breaker.
+     */
+    authDb: Queryable;
+    authBreaker: DbBreaker;
   }
 }
 
@@ -67,11 +74,23 @@ export default fp(
     app.addHook('onClose', async () => {
       listBreaker.shutdown();
     });
+    const authPool = database.poolMax === 1 ? pool : createPool(database.url, { ...config, dbPoolMax: config.dbAuthPoolMax }, log);
+    if (authPool !== pool) {
+      app.addHook('onClose', async () => {
+        await authPool.end();
+      });
+    }
+    const authBreaker = createDbBreaker(config, log, undefined, 'Postgres breaker of key and session look-ups');
+    app.addHook('onClose', async () => {
+      authBreaker.shutdown();
+    });
     app.decorate('db', wrapDb?.(pool) ?? pool);
     app.decorate('pool', pool);
     app.decorate('breaker', breaker);
     app.decorate('listDb', wrapDb?.(listPool) ?? listPool);
     app.decorate('listBreaker', listBreaker);
+    app.decorate('authDb', wrapDb?.(authPool) ?? authPool);
+    app.decorate('authBreaker', authBreaker);
   },
   { name: 'postgres', dependencies: ['metrics'] },
 );

@@ -11,7 +11,11 @@ import type { RedisTier } from '../redis/tier.ts';
 import type { Lifecycle } from '../part.ts';
 import type { WriteQueue } from '../write/write-queue.ts';
 
+/** How long an answer of the probe stands: requests within it share it. */
+const PROBE_INTERVAL_MS = 1000;
+
 export interface HealthDeps {
+  /** Not the pool of redirects and writes: the readiness probe's queries wait for none of theirs. */
   db: Queryable;
   breaker: DbBreaker;
   queue: WriteQueue;
@@ -24,6 +28,7 @@ export interface HealthDeps {
 }
 
 export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
+  const probe = new PostgresProbe(deps.db, deps.pingTimeoutMs);
   app.get('/healthz', { schema: { summary: 'Liveness: 200 while the process runs', tags: ['service'] } }, async () => ({ status: 'ok' }));
 
   const readySchema = { summary: 'Readiness: 200 when Postgres answers and the instance takes traffic, else 503', tags: ['service'] };
@@ -32,7 +37,7 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
       accepting: !deps.lifecycle.draining,
       breakerClosed: deps.breaker.state !== 'open',
       writeQueueHasRoom: !deps.queue.saturated,
-      postgresAnswers: await ping(deps.db, deps.pingTimeoutMs),
+      postgresAnswers: await probe.answers(),
     };
     const ready = Object.values(checks).every(Boolean);
     reply.code(ready ? 200 : 503).header('cache-control', 'no-store');
@@ -45,6 +50,30 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
       replicas: deps.replicas?.status() ?? 'off',
     };
   });
+}
+
+/** Asks Postgres whether it answers at most once per PROBE_INTERVAL_MS; asked meanwhile, it gives the answer in flight or the last one. */
+export class PostgresProbe {
+  readonly #db: Queryable;
+  readonly #timeoutMs: number;
+  readonly #now: () => number;
+  #startedAt = Number.NEGATIVE_INFINITY;
+  #answer: Promise<boolean> = Promise.resolve(false);
+
+  constructor(db: Queryable, timeoutMs: number, now: () => number = Date.now) {
+    this.#db = db;
+    this.#timeoutMs = timeoutMs;
+    this.#now = now;
+  }
+
+  answers(): Promise<boolean> {
+    const now = this.#now();
+    if (now - this.#startedAt >= PROBE_INTERVAL_MS) {
+      this.#startedAt = now;
+      this.#answer = ping(this.#db, this.#timeoutMs);
+    }
+    return this.#answer;
+  }
 }
 
 async function ping(db: Queryable, timeoutMs: number): Promise<boolean> {

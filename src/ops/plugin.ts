@@ -9,8 +9,8 @@ import { registerHealth } from './health.ts';
 import { registerMetricsRoute } from './metrics-route.ts';
 
 async function opsPart(app: FastifyInstance, { lifecycle }: PartOptions): Promise<void> {
-  const { db, breaker, writeQueue, redis, replicas } = app;
-  registerHealth(app, { db, breaker, queue: writeQueue, lifecycle, pingTimeoutMs: 1000, redis, replicas });
+  const { authDb, breaker, writeQueue, redis, replicas } = app;
+  registerHealth(app, { db: authDb, breaker, queue: writeQueue, lifecycle, pingTimeoutMs: 1000, redis, replicas });
   if (app.metrics !== null) registerMetricsRoute(app, app.metrics);
 }
 

@@ -93,12 +93,12 @@ describe('signing in', () => {
     const none = await app.inject({ url: '/auth/session' });
     assert.equal(none.statusCode, 401);
     assert.equal(errorCode(none), 'NOT_SIGNED_IN');
-    for (const cookie of [`shortener_session=${'a'.repeat(43)}`, '__Host-shortener_session=short', 'shortener_session=']) {
+    for (const cookie of [`__Host-shortener_session=${'a'.repeat(43)}`, '__Host-shortener_session=short', '__Host-shortener_session=']) {
       const stale = await app.inject({ method: 'POST', url: '/links', headers: { cookie }, payload: { url: 'https://example.com/stale' } });
       assert.equal(stale.statusCode, 401, cookie);
       assert.equal(errorCode(stale), 'SESSION_EXPIRED', cookie);
     }
-    const again = await signIn(app, member.secret, { cookie: `shortener_session=${'a'.repeat(43)}` });
+    const again = await signIn(app, member.secret, { cookie: `__Host-shortener_session=${'a'.repeat(43)}` });
     assert.equal(again.statusCode, 200);
   });
 

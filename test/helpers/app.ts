@@ -16,8 +16,9 @@ import type { LinkRef } from '../../src/core/link.ts';
 export const TEST_BASE_URL = 'https://sho.rt';
 
 /**
- * The service's defaults, but no 404 budget and no create limits: every request of a test comes
- * from one address (test/edge/not-found-limit and test/links/rate-limits turn them on). And a
+ * The service's defaults, but no 404 budget, no create limits and no budget of credential look-ups:
+ * every request of a test comes from one address (test/edge/not-found-limit, test/links/rate-limits
+ * and test/security/credentials turn them on). And a
  * Redis command may take 2 s, not 100 ms: a test that counts what Redis answered must not depend on
  * how busy the machine is; the tests of a slow or hanging Redis set the timeout they test.
  */
@@ -28,6 +29,7 @@ export function testConfig(databaseUrl: string, env: Record<string, string> = {}
     BASE_URL: TEST_BASE_URL,
     NOT_FOUND_LIMIT_PER_MINUTE: '0',
     RATE_LIMIT_ENABLED: 'false',
+    CREDENTIAL_LOOKUPS_PER_MINUTE: '0',
     REDIS_COMMAND_TIMEOUT_MS: '2000',
     ...env,
   });
