@@ -123,7 +123,7 @@ export const ERRORS = {
   },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json.' },
   RATE_LIMITED: { status: 429, message: 'Too many links created; retry after Retry-After seconds.' },
-  SIGN_IN_RATE_LIMITED: { status: 429, message: 'Too many sign-ins from this address; retry after Retry-After seconds.' },
+  SIGN_IN_RATE_LIMITED: { status: 429, message: 'Too many failed sign-ins from this address; retry after Retry-After seconds.' },
   PASSWORD_RATE_LIMITED: {
     status: 429,
     message: 'Too many wrong passwords for this link from this address; retry after Retry-After seconds.',

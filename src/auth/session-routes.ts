@@ -1,10 +1,10 @@
 // POST /auth/session signs in with an API key and sets the session cookie; GET /auth/session says
 // who the session acts as (and its CSRF token); DELETE /auth/session signs out, and clears the
-// cookie even when its session is no longer good. Sign-ins are counted per client address
+// cookie even when its session is no longer good. Sign-ins are reserved per client address
 // (SIGN_IN_MAX_FAILURES per SIGN_IN_WINDOW_SECONDS, in Redis when the tier is on) BEFORE the key is
-// checked, so that a concurrent burst checks no more keys than the limit: past it, every sign-in
-// from there is a 429 until the window ends, and guessing keys from one address is hopeless even
-// before the 2^256 of the key itself.
+// checked, so that a concurrent burst checks no more keys than the limit, and a right key gives its
+// reservation back: past the limit, every sign-in from there is a 429 until the window ends, and
+// guessing keys from one address is hopeless even before the 2^256 of the key itself.
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { stringifySetCookie } from 'cookie';
@@ -89,11 +89,13 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
     },
     async function signIn(request, reply) {
       const client = clientKey(request.ip);
-      // Take, then check: each sign-in counts before its key is checked, so that N at once check at most the limit's worth.
+      // Take, then check: each sign-in is reserved before its key is checked, so that N at once check at most the
+      // limit's worth; a right key gives its reservation back, so only failures use the budget up.
       const attempt = await deps.failures.add(client, 1, deps.maxFailures, deps.windowMs);
       if (attempt.current > deps.maxFailures) limited(reply, attempt.ttl);
       const key = lookedUp(await deps.credentials.key(request.body.key.trim(), client), reply);
       if (key === false) throw new AppError('API_KEY_INVALID');
+      await deps.failures.refund(client, 1);
       const opened = await store.openSession(key, deps.ttlMs, deps.sessionsPerKeyMax);
       deps.credentials.forgetSessionHashes(opened.closed);
       setCookie(reply, secure(request), opened.token, deps.ttlMs);

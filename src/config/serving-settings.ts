@@ -193,7 +193,7 @@ export const SERVING_SETTINGS = {
     schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
     doc:
       'dashboard sign-ins a client address (per `TRUST_PROXY`; an IPv6 `/64`) may try per `SIGN_IN_WINDOW_SECONDS`, ' +
-      'counted before the key is checked (a right key takes one too, so a burst of guesses checks no more keys than this); ' +
+      'each reserved before the key is checked (so a burst of guesses checks no more keys than this) and given back when the key is right; ' +
       'past it every sign-in from there is `429 SIGN_IN_RATE_LIMITED` until the window ends (counted in Redis when the tier is on)',
   },
   signInWindowMs: {

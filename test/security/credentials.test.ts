@@ -151,6 +151,14 @@ test('a burst of wrong sign-ins checks at most SIGN_IN_MAX_FAILURES keys: at mos
   assert.equal(unauthorized + limited, 40);
 });
 
+test('right sign-ins give their reservation back: a colleague signing in often is never limited, and failures still are', async (t) => {
+  const { app } = await startApp(t, database.url, { SIGN_IN_MAX_FAILURES: '3', SIGN_IN_WINDOW_SECONDS: '60' });
+  for (let i = 0; i < 6; i++) assert.equal((await signIn(app, member.secret)).statusCode, 200, `right sign-in ${i + 1}`);
+  const wrong = [];
+  for (let i = 0; i < 4; i++) wrong.push((await signIn(app, madeUpKey(), {})).statusCode);
+  assert.deepEqual(wrong, [401, 401, 401, 429]);
+});
+
 describe('signing out', () => {
   test('with an expired session, or a token no one has, signing out answers 204 and clears the cookie', async (t) => {
     const { app } = await startApp(t, database.url);
