@@ -42,8 +42,11 @@ export class HashSlots {
   }
 
   async #run<T>(hash: () => Promise<T>, queue: Start[], max: number): Promise<T> {
-    if (this.#running < this.#atOnce) this.#running++;
-    else if (queue.length >= max) throw new AppError('PASSWORD_CHECKS_BUSY');
+    if (this.#running < this.#atOnce) {
+      this.#running++;
+      // The next slot freed goes to the other queue first.
+      this.#guessNext = queue !== this.#guesses;
+    } else if (queue.length >= max) throw new AppError('PASSWORD_CHECKS_BUSY');
     // A slot handed over by #release: the count of running hashes is kept for this one.
     else await new Promise<void>((resolve) => queue.push(resolve));
     try {
