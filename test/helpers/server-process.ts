@@ -29,8 +29,16 @@ export async function startServer(
   script: string = SERVER,
   prefix: readonly string[] = [],
 ): Promise<ServerProcess> {
-  // Every create of a test comes from one address: no create limits unless the test sets them.
-  const defaults = { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'false' };
+  // Every create of a test comes from one address: no create limits unless the test sets them;
+  // plain links are created without a key, as startApp's tests create them.
+  const defaults = {
+    PATH: process.env.PATH ?? '',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_ENABLED: 'false',
+    CREATE_REQUIRES_API_KEY: 'false',
+  };
   return startListening([...prefix, process.execPath, script], { ...defaults, ...env }, timeoutMs, 'server');
 }
 
