@@ -209,6 +209,7 @@ async function measure(variant: Variant, round: number, order: readonly number[]
           LOG_LEVEL: 'warn',
           NOT_FOUND_LIMIT_PER_MINUTE: '0',
           RATE_LIMIT_ENABLED: 'false',
+          CREATE_REQUIRES_API_KEY: 'false',
           CLICK_FLUSH_INTERVAL_MS: '3600000',
           ANALYTICS_FLUSH_INTERVAL_MS: '3600000',
           REDIS_URL: '',

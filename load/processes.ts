@@ -42,13 +42,14 @@ export class Processes {
   async launch(env: Record<string, string>, name = '../src/process/main.ts', prefix = this.#serverPrefix): Promise<ServerProcess> {
     // Every server, baselines included, runs with the same Node flags. All load comes from one
     // address, whose 404 budget the not-found scenario would spend in a second, and whose create
-    // limit the seeding and the create scenarios would.
+    // limit the seeding and the create scenarios would; they create plain links without a key.
     const server = await startServer(
       {
         NODE_OPTIONS: SERVICE_NODE_OPTIONS,
         NOT_FOUND_LIMIT_PER_MINUTE: '0',
         RATE_LIMIT_ENABLED: 'false',
         CODE_SECRET: LOAD_CODE_SECRET,
+        CREATE_REQUIRES_API_KEY: 'false',
         ...env,
       },
       120_000,

@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Logger } from 'pino';
 import analytics from './analytics/plugin.ts';
 import { onFrameworkError, registerErrorHandlers } from './api/errors.ts';
+import { apiHostRule, refuseOffApiHosts } from './api/api-hosts.ts';
 import docs from './api/docs-plugin.ts';
 import auth from './auth/plugin.ts';
 import type { Config } from './config/config.ts';
@@ -15,7 +16,7 @@ import dashboard from './dashboard/plugin.ts';
 import postgres, { type DatabaseOptions } from './db/plugin.ts';
 import type { Queryable } from './db/pool.ts';
 import domains from './domains/plugin.ts';
-import { addressOfReader } from './edge/client-address.ts';
+import { addressOfReader, hostReader } from './edge/client-address.ts';
 import { onClientError } from './edge/client-errors.ts';
 import edge, { type EdgeOptions } from './edge/plugin.ts';
 import { serverFactoryOf, type RedirectEdge } from './edge/server.ts';
@@ -111,6 +112,8 @@ export async function buildApp({
   // The API speaks JSON only; every other body type is a 415.
   app.removeContentTypeParser('text/plain');
   registerErrorHandlers(app);
+  // Before every part's hooks: a short domain's host never reaches the API's authentication.
+  refuseOffApiHosts(app, apiHostRule(config.apiHosts, config.baseUrl), hostReader(trustProxy));
   const options: AppOptions = { config, log, lifecycle, migrate, wrapDb, edge: slot, addressOf: addressOfReader(trustProxy, log) };
   for (const part of parts) app.register(part, options);
   try {

@@ -82,6 +82,10 @@ export const ERRORS = {
     status: 403,
     message: 'A change made with a session cookie needs the X-CSRF-Token header that signing in gave.',
   },
+  ANONYMOUS_CREATE_LIMITED: {
+    status: 403,
+    message: 'A link created without an API key is a plain link on the default domain: send a key for domains and options.',
+  },
   // 404, 409, 410
   DOMAIN_INVALID: { status: 400, message: 'host must be a host name such as go.example.com: no scheme, port, path or IP address.' },
   DOMAIN_UNKNOWN: { status: 400, message: 'domain is not a short domain of this workspace (GET /domains lists them).' },
@@ -103,6 +107,7 @@ export const ERRORS = {
   WEBHOOK_NOT_FOUND: { status: 404, message: 'This workspace has no webhook endpoint with this id.' },
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, message: 'This webhook endpoint has no delivery with this id.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such route.' },
+  ROUTE_NOT_ON_HOST: { status: 404, message: 'This host serves short links only: the API, dashboard and docs answer on the API host.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this route.' },
   EXPECTATION_FAILED: { status: 417, message: 'The only expectation this service meets is Expect: 100-continue.' },
   ALIAS_TAKEN: { status: 409, message: 'This alias is already taken.' },

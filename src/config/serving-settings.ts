@@ -150,8 +150,22 @@ export const SERVING_SETTINGS = {
   },
   createRequiresApiKey: {
     env: 'CREATE_REQUIRES_API_KEY',
-    schema: Type.Boolean({ default: false }),
-    doc: '`true`: `POST /links` and `/links/bulk` need an API key (`401 API_KEY_REQUIRED` otherwise)',
+    schema: Type.Boolean({ default: true }),
+    doc:
+      '`POST /links` and `/links/bulk` need an API key (`401 API_KEY_REQUIRED`, before the body is read). `false`: anyone may ' +
+      'create plain links on the default domain without a key (an alias, an expiry, a title and tags, but no `domain` and no ' +
+      '`options`: `403 ANONYMOUS_CREATE_LIMITED`), under `RATE_LIMIT_CREATES_PER_IP`. See [Upgrading](operations.md#upgrading)',
+  },
+  apiHosts: {
+    env: 'API_HOSTS',
+    schema: Type.Decode(commaList(isHostName), (hosts) => hosts.map((host) => (host === '*' ? host : requestHostName(host)))),
+    expected: 'a comma-separated list of host names, or *',
+    shownDefault: "`BASE_URL`'s host",
+    doc:
+      'the host names the API, the dashboard, `/docs`, `/metrics` and `/readyz` answer on, besides IP addresses and `localhost` ' +
+      "(health checks, scrapes); unset: `BASE_URL`'s host. Any other host, a branded short domain first, serves its links only " +
+      '(redirects, password forms, QR codes, `/`, `/healthz`): other paths answer `404 ROUTE_NOT_ON_HOST`. `*`: every host ' +
+      '(the behaviour of earlier releases)',
   },
   dashboardEnabled: {
     env: 'DASHBOARD_ENABLED',

@@ -5,6 +5,7 @@
 import { ERRORS, type ErrorCode } from '../errors.ts';
 import { codePoints, parseDateTime } from './field-values.ts';
 import type { TargetPolicy } from './target-policy.ts';
+import { appSchemeProblem } from './app-schemes.ts';
 import { checkTargetUrl, URL_MAX_LENGTH } from './url-rules.ts';
 
 export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
@@ -315,23 +316,6 @@ function checkPreview(raw: unknown, policy: TargetPolicy): LinkPreview {
 
 /** A scheme and the rest of an app URL: printable ASCII, no spaces. */
 const APP_URL = /^([a-zA-Z][a-zA-Z0-9+.-]*):[\x21-\x7e]+$/;
-/** Schemes that run or read something in the browser, or that the service builds itself (intent: on Android). */
-const SCHEMES_REFUSED = new Set([
-  'javascript',
-  'data',
-  'vbscript',
-  'file',
-  'about',
-  'blob',
-  'filesystem',
-  'intent',
-  'content',
-  'view-source',
-  'ftp',
-  'ws',
-  'wss',
-]);
-
 function checkDeepLinks(raw: unknown, policy: TargetPolicy): DeepLinks {
   const problem =
     'options.deepLink must be {"ios", "android"} (at least one): each an app URL (myapp://path, at most 2048 printable ASCII characters) or an https universal or app link.';
@@ -348,8 +332,11 @@ function checkDeepLinks(raw: unknown, policy: TargetPolicy): DeepLinks {
     if (match === null) throw new Refused('DEEP_LINK_INVALID', field, problem);
     const scheme = (match[1] as string).toLowerCase();
     if (scheme === 'http' || scheme === 'https') links[platform] = checkUrl(value, policy, field);
-    else if (SCHEMES_REFUSED.has(scheme)) throw new Refused('DEEP_LINK_INVALID', field, `${field} may not use the ${scheme}: scheme.`);
-    else links[platform] = value.trim();
+    else {
+      const refused = appSchemeProblem(scheme);
+      if (refused !== undefined) throw new Refused('DEEP_LINK_INVALID', field, `${field} ${refused}`);
+      links[platform] = value.trim();
+    }
   }
   if (Object.keys(links).length === 0) throw new Refused('DEEP_LINK_INVALID', 'options.deepLink', problem);
   return links;

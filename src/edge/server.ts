@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import { rawAnswer } from './client-errors.ts';
 import { spareAnsweringConnections } from './idle-connections.ts';
+import { hasBody, lingerOnEarlyClose } from './lingering-close.ts';
 import type { Socket } from 'node:net';
 import { FastPath, type ConnectionListener, type FastPathDeps, type FastRequest } from './fast-path.ts';
 import { redirectPath } from './node-transport.ts';
@@ -62,8 +63,10 @@ export function serverFactoryOf(config: ServerOptions, edge: RedirectEdge, log: 
         if (problem !== undefined) return writePrebuilt(res, problem);
         const redirect = edge.handler;
         const path = redirect === null ? undefined : redirectPath(req);
-        if (path === undefined || !(redirect as RedirectHandler<IncomingMessage, ServerResponse>).tryPath(req, res, path))
+        if (path === undefined || !(redirect as RedirectHandler<IncomingMessage, ServerResponse>).tryPath(req, res, path)) {
+          if (hasBody(req)) lingerOnEarlyClose(req);
           fastify(req, res);
+        }
       },
     );
     spareAnsweringConnections(server);

@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_WORKSPACE_ID } from '../core/link.ts';
 import { createProblem } from '../auth/roles.ts';
 import { AppError, isAppError } from '../errors.ts';
@@ -52,6 +52,14 @@ declare module 'fastify' {
   }
 }
 
+/** With CREATE_REQUIRES_API_KEY, a create without a key is refused before its body is read (after the API-key hook). */
+async function keyFirst(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (request.apiKey !== null) return;
+  // The body is never read: the connection ends after the answer (edge/lingering-close.ts drops what arrives meanwhile).
+  reply.header('connection', 'close');
+  throw new AppError('API_KEY_REQUIRED');
+}
+
 /** An encapsulated plugin: its slow-request hook does not touch the redirect route. */
 const CREATE_LINK = {
   summary: 'Create a short link',
@@ -97,6 +105,7 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
     '/links',
     {
       bodyLimit: BODY_LIMIT_BYTES,
+      ...(deps.keyRequired ? { onRequest: keyFirst } : {}),
       ...(deps.createRouteConfig === undefined ? {} : { config: deps.createRouteConfig }),
       schema: CREATE_LINK,
     },
@@ -115,6 +124,7 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
     '/links/bulk',
     {
       bodyLimit: BULK_BODY_LIMIT_BYTES,
+      ...(deps.keyRequired ? { onRequest: keyFirst } : {}),
       ...(deps.createRouteConfig === undefined ? {} : { config: deps.createRouteConfig }),
       schema: CREATE_LINKS,
     },

@@ -10,6 +10,24 @@ import { IdempotencyKeyTaken, type CreateOptions, type WriteQueue } from '../wri
 import type { IdempotencyRecord, LinkStore } from './store.ts';
 import { type IdempotencyKey } from '../core/link.ts';
 
+/**
+ * What a create without an API key may not ask for (CREATE_REQUIRES_API_KEY=false): a domain, whose
+ * owner vouches for its links, and options (a password, a preview, a status, rules, a click limit,
+ * app links), which make a plain-looking short link do more than redirect. 403, naming the field.
+ */
+function refuseAnonymousExtras(body: CreateLinkBody): void {
+  if (body.domain !== undefined) throw limited('domain', 'links go on a short domain other than the default');
+  const options = body.options ?? {};
+  const asked = Object.entries(options).find(([, value]) => value !== undefined && value !== null)?.[0];
+  if (asked !== undefined) throw limited(`options.${asked}`, 'a link takes options');
+}
+
+function limited(field: string, what: string): AppError {
+  return new AppError('ANONYMOUS_CREATE_LIMITED', `${field}: ${what} only with an API key; a link created without one is a plain link.`, {
+    field,
+  });
+}
+
 /** A committed link, with the title and tags it was created with. */
 export type CreatedLinkState = Link & Pick<LinkRequest, 'title' | 'tags'>;
 
@@ -48,6 +66,7 @@ export class LinkCreates {
    * null when it was never used; it is not looked up again before the create.
    */
   async create(body: CreateLinkBody, creator: Creator, key: IdempotencyKey | undefined, seen?: IdempotencyRecord | null): Promise<Created> {
+    if (creator.ownerKeyId === null) refuseAnonymousExtras(body);
     const domainId = await this.#deps.domainOf(body.domain, creator.workspaceId);
     const verdict = checkLinkRequest(body, this.#deps.policy, Date.now(), domainId);
     if (!verdict.ok) throw new AppError(verdict.code, verdict.message, verdict.field === undefined ? undefined : { field: verdict.field });

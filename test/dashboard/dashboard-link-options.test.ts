@@ -165,6 +165,7 @@ test('an iPhone without the app: the deep link’s page tries the app, then goes
   const created = await app.inject({
     method: 'POST',
     url: '/links',
+    headers: { authorization: `Bearer ${admin.secret}` },
     payload: { url: landing.url, alias, options: { deepLink: { ios: 'shortener-test-app://open/42' } } },
   });
   assert.equal(created.statusCode, 201, created.body);

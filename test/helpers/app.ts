@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { pino, type Logger } from 'pino';
 import { buildApp } from '../../src/app.ts';
+import { createApiKey } from '../../src/auth/api-keys.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import type { ShortCode } from '../../src/core/codes.ts';
 import { DEFAULT_DOMAIN_ID } from '../../src/core/domains.ts';
@@ -18,7 +19,8 @@ export const TEST_BASE_URL = 'https://sho.rt';
 /**
  * The service's defaults, but no 404 budget, no create limits and no budget of credential look-ups:
  * every request of a test comes from one address (test/edge/not-found-limit, test/links/rate-limits
- * and test/security/credentials turn them on). And a
+ * and test/security/credentials turn them on); plain links may be created without a key
+ * (test/security/creates holds the default). And a
  * Redis command may take 2 s, not 100 ms: a test that counts what Redis answered must not depend on
  * how busy the machine is; the tests of a slow or hanging Redis set the timeout they test.
  */
@@ -31,6 +33,8 @@ export function testConfig(databaseUrl: string, env: Record<string, string> = {}
     RATE_LIMIT_ENABLED: 'false',
     CREDENTIAL_LOOKUPS_PER_MINUTE: '0',
     REDIS_COMMAND_TIMEOUT_MS: '2000',
+    // Most tests create plain links without a key; tests of options, domains and keys send one.
+    CREATE_REQUIRES_API_KEY: 'false',
     ...env,
   });
 }
@@ -106,8 +110,27 @@ export async function getRedirect(app: FastifyInstance, code: string) {
   return { status: res.statusCode, location: res.headers.location };
 }
 
+const helperKeys = new WeakMap<FastifyInstance, Promise<string>>();
+
+/** An admin key of the default workspace on `app`'s database, made once per app. */
+function helperKeyOf(app: FastifyInstance): Promise<string> {
+  let key = helperKeys.get(app);
+  if (key === undefined) {
+    key = createApiKey(app.db, { name: 'test helper', role: 'admin' }).then((created) => created.secret);
+    helperKeys.set(app, key);
+  }
+  return key;
+}
+
+/**
+ * POST /links. Plain links are created without a key (testConfig lets them); a link with options
+ * or on a named domain takes one (403 ANONYMOUS_CREATE_LIMITED otherwise), so it is sent with an
+ * admin key of the default workspace, the workspace anonymous links land in.
+ */
 export async function createLink(app: FastifyInstance, body: Record<string, unknown>) {
-  const res = await app.inject({ method: 'POST', url: '/links', payload: body });
+  const keyed = (body.options !== undefined && body.options !== null) || body.domain !== undefined;
+  const headers = keyed ? { authorization: `Bearer ${await helperKeyOf(app)}` } : {};
+  const res = await app.inject({ method: 'POST', url: '/links', payload: body, headers });
   return { status: res.statusCode, body: res.json<Record<string, unknown>>(), headers: res.headers };
 }
 

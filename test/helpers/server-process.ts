@@ -29,8 +29,9 @@ export async function startServer(
   script: string = SERVER,
   prefix: readonly string[] = [],
 ): Promise<ServerProcess> {
-  // Every create of a test comes from one address: no create limits unless the test sets them.
-  // A CODE_SECRET of its own: the service refuses the development default when DATABASE_URL is set.
+  // Every create of a test comes from one address: no create limits unless the test sets them;
+  // plain links are created without a key, as startApp's tests create them. A CODE_SECRET of its
+  // own: the service refuses the development default when DATABASE_URL is set.
   const defaults = {
     PATH: process.env.PATH ?? '',
     PORT: '0',
@@ -38,6 +39,7 @@ export async function startServer(
     LOG_LEVEL: 'info',
     RATE_LIMIT_ENABLED: 'false',
     CODE_SECRET: 'server-process-test-code-secret',
+    CREATE_REQUIRES_API_KEY: 'false',
   };
   return startListening([...prefix, process.execPath, script], { ...defaults, ...env }, timeoutMs, 'server');
 }

@@ -130,7 +130,12 @@ test('a limited link past its limit takes its domain’s expired fallback; a bad
   assert.equal(over.statusCode, 302);
   assert.equal(over.headers.location, 'https://example.com/over');
   for (const bad of [0, -1, 1.5, '10', 1_000_000_001]) {
-    const res = await app.inject({ method: 'POST', url: '/links', payload: { url: 'https://example.com/', options: { clickLimit: bad } } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/links',
+      headers,
+      payload: { url: 'https://example.com/', options: { clickLimit: bad } },
+    });
     assert.equal(res.statusCode, 400, String(bad));
     assert.ok(['CLICK_LIMIT_INVALID', 'BODY_INVALID'].includes(res.json().error.code), String(bad));
   }

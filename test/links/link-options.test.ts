@@ -115,7 +115,7 @@ describe('link options through the API', () => {
       app.inject({
         method: 'POST',
         url: '/links',
-        headers: { 'idempotency-key': 'opt-idem-1' },
+        headers: { 'idempotency-key': 'opt-idem-1', authorization: `Bearer ${admin}` },
         payload: { url: 'https://example.com/idem', options },
       });
     const first = await create({ redirectStatus: 301 });
@@ -154,6 +154,7 @@ describe('link options through the API', () => {
       const res = await app.inject({
         method: 'POST',
         url: '/links',
+        headers: { authorization: `Bearer ${admin}` },
         payload: { url: 'https://example.com/', alias: 'opt-refused', options },
       });
       assert.equal(res.statusCode, 400, JSON.stringify(options));
@@ -204,6 +205,7 @@ describe('link options through the API', () => {
     const res = await app.inject({
       method: 'POST',
       url: '/links/bulk',
+      headers: { authorization: `Bearer ${admin}` },
       payload: {
         links: [
           { url: 'https://example.com/b1', alias: 'opt-bulk-1', options: { redirectStatus: 301 } },

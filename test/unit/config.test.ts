@@ -266,7 +266,13 @@ const CASES: Readonly<Record<string, Case>> = {
   RATE_LIMIT_CREATES_PER_IP: { key: 'rateLimitCreatesPerIp', unset: 60, valid: ['0', 0], invalid: '1000001' },
   RATE_LIMIT_CREATES_PER_KEY: { key: 'rateLimitCreatesPerKey', unset: 6000, valid: ['1000', 1000], invalid: '10000001' },
   RATE_LIMIT_WINDOW_SECONDS: { key: 'rateLimitWindowMs', unset: MINUTE, valid: ['10', 10_000], invalid: '86401' },
-  CREATE_REQUIRES_API_KEY: { key: 'createRequiresApiKey', unset: false, valid: ['1', true], invalid: 'required' },
+  CREATE_REQUIRES_API_KEY: { key: 'createRequiresApiKey', unset: true, valid: ['0', false], invalid: 'required' },
+  API_HOSTS: {
+    key: 'apiHosts',
+    unset: [],
+    valid: ['Api.Sho.rt:8443, internal-lb', ['api.sho.rt', 'internal-lb']],
+    invalid: 'https://api.sho.rt',
+  },
   DASHBOARD_ENABLED: { key: 'dashboardEnabled', unset: true, valid: ['false', false], invalid: 'hidden' },
   ROOT_REDIRECT: {
     key: 'rootRedirect',
