@@ -124,6 +124,10 @@ export const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Send the body as application/json.' },
   RATE_LIMITED: { status: 429, message: 'Too many links created; retry after Retry-After seconds.' },
   SIGN_IN_RATE_LIMITED: { status: 429, message: 'Too many failed sign-ins from this address; retry after Retry-After seconds.' },
+  WEBHOOK_RESEND_RATE_LIMITED: {
+    status: 429,
+    message: 'This workspace has sent deliveries again too often; retry after Retry-After seconds.',
+  },
   NOT_FOUND_RATE_LIMITED: {
     status: 429,
     message: 'Too many requests for codes that do not exist from this address; retry after Retry-After seconds.',
