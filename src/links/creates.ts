@@ -21,7 +21,7 @@ export interface Created {
 }
 
 /** Who creates, in which workspace. */
-export type Creator = Pick<CreateOptions, 'workspaceId' | 'ownerKeyId'>;
+export type Creator = Pick<CreateOptions, 'workspaceId' | 'ownerKeyId' | 'waitForShare'>;
 
 export interface CreatesDeps {
   queue: WriteQueue;
