@@ -4,12 +4,17 @@
 // admin's choosing, are limited (WEBHOOK_RESENDS_PER_MINUTE).
 
 import assert from 'node:assert/strict';
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { migrate, MIGRATIONS_DIR } from '../../src/db/migrate.ts';
 import { bearer, errorCode, startApp, type Cleanup } from '../helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { createTestDatabase, withClient, type TestDatabase } from '../helpers/db.ts';
 import { until } from '../helpers/wait.ts';
 import { keysWith, workspaceWith } from '../helpers/workspaces.ts';
 
@@ -116,4 +121,42 @@ test("a workspace's resends are limited to WEBHOOK_RESENDS_PER_MINUTE (10): the 
   const other = bearer((await workspaceWith(database.url, 'resends-other', { owner: 'admin' })).keys.owner);
   const theirs = await triedOnce(app, receiver, other);
   assert.equal((await resend(theirs.endpoint, theirs.delivery.id, other)).statusCode, 202, "another workspace's resend");
+});
+
+test('the delivery log written before keeps only the status and a class of failure of each try once migrated', async (t) => {
+  const old = await createTestDatabase('security_webhooks_log', { migrated: false });
+  const before0015 = await mkdtemp(join(tmpdir(), 'migrations-before-0015-'));
+  t.after(async () => {
+    await old.drop();
+    await rm(before0015, { recursive: true, force: true });
+  });
+  for (const file of await readdir(MIGRATIONS_DIR)) if (file < '0015') await cp(join(MIGRATIONS_DIR, file), join(before0015, file));
+  const log = pino({ level: 'silent' });
+  await migrate(old.url, log, before0015);
+  const stored = [
+    `HTTP 500: ${SECRET_BODY}`,
+    'connect ECONNREFUSED 10.0.0.7:8080',
+    'getaddrinfo ENOTFOUND vault.corp.internal',
+    'no complete answer within 600 ms (WEBHOOK_TIMEOUT_MS)',
+    'vault.corp.internal resolves to no public address (WEBHOOK_ALLOW_PRIVATE is off)',
+  ];
+  await withClient(old.url, async (client) => {
+    await client.query(
+      `INSERT INTO webhook_endpoints (workspace_id, url, events, secret) SELECT id, 'https://hooks.example.com/', '{link.created}', 'whsec_x' FROM workspaces ORDER BY id LIMIT 1`,
+    );
+    await client.query(
+      `INSERT INTO webhook_messages (workspace_id, type, data) SELECT workspace_id, 'link.created', '{}' FROM webhook_endpoints`,
+    );
+    await client.query(
+      `INSERT INTO webhook_deliveries (message_id, endpoint_id, state, attempts, last_error)
+       SELECT m.id, e.id, 'dead', 1, error FROM webhook_messages m, webhook_endpoints e, unnest($1::text[]) WITH ORDINALITY AS u (error, n) ORDER BY n`,
+      [stored],
+    );
+  });
+  await migrate(old.url, log);
+  const errors = await withClient(old.url, async (client) => {
+    const { rows } = await client.query<{ last_error: string }>('SELECT last_error FROM webhook_deliveries ORDER BY id');
+    return rows.map((row) => row.last_error);
+  });
+  assert.deepEqual(errors, ['HTTP 500', 'connection refused', 'DNS lookup failed', 'timeout (WEBHOOK_TIMEOUT_MS)', 'DNS lookup failed']);
 });
