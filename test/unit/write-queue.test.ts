@@ -264,7 +264,9 @@ test("a workspace past its share of the queue: its creates are refused, an impor
   while (db.held.length === 0) await new Promise(setImmediate);
   // Two are being written (not in the queue any more); three more fill workspace 1's share.
   const queued = [2, 3, 4].map((i) => queue.enqueue(request(`https://example.com/a${i}`), of(1)));
-  await assert.rejects(queue.enqueue(request('https://example.com/refused'), of(1)), { code: 'WRITE_QUEUE_SHARE_FULL' });
+  const refused = queue.enqueue(request('https://example.com/refused'), of(1));
+  assert.equal(await settled(refused), 'rejected', 'refused at once');
+  await assert.rejects(refused, { code: 'WRITE_QUEUE_SHARE_FULL' });
   const waiting = queue.enqueue(request('https://example.com/imported'), of(1, true));
   const other = queue.enqueue(request('https://example.com/b0'), of(2));
   assert.equal(queue.depth, 4, "workspace 1's three and workspace 2's one; the import's row waits outside");
