@@ -137,12 +137,21 @@ export const ERRORS = {
     status: 429,
     message: 'Too many API keys or session cookies this service did not know came from this address; retry after Retry-After seconds.',
   },
+  WEBHOOK_RESEND_RATE_LIMITED: {
+    status: 429,
+    message: 'This workspace has sent deliveries again too often; retry after Retry-After seconds.',
+  },
+  TOO_MANY_SLOW_REQUESTS: {
+    status: 429,
+    message: 'This workspace has as many exports and searches under way as it may have at once; retry after Retry-After seconds.',
+  },
   NOT_FOUND_RATE_LIMITED: {
     status: 429,
     message: 'Too many requests for codes that do not exist from this address; retry after Retry-After seconds.',
   },
   // 5xx: the service or a dependency is unwell; retry after Retry-After
   WRITE_QUEUE_FULL: { status: 503, message: 'Too many links are waiting to be written; retry shortly.' },
+  WRITE_QUEUE_SHARE_FULL: { status: 503, message: "This workspace's links take its whole share of the write queue; retry shortly." },
   DATABASE_UNAVAILABLE: { status: 503, message: 'The database is unavailable; retry shortly.' },
   DATABASE_TIMEOUT: { status: 503, message: 'The database did not answer in time; retry shortly.' },
   PASSWORD_CHECKS_BUSY: { status: 503, message: 'Too many passwords are being checked at once; retry after Retry-After seconds.' },

@@ -44,6 +44,15 @@ export const ENGINE_SETTINGS = {
     schema: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
     doc: 'most links waiting to be written; beyond it `503 WRITE_QUEUE_FULL`',
   },
+  writeQueueWorkspaceShare: {
+    env: 'WRITE_QUEUE_WORKSPACE_SHARE',
+    schema: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.5 }),
+    expected: 'a number above 0 and at most 1',
+    doc:
+      'the most of `WRITE_QUEUE_MAX` the links of one workspace may hold before its bulk creates and imports stop adding to it: ' +
+      "past it an import's rows wait for room and a bulk's items get `503 WRITE_QUEUE_SHARE_FULL`, so that one workspace's " +
+      "flood leaves room for the others' creates; a single `POST /links` (limited per key and address) may use the whole queue",
+  },
   writeTimeoutMs: {
     env: 'WRITE_TIMEOUT_MS',
     schema: Type.Integer({ minimum: 100, maximum: 120_000, default: 5000 }),
@@ -70,6 +79,13 @@ export const ENGINE_SETTINGS = {
       'Postgres connections of a pool of their own for looking up API keys and sessions and for `/readyz`, with a breaker of its own: ' +
       'a flood of made-up keys or of readiness checks waits for these, never for the `DB_POOL_MAX` of redirects and writes ' +
       '(the embedded engine shares its one)',
+  },
+  listSlowPerWorkspace: {
+    env: 'LIST_SLOW_PER_WORKSPACE',
+    schema: Type.Integer({ minimum: 1, maximum: 100, default: 2 }),
+    doc:
+      'CSV exports and searches of the link list one workspace may have under way at once on an instance; more get ' +
+      "`429 TOO_MANY_SLOW_REQUESTS`, so that one workspace cannot hold every `DB_LIST_POOL_MAX` connection nor open the list's breaker for all",
   },
   dbConnectTimeoutMs: {
     env: 'DB_CONNECT_TIMEOUT_MS',

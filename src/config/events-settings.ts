@@ -120,6 +120,11 @@ export const EVENT_SETTINGS = {
     schema: Type.Integer({ minimum: 1, maximum: 3650, default: 30 }),
     doc: 'days delivered and dead webhook deliveries stay in the delivery log',
   },
+  webhookResendsPerMinute: {
+    env: 'WEBHOOK_RESENDS_PER_MINUTE',
+    schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
+    doc: 'webhook deliveries a workspace may send again per minute, across all instances (more: 429 `WEBHOOK_RESEND_RATE_LIMITED`)',
+  },
   clickStream: {
     env: 'CLICK_STREAM',
     schema: Type.Enum(CLICK_STREAMS, { default: 'off' }),

@@ -135,7 +135,8 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
           'Idempotency-Key is not supported on /links/bulk: retry the items that failed, or create them one by one with a key each.',
         );
       }
-      const creator = creatorOf(request, deps.keyRequired);
+      // A bulk's items are held to the workspace's share of the write queue: refused past it.
+      const creator = { ...creatorOf(request, deps.keyRequired), share: 'refuse' as const };
       request.ackDelayMs = Math.max(0, ...request.body.links.map(delayOf));
       const results = await Promise.all(
         request.body.links.map(async (item, index) => {

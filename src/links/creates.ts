@@ -38,7 +38,7 @@ export interface Created {
 }
 
 /** Who creates, in which workspace. */
-export type Creator = Pick<CreateOptions, 'workspaceId' | 'ownerKeyId'>;
+export type Creator = Pick<CreateOptions, 'workspaceId' | 'ownerKeyId' | 'share'>;
 
 export interface CreatesDeps {
   queue: WriteQueue;

@@ -102,7 +102,9 @@ export async function importRoutes(app: FastifyInstance, deps: ImportDeps): Prom
       // One lookup for the whole file: which rows were imported before.
       const keys = verdicts.flatMap((verdict) => (verdict.ok ? [rowKey(creator.workspaceId, verdict.link).key] : []));
       const used = await deps.store.idempotencyKeys(-creator.workspaceId, keys);
-      const results = await inBatches(verdicts, ROWS_IN_FLIGHT, (verdict) => importRow(deps, creator, domain.id, verdict, used));
+      // Past the workspace's share of the write queue, a row waits for room instead of failing.
+      const rowCreator = { ...creator, share: 'wait' as const };
+      const results = await inBatches(verdicts, ROWS_IN_FLIGHT, (verdict) => importRow(deps, rowCreator, domain.id, verdict, used));
       const count = (status: RowResult['status']) => results.filter((result) => result.status === status).length;
       return { format, rows: results.length, created: count('created'), existing: count('existing'), failed: count('failed'), results };
     },

@@ -1,10 +1,12 @@
 // GET /links: a workspace's links, searched, filtered, sorted and paged; GET /tags: its tags with
 // their counts; GET /links/export.csv: the same list as a CSV file, streamed page by page (never
-// built in memory), with click totals. Any key of the workspace may read them.
+// built in memory), with click totals. Any key of the workspace may read them. Searches and exports
+// are the list's slow requests: a workspace may have LIST_SLOW_PER_WORKSPACE of them under way at
+// once on an instance (workspace-slots.ts), more get 429 TOO_MANY_SLOW_REQUESTS.
 
 import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { requireKey } from '../auth/authenticate.ts';
 import { encodeCursor, LIST_LIMIT_MAX, readFilter, readListQuery, type Cursor, type ListFilter, type ListRequest } from './list-query.ts';
 import type { LinkLists } from './list-store.ts';
@@ -17,11 +19,22 @@ import type { ShortUrls } from '../domains/short-urls.ts';
 import { errorResponses as errors } from '../errors.ts';
 import { LinkList, ListQuery, TagList } from './schemas.ts';
 import type { LinkDetails } from './store.ts';
+import type { WorkspaceSlots } from './workspace-slots.ts';
 
 export interface LinkListDeps {
   /** The pages and tags, read through the list's own pool and breaker. */
   lists: LinkLists;
   shortUrls: ShortUrls;
+  /** Each workspace's share of the slow requests (LIST_SLOW_PER_WORKSPACE). */
+  slow: WorkspaceSlots;
+}
+
+/** A slot for a slow request of `workspaceId`'s, or 429 TOO_MANY_SLOW_REQUESTS. */
+function slowSlot(slow: WorkspaceSlots, workspaceId: number, reply: FastifyReply): () => void {
+  const release = slow.take(workspaceId);
+  if (release !== undefined) return release;
+  reply.header('retry-after', '1');
+  throw new AppError('TOO_MANY_SLOW_REQUESTS');
 }
 
 export const EXPORT_COLUMNS = [
@@ -49,7 +62,7 @@ const LIST_LINKS = {
   tags: ['links'],
   security: SECURITY,
   querystring: ListQuery,
-  response: { 200: LinkList, ...errors(400, 401, 503) },
+  response: { 200: LinkList, ...errors(400, 401, 429, 503) },
 };
 
 const LIST_TAGS = {
@@ -74,11 +87,11 @@ const EXPORT_LINKS = {
   querystring: { type: 'object', properties: filterProperties, additionalProperties: false },
   response: {
     200: { description: 'The CSV file.', content: { 'text/csv': { schema: { type: 'string' } } } },
-    ...errors(400, 401, 503),
+    ...errors(400, 401, 429, 503),
   },
 };
 
-export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls }: LinkListDeps): Promise<void> {
+export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls, slow }: LinkListDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
   /** `filter` with the domain `host` names, if any: one of the workspace's (400 DOMAIN_UNKNOWN otherwise). */
   const onDomain = async (filter: ListFilter, host: string | undefined, workspaceId: number): Promise<ListFilter> =>
@@ -90,12 +103,18 @@ export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls 
       schema: LIST_LINKS,
       config: { queryError: 'LIST_QUERY_INVALID' },
     },
-    async function listLinks(request) {
+    async function listLinks(request, reply) {
       const key = requireKey(request);
       const verdict = readListQuery(request.query);
       if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
       const filter = await onDomain(verdict.request.filter, request.query.domain, key.workspaceId);
-      const page = await lists.page(key.workspaceId, { ...verdict.request, filter });
+      const release = filter.q === undefined ? undefined : slowSlot(slow, key.workspaceId, reply);
+      let page;
+      try {
+        page = await lists.page(key.workspaceId, { ...verdict.request, filter });
+      } finally {
+        release?.();
+      }
       const now = Date.now();
       return {
         links: page.links.map((link) => linkView(link, shortUrls, now)),
@@ -126,9 +145,18 @@ export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls 
       const read = readFilter(request.query);
       if (typeof read === 'string') throw new AppError('LIST_QUERY_INVALID', read);
       const filter = await onDomain(read, request.query.domain, key.workspaceId);
+      // Held until the file is sent, or the client goes away.
+      const release = slowSlot(slow, key.workspaceId, reply);
+      reply.raw.once('close', release);
       // The first page is read before answering: a database that cannot answer is a 503, not a cut CSV.
-      const pages = exportPages(lists, key.workspaceId, filter);
-      const first = await pages.next();
+      const pages = exportPages(lists, key.workspaceId, filter, release);
+      let first;
+      try {
+        first = await pages.next();
+      } catch (err) {
+        release();
+        throw err;
+      }
       const day = new Date().toISOString().slice(0, 10);
       return (
         reply
@@ -144,14 +172,19 @@ export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls 
 
 const EXPORT_PAGE = LIST_LIMIT_MAX * 10;
 
-async function* exportPages(lists: LinkLists, workspaceId: number, filter: ListFilter): AsyncGenerator<LinkDetails[]> {
-  let after: Cursor | undefined;
-  do {
-    const request: ListRequest = { sort: 'created', limit: EXPORT_PAGE, filter, after };
-    const page = await lists.page(workspaceId, request);
-    yield page.links;
-    after = page.next;
-  } while (after !== undefined);
+/** The export's pages; `done` once the last was read, or the reading stopped. */
+async function* exportPages(lists: LinkLists, workspaceId: number, filter: ListFilter, done: () => void): AsyncGenerator<LinkDetails[]> {
+  try {
+    let after: Cursor | undefined;
+    do {
+      const request: ListRequest = { sort: 'created', limit: EXPORT_PAGE, filter, after };
+      const page = await lists.page(workspaceId, request);
+      yield page.links;
+      after = page.next;
+    } while (after !== undefined);
+  } finally {
+    done();
+  }
 }
 
 async function* exportLines(

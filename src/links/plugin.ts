@@ -28,6 +28,7 @@ import { qrRoutes } from './qr-routes.ts';
 import { LinkService } from './service.ts';
 import { LinkStore } from './store.ts';
 import { WorkspaceLinks } from './workspace-links.ts';
+import { WorkspaceSlots } from './workspace-slots.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -78,7 +79,7 @@ async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Pr
     });
     await routes.register(importRoutes, { creates, store, shortUrls, policy, ...limited });
     await routes.register(manageRoutes, { links, shortUrls });
-    await routes.register(linkListRoutes, { lists, shortUrls });
+    await routes.register(linkListRoutes, { lists, shortUrls, slow: new WorkspaceSlots(config.listSlowPerWorkspace) });
     await routes.register(qrRoutes, {
       shortUrls,
       hosts: app.hosts,

@@ -5,6 +5,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { clientCounter } from '../api/counters.ts';
 import { targetPolicyOf } from '../core/target-policy.ts';
 import type { PartOptions } from '../part.ts';
 import { webhookBody } from './body.ts';
@@ -43,7 +44,8 @@ async function webhooksPart(app: FastifyInstance, { config, log }: PartOptions):
   worker.start();
   const policy = targetPolicyOf({ ...config, allowPrivateTargets: config.webhookAllowPrivate });
   const webhooks = new WebhookService(new WebhookStore(app.db, pool, app.breaker), policy, config.webhookSecretOverlapMs);
-  await app.register(webhooksRoutes, { webhooks });
+  const resends = clientCounter(app.redis?.client ?? null, config.redisKeyPrefix, log, 'resends:', 'webhook resend limits');
+  await app.register(webhooksRoutes, { webhooks, resends, resendsPerMinute: config.webhookResendsPerMinute });
   app.decorate('webhooks', worker);
 }
 

@@ -2,15 +2,17 @@
 // endpoint reads every link of the workspace as it changes). Its secret is shown when it is made
 // and by GET /webhooks/:id/secret, rotated by POST /webhooks/:id/secret with an overlap during
 // which both sign. GET /webhooks/:id/deliveries is its delivery log; a delivery of it is sent again
-// (same webhook-id) by POST /webhooks/:id/deliveries/:delivery/resend. The rules are the service's
+// (same webhook-id) by POST /webhooks/:id/deliveries/:delivery/resend, WEBHOOK_RESENDS_PER_MINUTE a
+// workspace. The rules are the service's
 // (service.ts); the worker that sends them is worker.ts.
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Counter } from '../api/counters.ts';
 import { SECURITY } from '../api/schemas.ts';
 import { requireAdmin } from '../auth/authenticate.ts';
 import { WEBHOOK_ENDPOINTS_MAX } from '../core/webhooks.ts';
-import { errorResponses as errors } from '../errors.ts';
+import { AppError, errorResponses as errors } from '../errors.ts';
 import {
   CreatedWebhook,
   CreateWebhookBody,
@@ -29,7 +31,12 @@ import { deliveryView, secretView, view } from './views.ts';
 
 export interface WebhooksDeps {
   readonly webhooks: WebhookService;
+  /** Resends per workspace in fixed one-minute windows, shared by the instances through Redis when it is on. */
+  readonly resends: Counter;
+  readonly resendsPerMinute: number;
 }
+
+const RESEND_WINDOW_MS = 60_000;
 
 /** The workspace of the request's key, if it is an admin's: webhooks are admins' alone. */
 function admin(request: FastifyRequest): number {
@@ -124,7 +131,7 @@ const RESEND_DELIVERY = {
   tags: TAGS,
   security: SECURITY,
   params: DeliveryParams,
-  response: { 202: DeliveryView, ...errors(401, 403, 404, 503) },
+  response: { 202: DeliveryView, ...errors(401, 403, 404, 429, 503) },
 };
 
 export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps): Promise<void> {
@@ -220,7 +227,18 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
       schema: RESEND_DELIVERY,
     },
     async function resendDelivery(request, reply) {
-      const resent = await webhooks.resend(admin(request), request.params.id, request.params.delivery);
+      const workspaceId = admin(request);
+      // Counted before the lookup: a resend is a request this service makes to an address of the admin's choosing.
+      const count = await deps.resends.add(String(workspaceId), 1, deps.resendsPerMinute, RESEND_WINDOW_MS);
+      if (count.current > deps.resendsPerMinute) {
+        const seconds = Math.max(1, Math.ceil(count.ttl / 1000));
+        reply.header('retry-after', String(seconds));
+        throw new AppError(
+          'WEBHOOK_RESEND_RATE_LIMITED',
+          `This workspace sent ${deps.resendsPerMinute} deliveries again in the last minute; retry after ${seconds} s.`,
+        );
+      }
+      const resent = await webhooks.resend(workspaceId, request.params.id, request.params.delivery);
       return reply.code(202).send(deliveryView(resent));
     },
   );

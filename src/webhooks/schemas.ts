@@ -83,7 +83,8 @@ export const DeliveryView = Type.Object(
     attempts: Type.Integer(),
     lastStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'The HTTP status of the last try; null: no answer.' }),
     lastError: Type.Union([Type.String(), Type.Null()], {
-      description: 'Why the last try failed (the start of the answer, or the error).',
+      description:
+        'Why the last try failed, coarsely: `HTTP <status>`, or a class of failure (timeout, connection refused or reset, DNS lookup failed, TLS error, network error). Never what the receiver answered.',
     }),
     latencyMs: Type.Union([Type.Integer(), Type.Null()]),
     createdAt: Type.String({ format: 'date-time' }),

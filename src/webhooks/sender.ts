@@ -5,6 +5,8 @@
 // so unless WEBHOOK_ALLOW_PRIVATE it connects only to public addresses: the URL was checked as a
 // link target when it was saved, and each connection's DNS answers are checked again here (a name
 // that resolves to 127.0.0.1 or 10.0.0.0/8 later is refused, not followed). Redirects are not followed.
+// What it reports is coarse (docs/security.md): the status, the time, and a class of failure, never
+// the answer's body or headers nor an error's text, so the delivery log probes no receiver.
 
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import http from 'node:http';
@@ -20,6 +22,7 @@ export interface SendOptions {
 /** What came back: an HTTP status, or why there was none. */
 export interface SendResult {
   readonly status: number | null;
+  /** `HTTP <status>` for an answer outside 2xx, else one of FAILURES; null: delivered. */
   readonly error: string | null;
   readonly latencyMs: number;
 }
@@ -31,8 +34,33 @@ export interface SignedMessage {
   readonly body: string;
 }
 
-/** Characters of an answer's body kept in the delivery log. */
-const ANSWER_KEPT = 200;
+/** Why a try got no answer, as coarse as the log shows it. */
+export const FAILURES = {
+  invalidUrl: 'invalid URL',
+  notPublic: 'no public address (WEBHOOK_ALLOW_PRIVATE is off)',
+  dns: 'DNS lookup failed',
+  refused: 'connection refused',
+  reset: 'connection reset',
+  tls: 'TLS error',
+  timeout: 'timeout (WEBHOOK_TIMEOUT_MS)',
+  network: 'network error',
+} as const;
+
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_|SELF_SIGNED_|UNABLE_TO_|HOSTNAME_MISMATCH|EPROTO$)/;
+
+/**
+ * The class of a request's failure. A name that resolves to no public address reads as one that
+ * does not resolve: the log does not tell which internal names exist.
+ */
+export function failureOf(err: NodeJS.ErrnoException): string {
+  const code = err.code ?? '';
+  if (code === 'EPRIVATEADDRESS' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return FAILURES.dns;
+  if (code === 'ECONNREFUSED') return FAILURES.refused;
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED') return FAILURES.reset;
+  if (code === 'ETIMEDOUT') return FAILURES.timeout;
+  if (TLS_CODES.test(code)) return FAILURES.tls;
+  return FAILURES.network;
+}
 
 export const USER_AGENT = 'shortener-webhooks/1 (+https://www.standardwebhooks.com/)';
 
@@ -84,12 +112,12 @@ export class WebhookSender {
     return new Promise((resolve) => {
       const url = URL.parse(message.url);
       if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-        resolve({ status: null, error: 'the endpoint URL is not an http(s) URL', latencyMs: 0 });
+        resolve({ status: null, error: FAILURES.invalidUrl, latencyMs: 0 });
         return;
       }
       const literal = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
       if (!this.#options.allowPrivate && /^[\d.]+$|:/.test(literal) && !isPublicIp(literal)) {
-        resolve({ status: null, error: `${literal} is not a public address (WEBHOOK_ALLOW_PRIVATE is off)`, latencyMs: 0 });
+        resolve({ status: null, error: FAILURES.notPublic, latencyMs: 0 });
         return;
       }
       const body = Buffer.from(message.body);
@@ -109,25 +137,18 @@ export class WebhookSender {
         ...(this.#options.allowPrivate ? {} : { lookup: publicLookup }),
       });
       const timer = setTimeout(() => {
-        finish({
-          status: null,
-          error: `no complete answer within ${this.#options.timeoutMs} ms (WEBHOOK_TIMEOUT_MS)`,
-          latencyMs: latency(),
-        });
+        finish({ status: null, error: FAILURES.timeout, latencyMs: latency() });
         request.destroy();
       }, this.#options.timeoutMs);
-      request.on('error', (err) => finish({ status: null, error: err.message, latencyMs: latency() }));
+      request.on('error', (err) => finish({ status: null, error: failureOf(err), latencyMs: latency() }));
       request.on('response', (response) => {
-        let kept = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          if (kept.length < ANSWER_KEPT) kept += chunk.slice(0, ANSWER_KEPT - kept.length);
-        });
-        response.on('error', (err) => finish({ status: null, error: err.message, latencyMs: latency() }));
+        // Read to the end (the connection is kept for the next try), and thrown away.
+        response.resume();
+        response.on('error', (err) => finish({ status: null, error: failureOf(err), latencyMs: latency() }));
         response.on('end', () => {
           const status = response.statusCode ?? 0;
           const ok = status >= 200 && status < 300;
-          finish({ status, error: ok ? null : `HTTP ${status}${kept === '' ? '' : `: ${kept}`}`, latencyMs: latency() });
+          finish({ status, error: ok ? null : `HTTP ${status}`, latencyMs: latency() });
         });
       });
       request.end(body);

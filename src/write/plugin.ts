@@ -31,6 +31,7 @@ async function writePathPart(app: FastifyInstance, { config, log }: PartOptions)
   const queue = new WriteQueue(writes, {
     maxBatch: config.writeBatchMax,
     maxQueued: config.writeQueueMax,
+    workspaceMax: Math.max(1, Math.floor(config.writeQueueMax * config.writeQueueWorkspaceShare)),
     batched: metrics === null ? undefined : writeBatches(metrics),
     timeoutMs: config.writeTimeoutMs,
     log,

@@ -1,7 +1,10 @@
 // The group-commit write queue. Each POST /links enqueues its link and waits; one flusher at a
 // time commits up to `maxBatch` queued links in one multi-row INSERT, so a thousand concurrent
 // creates cost a few round trips and commits instead of a thousand. A request is answered only
-// after the batch holding its link committed. The queue is bounded: full means 503 at once. The
+// after the batch holding its link committed. The queue is bounded: full means 503 at once, and the
+// links of one workspace's bulk creates and imports may not take it past that workspace's share (an
+// import's row waits for room, a bulk's item is refused), so that one workspace's flood leaves room
+// for the others' creates; a single create (limited per key and address) may use the whole queue. The
 // picture, with what a taken alias or code gets: docs/architecture.md#the-write-path.
 
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,6 +46,8 @@ export interface QueueStore {
 export interface QueueSettings {
   maxBatch: number;
   maxQueued: number;
+  /** The most links of one workspace waiting in the queue at once (WRITE_QUEUE_WORKSPACE_SHARE); absent: no share. */
+  workspaceMax?: number | undefined;
   /** Told of each batch about to be committed, with its size (metrics). */
   batched?: ((size: number) => void) | undefined;
   timeoutMs: number;
@@ -56,6 +61,11 @@ export interface CreateOptions {
   readonly workspaceId: number;
   readonly ownerKeyId: number | null;
   readonly idempotency: IdempotencyKey | undefined;
+  /**
+   * Whether the workspace's share of the queue holds this link, and what it does past it: 'wait' for
+   * room (an import's rows), or be 'refuse'd (a bulk's items). Absent: a single create, not held to it.
+   */
+  readonly share?: 'wait' | 'refuse' | undefined;
 }
 
 /**
@@ -87,6 +97,10 @@ export class WriteQueue {
   #flushing: Promise<void> | null = null;
   #backoffMs = 0;
   #closing = false;
+  /** Links of each workspace waiting in the queue (not yet taken into a batch). */
+  readonly #held = new Map<number, number>();
+  /** Creates waiting for room in their workspace's share, first come first served. */
+  readonly #waiting = new Map<number, (() => void)[]>();
 
   constructor(store: QueueStore, settings: QueueSettings) {
     this.#store = store;
@@ -98,10 +112,45 @@ export class WriteQueue {
     if (this.#closing) return Promise.reject(new AppError('SHUTTING_DOWN'));
     if (this.#queue.length >= this.#deps.maxQueued) return Promise.reject(new AppError('WRITE_QUEUE_FULL'));
     if (!this.#store.available()) return Promise.reject(new AppError('DATABASE_UNAVAILABLE'));
+    const { workspaceId } = options;
+    const held = this.#held.get(workspaceId) ?? 0;
+    if (options.share !== undefined && held >= (this.#deps.workspaceMax ?? Infinity)) {
+      if (options.share === 'refuse') return Promise.reject(new AppError('WRITE_QUEUE_SHARE_FULL'));
+      return this.#roomIn(workspaceId).then(() => this.enqueue(request, options));
+    }
+    this.#held.set(workspaceId, held + 1);
     const settle = Promise.withResolvers<Link>();
     this.#queue.push({ request, options, code: request.alias, deadline: Date.now() + this.#deps.timeoutMs, settle });
     this.#flushing ??= this.#drain();
     return settle.promise;
+  }
+
+  /** Resolves once a link of `workspaceId` leaves the queue (or the queue closes). */
+  #roomIn(workspaceId: number): Promise<void> {
+    const room = Promise.withResolvers<void>();
+    const waiting = this.#waiting.get(workspaceId);
+    if (waiting === undefined) this.#waiting.set(workspaceId, [room.resolve]);
+    else waiting.push(room.resolve);
+    return room.promise;
+  }
+
+  /** `item` is back in the queue (its generated code met an alias). */
+  #rejoin(item: Pending): void {
+    const { workspaceId } = item.options;
+    this.#held.set(workspaceId, (this.#held.get(workspaceId) ?? 0) + 1);
+  }
+
+  /** `item` left the queue: taken into a batch, or expired. */
+  #left(item: Pending): void {
+    const { workspaceId } = item.options;
+    const left = (this.#held.get(workspaceId) ?? 1) - 1;
+    if (left > 0) this.#held.set(workspaceId, left);
+    else this.#held.delete(workspaceId);
+    const waiting = this.#waiting.get(workspaceId);
+    if (waiting === undefined) return;
+    const next = waiting.shift();
+    if (waiting.length === 0) this.#waiting.delete(workspaceId);
+    next?.();
   }
 
   get depth(): number {
@@ -116,6 +165,9 @@ export class WriteQueue {
   /** Refuses new links, then waits until every queued one is committed or answered. */
   async close(): Promise<void> {
     this.#closing = true;
+    // Those waiting for room are refused now (SHUTTING_DOWN), not after the queue drains.
+    for (const waiting of this.#waiting.values()) for (const wake of waiting) wake();
+    this.#waiting.clear();
     await this.#flushing;
   }
 
@@ -188,6 +240,7 @@ export class WriteQueue {
         retry.push(item);
       }
     }
+    for (const item of retry) this.#rejoin(item);
     if (retry.length > 0) this.#queue = retry.concat(this.#queue);
   }
 
@@ -221,6 +274,7 @@ export class WriteQueue {
       batch.push(item);
     }
     this.#queue = later.concat(this.#queue.slice(i));
+    for (const item of batch) this.#left(item);
     return batch;
   }
 
@@ -246,7 +300,10 @@ export class WriteQueue {
     const kept: Pending[] = [];
     for (const item of this.#queue) {
       if (item.deadline > now) kept.push(item);
-      else item.settle.reject(new AppError('DATABASE_TIMEOUT'));
+      else {
+        this.#left(item);
+        item.settle.reject(new AppError('DATABASE_TIMEOUT'));
+      }
     }
     this.#queue = kept;
   }

@@ -69,7 +69,13 @@ export async function startListening(
     stderr += chunk.toString();
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label} did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Killed here: no test has it to clean up, and a child left running (its pipes open) keeps the
+      // test file's process from ever ending (a cluster that started too slowly on a busy machine hung
+      // its file until killed by hand). A cluster's workers exit with their primary (IPC disconnect).
+      child.kill('SIGKILL');
+      reject(new Error(`${label} did not start in ${timeoutMs} ms: ${stderr}`));
+    }, timeoutMs);
     createInterface({ input: child.stdout }).on('line', (line) => {
       let entry: Record<string, unknown>;
       try {

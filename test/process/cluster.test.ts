@@ -39,9 +39,12 @@ function alive(pid: number): boolean {
   }
 }
 
+const CLUSTER_START_MS = 90_000;
+
 /** Starts a cluster and waits for every worker; on the test's end kills whatever is left of it. */
 async function startCluster(t: { after: (fn: () => void) => void }, extra: Record<string, string> = {}): Promise<ServerProcess> {
-  const server = await startServer(env(extra));
+  // Three processes to start, the primary migrating first: over 30 s on a busy machine.
+  const server = await startServer(env(extra), CLUSTER_START_MS);
   t.after(() => {
     server.child.kill('SIGKILL');
     for (const pid of workerPids(server)) if (alive(pid)) process.kill(pid, 'SIGKILL');
@@ -51,6 +54,7 @@ async function startCluster(t: { after: (fn: () => void) => void }, extra: Recor
   await until(
     'every worker listening',
     async () => server.logs.some((l) => l.msg === 'every worker is listening') && workerPids(server).size >= workers,
+    CLUSTER_START_MS,
   );
   return server;
 }
@@ -132,6 +136,8 @@ async function assertAllStored(acknowledged: Map<string, string>): Promise<void>
 
 /** Added to each packet between the workers and Postgres, each way, in the SIGTERM tests: a commit takes twice this at least. */
 const COMMIT_DELAY_MS = 100;
+/** Creates in flight at once in the SIGTERM tests. */
+const BURST = 40;
 /** Time enough for a request to reach a worker. */
 const ARRIVAL_MS = 50;
 
@@ -144,10 +150,12 @@ for (const { name, signalWorkersToo } of [
     const { proxy, url } = await proxyInFront(t, database.url);
     const server = await startCluster(t, { DATABASE_URL: url });
     const pids = [...workerPids(server)];
-    const burst = createBurst(server.url, 40);
+    const burst = createBurst(server.url, BURST);
     t.after(() => burst.stop());
-    // The workers open their connections to Postgres before it slows down: a new one takes several round trips.
-    await sleep(300);
+    // Warm before Postgres slows down: the workers have answered a round of creates, so their
+    // connections are open (a new one takes several slowed round trips). A fixed 300 ms was not
+    // enough on a busy machine: no create answered by the signal, and too few in all.
+    await until('the burst answered', async () => burst.acknowledged.size >= BURST);
     proxy.delayMs = COMMIT_DELAY_MS;
     await sleep(500);
     // A few creates sent shortly before the signal: a commit takes longer, so they are in flight at it.

@@ -254,3 +254,34 @@ test('an alias the code space must announce first is answered only after its del
   assert.ok(delayed >= 55, `answered after ${delayed} ms`);
   assert.ok(plain < delayed, 'an alias without a delay waited');
 });
+
+test("a workspace past its share of the queue: its bulks' items are refused, an import's wait for room, a single create and another workspace's get in", async () => {
+  const db = fakeDatabase();
+  db.hold(true);
+  const { queue } = queueOf(db, { maxQueued: 10, maxBatch: 2, workspaceMax: 3 });
+  const of = (workspaceId: number, share: 'wait' | 'refuse' | 'single' = 'refuse') => ({
+    workspaceId,
+    ownerKeyId: null,
+    idempotency: undefined,
+    share: share === 'single' ? undefined : share,
+  });
+  const held = [queue.enqueue(request('https://example.com/a0'), of(1)), queue.enqueue(request('https://example.com/a1'), of(1))];
+  while (db.held.length === 0) await new Promise(setImmediate);
+  // Two are being written (not in the queue any more); three more fill workspace 1's share.
+  const queued = [2, 3, 4].map((i) => queue.enqueue(request(`https://example.com/a${i}`), of(1)));
+  const refused = queue.enqueue(request('https://example.com/refused'), of(1));
+  assert.equal(await settled(refused), 'rejected', 'refused at once');
+  await assert.rejects(refused, { code: 'WRITE_QUEUE_SHARE_FULL' });
+  const waiting = queue.enqueue(request('https://example.com/imported'), of(1, 'wait'));
+  const other = queue.enqueue(request('https://example.com/b0'), of(2));
+  const single = queue.enqueue(request('https://example.com/single'), of(1, 'single'));
+  assert.equal(queue.depth, 5, "workspace 1's three and its single create, workspace 2's one; the import's row waits outside");
+  assert.equal(await settled(waiting), 'pending');
+  db.hold(false);
+  for (const gate of db.held) gate.resolve();
+  await Promise.all([...held, ...queued, waiting, other, single]);
+  assert.deepEqual(
+    db.batches.flat().map((link) => link.url.slice('https://example.com/'.length)),
+    ['a0', 'a1', 'a2', 'a3', 'a4', 'b0', 'single', 'imported'],
+  );
+});

@@ -136,7 +136,13 @@ test('a full queue answers 503 WRITE_QUEUE_FULL at once, with Retry-After; the q
     },
   });
   // One link per batch: the first is held at the gate, five wait in the queue, the rest are refused.
-  const { app } = await startApp(t, database.url, { WRITE_QUEUE_MAX: '5', WRITE_BATCH_MAX: '1' }, { wrapDb: gated });
+  // All of one workspace: its share is the whole queue here (test/security/fairness.test.ts has the shares).
+  const { app } = await startApp(
+    t,
+    database.url,
+    { WRITE_QUEUE_MAX: '5', WRITE_BATCH_MAX: '1', WRITE_QUEUE_WORKSPACE_SHARE: '1' },
+    { wrapDb: gated },
+  );
   const settled: { status: number; code: string; retryAfter: unknown; ms: number }[] = [];
   const post = (i: number) => {
     const sent = Date.now();
