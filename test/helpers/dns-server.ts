@@ -3,8 +3,6 @@
 // A name with no records answers NXDOMAIN; silent() makes it drop every question (a resolver down).
 // dns2 is loaded when a server is started, so that a file importing this runs where it is missing.
 
-import type { AddressInfo } from 'node:net';
-
 export interface DnsServer {
   /** `127.0.0.1:<port>`, as DOMAIN_DNS_RESOLVERS takes it. */
   readonly address: string;
@@ -41,7 +39,7 @@ export async function startDnsServer(): Promise<DnsServer> {
     void send(response);
   });
   await server.listen(0, '127.0.0.1');
-  const { port } = server.address() as AddressInfo;
+  const { port } = server.address();
   return {
     address: `127.0.0.1:${port}`,
     set: (name, ...values) => records.set(name.toLowerCase(), values),

@@ -183,16 +183,15 @@ test('no host the deployment serves may be a link target: the default domain’s
 });
 
 test('the periodic re-check flags a verified domain whose record is gone, serves it through the grace, then stops it; a DNS outage changes nothing', async (t) => {
-  const dns = await dnsFor(t);
-  const env = { DOMAIN_DNS_RESOLVERS: dns.address, DOMAIN_CHECK_INTERVAL_SECONDS: '1', DOMAIN_CHECK_GRACE: '2' };
-  const app = await start(t, env);
   const ws = await workspaceWith(database.url, 'recheck', { admin: 'admin' });
   const headers = bearer(ws.keys.admin);
   const host = 'lapse.example.com';
-  const added = await addDomain(app, headers, host, { rootRedirect: 'https://lapse.example.org/' });
+  const added = await addDomain(await start(t), headers, host, { rootRedirect: 'https://lapse.example.org/' });
   assert.equal(added.statusCode, 201, added.body);
   const token = added.json<DomainView>().verification?.record.value;
   assert.ok(token !== undefined, 'the token to publish is shown on create');
+  const dns = await dnsFor(t);
+  const app = await start(t, { DOMAIN_DNS_RESOLVERS: dns.address, DOMAIN_CHECK_INTERVAL_SECONDS: '1', DOMAIN_CHECK_GRACE: '2' });
   // The periodic check finds a record published later, without being asked.
   dns.set(`_shortener.${host}`, token);
   await until('served once the record is found', async () => (await visit(app, host, '/')).status === 302);
@@ -218,14 +217,15 @@ test('the periodic re-check flags a verified domain whose record is gone, serves
 });
 
 test('of several instances, one checks each domain per interval (the rows are claimed)', async (t) => {
-  const dns = await dnsFor(t);
-  const env = { DOMAIN_DNS_RESOLVERS: dns.address, DOMAIN_CHECK_INTERVAL_SECONDS: '2' };
   const ws = await workspaceWith(database.url, 'fleet', { admin: 'admin' });
-  const first = await start(t, env);
-  const added = await addDomain(first, bearer(ws.keys.admin), 'fleet.example.com');
+  const added = await addDomain(await start(t), bearer(ws.keys.admin), 'fleet.example.com');
   assert.equal(added.statusCode, 201, added.body);
-  dns.set('_shortener.fleet.example.com', added.json<DomainView>().verification?.record.value ?? '');
-  await Promise.all([start(t, env), start(t, env), start(t, env)]);
+  const token = added.json<DomainView>().verification?.record.value;
+  assert.ok(token !== undefined, 'the token to publish is shown on create');
+  const dns = await dnsFor(t);
+  dns.set('_shortener.fleet.example.com', token);
+  const env = { DOMAIN_DNS_RESOLVERS: dns.address, DOMAIN_CHECK_INTERVAL_SECONDS: '2' };
+  await Promise.all([start(t, env), start(t, env), start(t, env), start(t, env)]);
   const from = dns.asked.length;
   await new Promise((resolve) => setTimeout(resolve, 6500));
   const asked = dns.asked.slice(from).filter((name) => name === '_shortener.fleet.example.com').length;
