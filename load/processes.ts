@@ -39,9 +39,16 @@ export class Processes {
   async launch(env: Record<string, string>, name = '../src/process/main.ts', prefix = this.#serverPrefix): Promise<ServerProcess> {
     // Every server, baselines included, runs with the same Node flags. All load comes from one
     // address, whose 404 budget the not-found scenario would spend in a second, and whose create
-    // limit the seeding and the create scenarios would.
+    // limit the seeding and the create scenarios would. The branded-domain scenario's domain is
+    // named in Host alone, with no DNS to verify it: DOMAIN_VERIFICATION=false serves it as added.
     const server = await startServer(
-      { NODE_OPTIONS: SERVICE_NODE_OPTIONS, NOT_FOUND_LIMIT_PER_MINUTE: '0', RATE_LIMIT_ENABLED: 'false', ...env },
+      {
+        NODE_OPTIONS: SERVICE_NODE_OPTIONS,
+        NOT_FOUND_LIMIT_PER_MINUTE: '0',
+        RATE_LIMIT_ENABLED: 'false',
+        DOMAIN_VERIFICATION: 'false',
+        ...env,
+      },
       120_000,
       name.startsWith('/') ? name : loadScript(name),
       prefix,
