@@ -43,10 +43,10 @@ test('domains that exist stay served, verified, each with a token of its own; on
   await migrate(database.url, log);
   await withClient(database.url, (client) => client.query("INSERT INTO domains (workspace_id, host) VALUES (1, 'later.example.com')"));
   const rows = await withClient(database.url, async (client) => {
-    const { rows } = await client.query<Row>(
+    const read = await client.query<Row>(
       'SELECT host, verification_status, verification_token, verified_at FROM domains WHERE id <> 0 ORDER BY host',
     );
-    return rows;
+    return read.rows;
   });
   assert.deepEqual(
     rows.map((row) => [row.host, row.verification_status]),
