@@ -42,6 +42,8 @@ export interface HostsOptions {
   readonly defaultAliases: readonly string[];
   /** Every domain, from Postgres. */
   readonly read: () => Promise<DomainRecord[]>;
+  /** DOMAIN_VERIFICATION: whether a domain must be verified to be served (false: every domain is, as before verification). */
+  readonly verifiedOnly: boolean;
   readonly log: Logger;
 }
 
@@ -153,7 +155,7 @@ export class HostTable {
     for (const name of [...LOOPBACK_HOSTS, ...this.#options.defaultAliases, this.#default.host]) byName.set(name, this.#default);
     for (const record of records) {
       if (record.id === DEFAULT_DOMAIN_ID || record.host === null) continue;
-      const domain = served(record);
+      const domain = served(record, this.#options.verifiedOnly);
       // Filtered here, once per read, so that a lookup stays one Map.get: an unverified domain's host serves nothing.
       if (domain.served) byName.set(domain.host, domain);
       byId.set(domain.id, domain);
@@ -168,7 +170,7 @@ export class HostTable {
   }
 }
 
-function served(record: Pick<DomainRecord, 'id' | 'host' | 'workspaceId'> & Partial<DomainRecord>): ServedDomain {
+function served(record: Pick<DomainRecord, 'id' | 'host' | 'workspaceId'> & Partial<DomainRecord>, verifiedOnly = true): ServedDomain {
   return {
     id: record.id,
     host: record.host ?? '',
@@ -177,6 +179,6 @@ function served(record: Pick<DomainRecord, 'id' | 'host' | 'workspaceId'> & Part
     rootRedirect: (record.rootRedirect ?? null) as RedirectTarget | null,
     notFoundRedirect: (record.notFoundRedirect ?? null) as RedirectTarget | null,
     expiredRedirect: (record.expiredRedirect ?? null) as RedirectTarget | null,
-    served: record.verification === undefined || isServed(record.verification.status),
+    served: !verifiedOnly || record.verification === undefined || isServed(record.verification.status),
   };
 }

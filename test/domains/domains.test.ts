@@ -341,3 +341,16 @@ test('a link on a domain another instance added a moment ago is shown on that do
   assert.deepEqual({ domain: link?.domain, shortUrl: link?.shortUrl }, { domain: host, shortUrl: created.shortUrl });
   assert.equal(b.hosts.byHost(host), undefined, 'B had not heard of the domain');
 });
+
+test('DOMAIN_VERIFICATION=false serves every domain, a pending one too, and a check of one marks it verified', async (t) => {
+  const host = 'unchecked.example.com';
+  await withClient(database.url, (client) =>
+    client.query("INSERT INTO domains (workspace_id, host, verification_status) VALUES (1, $1, 'pending')", [host]),
+  );
+  const app = await start(t);
+  assert.equal((await visit(app, host, '/nosuchcode')).code, 'LINK_NOT_FOUND');
+  const { admin } = await keysWith(database.url, { admin: 'admin' });
+  const res = await app.inject({ method: 'POST', url: `/domains/${host}/verify`, headers: bearer(admin) });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(res.json<{ verification: { status: string } }>().verification.status, 'verified');
+});
