@@ -81,10 +81,11 @@ export class DomainService {
   async verify(workspaceId: number, rawHost: string): Promise<DomainRecord> {
     const checked = await this.#deps.verification.checkNow(workspaceId, this.#ownHost(rawHost));
     if (checked.outcome === 'unanswered') throw new AppError('DOMAIN_DNS_UNAVAILABLE', `Looking the record up, ${checked.seen}.`);
+    // Served or not from now on, on this instance at once (a failed check may end a verified domain's grace).
+    await this.#deps.hosts.refresh();
     if (checked.outcome === 'absent') {
       throw new AppError('DOMAIN_VERIFICATION_FAILED', `Found ${checked.seen}; publish the TXT record GET /domains shows.`);
     }
-    await this.#deps.hosts.refresh();
     return checked.domain;
   }
 
