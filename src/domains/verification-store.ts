@@ -1,6 +1,8 @@
 // Domain verification in Postgres (migrations/0014): a domain's check written, the domains due for
-// a periodic check claimed, and pending claims that expired removed; each through the breaker.
-// A claim stamps last_checked_at before the look-up (FOR UPDATE SKIP LOCKED), so that of several
+// a periodic check claimed, and pending claims that expired removed. What a request asks goes
+// through the breaker; the periodic rounds do not, as the host table's reads do not: a background
+// statement that fails only waits for the next round, and must neither open the breaker of
+// requests nor take its trial call. A claim stamps last_checked_at before the look-up (FOR UPDATE SKIP LOCKED), so that of several
 // instances one checks each domain per DOMAIN_CHECK_INTERVAL_SECONDS.
 
 import type { DomainStatus } from '../core/domains.ts';
@@ -27,6 +29,10 @@ export class VerificationStore {
     this.#breaker = breaker;
   }
 
+  #run<T>(background: boolean, fn: () => Promise<T>): Promise<T> {
+    return background ? fn() : this.#breaker.run(fn);
+  }
+
   /** The workspace's domain `host`, or undefined. */
   find(workspaceId: number, host: string): Promise<DomainRecord | undefined> {
     return this.#breaker.run(async () => {
@@ -39,8 +45,8 @@ export class VerificationStore {
   }
 
   /** Writes a check's result (a stale one, its domain gone, writes nothing); the domain as it is now. */
-  record(id: number, result: CheckResult): Promise<DomainRecord | undefined> {
-    return this.#breaker.run(async () => {
+  record(id: number, result: CheckResult, background: boolean): Promise<DomainRecord | undefined> {
+    return this.#run(background, async () => {
       const { rows } = await this.#db.query<DomainRow>(
         `UPDATE domains AS d SET verification_status = $2, check_failures = $3, verified_at = $4, last_checked_at = now()
          WHERE d.id = $1 RETURNING ${DOMAIN_COLUMNS}`,
@@ -52,7 +58,7 @@ export class VerificationStore {
 
   /** Claims the domains not checked for `intervalMs`, oldest check first, stamping them checked now. */
   claimDue(intervalMs: number): Promise<DomainRecord[]> {
-    return this.#breaker.run(async () => {
+    return this.#run(true, async () => {
       const { rows } = await this.#db.query<DomainRow>(
         `WITH due AS (
            SELECT id FROM domains
@@ -68,7 +74,7 @@ export class VerificationStore {
 
   /** Removes the pending domains without links whose claim is older than `ttlMs`; their hosts. */
   expirePending(ttlMs: number): Promise<string[]> {
-    return this.#breaker.run(async () => {
+    return this.#run(true, async () => {
       const { rows } = await this.#db.query<{ host: string }>(`DELETE FROM domains d WHERE ${EXPIRED} RETURNING d.host`, [ttlMs]);
       return rows.map((row) => row.host);
     });

@@ -54,18 +54,23 @@ export class DomainVerifier {
     if (domain === undefined) throw new AppError('DOMAIN_NOT_FOUND');
     if (!this.#options.enabled) {
       const verified = { status: 'verified', failures: 0, verifiedAt: new Date() } as const;
-      return { outcome: 'found', seen: 'verification off', domain: (await this.#options.store.record(domain.id, verified)) ?? domain };
+      return {
+        outcome: 'found',
+        seen: 'verification off',
+        domain: (await this.#options.store.record(domain.id, verified, false)) ?? domain,
+      };
     }
-    return this.#checkOne(domain);
+    return this.#checkOne(domain, false);
   }
 
-  async #checkOne(domain: DomainRecord): Promise<CheckedNow> {
+  /** `background`: a periodic round's, whose statements do not go through the breaker. */
+  async #checkOne(domain: DomainRecord, background: boolean): Promise<CheckedNow> {
     const { store, check, grace, log } = this.#options;
     const { token } = domain.verification;
     if (domain.host === null || token === null) return { outcome: 'found', seen: 'the default domain', domain };
     const { outcome, seen } = await check(domain.host, token);
     const next = afterCheck(domain.verification, outcome, new Date(), { grace });
-    const recorded = (await store.record(domain.id, next)) ?? domain;
+    const recorded = (await store.record(domain.id, next, background)) ?? domain;
     if (next.status !== domain.verification.status) {
       const level = next.status === 'verified' ? 'info' : 'warn';
       log[level]({ domain: domain.host, from: domain.verification.status, to: next.status, seen }, 'domains: verification changed');
@@ -80,7 +85,7 @@ export class DomainVerifier {
     let changes = expired.length;
     for (const domain of await store.claimDue(intervalMs)) {
       if (this.#stopped) break;
-      const checked = await this.#checkOne(domain);
+      const checked = await this.#checkOne(domain, true);
       if (checked.domain.verification.status !== domain.verification.status) changes++;
     }
     if (changes > 0) await changed();
