@@ -42,7 +42,9 @@ export class Processes {
   async launch(env: Record<string, string>, name = '../src/process/main.ts', prefix = this.#serverPrefix): Promise<ServerProcess> {
     // Every server, baselines included, runs with the same Node flags. All load comes from one
     // address, whose 404 budget the not-found scenario would spend in a second, and whose create
-    // limit the seeding and the create scenarios would; they create plain links without a key.
+    // limit the seeding and the create scenarios would; they create plain links without a key. The
+    // branded-domain scenario's domain is named in Host alone, with no DNS to verify it:
+    // DOMAIN_VERIFICATION=false serves it as added.
     const server = await startServer(
       {
         NODE_OPTIONS: SERVICE_NODE_OPTIONS,
@@ -50,6 +52,7 @@ export class Processes {
         RATE_LIMIT_ENABLED: 'false',
         CODE_SECRET: LOAD_CODE_SECRET,
         CREATE_REQUIRES_API_KEY: 'false',
+        DOMAIN_VERIFICATION: 'false',
         ...env,
       },
       120_000,

@@ -115,6 +115,15 @@ export const ERRORS = {
   DOMAIN_TAKEN: { status: 409, message: 'This host is already a short domain of this deployment.' },
   DOMAIN_IN_USE: { status: 409, message: 'Links use this domain: delete them, or remove it with moveLinksTo=<another domain>.' },
   DOMAIN_MOVE_CONFLICT: { status: 409, message: 'Some aliases of this domain exist on the domain its links would move to.' },
+  DOMAIN_CLAIM_PENDING: {
+    status: 409,
+    message: 'Another workspace has added this host and is verifying it; it may be claimed once that claim expires.',
+  },
+  DOMAIN_NOT_VERIFIED: {
+    status: 409,
+    message: "This domain's DNS record is not verified yet: publish the TXT record GET /domains shows, then POST /domains/:host/verify.",
+  },
+  DOMAIN_VERIFICATION_FAILED: { status: 409, message: "The domain's TXT record _shortener.<host> does not hold its token." },
   WEBHOOK_LIMIT_REACHED: { status: 409, message: 'This workspace has 20 webhook endpoints, the most it may have: remove one first.' },
   LAST_ADMIN_KEY: { status: 409, message: "This is the workspace's last admin key: create another admin key before revoking it." },
   LINK_EXPIRED: { status: 410, message: 'This link has expired.' },
@@ -157,6 +166,7 @@ export const ERRORS = {
   PASSWORD_CHECKS_BUSY: { status: 503, message: 'Too many passwords are being checked at once; retry after Retry-After seconds.' },
   SHUTTING_DOWN: { status: 503, message: 'This instance is shutting down; retry on another.' },
   CODES_EXHAUSTED: { status: 503, message: 'The generated code space is exhausted; raise CODE_LENGTH.' },
+  DOMAIN_DNS_UNAVAILABLE: { status: 503, message: 'The DNS servers did not answer about the verification record; retry shortly.' },
   DASHBOARD_NOT_BUILT: { status: 503, message: 'The dashboard has not been built: run npm run build:app (npm ci does it).' },
   INTERNAL: { status: 500, message: 'Internal error.' },
 } as const satisfies Record<string, { status: number; message: string }>;

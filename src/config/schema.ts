@@ -2,6 +2,7 @@
 // its declaration come its check, its value's type, its error message and its row in docs/configuration.md's table.
 
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { Type, type StaticDecode, type TInteger, type TNumberOptions, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
@@ -133,6 +134,17 @@ export function isAbsoluteRedirect(raw: string): boolean {
 /** A host name (letters, digits, dots, hyphens; a port is allowed and left out), or `*`. */
 export function isHostName(raw: string): boolean {
   return raw === '*' || /^[A-Za-z0-9.-]+(?::\d+)?$/.test(raw) || /^\[[0-9A-Fa-f:.]+\](?::\d+)?$/.test(raw);
+}
+
+/** A DNS server as node:dns `Resolver#setServers` takes one: an IP address, with a port after it (IPv6 in brackets then). */
+export function isDnsServer(raw: string): boolean {
+  const v6 = /^\[([0-9A-Fa-f:.]+)\](?::(\d{1,5}))?$/.exec(raw);
+  const v4 = /^([0-9.]+)(?::(\d{1,5}))?$/.exec(raw);
+  const plain = v6 === null && v4 === null && isIP(raw) === 6 ? [raw, raw, undefined] : null;
+  const match = v6 ?? v4 ?? plain;
+  if (match === null) return false;
+  const port = match[2] === undefined ? 53 : Number(match[2]);
+  return isIP(match[1] ?? '') !== 0 && port >= 1 && port <= 65_535;
 }
 
 /** A comma-separated list (unset: empty) of at most `maxItems` items that each pass `isItem`. */

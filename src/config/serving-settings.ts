@@ -8,6 +8,7 @@ import {
   domainList,
   hoursAsMs,
   isAbsoluteRedirect,
+  isDnsServer,
   isHostName,
   isRedirectTarget,
   isTrustProxy,
@@ -196,6 +197,43 @@ export const SERVING_SETTINGS = {
     schema: optional(Type.Refine(Type.String(), isAbsoluteRedirect)),
     expected: 'an http(s) URL',
     doc: 'where a request for a code on a host this deployment does not serve is redirected (`302`); unset: `404 HOST_NOT_SERVED`',
+  },
+  domainVerification: {
+    env: 'DOMAIN_VERIFICATION',
+    schema: Type.Boolean({ default: true }),
+    doc:
+      "`true`: a workspace's short domain is served only once a TXT record `_shortener.<host>` holds the token `POST /domains` " +
+      'gave, and is checked again every `DOMAIN_CHECK_INTERVAL_SECONDS`; `false`: every domain added is served at once ' +
+      '(only for a private deployment whose admins are all trusted with every name). See ' +
+      '[Domains: DNS, TLS and verification](operations.md#domains-dns-tls-and-verification)',
+  },
+  domainDnsResolvers: {
+    env: 'DOMAIN_DNS_RESOLVERS',
+    schema: commaList(isDnsServer, 8),
+    expected: 'a comma-separated list of IP addresses, each with an optional :port (IPv6 in brackets then)',
+    shownDefault: "the system's (`/etc/resolv.conf`)",
+    doc: 'the DNS servers the verification records are asked of (at most 8, asked in turn)',
+  },
+  domainCheckIntervalMs: {
+    env: 'DOMAIN_CHECK_INTERVAL_SECONDS',
+    schema: secondsAsMs(Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600, default: 3600 })),
+    doc:
+      'how often each domain (pending, verified or failing) is checked again; one instance checks each domain (rows are ' +
+      'claimed in Postgres), whichever comes first',
+  },
+  domainCheckGrace: {
+    env: 'DOMAIN_CHECK_GRACE',
+    schema: Type.Integer({ minimum: 0, maximum: 1000, default: 24 }),
+    doc:
+      'checks in a row a verified domain that lost its record is still served through (status `failing`); ' +
+      'at the next it stops being served (status `pending`) until the record is back',
+  },
+  domainPendingTtlMs: {
+    env: 'DOMAIN_PENDING_HOURS',
+    schema: hoursAsMs(Type.Integer({ minimum: 1, maximum: 365 * 24, default: 7 * 24 })),
+    doc:
+      'how long a pending domain holds its host for its workspace since it was added (or last verified); then another ' +
+      'workspace may claim the host (a pending domain without links is removed)',
   },
   sessionTtlMs: {
     env: 'SESSION_TTL_HOURS',

@@ -102,6 +102,21 @@ export interface DomainFallbacks {
   readonly expiredRedirect: string | null;
 }
 
+/** pending: not served, its host held for the workspace; verified: served; failing: served, its record lost. */
+export type DomainStatus = 'pending' | 'verified' | 'failing';
+
+/** Where a domain stands with its DNS record (core/domain-verification.ts). */
+export interface DomainVerification {
+  /** What the TXT record `_shortener.<host>` must hold; null for the default domain. */
+  readonly token: string | null;
+  readonly status: DomainStatus;
+  /** When the record was last found. */
+  readonly verifiedAt: Date | null;
+  readonly lastCheckedAt: Date | null;
+  /** Checks in a row that did not find it. */
+  readonly failures: number;
+}
+
 export interface DomainRecord extends DomainFallbacks {
   readonly id: number;
   /** null for the default domain. */
@@ -109,4 +124,5 @@ export interface DomainRecord extends DomainFallbacks {
   /** null for the default domain, which every workspace shares. */
   readonly workspaceId: number | null;
   readonly createdAt: Date;
+  readonly verification: DomainVerification;
 }

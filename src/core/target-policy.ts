@@ -13,6 +13,11 @@ import { KNOWN_SHORTENERS } from './shorteners.ts';
 export interface TargetPolicy {
   /** The hostname of this service's short links: never a target (a subdomain may be another service). */
   readonly selfHost: string;
+  /**
+   * Every other host this deployment serves, asked at the time of the check (the default domain's
+   * other names, every verified workspace domain): never a target either. Absent: BASE_URL's alone.
+   */
+  readonly servesHost?: (host: string) => boolean;
   /** Loopback, private, link-local, unique-local and other non-public addresses and names. */
   readonly allowPrivate: boolean;
   /** Domains refused with all their subdomains: lowercase, punycode, no trailing dot. */
@@ -21,15 +26,23 @@ export interface TargetPolicy {
   readonly allowShorteners: boolean;
 }
 
-/** The policy the configuration asks for. */
-export function targetPolicyOf(config: {
-  readonly baseUrl: string;
-  readonly allowPrivateTargets: boolean;
-  readonly allowShortenerTargets: boolean;
-  readonly blockedDomains: ReadonlySet<string>;
-}): TargetPolicy {
+/** The policy the configuration asks for; `servesHost`: whether the deployment serves a host (resolve/hosts.ts). */
+export function targetPolicyOf(
+  config: {
+    readonly baseUrl: string;
+    readonly allowPrivateTargets: boolean;
+    readonly allowShortenerTargets: boolean;
+    readonly blockedDomains: ReadonlySet<string>;
+    /** API_HOSTS: the deployment's API names, served too (`*` names none). */
+    readonly apiHosts?: readonly string[];
+  },
+  servesHost?: (host: string) => boolean,
+): TargetPolicy {
+  const apiNames = new Set((config.apiHosts ?? []).filter((host) => host !== '*'));
+  const serves = apiNames.size === 0 ? servesHost : (host: string) => apiNames.has(host) || (servesHost !== undefined && servesHost(host));
   return {
     selfHost: new URL(config.baseUrl).hostname.replace(/\.$/, ''),
+    ...(serves === undefined ? {} : { servesHost: serves }),
     allowPrivate: config.allowPrivateTargets,
     blockedDomains: config.blockedDomains,
     allowShorteners: config.allowShortenerTargets,
@@ -56,7 +69,7 @@ export function targetHostProblem(hostname: string, policy: TargetPolicy): Error
   const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
   // "evil.example.." or ".evil.example": an empty label, which no comparison below would match.
   if (host === '' || host.startsWith('.') || host.endsWith('.') || host.includes('..')) return 'URL_INVALID';
-  if (host === policy.selfHost) return 'URL_SELF_REFERENCE';
+  if (host === policy.selfHost || policy.servesHost?.(host) === true) return 'URL_SELF_REFERENCE';
   if (!policy.allowPrivate && isPrivateHost(host)) return 'URL_PRIVATE_ADDRESS';
   if (policy.blockedDomains.size > 0 && inDomains(host, policy.blockedDomains)) return 'URL_DOMAIN_BLOCKED';
   if (!policy.allowShorteners && inDomains(host, KNOWN_SHORTENERS)) return 'URL_SHORTENER_NOT_ALLOWED';

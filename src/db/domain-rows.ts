@@ -2,7 +2,7 @@
 // serves (resolve/hosts.ts). Domain 0, the default, has no host here: its host is BASE_URL's.
 // The domains' management is the domains feature's (domains/store.ts).
 
-import type { DomainRecord } from '../core/domains.ts';
+import type { DomainRecord, DomainStatus } from '../core/domains.ts';
 import type { Queryable } from './pool.ts';
 
 export interface DomainRow {
@@ -13,9 +13,16 @@ export interface DomainRow {
   not_found_redirect: string | null;
   expired_redirect: string | null;
   created_at: Date;
+  verification_token: string | null;
+  verification_status: DomainStatus;
+  verified_at: Date | null;
+  last_checked_at: Date | null;
+  check_failures: number;
 }
 
-export const DOMAIN_COLUMNS = 'd.id, d.workspace_id, d.host, d.root_redirect, d.not_found_redirect, d.expired_redirect, d.created_at';
+export const DOMAIN_COLUMNS =
+  'd.id, d.workspace_id, d.host, d.root_redirect, d.not_found_redirect, d.expired_redirect, d.created_at, ' +
+  'd.verification_token, d.verification_status, d.verified_at, d.last_checked_at, d.check_failures';
 
 export function domainOf(row: DomainRow): DomainRecord {
   return {
@@ -26,6 +33,13 @@ export function domainOf(row: DomainRow): DomainRecord {
     notFoundRedirect: row.not_found_redirect,
     expiredRedirect: row.expired_redirect,
     createdAt: row.created_at,
+    verification: {
+      token: row.verification_token,
+      status: row.verification_status,
+      verifiedAt: row.verified_at,
+      lastCheckedAt: row.last_checked_at,
+      failures: row.check_failures,
+    },
   };
 }
 

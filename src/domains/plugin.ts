@@ -1,5 +1,6 @@
 // Short domains as a part: the short URLs of links on each domain (short-urls.ts), which every
-// feature that shows a link uses, and the routes that manage a workspace's domains. Which domain a
+// feature that shows a link uses, the routes that manage a workspace's domains, and the
+// verification of their DNS records (verifier.ts), re-checked periodically from when the app is ready. Which domain a
 // request is for is the read path's (resolve/hosts.ts).
 
 import type { FastifyInstance } from 'fastify';
@@ -10,6 +11,9 @@ import { domainsRoutes } from './routes.ts';
 import { DomainService } from './service.ts';
 import { createShortUrls, type ShortUrls } from './short-urls.ts';
 import { DomainStore } from './store.ts';
+import { dnsRecordChecker } from './dns-records.ts';
+import { DomainVerifier } from './verifier.ts';
+import { VerificationStore } from './verification-store.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,16 +21,35 @@ declare module 'fastify' {
   }
 }
 
-async function domainsPart(app: FastifyInstance, { config }: PartOptions): Promise<void> {
+async function domainsPart(app: FastifyInstance, { config, log }: PartOptions): Promise<void> {
   const { hosts, codeSpace, propagation } = app;
   const shortUrls = createShortUrls(config.baseUrl, hosts);
+  const verification = new DomainVerifier({
+    enabled: config.domainVerification,
+    intervalMs: config.domainCheckIntervalMs,
+    grace: config.domainCheckGrace,
+    pendingTtlMs: config.domainPendingTtlMs,
+    store: new VerificationStore(app.db, app.breaker),
+    check: dnsRecordChecker(config.domainDnsResolvers),
+    changed: () => hosts.refresh(),
+    log,
+  });
+  app.addHook('onReady', async () => {
+    verification.start();
+  });
+  app.addHook('onClose', async () => {
+    await verification.stop();
+  });
   const domains = new DomainService({
     store: new DomainStore(app.db, app.pool, app.breaker),
     hosts,
     shortUrls,
     propagation,
     codeSpace,
-    policy: targetPolicyOf(config),
+    policy: targetPolicyOf(config, (host) => hosts.serves(host)),
+    // The deployment's own names: the default domain's and the API's.
+    reservedHosts: [...config.defaultDomainHosts, ...config.apiHosts.filter((host) => host !== '*')],
+    verification,
   });
   await app.register(domainsRoutes, { domains, defaultRoot: config.rootRedirect === 'none' ? null : config.rootRedirect });
   app.decorate('shortUrls', shortUrls);

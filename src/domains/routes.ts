@@ -10,6 +10,7 @@ import { errorResponses as errors } from '../errors.ts';
 import { CreateDomainBody, DomainList, DomainParams, DomainView, PatchDomainBody, RemoveDomainQuery } from './schemas.ts';
 import type { DomainService } from './service.ts';
 import type { DomainRecord } from '../core/domains.ts';
+import { recordName } from '../core/domain-verification.ts';
 
 export interface DomainsDeps {
   readonly domains: DomainService;
@@ -30,10 +31,13 @@ const LIST = {
 const ADD = {
   summary: 'Add a short domain to the workspace',
   description:
-    'Admins only. The host is normalised (lowercase, IDN as punycode, no trailing dot); point its DNS at the deployment ' +
-    'and serve TLS for it first. Each fallback is optional and checked like a link target: where the root goes, where an ' +
-    'unknown code goes (instead of 404), and where an expired or disabled link goes (instead of 410). Every instance ' +
-    'serves the domain within 2 seconds.',
+    "Admins only. The host is normalised (lowercase, IDN as punycode, no trailing dot); the deployment's own names " +
+    "(BASE_URL's, DEFAULT_DOMAIN_HOSTS) are refused (409 DOMAIN_TAKEN), and so is a host another workspace added and is " +
+    'verifying (409 DOMAIN_CLAIM_PENDING). The domain starts pending: it serves nothing until the TXT record ' +
+    '`verification.record` shows is published and found (POST /domains/:host/verify, or the periodic check). Point its DNS ' +
+    'at the deployment and serve TLS for it too. Each fallback is optional and checked like a link target: where the root goes, where an ' +
+    'unknown code goes (instead of 404), and where an expired or disabled link goes (instead of 410). Once verified, ' +
+    'every instance serves the domain within 2 seconds.',
   tags: ['domains'],
   security: SECURITY,
   body: CreateDomainBody,
@@ -64,6 +68,32 @@ const REMOVE = {
   response: { 204: { type: 'null', description: 'Removed.' }, ...errors(400, 401, 403, 404, 409, 503) },
 };
 
+const VERIFY = {
+  summary: "Check a domain's DNS record now",
+  description:
+    'Admins only. Looks up the TXT record `_shortener.<host>` (DOMAIN_DNS_RESOLVERS) and answers the domain verified, served by ' +
+    'every instance within 2 seconds; 409 DOMAIN_VERIFICATION_FAILED (the message says what was found) if the record does not ' +
+    'hold the token, which a verified domain counts as a failed check; 503 DOMAIN_DNS_UNAVAILABLE if no server answered. ' +
+    'Every domain is also checked every DOMAIN_CHECK_INTERVAL_SECONDS.',
+  tags: ['domains'],
+  security: SECURITY,
+  params: DomainParams,
+  response: { 200: DomainView, ...errors(400, 401, 403, 404, 409, 503) },
+};
+
+/** What the API shows of a domain's verification; null for the default domain. */
+function verificationView(domain: DomainRecord) {
+  const { token, status, verifiedAt, lastCheckedAt, failures } = domain.verification;
+  if (domain.host === null || token === null) return null;
+  return {
+    status,
+    record: { type: 'TXT' as const, name: recordName(domain.host), value: token },
+    verifiedAt: verifiedAt?.toISOString() ?? null,
+    lastCheckedAt: lastCheckedAt?.toISOString() ?? null,
+    failures,
+  };
+}
+
 /** A domain as the API shows it. */
 function view(domain: DomainRecord, links: number, { domains, defaultRoot }: DomainsDeps) {
   return {
@@ -74,6 +104,7 @@ function view(domain: DomainRecord, links: number, { domains, defaultRoot }: Dom
     expiredRedirect: domain.expiredRedirect,
     links,
     createdAt: domain.host === null ? null : domain.createdAt.toISOString(),
+    verification: verificationView(domain),
   };
 }
 
@@ -96,6 +127,13 @@ export async function domainsRoutes(plain: FastifyInstance, deps: DomainsDeps): 
     const key = requireAdmin(request, 'domains');
     const changed = await domains.change(key.workspaceId, request.params.host, request.body);
     return view(changed, changed.links, deps);
+  });
+
+  app.post('/domains/:host/verify', { schema: VERIFY }, async function verifyDomain(request) {
+    const key = requireAdmin(request, 'domains');
+    const verified = await domains.verify(key.workspaceId, request.params.host);
+    const listed = (await domains.list(key.workspaceId)).find((domain) => domain.id === verified.id);
+    return view(verified, listed?.links ?? 0, deps);
   });
 
   app.delete('/domains/:host', { schema: REMOVE }, async function removeDomain(request, reply) {

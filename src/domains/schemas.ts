@@ -23,6 +23,27 @@ export const PatchDomainBody = Type.Object(
   },
   { additionalProperties: false },
 );
+const Verification = Type.Object(
+  {
+    status: Type.Union([Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failing')], {
+      description:
+        'pending: not served until the record is found (and no other workspace may add the host meanwhile); verified: ' +
+        'served; failing: the record was not found at the last checks, still served for DOMAIN_CHECK_GRACE checks, then pending.',
+    }),
+    record: Type.Object(
+      {
+        type: Type.Literal('TXT'),
+        name: Type.String({ examples: ['_shortener.go.example.com'] }),
+        value: Type.String({ description: 'The token: the whole value of one TXT record.' }),
+      },
+      { description: 'The DNS record that proves the workspace controls the host.' },
+    ),
+    verifiedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the record was last found.' }),
+    lastCheckedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    failures: Type.Integer({ description: 'Checks in a row that did not find the record.' }),
+  },
+  { title: 'DomainVerification' },
+);
 export const DomainView = Type.Object(
   {
     host: Type.String({ examples: ['go.example.com'] }),
@@ -32,6 +53,7 @@ export const DomainView = Type.Object(
     expiredRedirect: Type.Union([Type.String(), Type.Null()]),
     links: Type.Integer({ description: "The workspace's links on it (deleted ones left out)." }),
     createdAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    verification: Type.Union([Verification, Type.Null()], { description: 'null for the default domain (configured, not verified).' }),
   },
   { title: 'Domain' },
 );

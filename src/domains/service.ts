@@ -14,17 +14,21 @@ import type { CodeSpace } from '../resolve/code-space.ts';
 import type { HostTable } from '../resolve/hosts.ts';
 import type { Propagation } from '../resolve/propagation.ts';
 import type { ShortUrls } from './short-urls.ts';
+import type { DomainVerifier } from './verifier.ts';
 import type { CountedDomain, DomainStore } from './store.ts';
 import type { DomainFallbacks, DomainRecord } from '../core/domains.ts';
 
 export interface DomainServiceDeps {
   readonly store: DomainStore;
   readonly hosts: Pick<HostTable, 'refresh' | 'defaultDomain'>;
-  readonly shortUrls: Pick<ShortUrls, 'domainOf'>;
+  readonly shortUrls: Pick<ShortUrls, 'servedDomainOf'>;
   readonly propagation: Pick<Propagation, 'announce'>;
   readonly codeSpace: Pick<CodeSpace, 'added' | 'ackDelayMs'>;
   /** Where fallbacks may point: the rules of a link's target. */
   readonly policy: TargetPolicy;
+  /** The deployment's own names besides BASE_URL's and loopback (DEFAULT_DOMAIN_HOSTS): never a workspace's. */
+  readonly reservedHosts: readonly string[];
+  readonly verification: DomainVerifier;
 }
 
 const FALLBACKS = ['rootRedirect', 'notFoundRedirect', 'expiredRedirect'] as const;
@@ -54,18 +58,35 @@ export class DomainService {
     const checked = checkDomainHost(rawHost);
     if (!checked.ok) throw new AppError('DOMAIN_INVALID', checked.message, { field: 'host' });
     const { host } = checked;
-    if (host === this.defaultHost || LOOPBACK_HOSTS.includes(host)) {
-      throw new AppError('DOMAIN_TAKEN', "This host is the default domain's (BASE_URL).", { field: 'host' });
+    if (host === this.defaultHost || LOOPBACK_HOSTS.includes(host) || this.#deps.reservedHosts.includes(host)) {
+      throw new AppError('DOMAIN_TAKEN', "This host is one of the default domain's (BASE_URL, DEFAULT_DOMAIN_HOSTS).", { field: 'host' });
     }
     const fallbacks = this.#checkFallbacks(fallbacksIn);
-    const added = await this.#deps.store.add(workspaceId, host, {
+    const fallbackValues = {
       rootRedirect: fallbacks.rootRedirect ?? null,
       notFoundRedirect: fallbacks.notFoundRedirect ?? null,
       expiredRedirect: fallbacks.expiredRedirect ?? null,
-    });
-    if (added === undefined) throw new AppError('DOMAIN_TAKEN', undefined, { field: 'host' });
+    };
+    const added = await this.#deps.store.add(workspaceId, host, fallbackValues, this.#deps.verification.newDomain());
+    if (added.outcome === 'pending-elsewhere') throw new AppError('DOMAIN_CLAIM_PENDING', undefined, { field: 'host' });
+    if (added.outcome === 'taken') throw new AppError('DOMAIN_TAKEN', undefined, { field: 'host' });
     await this.#deps.hosts.refresh();
-    return added;
+    return added.domain;
+  }
+
+  /**
+   * Looks the domain's TXT record up now: the domain verified (and served on every instance within
+   * 2 seconds), 409 DOMAIN_VERIFICATION_FAILED naming what was found, or 503 DOMAIN_DNS_UNAVAILABLE.
+   */
+  async verify(workspaceId: number, rawHost: string): Promise<DomainRecord> {
+    const checked = await this.#deps.verification.checkNow(workspaceId, this.#ownHost(rawHost));
+    if (checked.outcome === 'unanswered') throw new AppError('DOMAIN_DNS_UNAVAILABLE', `Looking the record up, ${checked.seen}.`);
+    // Served or not from now on, on this instance at once (a failed check may end a verified domain's grace).
+    await this.#deps.hosts.refresh();
+    if (checked.outcome === 'absent') {
+      throw new AppError('DOMAIN_VERIFICATION_FAILED', `Found ${checked.seen}; publish the TXT record GET /domains shows.`);
+    }
+    return checked.domain;
   }
 
   /** Changes a domain's fallbacks (left out: kept; null: removed). */
@@ -84,7 +105,7 @@ export class DomainService {
   async remove(workspaceId: number, rawHost: string, moveLinksTo: string | undefined): Promise<void> {
     const { store, shortUrls, codeSpace, propagation, hosts } = this.#deps;
     const host = this.#ownHost(rawHost);
-    const target = moveLinksTo === undefined ? null : await shortUrls.domainOf(moveLinksTo, workspaceId, 'DOMAIN_NOT_FOUND');
+    const target = moveLinksTo === undefined ? null : await shortUrls.servedDomainOf(moveLinksTo, workspaceId, 'DOMAIN_NOT_FOUND');
     if (target !== null && target.host === host) throw new AppError('DOMAIN_MOVE_CONFLICT', 'moveLinksTo names the domain being removed.');
     const removal = await store.remove(workspaceId, host, target?.id ?? null);
     if (removal.outcome === 'not-found') throw new AppError('DOMAIN_NOT_FOUND');

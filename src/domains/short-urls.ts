@@ -24,6 +24,11 @@ export interface ShortUrls {
    * in Postgres (at most once per REFRESH_GAP_MS), so a domain added on another instance is usable at once.
    */
   domainOf(host: string | undefined, workspaceId: number, unknown?: ErrorCode): Promise<ServedDomain>;
+  /**
+   * As domainOf, for a domain links are to be put on (a create, an import, the domain a removed
+   * one's links move to): 409 DOMAIN_NOT_VERIFIED for one whose DNS record is not verified.
+   */
+  servedDomainOf(host: string | undefined, workspaceId: number, unknown?: ErrorCode): Promise<ServedDomain>;
 }
 
 const REFRESH_GAP_MS = 250;
@@ -41,17 +46,23 @@ export function createShortUrls(baseUrl: string, hosts: Pick<HostTable, 'byId' |
       if (host === undefined) return { domain: hosts.defaultDomain.host, shortUrl: `${baseUrl}/${link.code}` };
       return { domain: host, shortUrl: `${scheme}//${host}/${link.code}` };
     },
-    async domainOf(host, workspaceId, unknown = 'DOMAIN_UNKNOWN') {
-      if (host === undefined) return hosts.defaultDomain;
-      const name = storedHostOf(host);
-      let domain = find(name, workspaceId);
-      if (domain === undefined && checkDomainHost(name).ok && performance.now() - refreshedAt > REFRESH_GAP_MS) {
-        refreshedAt = performance.now();
-        await hosts.refresh();
-        domain = find(name, workspaceId);
-      }
-      if (domain === undefined) throw new AppError(unknown);
-      return domain;
-    },
+    domainOf: (host, workspaceId, unknown = 'DOMAIN_UNKNOWN') => lookUp(host, workspaceId, unknown, false),
+    servedDomainOf: (host, workspaceId, unknown = 'DOMAIN_UNKNOWN') => lookUp(host, workspaceId, unknown, true),
   };
+
+  async function lookUp(host: string | undefined, workspaceId: number, unknown: ErrorCode, served: boolean): Promise<ServedDomain> {
+    if (host === undefined) return hosts.defaultDomain;
+    const name = storedHostOf(host);
+    let domain = find(name, workspaceId);
+    // Not heard of, or not verified yet on this instance: another may have added or verified it.
+    const stale = domain === undefined || (served && !domain.served);
+    if (stale && checkDomainHost(name).ok && performance.now() - refreshedAt > REFRESH_GAP_MS) {
+      refreshedAt = performance.now();
+      await hosts.refresh();
+      domain = find(name, workspaceId);
+    }
+    if (domain === undefined) throw new AppError(unknown);
+    if (served && !domain.served) throw new AppError('DOMAIN_NOT_VERIFIED');
+    return domain;
+  }
 }

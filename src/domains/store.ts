@@ -12,6 +12,7 @@ import { DOMAIN_COLUMNS, domainOf, type DomainRow } from '../db/domain-rows.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import { type DomainFallbacks, type DomainRecord } from '../core/domains.ts';
+import { EXPIRED } from './verification-store.ts';
 
 /** How many live links of workspace $1 are on domain d. */
 const LINKS_ON = '(SELECT count(*) FROM links l WHERE l.workspace_id = $1 AND l.domain_id = d.id AND NOT l.deleted) AS links';
@@ -32,20 +33,59 @@ async function readWorkspaceDomains(db: Queryable, workspaceId: number): Promise
   return rows.map(countedOf);
 }
 
-/** Adds a domain to a workspace; undefined when its host is taken (by any workspace). */
+/** What adding a host came to: the domain, or who holds the host. */
+export type DomainAddition =
+  { readonly outcome: 'added'; readonly domain: DomainRecord } | { readonly outcome: 'taken' } | { readonly outcome: 'pending-elsewhere' };
+
+/** A new domain's verification: its token, and whether it is served at once (DOMAIN_VERIFICATION=false). */
+export interface NewVerification {
+  readonly token: string;
+  readonly verified: boolean;
+  /** How long another workspace's pending claim holds the host. */
+  readonly pendingTtlMs: number;
+}
+
+/**
+ * Adds a domain to a workspace. Another workspace's pending claim that expired, with no link on
+ * it, goes first; a host held otherwise is 'taken', or 'pending-elsewhere' while another
+ * workspace's claim is pending.
+ */
 async function insertDomain(
   db: Queryable,
   workspaceId: number,
   host: string,
   fallbacks: DomainFallbacks,
-): Promise<DomainRecord | undefined> {
+  verification: NewVerification,
+): Promise<DomainAddition> {
+  await db.query(`DELETE FROM domains d WHERE d.host = $2 AND d.workspace_id <> $3 AND ${EXPIRED}`, [
+    verification.pendingTtlMs,
+    host,
+    workspaceId,
+  ]);
   const { rows } = await db.query<DomainRow>(
-    `INSERT INTO domains AS d (workspace_id, host, root_redirect, not_found_redirect, expired_redirect)
-     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host) DO NOTHING RETURNING ${DOMAIN_COLUMNS}`,
-    [workspaceId, host, fallbacks.rootRedirect, fallbacks.notFoundRedirect, fallbacks.expiredRedirect],
+    `INSERT INTO domains AS d (workspace_id, host, root_redirect, not_found_redirect, expired_redirect,
+       verification_token, verification_status, verified_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 = 'verified' THEN now() END)
+     ON CONFLICT (host) DO NOTHING RETURNING ${DOMAIN_COLUMNS}`,
+    [
+      workspaceId,
+      host,
+      fallbacks.rootRedirect,
+      fallbacks.notFoundRedirect,
+      fallbacks.expiredRedirect,
+      verification.token,
+      verification.verified ? 'verified' : 'pending',
+    ],
   );
   const row = rows[0];
-  return row === undefined ? undefined : domainOf(row);
+  if (row !== undefined) return { outcome: 'added', domain: domainOf(row) };
+  const holder = await db.query<{ workspace_id: string; verification_status: string }>(
+    'SELECT workspace_id, verification_status FROM domains WHERE host = $1',
+    [host],
+  );
+  const held = holder.rows[0];
+  const elsewhere = held !== undefined && Number(held.workspace_id) !== workspaceId && held.verification_status === 'pending';
+  return { outcome: elsewhere ? 'pending-elsewhere' : 'taken' };
 }
 
 /** Changes the fallbacks given (undefined: kept) of a workspace's domain; undefined when it has no such domain. */
@@ -181,9 +221,9 @@ export class DomainStore {
     return this.#breaker.run(() => readWorkspaceDomains(this.#db, workspaceId));
   }
 
-  /** Adds `host` to the workspace; undefined if any workspace has it already. */
-  add(workspaceId: number, host: string, fallbacks: DomainFallbacks): Promise<DomainRecord | undefined> {
-    return this.#breaker.run(() => insertDomain(this.#db, workspaceId, host, fallbacks));
+  /** Adds `host` to the workspace (see insertDomain). */
+  add(workspaceId: number, host: string, fallbacks: DomainFallbacks, verification: NewVerification): Promise<DomainAddition> {
+    return this.#breaker.run(() => insertDomain(this.#db, workspaceId, host, fallbacks, verification));
   }
 
   /** Changes the fallbacks given; undefined if the workspace has no such domain. */

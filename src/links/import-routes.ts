@@ -82,7 +82,7 @@ export async function importRoutes(app: FastifyInstance, deps: ImportDeps): Prom
       if (!isCsvFile(file)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as text/csv (UTF-8).');
       const { format: asked = 'auto', domain: host } = request.query as { format?: string; domain?: string };
       // Every row on one domain: looked up once, before any row (400 DOMAIN_UNKNOWN).
-      const domain = await deps.shortUrls.domainOf(host, creator.workspaceId);
+      const domain = await deps.shortUrls.servedDomainOf(host, creator.workspaceId);
       const onDomain = domain.id === DEFAULT_DOMAIN_ID ? {} : { domain: domain.host };
       const format = asked === 'auto' ? detectFormat(file.header) : IMPORT_FORMATS.find((known) => known === asked);
       if (format === undefined) {

@@ -50,7 +50,7 @@ function clickLimitsOf(app: FastifyInstance, config: Config): ClickLimits {
 
 async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Promise<void> {
   const { db, breaker, shortUrls, propagation, codeSpace } = app;
-  const policy = targetPolicyOf(config);
+  const policy = targetPolicyOf(config, (host) => app.hosts.serves(host));
   const store = new LinkStore(db, breaker);
   const changes = new LinkChanges(store, propagation);
   const lists = new LinkLists(app.listDb, app.listBreaker);
@@ -61,7 +61,7 @@ async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Pr
     queue: app.writeQueue,
     store,
     policy,
-    domainOf: async (host, workspaceId) => (await shortUrls.domainOf(host, workspaceId)).id,
+    domainOf: async (host, workspaceId) => (await shortUrls.servedDomainOf(host, workspaceId)).id,
   });
   const links = new LinkService({ found: new WorkspaceLinks(store, shortUrls), changes, policy, hashPassword: hashNew });
   app.redirectPorts.limits = clickLimitsOf(app, config);

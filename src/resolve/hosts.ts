@@ -3,6 +3,9 @@
 // after a change made on this instance), so that a domain added or removed on one instance is
 // served or refused by every instance within REFRESH_MS. A failed read keeps the table it has.
 //
+// A domain whose DNS record is not verified (status pending) is in the table by id and host, for
+// the API, but not by name: its host serves nothing, and the hot path never asks about its status.
+//
 // On the hot path a lookup is one Map.get of the Host string as it came: a Host sent in another
 // spelling (a port, capitals, a trailing dot) is normalised once and the spelling remembered
 // (at most SPELLINGS_MAX of them, so that made-up Hosts cannot grow memory).
@@ -11,6 +14,7 @@ import type { Logger } from 'pino';
 import type { RedirectTarget } from '../cache/link-cache.ts';
 import { DEFAULT_DOMAIN_ID, keyPrefix, LOOPBACK_HOSTS, requestHostName } from '../core/domains.ts';
 import type { DomainRecord } from '../core/domains.ts';
+import { isServed } from '../core/domain-verification.ts';
 
 export const REFRESH_MS = 2000;
 const SPELLINGS_MAX = 1000;
@@ -27,6 +31,8 @@ export interface ServedDomain {
   readonly rootRedirect: RedirectTarget | null;
   readonly notFoundRedirect: RedirectTarget | null;
   readonly expiredRedirect: RedirectTarget | null;
+  /** Whether requests for it are served: false while its DNS record is not verified (core/domain-verification.ts). */
+  readonly served: boolean;
 }
 
 export interface HostsOptions {
@@ -36,6 +42,8 @@ export interface HostsOptions {
   readonly defaultAliases: readonly string[];
   /** Every domain, from Postgres. */
   readonly read: () => Promise<DomainRecord[]>;
+  /** DOMAIN_VERIFICATION: whether a domain must be verified to be served (false: every domain is, as before verification). */
+  readonly verifiedOnly: boolean;
   readonly log: Logger;
 }
 
@@ -100,7 +108,16 @@ export class HostTable {
     return this.#byId.get(id);
   }
 
-  /** A domain by its stored host name (as checkDomainHost gives it), the default's included. */
+  /**
+   * Whether requests for `host` (a stored host name) are served: the default domain's names and every
+   * verified domain's, loopback names left out (a link may point at another port of this machine
+   * where ALLOW_PRIVATE_TARGETS lets it). What a link may not point at (core/target-policy.ts).
+   */
+  serves(host: string): boolean {
+    return this.#byName.has(host) && !LOOPBACK_HOSTS.includes(host);
+  }
+
+  /** A domain by its stored host name (as checkDomainHost gives it), the default's included, served or not. */
   byHost(host: string): ServedDomain | undefined {
     return this.#byHost.get(host);
   }
@@ -138,8 +155,9 @@ export class HostTable {
     for (const name of [...LOOPBACK_HOSTS, ...this.#options.defaultAliases, this.#default.host]) byName.set(name, this.#default);
     for (const record of records) {
       if (record.id === DEFAULT_DOMAIN_ID || record.host === null) continue;
-      const domain = served(record);
-      byName.set(domain.host, domain);
+      const domain = served(record, this.#options.verifiedOnly);
+      // Filtered here, once per read, so that a lookup stays one Map.get: an unverified domain's host serves nothing.
+      if (domain.served) byName.set(domain.host, domain);
       byId.set(domain.id, domain);
       byHost.set(domain.host, domain);
     }
@@ -152,7 +170,7 @@ export class HostTable {
   }
 }
 
-function served(record: Pick<DomainRecord, 'id' | 'host' | 'workspaceId'> & Partial<DomainRecord>): ServedDomain {
+function served(record: Pick<DomainRecord, 'id' | 'host' | 'workspaceId'> & Partial<DomainRecord>, verifiedOnly = true): ServedDomain {
   return {
     id: record.id,
     host: record.host ?? '',
@@ -161,5 +179,6 @@ function served(record: Pick<DomainRecord, 'id' | 'host' | 'workspaceId'> & Part
     rootRedirect: (record.rootRedirect ?? null) as RedirectTarget | null,
     notFoundRedirect: (record.notFoundRedirect ?? null) as RedirectTarget | null,
     expiredRedirect: (record.expiredRedirect ?? null) as RedirectTarget | null,
+    served: !verifiedOnly || record.verification === undefined || isServed(record.verification.status),
   };
 }

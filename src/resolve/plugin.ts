@@ -47,6 +47,7 @@ export default fp(
       // Not through the breaker, as the code space's reads: a background read that fails only keeps
       // the table it has, and must neither open the breaker of requests nor take its trial call.
       read: () => readAllDomains(db),
+      verifiedOnly: config.domainVerification,
       log,
     });
     app.addHook('onClose', async () => {

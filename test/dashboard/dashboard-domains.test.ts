@@ -2,7 +2,8 @@
 // set-up): an admin adds go.example.com with a not-found fallback, makes the alias "spring" on it
 // and on the default domain, filters the list by domain, works on the branded link's own page, imports
 // a file onto the domain, and removes it with its links moved, past the conflict with the default
-// domain's "spring".
+// domain's "spring". Each domain is verified as a workspace would: its TXT record, shown on its card,
+// published on a DNS server on loopback (DOMAIN_DNS_RESOLVERS), then "Check now".
 // Chromium cannot resolve go.example.com, so its redirects are asked for with its Host header.
 
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import type { CreatedKey } from '../../src/auth/api-keys.ts';
 import { startApp } from '../helpers/app.ts';
 import { launchChromium, look, screenshot, seriousViolations, startLandingPage, watchedPage } from '../helpers/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import { startDnsServer, type DnsServer } from '../helpers/dns-server.ts';
 import { freePort } from '../helpers/redis.ts';
 import { keysWith } from '../helpers/workspaces.ts';
 
@@ -25,6 +27,7 @@ let browser: Browser;
 let landing: Awaited<ReturnType<typeof startLandingPage>> | undefined;
 let landingUrl: string;
 let admin: CreatedKey;
+let dns: DnsServer;
 
 before(async () => {
   database = await createTestDatabase('dashboard-domains');
@@ -32,8 +35,10 @@ before(async () => {
   landing = await startLandingPage('domains');
   landingUrl = landing.url;
   browser = await launchChromium();
+  dns = await startDnsServer();
 });
 after(async () => {
+  await dns?.close();
   await browser?.close();
   await landing?.close();
   await database.drop();
@@ -60,7 +65,12 @@ async function signIn(page: Page, base: string, path: string): Promise<void> {
 test('an admin adds a short domain, makes "spring" on it and on the default domain, filters by domain, works on the branded link, and removes the domain with its links moved', async (t) => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const { app } = await startApp(t, database.url, { BASE_URL: base, ALLOW_PRIVATE_TARGETS: 'true', PORT: String(port) });
+  const { app } = await startApp(t, database.url, {
+    BASE_URL: base,
+    ALLOW_PRIVATE_TARGETS: 'true',
+    PORT: String(port),
+    DOMAIN_DNS_RESOLVERS: dns.address,
+  });
   await app.listen({ port, host: '127.0.0.1' });
   const desk = await watchedPage(browser, { width: 1280, height: 800 });
   t.after(() => desk.context.close());
@@ -107,9 +117,33 @@ test('an admin adds a short domain, makes "spring" on it and on the default doma
   assert.equal(await host.inputValue(), '', 'the form is empty again');
   assert.match((await card(GO).textContent()) ?? '', new RegExp(`Not found${NOT_FOUND_PAGE.replaceAll('.', '\\.')}`));
   assert.match((await card(GO).textContent()) ?? '', /0 links/);
+
+  // Pending: it serves nothing until the TXT record its card shows is found.
+  await card(GO).getByText('Pending', { exact: true }).waitFor();
+  await card(GO).getByText(`_shortener.${GO}`, { exact: true }).waitFor();
+  assert.equal((await getAs(port, GO, '/no-such-code')).status, 404, 'not served while pending');
+  await card(GO)
+    .getByRole('button', { name: `Check now ${GO}` })
+    .click();
+  const notFound404 = card(GO).getByRole('alert');
+  await notFound404.waitFor();
+  assert.match((await notFound404.textContent()) ?? '', /no TXT record _shortener\.go\.example\.com/);
+  await look(page, 'desktop-domains-01b-pending');
+  const verify = async (name: string) => {
+    const token = (await card(name).locator('.domain-record code').nth(1).textContent()) ?? '';
+    dns.set(`_shortener.${name}`, token);
+    await card(name)
+      .getByRole('button', { name: `Check now ${name}` })
+      .click();
+    await card(name).getByText('Verified', { exact: true }).waitFor();
+  };
+  await verify(GO);
+  assert.equal(await card(GO).locator('.domain-record').count(), 0, 'a verified domain shows no record to publish');
+
   await host.fill(THIRD);
   await page.getByRole('button', { name: 'Add domain' }).click();
   await card(THIRD).waitFor();
+  await verify(THIRD);
   const order = await page.locator('.domain-list .domain-host').allTextContents();
   assert.deepEqual(order.slice(1), [THIRD, GO].sort(), 'the default first, then by host');
 

@@ -29,6 +29,7 @@ function domain(host: string, more: Partial<Domain> = {}): Domain {
     expiredRedirect: null,
     links: 0,
     createdAt: '2026-01-01T00:00:00.000Z',
+    verification: null,
     ...more,
   };
 }

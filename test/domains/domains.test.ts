@@ -47,8 +47,9 @@ async function create(app: FastifyInstance, headers: Headers, body: Record<strin
   return res.json<{ code: string; domain: string; shortUrl: string }>();
 }
 
+/** DOMAIN_VERIFICATION=false: a domain added is served at once (verification is test/security/domains.test.ts's). */
 async function start(t: Cleanup, env: Record<string, string> = {}) {
-  return (await startApp(t, database.url, { METRICS_ENABLED: 'true', ...env })).app;
+  return (await startApp(t, database.url, { METRICS_ENABLED: 'true', DOMAIN_VERIFICATION: 'false', ...env })).app;
 }
 
 test('the same alias on two domains: each host gets its own target, on the fast path and on node:http, and a host not served gets none', async (t) => {
@@ -339,4 +340,17 @@ test('a link on a domain another instance added a moment ago is shown on that do
   const [link] = listed.json<{ links: { code: string; domain: string; shortUrl: string }[] }>().links;
   assert.deepEqual({ domain: link?.domain, shortUrl: link?.shortUrl }, { domain: host, shortUrl: created.shortUrl });
   assert.equal(b.hosts.byHost(host), undefined, 'B had not heard of the domain');
+});
+
+test('DOMAIN_VERIFICATION=false serves every domain, a pending one too, and a check of one marks it verified', async (t) => {
+  const host = 'unchecked.example.com';
+  await withClient(database.url, (client) =>
+    client.query("INSERT INTO domains (workspace_id, host, verification_status) VALUES (1, $1, 'pending')", [host]),
+  );
+  const app = await start(t);
+  assert.equal((await visit(app, host, '/nosuchcode')).code, 'LINK_NOT_FOUND');
+  const { admin } = await keysWith(database.url, { admin: 'admin' });
+  const res = await app.inject({ method: 'POST', url: `/domains/${host}/verify`, headers: bearer(admin) });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(res.json<{ verification: { status: string } }>().verification.status, 'verified');
 });

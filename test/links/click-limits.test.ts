@@ -106,7 +106,7 @@ for (const [redisOn, fastPath] of [
 }
 
 test('a limited link past its limit takes its domain’s expired fallback; a bad limit is refused', async (t) => {
-  const { app } = await startApp(t, database.url, { CLICK_FLUSH_INTERVAL_MS: '3600000' });
+  const { app } = await startApp(t, database.url, { CLICK_FLUSH_INTERVAL_MS: '3600000', DOMAIN_VERIFICATION: 'false' });
   const admin = await withClient(database.url, (c) => createApiKey(c, { name: 'limits-admin', role: 'admin' }));
   const headers = { authorization: `Bearer ${admin.secret}` };
   const host = 'go.limits.example';

@@ -150,7 +150,10 @@ test('an alias is possible on its own domain only: the same code elsewhere is st
   const alias = randomCode();
   const host = `cs-${Date.now()}.example.com`;
   await withClient(database.url, async (client) => {
-    const { rows } = await client.query<{ id: string }>('INSERT INTO domains (workspace_id, host) VALUES (1, $1) RETURNING id', [host]);
+    const { rows } = await client.query<{ id: string }>(
+      "INSERT INTO domains (workspace_id, host, verification_status) VALUES (1, $1, 'verified') RETURNING id",
+      [host],
+    );
     await client.query("INSERT INTO links (domain_id, code, url) VALUES ($1, $2, 'https://example.com/on-a-domain')", [rows[0]?.id, alias]);
   });
   await new Promise((resolve) => setTimeout(resolve, ACK_DELAY_MS + REFRESH_MS));

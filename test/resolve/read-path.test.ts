@@ -135,11 +135,12 @@ test('a scanner asking for many unknown codes does not push hot links out of the
 });
 
 test('a code that cannot exist is answered without any I/O', async (t) => {
-  // Every statement the app sends, but the code space's reads every REFRESH_MS (Redis is off here).
+  // Every statement the app sends, but the code space's reads every REFRESH_MS (Redis is off here),
+  // and the background work on the domains table (the host table's reads, domain verification's rounds).
   const statements: string[] = [];
   const wrapDb = (db: Queryable): Queryable => ({
     query(text, values) {
-      if (!text.includes('alias_log') && !text.includes('code_space')) statements.push(text);
+      if (!text.includes('alias_log') && !text.includes('code_space') && !/\bdomains\b/.test(text)) statements.push(text);
       return db.query(text, values);
     },
   });

@@ -38,7 +38,13 @@ const LOOKUPS: Record<string, () => Promise<CacheEntry>> = {
 };
 
 /** A host table of the default domain alone, never read. */
-const DEFAULT_HOSTS = new HostTable({ defaultHost: 'sho.rt', defaultAliases: [], read: async () => [], log: memoryLogger('error').log });
+const DEFAULT_HOSTS = new HostTable({
+  defaultHost: 'sho.rt',
+  defaultAliases: [],
+  read: async () => [],
+  verifiedOnly: true,
+  log: memoryLogger('error').log,
+});
 
 const THROWING: RedirectObserver = {
   now: () => 0,

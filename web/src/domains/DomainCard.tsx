@@ -5,6 +5,7 @@ import { useAnnounce } from '../shared/Status.tsx';
 import { useEditFocus } from '../shared/use-edit-focus.ts';
 import { updateDomain, type Domain } from './api.ts';
 import { DomainForm, FALLBACK_TEXT } from './DomainForm.tsx';
+import { DomainVerification } from './DomainVerification.tsx';
 import { domainFormValues, fallbackChanges, type DomainFormValues } from './domains.ts';
 
 interface DomainCardProps {
@@ -13,10 +14,12 @@ interface DomainCardProps {
   onEdit: () => void;
   onEditDone: (updated: Domain | null) => void;
   onRemove: () => void;
+  /** After a DNS check: the list is read again. */
+  onChecked: () => void;
 }
 
 /** One domain: its host, its links, its fallbacks; a domain of the workspace's own can be edited (PATCH) or removed. */
-export function DomainCard({ domain, editing, onEdit, onEditDone, onRemove }: DomainCardProps) {
+export function DomainCard({ domain, editing, onEdit, onEditDone, onRemove, onChecked }: DomainCardProps) {
   const { api } = useApp();
   const announce = useAnnounce();
   const { card, editButton } = useEditFocus<HTMLLIElement>(editing);
@@ -68,6 +71,7 @@ export function DomainCard({ domain, editing, onEdit, onEditDone, onRemove }: Do
               );
             })}
           </dl>
+          {domain.verification !== null && <DomainVerification domain={domain} verification={domain.verification} onChecked={onChecked} />}
           {domain.isDefault ? (
             <p class="hint">The service’s own domain, from its configuration (BASE_URL): links go here unless another domain is chosen.</p>
           ) : (

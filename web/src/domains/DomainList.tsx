@@ -39,6 +39,7 @@ export function DomainList({ domains, onChanged }: DomainListProps) {
               if (updated !== null) onChanged();
             }}
             onRemove={() => setRemoving(domain)}
+            onChecked={onChanged}
           />
         ))}
       </ul>

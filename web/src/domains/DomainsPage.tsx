@@ -66,7 +66,10 @@ function SetUpFirst() {
           pass its Host header on.
         </li>
       </ol>
-      <p class="hint">Links on the domain redirect as soon as it is added here and its requests reach the service.</p>
+      <p class="hint">
+        Once added, the domain shows a TXT record to publish under <code>_shortener.</code> and its host: it serves nothing until the record
+        is found (“Check now”, or the service’s periodic check), and it is checked again from then on.
+      </p>
     </div>
   );
 }

@@ -26,6 +26,11 @@ export function updateDomain(api: Api, host: string, changes: DomainFallbacks): 
   return api.request<Domain>(`/domains/${encodeURIComponent(host)}`, { method: 'PATCH', json: changes });
 }
 
+/** Looks the domain's TXT record up now: the domain verified, or an ApiError saying what was found. */
+export function verifyDomain(api: Api, host: string): Promise<Domain> {
+  return api.request<Domain>(`/domains/${encodeURIComponent(host)}/verify`, { method: 'POST' });
+}
+
 /** With links on it, the domain goes only if they are moved: to `moveLinksTo`, another of the workspace's hosts. */
 export function deleteDomain(api: Api, host: string, moveLinksTo: string | null): Promise<void> {
   const query = moveLinksTo === null ? '' : `?${new URLSearchParams({ moveLinksTo })}`;
