@@ -28,6 +28,8 @@ after(async () => {
 /** The service as it ships: CREATE_REQUIRES_API_KEY unset (testConfig lets tests create without a key). */
 const SHIPPED = { CREATE_REQUIRES_API_KEY: '' };
 const ANONYMOUS_ON = { CREATE_REQUIRES_API_KEY: 'false' };
+/** The workspace's branded domain is served as added: its verification is test/security/domains.test.ts's. */
+const DOMAINS_AS_ADDED = { DOMAIN_VERIFICATION: 'false' };
 
 async function listening(t: Cleanup, env: Record<string, string>): Promise<{ app: FastifyInstance; port: number }> {
   const { app } = await startApp(t, database.url, env);
@@ -100,7 +102,7 @@ describe('anonymous creates', () => {
   });
 
   test("with anonymous creates on, a workspace's domain, a password, a preview or a 301 is refused 403 naming the field", async (t) => {
-    const { app } = await startApp(t, database.url, ANONYMOUS_ON);
+    const { app } = await startApp(t, database.url, { ...ANONYMOUS_ON, ...DOMAINS_AS_ADDED });
     const added = await app.inject({ method: 'POST', url: '/domains', headers: admin, payload: { host: BRANDED } });
     assert.ok(added.statusCode === 201 || added.statusCode === 409, added.body);
     const refused: [Record<string, unknown>, string][] = [
@@ -191,7 +193,7 @@ test('app URLs of schemes that install, automate, call or message are refused DE
 });
 
 test("a tenant's short domain answers its links only: the API, docs, metrics and readiness there are 404 ROUTE_NOT_ON_HOST", async (t) => {
-  const { app } = await startApp(t, database.url, SHIPPED);
+  const { app } = await startApp(t, database.url, { ...SHIPPED, ...DOMAINS_AS_ADDED });
   const added = await app.inject({ method: 'POST', url: '/domains', headers: admin, payload: { host: BRANDED } });
   assert.ok(added.statusCode === 201 || added.statusCode === 409, added.body);
   const made = await app.inject({
