@@ -69,6 +69,8 @@ export class DomainVerifier {
     const { token } = domain.verification;
     if (domain.host === null || token === null) return { outcome: 'found', seen: 'the default domain', domain };
     const { outcome, seen } = await check(domain.host, token);
+    // Stopped meanwhile: the look-up was cancelled, and its outcome is no news to record.
+    if (background && this.#stopped) return { outcome, seen, domain };
     const next = afterCheck(domain.verification, outcome, new Date(), { grace });
     const recorded = (await store.record(domain.id, next, background)) ?? domain;
     if (next.status !== domain.verification.status) {
@@ -105,10 +107,14 @@ export class DomainVerifier {
     tick();
   }
 
-  /** Stops the rounds; resolves once a round under way has ended. */
+  /**
+   * Stops the rounds; resolves once a round under way has ended, its DNS look-ups cancelled: a
+   * shutdown never waits for a resolver that does not answer (seconds a domain).
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#options.check.cancel();
     await this.#round;
   }
 }

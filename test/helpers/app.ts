@@ -33,6 +33,9 @@ export function testConfig(databaseUrl: string, env: Record<string, string> = {}
     RATE_LIMIT_ENABLED: 'false',
     CREDENTIAL_LOOKUPS_PER_MINUTE: '0',
     REDIS_COMMAND_TIMEOUT_MS: '2000',
+    // Domain checks ask a port where nothing answers (refused at once), never the machine's resolver:
+    // tests do not reach outside, and a check of a test's domains costs no DNS timeouts.
+    DOMAIN_DNS_RESOLVERS: '127.0.0.1:9',
     // Most tests create plain links without a key; tests of options, domains and keys send one.
     CREATE_REQUIRES_API_KEY: 'false',
     ...env,

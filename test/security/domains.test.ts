@@ -248,3 +248,32 @@ test('of several instances, one checks each domain per interval (the rows are cl
   // Four instances, each a round every 2 s: without claims about 12 look-ups; with them one per 2 s.
   assert.ok(asked >= 2 && asked <= 5, `${asked} look-ups in 6.5 s`);
 });
+
+test('a stop does not wait for DNS: the look-ups of a round under way are cancelled, before a resolver would give up', async (t) => {
+  const ws = await workspaceWith(database.url, 'stopping', { admin: 'admin' });
+  const host = 'slow-dns.example.com';
+  const added = await addDomain(await start(t), bearer(ws.keys.admin), host);
+  assert.equal(added.statusCode, 201, added.body);
+  const dns = await dnsFor(t);
+  dns.silent(true);
+  const since = await withClient(database.url, async (client) => (await client.query<{ now: Date }>('SELECT now()')).rows[0]?.now);
+  const app = await start(t, { DOMAIN_DNS_RESOLVERS: dns.address, DOMAIN_CHECK_INTERVAL_SECONDS: '1' });
+  // A round has claimed the domain (its claim stamps last_checked_at before the look-up), whose DNS answers nothing.
+  await until('a round is looking the domain up', async () =>
+    withClient(database.url, async (client) => {
+      const row = await client.query<{ checked: Date | null }>('SELECT last_checked_at AS checked FROM domains WHERE host = $1', [host]);
+      return (row.rows[0]?.checked ?? new Date(0)) > (since ?? new Date());
+    }),
+  );
+  // A clock: one try of the same question to the same silent server gives up after 2 s, while the round's
+  // look-up (two tries, the second twice as long) would take about 6 s: a stop that waited for it comes second.
+  const { Resolver } = await import('node:dns/promises');
+  const clock = new Resolver({ timeout: 2000, tries: 1 });
+  clock.setServers([dns.address]);
+  const order: string[] = [];
+  const gaveUp = clock.resolveTxt('_shortener.clock.example').catch(() => order.push('a resolver gave up'));
+  await app.close();
+  order.push('stopped');
+  await gaveUp;
+  assert.deepEqual(order, ['stopped', 'a resolver gave up'], 'the stop waited for a look-up nobody answers');
+});
