@@ -7,6 +7,7 @@
 // redirects and creates. docs/security.md#api-keys.
 
 import { LRUCache } from 'lru-cache';
+import { AttemptBudget } from '../api/attempt-budget.ts';
 import type { Counter } from '../api/counters.ts';
 import { hashSecret, KEY_SHAPE } from './api-keys.ts';
 import type { Principal } from './roles.ts';
@@ -29,10 +30,11 @@ export type Budget = (client: string) => Promise<number>;
 /** A budget of `perMinute` look-ups per client, counted by `counter`; null for no limit (0). */
 export function lookupBudget(counter: Counter, perMinute: number): Budget | null {
   if (perMinute === 0) return null;
+  // Reserved before the look-up (AttemptBudget): concurrent look-ups from one client cannot all see room that only one has.
+  const budget = new AttemptBudget(counter, perMinute, BUDGET_WINDOW_MS);
   return async (client) => {
-    // Take, then check: concurrent look-ups from one client cannot all see room that only one has.
-    const { current, ttl } = await counter.add(client, 1, perMinute, BUDGET_WINDOW_MS);
-    return current > perMinute ? Math.max(1, ttl) : 0;
+    const reserved = await budget.take(client);
+    return reserved.ok ? 0 : reserved.retryAfterSeconds * 1000;
   };
 }
 

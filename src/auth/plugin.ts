@@ -6,6 +6,7 @@
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { AttemptBudget } from '../api/attempt-budget.ts';
 import { refuseUndecodedBodies } from '../api/body-encoding.ts';
 import { clientCounter } from '../api/counters.ts';
 import type { PartOptions } from '../part.ts';
@@ -29,7 +30,7 @@ async function authPart(app: FastifyInstance, { config, log }: PartOptions): Pro
   await app.register(sessionRoutes, {
     store,
     credentials,
-    failures: counter('signin:', 'sign-in limits'),
+    attempts: new AttemptBudget(counter('signin:', 'sign-in limits'), config.signInMaxFailures, config.signInWindowMs),
     maxFailures: config.signInMaxFailures,
     windowMs: config.signInWindowMs,
     ttlMs: config.sessionTtlMs,

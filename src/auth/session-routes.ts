@@ -15,14 +15,14 @@ import type { Session } from './sessions.ts';
 import type { AuthStore } from './store.ts';
 import { AppError, errorResponses as errors } from '../errors.ts';
 import { clientKey } from '../edge/client-address.ts';
-import type { Counter } from '../api/counters.ts';
+import type { AttemptBudget } from '../api/attempt-budget.ts';
 import { SessionInfo, SignInBody } from './schemas.ts';
 
 export interface SessionDeps {
   store: Pick<AuthStore, 'openSession' | 'closeSession'>;
   credentials: Pick<Credentials, 'key' | 'forgetSession' | 'forgetSessionHashes'>;
-  /** Sign-ins per client. */
-  failures: Counter;
+  /** Sign-ins per client: SIGN_IN_MAX_FAILURES per SIGN_IN_WINDOW_SECONDS, reserved before the key is checked. */
+  attempts: AttemptBudget;
   maxFailures: number;
   windowMs: number;
   ttlMs: number;
@@ -73,11 +73,11 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
   const secure = (request: FastifyRequest) => secureCookiesOnly(deps.baseUrl) || request.protocol === 'https';
   const windowSeconds = Math.round(deps.windowMs / 1000);
 
-  const limited = (reply: FastifyReply, ttlMs: number): never => {
-    reply.header('retry-after', String(Math.max(1, Math.ceil(ttlMs / 1000))));
+  const limited = (reply: FastifyReply, seconds: number): never => {
+    reply.header('retry-after', String(seconds));
     throw new AppError(
       'SIGN_IN_RATE_LIMITED',
-      `${deps.maxFailures} sign-ins from this address in ${windowSeconds} s; retry after ${Math.ceil(ttlMs / 1000)} s.`,
+      `${deps.maxFailures} sign-ins from this address in ${windowSeconds} s; retry after ${seconds} s.`,
     );
   };
 
@@ -91,11 +91,11 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
       const client = clientKey(request.ip);
       // Take, then check: each sign-in is reserved before its key is checked, so that N at once check at most the
       // limit's worth; a right key gives its reservation back, so only failures use the budget up.
-      const attempt = await deps.failures.add(client, 1, deps.maxFailures, deps.windowMs);
-      if (attempt.current > deps.maxFailures) limited(reply, attempt.ttl);
+      const reserved = await deps.attempts.take(client);
+      if (!reserved.ok) limited(reply, reserved.retryAfterSeconds);
       const key = lookedUp(await deps.credentials.key(request.body.key.trim(), client), reply);
       if (key === false) throw new AppError('API_KEY_INVALID');
-      await deps.failures.refund(client, 1);
+      await deps.attempts.giveBack(client);
       const opened = await store.openSession(key, deps.ttlMs, deps.sessionsPerKeyMax);
       deps.credentials.forgetSessionHashes(opened.closed);
       setCookie(reply, secure(request), opened.token, deps.ttlMs);

@@ -5,11 +5,12 @@
 
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { AttemptBudget } from '../api/attempt-budget.ts';
 import { clientCounter } from '../api/counters.ts';
 import { targetPolicyOf } from '../core/target-policy.ts';
 import type { PartOptions } from '../part.ts';
 import { webhookBody } from './body.ts';
-import { webhooksRoutes } from './routes.ts';
+import { RESEND_WINDOW_MS, webhooksRoutes } from './routes.ts';
 import { webhookTries } from './metrics.ts';
 import { WebhookSender } from './sender.ts';
 import { WebhookService } from './service.ts';
@@ -44,7 +45,8 @@ async function webhooksPart(app: FastifyInstance, { config, log }: PartOptions):
   worker.start();
   const policy = targetPolicyOf({ ...config, allowPrivateTargets: config.webhookAllowPrivate });
   const webhooks = new WebhookService(new WebhookStore(app.db, pool, app.breaker), policy, config.webhookSecretOverlapMs);
-  const resends = clientCounter(app.redis?.client ?? null, config.redisKeyPrefix, log, 'resends:', 'webhook resend limits');
+  const resendCounts = clientCounter(app.redis?.client ?? null, config.redisKeyPrefix, log, 'resends:', 'webhook resend limits');
+  const resends = new AttemptBudget(resendCounts, config.webhookResendsPerMinute, RESEND_WINDOW_MS);
   await app.register(webhooksRoutes, { webhooks, resends, resendsPerMinute: config.webhookResendsPerMinute });
   app.decorate('webhooks', worker);
 }

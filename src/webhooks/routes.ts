@@ -8,7 +8,7 @@
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Counter } from '../api/counters.ts';
+import type { AttemptBudget } from '../api/attempt-budget.ts';
 import { SECURITY } from '../api/schemas.ts';
 import { requireAdmin } from '../auth/authenticate.ts';
 import { WEBHOOK_ENDPOINTS_MAX } from '../core/webhooks.ts';
@@ -32,11 +32,11 @@ import { deliveryView, secretView, view } from './views.ts';
 export interface WebhooksDeps {
   readonly webhooks: WebhookService;
   /** Resends per workspace in fixed one-minute windows, shared by the instances through Redis when it is on. */
-  readonly resends: Counter;
+  readonly resends: AttemptBudget;
   readonly resendsPerMinute: number;
 }
 
-const RESEND_WINDOW_MS = 60_000;
+export const RESEND_WINDOW_MS = 60_000;
 
 /** The workspace of the request's key, if it is an admin's: webhooks are admins' alone. */
 function admin(request: FastifyRequest): number {
@@ -229,9 +229,9 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
     async function resendDelivery(request, reply) {
       const workspaceId = admin(request);
       // Counted before the lookup: a resend is a request this service makes to an address of the admin's choosing.
-      const count = await deps.resends.add(String(workspaceId), 1, deps.resendsPerMinute, RESEND_WINDOW_MS);
-      if (count.current > deps.resendsPerMinute) {
-        const seconds = Math.max(1, Math.ceil(count.ttl / 1000));
+      const reserved = await deps.resends.take(String(workspaceId));
+      if (!reserved.ok) {
+        const seconds = reserved.retryAfterSeconds;
         reply.header('retry-after', String(seconds));
         throw new AppError(
           'WEBHOOK_RESEND_RATE_LIMITED',
