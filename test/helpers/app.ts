@@ -20,7 +20,7 @@ export const TEST_BASE_URL = 'https://sho.rt';
  * The service's defaults, but no 404 budget, no create limits and no budget of credential look-ups:
  * every request of a test comes from one address (test/edge/not-found-limit, test/links/rate-limits
  * and test/security/credentials turn them on); plain links may be created without a key
- * (test/security/creates holds the default). And a
+ * (test/security/creates holds the default); LRUs of ten thousand entries. And a
  * Redis command may take 2 s, not 100 ms: a test that counts what Redis answered must not depend on
  * how busy the machine is; the tests of a slow or hanging Redis set the timeout they test.
  */
@@ -38,6 +38,11 @@ export function testConfig(databaseUrl: string, env: Record<string, string> = {}
     DOMAIN_DNS_RESOLVERS: '127.0.0.1:9',
     // Most tests create plain links without a key; tests of options, domains and keys send one.
     CREATE_REQUIRES_API_KEY: 'false',
+    // The LRUs are allocated whole when the app is built: at the default sizes (a million links, a
+    // hundred thousand unknown codes) a fifth of a second of a core per app, where a test's app holds a
+    // few thousand at most. A test of the bounds sets its own.
+    CACHE_MAX_ENTRIES: '10000',
+    NEGATIVE_MAX_ENTRIES: '10000',
     ...env,
   });
 }
@@ -90,10 +95,25 @@ export async function startApp(
   const closeSockets = redirects === 'sockets' ? await redirectsOverSockets(app) : async () => {};
   t.after(async () => {
     await closeSockets();
-    await app.close();
+    await closeApp(app);
     await pool.end();
   });
   return { app, pool, config, lifecycle };
+}
+
+/**
+ * app.close() as the service drains (src/process/serve.ts): each connection is closed as soon as it
+ * is idle. close() closes the connections idle at that moment only; one whose request was in flight
+ * then (a browser's fetch as a test ends) would stay open, and hold close(), until
+ * KEEP_ALIVE_TIMEOUT_MS (72 s) after its answer.
+ */
+export async function closeApp(app: FastifyInstance): Promise<void> {
+  const sweeper = setInterval(() => app.server.closeIdleConnections(), 50);
+  try {
+    await app.close();
+  } finally {
+    clearInterval(sweeper);
+  }
 }
 
 /**

@@ -13,6 +13,16 @@ export interface ServerProcess {
 
 const SERVER = new URL('../../src/process/main.ts', import.meta.url).pathname;
 
+/**
+ * NODE_COMPILE_CACHE, when `npm test` sets it, for a child given an environment of its own: each
+ * start of the service then reuses the type-stripped and compiled modules of the ones before it,
+ * instead of stripping and compiling the whole of src/ again (about half a second of a core).
+ */
+export function compileCacheEnv(): Record<string, string> {
+  const directory = process.env.NODE_COMPILE_CACHE;
+  return directory === undefined ? {} : { NODE_COMPILE_CACHE: directory };
+}
+
 // A failed assertion must not leave a server running after its test file ends.
 const children = new Set<ChildProcess>();
 process.on('exit', () => {
@@ -34,6 +44,7 @@ export async function startServer(
   // own: the service refuses the development default when DATABASE_URL is set.
   const defaults = {
     PATH: process.env.PATH ?? '',
+    ...compileCacheEnv(),
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',

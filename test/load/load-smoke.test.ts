@@ -20,6 +20,7 @@ import { invalidRun, SCENARIOS } from '../../load/scenarios/index.ts';
 import type { SuiteResult } from '../../load/types.ts';
 import { ADMIN_URL } from '../helpers/db.ts';
 import { deleteKeys, SHARED_REDIS_URL } from '../helpers/redis.ts';
+import { compileCacheEnv } from '../helpers/server-process.ts';
 
 const RUN = new URL('../../load/run.ts', import.meta.url).pathname;
 
@@ -78,7 +79,7 @@ test(
     args.push('--list-links', '5000', '--list-requests', '20', '--out', out);
     if (!ALL) args.push('--scenario', SHORT.join(','));
     const child = spawn(process.execPath, [RUN, ...args], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: ADMIN_URL, REDIS_URL: SHARED_REDIS_URL },
+      env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), DATABASE_URL: ADMIN_URL, REDIS_URL: SHARED_REDIS_URL },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
