@@ -401,6 +401,8 @@ async function ownRowClicks(code: string, sum: 'clicks' | 'clicks + bot_clicks')
 
 test('the timer writes the click counts every CLICK_FLUSH_INTERVAL_MS and the analytics every ANALYTICS_FLUSH_INTERVAL_MS', async (t) => {
   await clearOfMidnight();
+  // The analytics timer starts while the app starts, so its first round is at least 1500 ms after this.
+  const starting = Date.now();
   const { app } = await startApp(t, database.url, {
     ANALYTICS_ENABLED: 'true',
     TRUST_PROXY: 'loopback',
@@ -408,13 +410,14 @@ test('the timer writes the click counts every CLICK_FLUSH_INTERVAL_MS and the an
     ANALYTICS_FLUSH_INTERVAL_MS: '1500',
   });
   const code = await create(app);
-  const clicked = Date.now();
   await clickAll(app, code, [CLICKS[0] as Click]);
   const rollups = () => ownRowClicks(code, 'clicks');
   const counted = async () => (await stats(app, `/links/${code}/stats`)).range.clicks;
   for (const deadline = Date.now() + 5000; (await counted()) < 3 && Date.now() < deadline;) await sleep(50);
   assert.equal(await counted(), 3, 'the counts are written within a few click intervals');
-  if (Date.now() - clicked < 1000) assert.equal(await rollups(), 0, 'the analytics wait for their own interval');
+  // Read before the first analytics round can have run (a busy machine may leave no such moment: then nothing is claimed).
+  const early = Date.now() - starting < 1400 ? await rollups() : undefined;
+  if (early !== undefined && Date.now() - starting < 1500) assert.equal(early, 0, 'the analytics wait for their own interval');
   for (const deadline = Date.now() + 5000; (await rollups()) < 3 && Date.now() < deadline;) await sleep(100);
   assert.equal(await rollups(), 3);
 });
