@@ -24,6 +24,7 @@ import { BODY_LIMIT_BYTES } from './links/create-routes.ts';
 import links from './links/plugin.ts';
 import metrics from './metrics/plugin.ts';
 import ops from './ops/plugin.ts';
+import people from './people/plugin.ts';
 import type { Lifecycle, PartOptions } from './part.ts';
 import redis from './redis/plugin.ts';
 import readPath from './resolve/plugin.ts';
@@ -52,6 +53,8 @@ export const PARTS: readonly AppPart[] = [
   dashboard,
   // Who a request acts as, for every API route after it.
   auth,
+  // People's accounts, members, invitations and the audit log.
+  people,
   domains,
   webhooks,
   analytics,

@@ -28,6 +28,8 @@ export async function registerDocs(app: FastifyInstance, baseUrl: string): Promi
         { name: 'webhooks' },
         { name: 'keys' },
         { name: 'session' },
+        { name: 'people' },
+        { name: 'audit' },
         { name: 'service' },
       ],
       components: {

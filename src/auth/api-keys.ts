@@ -22,9 +22,12 @@ export interface NewKey {
   readonly role?: Role;
   /** The default workspace by default. */
   readonly workspaceId?: number;
+  /** A person's key: 'personal' (an API key of theirs) or 'member' (the key their membership acts through). None: a service key. */
+  readonly person?: { readonly id: number; readonly kind: 'personal' | 'member' } | undefined;
 }
 
 export interface CreatedKey extends Principal {
+  readonly kind: 'service' | 'personal' | 'member';
   readonly createdAt: Date;
   /** The secret: shown once, never stored. */
   readonly secret: string;
@@ -32,18 +35,23 @@ export interface CreatedKey extends Principal {
 
 export async function createApiKey(
   db: Queryable,
-  { name, role = 'member', workspaceId = DEFAULT_WORKSPACE_ID }: NewKey,
+  { name, role = 'member', workspaceId = DEFAULT_WORKSPACE_ID, person }: NewKey,
 ): Promise<CreatedKey> {
   const secret = PREFIX + randomBytes(32).toString('base64url');
   const { rows } = await db.query<{ id: string; created_at: Date }>(
-    'INSERT INTO api_keys (name, hash, role, workspace_id) VALUES ($1, $2, $3, $4) RETURNING id, created_at',
-    [name, hashSecret(secret), role, workspaceId],
+    `INSERT INTO api_keys (name, hash, role, workspace_id, kind, person_id) VALUES ($1, $2, $3, $4, $5, $6)
+     RETURNING id, created_at`,
+    [name, hashSecret(secret), role, workspaceId, person?.kind ?? 'service', person?.id ?? null],
   );
   const row = rows[0] as { id: string; created_at: Date };
-  return { id: Number(row.id), name, role, workspaceId, createdAt: row.created_at, secret };
+  const kind = person?.kind ?? 'service';
+  return { id: Number(row.id), name, role, workspaceId, personId: person?.id ?? null, kind, createdAt: row.created_at, secret };
 }
 
 export interface ApiKeyInfo extends Principal {
+  readonly kind: 'service' | 'personal' | 'member';
+  /** The name of the person a personal key belongs to; null for a service key. */
+  readonly ownerName: string | null;
   readonly createdAt: Date;
   readonly revokedAt: Date | null;
 }
@@ -53,6 +61,9 @@ interface KeyRow {
   name: string;
   role: Role;
   workspace_id: string;
+  kind: 'service' | 'personal' | 'member';
+  person_id: string | null;
+  owner_name?: string | null;
   created_at: Date;
   revoked_at: Date | null;
 }
@@ -62,26 +73,28 @@ const infoOf = (row: KeyRow): ApiKeyInfo => ({
   name: row.name,
   role: row.role,
   workspaceId: Number(row.workspace_id),
+  personId: row.person_id === null ? null : Number(row.person_id),
+  kind: row.kind,
+  ownerName: row.owner_name ?? null,
   createdAt: row.created_at,
   revokedAt: row.revoked_at,
 });
 
-/** The keys of one workspace, or of all of them; oldest first. */
-export async function listApiKeys(db: Queryable, workspaceId?: number): Promise<ApiKeyInfo[]> {
+const KEY_COLUMNS = 'id, name, role, workspace_id, kind, person_id, created_at, revoked_at';
+
+/** The API keys (service and personal: not those memberships act through) of one workspace, or of all of them; oldest first. */
+export async function listApiKeys(db: Queryable, workspaceId?: number, personId?: number): Promise<ApiKeyInfo[]> {
   const { rows } = await db.query<KeyRow>(
-    `SELECT id, name, role, workspace_id, created_at, revoked_at FROM api_keys
-     WHERE $1::bigint IS NULL OR workspace_id = $1 ORDER BY id`,
-    [workspaceId ?? null],
+    `SELECT k.${KEY_COLUMNS.split(', ').join(', k.')}, p.name AS owner_name FROM api_keys k LEFT JOIN people p ON p.id = k.person_id
+     WHERE ($1::bigint IS NULL OR k.workspace_id = $1) AND ($2::bigint IS NULL OR k.person_id = $2) AND k.kind <> 'member' ORDER BY k.id`,
+    [workspaceId ?? null, personId ?? null],
   );
   return rows.map(infoOf);
 }
 
 /** The active key whose secret hashes to `hash`, or undefined. */
 export async function findActiveKey(db: Queryable, hash: Buffer): Promise<Principal | undefined> {
-  const { rows } = await db.query<KeyRow>(
-    'SELECT id, name, role, workspace_id, created_at, revoked_at FROM api_keys WHERE hash = $1 AND revoked_at IS NULL',
-    [hash],
-  );
+  const { rows } = await db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1 AND revoked_at IS NULL`, [hash]);
   const row = rows[0];
   return row === undefined ? undefined : infoOf(row);
 }

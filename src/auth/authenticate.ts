@@ -13,7 +13,7 @@ import { clientKey } from '../edge/client-address.ts';
 import { AppError } from '../errors.ts';
 import type { Credentials, Lookup } from './credentials.ts';
 import { adminProblem, type Principal } from './roles.ts';
-import type { Session } from './sessions.ts';
+import { SECOND_FACTORS, type Session } from './sessions.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,11 +27,28 @@ declare module 'fastify' {
     signIn?: boolean;
     /** Signing out: a session cookie that is no longer good is no error (request.session stays null); its cookie is cleared. */
     signOut?: boolean;
+    /**
+     * Open to a person's session that lacks what its workspace requires (single sign-on, a second
+     * factor): reading the session, the profile where a factor is added, switching workspace.
+     */
+    factorsPending?: boolean;
   }
 }
 
 /** Paths whose routes read keys and sessions. */
-const API_PREFIXES = ['/links', '/keys', '/tags', '/domains', '/stats', '/webhooks', '/auth/'];
+const API_PREFIXES = [
+  '/links',
+  '/keys',
+  '/tags',
+  '/domains',
+  '/stats',
+  '/webhooks',
+  '/auth/',
+  '/members',
+  '/invitations',
+  '/workspace',
+  '/audit',
+];
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The cookie's name: `__Host-` makes browsers refuse it unless it is Secure, host-only and for the whole site. */
 export const SESSION_COOKIE = 'shortener_session';
@@ -79,9 +96,21 @@ export function registerAuthentication(app: FastifyInstance, credentials: Creden
     if (!SAFE_METHODS.has(request.method) && !sameToken(request.headers['x-csrf-token'], session.csrfToken)) {
       throw new AppError('CSRF_TOKEN_INVALID');
     }
+    const pending = pendingRequirement(session);
+    if (pending !== undefined && config.factorsPending !== true && config.signOut !== true) throw new AppError(pending);
     request.apiKey = session.key;
     request.session = { ...session, token };
   });
+}
+
+/** What a person's session lacks that its workspace requires, or undefined. */
+export function pendingRequirement(
+  session: Pick<Session, 'personId' | 'methods' | 'requires'>,
+): 'SSO_REQUIRED' | 'SECOND_FACTOR_REQUIRED' | undefined {
+  if (session.personId === null) return undefined;
+  if (session.requires.sso && !session.methods.includes('sso')) return 'SSO_REQUIRED';
+  if (session.requires.secondFactor && !session.methods.some((method) => SECOND_FACTORS.includes(method))) return 'SECOND_FACTOR_REQUIRED';
+  return undefined;
 }
 
 /** What a look-up found; out of budget, a 429 CREDENTIALS_RATE_LIMITED with Retry-After. */

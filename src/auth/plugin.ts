@@ -16,14 +16,22 @@ import { keysRoutes } from './key-routes.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { AuthStore } from './store.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The keys and sessions store and what this instance remembers of them, for the parts after auth (people). */
+    auth: { store: AuthStore; credentials: Credentials };
+  }
+}
+
 async function authPart(app: FastifyInstance, { config, log }: PartOptions): Promise<void> {
-  const store = new AuthStore(app.authDb, app.authBreaker);
+  const store = new AuthStore(app.authDb, app.authBreaker, config.sessionIdleMs, app.authPool);
   const counter = (namespace: string, what: string) =>
     clientCounter(app.redis?.client ?? null, config.redisKeyPrefix, log, namespace, what);
   const credentials = new Credentials(
     store,
     lookupBudget(counter('credentials:', 'credential look-up budgets'), config.credentialLookupsPerMinute),
   );
+  app.decorate('auth', { store, credentials });
   registerAuthentication(app, credentials, config.baseUrl);
   refuseUndecodedBodies(app);
   await app.register(keysRoutes, { store, forgetAll: () => credentials.forgetAll() });

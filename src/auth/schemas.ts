@@ -7,10 +7,15 @@ import { ROLES } from './roles.ts';
 
 const Role = literals(ROLES);
 
+const Owner = Type.Union([Type.Object({ id: Type.Integer(), name: Type.String() }), Type.Null()], {
+  description: 'The person a personal key belongs to; null for a service key of the workspace.',
+});
+
 export const KeyInfo = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   role: Role,
+  owner: Owner,
   createdAt: Type.String({ format: 'date-time' }),
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
@@ -30,6 +35,7 @@ export const CreatedKey = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   role: Role,
+  owner: Owner,
   createdAt: Type.String({ format: 'date-time' }),
   key: Type.String({ description: 'The secret, shown this once: only its hash is stored.' }),
 });
@@ -44,4 +50,15 @@ export const SessionInfo = Type.Object({
   key: Type.Object({ id: Type.Integer(), name: Type.String(), role: Role }),
   csrfToken: Type.String({ description: 'Send it as X-CSRF-Token with every POST, PATCH, PUT and DELETE made with the session cookie.' }),
   expiresAt: Type.String({ format: 'date-time' }),
+  person: Type.Union(
+    [Type.Object({ id: Type.Integer(), name: Type.String(), email: Type.String(), emailVerified: Type.Boolean() }), Type.Null()],
+    { description: 'The person signed in; null for a session opened with an API key.' },
+  ),
+  pending: Type.Union([Type.Literal('SSO_REQUIRED'), Type.Literal('SECOND_FACTOR_REQUIRED'), Type.Null()], {
+    description:
+      'What the workspace requires that this sign-in lacks: until it is met, only the session, the profile and switching workspace answer.',
+  }),
+  workspaces: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), role: Role }), {
+    description: "The person's workspaces, to switch between (POST /auth/session/workspace); empty for an API key's session.",
+  }),
 });

@@ -9,9 +9,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { lookedUp, SECURE_SESSION_COOKIE, secureCookiesOnly, SESSION_COOKIE } from './authenticate.ts';
+import { lookedUp, pendingRequirement, SECURE_SESSION_COOKIE, secureCookiesOnly, SESSION_COOKIE } from './authenticate.ts';
 import type { Credentials } from './credentials.ts';
-import type { Session } from './sessions.ts';
+import type { Session, SessionPerson } from './sessions.ts';
 import type { AuthStore } from './store.ts';
 import { AppError, errorResponses as errors } from '../errors.ts';
 import { clientKey } from '../edge/client-address.ts';
@@ -19,7 +19,7 @@ import type { AttemptBudget } from '../api/attempt-budget.ts';
 import { SessionInfo, SignInBody } from './schemas.ts';
 
 export interface SessionDeps {
-  store: Pick<AuthStore, 'openSession' | 'closeSession'>;
+  store: Pick<AuthStore, 'openSession' | 'closeSession' | 'sessionPerson'>;
   credentials: Pick<Credentials, 'key' | 'forgetSession' | 'forgetSessionHashes'>;
   /** Sign-ins per client: SIGN_IN_MAX_FAILURES per SIGN_IN_WINDOW_SECONDS, reserved before the key is checked. */
   attempts: AttemptBudget;
@@ -32,13 +32,17 @@ export interface SessionDeps {
   baseUrl: string;
 }
 
-function info(session: Pick<Session, 'key' | 'workspaceName' | 'csrfToken' | 'expiresAt'>) {
+/** The body of a session answer: who it acts as, its CSRF token, and its person (with their workspaces) if it has one. */
+export function sessionInfo(session: Pick<Session, 'key' | 'workspaceName' | 'csrfToken' | 'expiresAt'> | Session, person?: SessionPerson) {
   const { key } = session;
   return {
     workspace: { id: key.workspaceId, name: session.workspaceName },
     key: { id: key.id, name: key.name, role: key.role },
     csrfToken: session.csrfToken,
     expiresAt: session.expiresAt.toISOString(),
+    person: person?.person ?? null,
+    workspaces: person?.workspaces ?? [],
+    pending: 'methods' in session ? (pendingRequirement(session) ?? null) : null,
   };
 }
 
@@ -98,9 +102,9 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
       await deps.attempts.giveBack(client);
       const opened = await store.openSession(key, deps.ttlMs, deps.sessionsPerKeyMax);
       deps.credentials.forgetSessionHashes(opened.closed);
-      setCookie(reply, secure(request), opened.token, deps.ttlMs);
+      setSessionCookie(reply, secure(request), opened.token, deps.ttlMs);
       reply.header('cache-control', 'no-store');
-      return info({ key, ...opened });
+      return sessionInfo({ key, ...opened });
     },
   );
 
@@ -108,11 +112,14 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
     '/auth/session',
     {
       schema: READ_SESSION,
+      config: { factorsPending: true },
     },
     async function readSession(request, reply) {
-      if (request.session === null) throw new AppError('NOT_SIGNED_IN');
+      const { session } = request;
+      if (session === null) throw new AppError('NOT_SIGNED_IN');
+      const person = session.personId === null ? undefined : await store.sessionPerson(session.personId);
       reply.header('cache-control', 'no-store');
-      return info(request.session);
+      return sessionInfo(session, person);
     },
   );
 
@@ -128,13 +135,14 @@ export async function sessionRoutes(plain: FastifyInstance, deps: SessionDeps): 
         await store.closeSession(session.token);
         deps.credentials.forgetSession(session.token);
       }
-      setCookie(reply, secure(request), '', 0);
+      setSessionCookie(reply, secure(request), '', 0);
       return reply.code(204).send(null);
     },
   );
 }
 
-function setCookie(reply: FastifyReply, secure: boolean, token: string, ttlMs: number): void {
+/** Sets the session cookie (an empty token clears it, under both names). */
+export function setSessionCookie(reply: FastifyReply, secure: boolean, token: string, ttlMs: number): void {
   const options = { httpOnly: true, sameSite: 'strict', path: '/', maxAge: Math.floor(ttlMs / 1000) } as const;
   const cookies = [stringifySetCookie({ name: secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, value: token, ...options, secure })];
   // Signing out clears whichever of the two names the browser holds.

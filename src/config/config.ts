@@ -1,13 +1,16 @@
 // Configuration: environment variables -> a frozen, typed object, validated once at start-up.
-// SETTINGS declares each variable once (in four groups: *-settings.ts); its check, Config's type,
+// SETTINGS declares each variable once (in groups: *-settings.ts); its check, Config's type,
 // the error messages and docs/configuration.md's table (npm run config:table) all come from there.
 // The machinery is schema.ts.
 
 import { decodeSettings, type Decoded, type Env, type Settings } from './schema.ts';
 import { ENGINE_SETTINGS } from './engine-settings.ts';
 import { EVENT_SETTINGS } from './events-settings.ts';
+import { MAIL_SETTINGS } from './mail-settings.ts';
 import { RUNTIME_SETTINGS } from './runtime-settings.ts';
 import { SERVING_SETTINGS } from './serving-settings.ts';
+import { SSO_SETTINGS } from './sso-settings.ts';
+import { WEBAUTHN_SETTINGS, webauthnProblems } from './webauthn-settings.ts';
 
 import { DEV_CODE_SECRET } from './values.ts';
 
@@ -19,6 +22,9 @@ export const SETTINGS = {
   ...SERVING_SETTINGS,
   ...ENGINE_SETTINGS,
   ...EVENT_SETTINGS,
+  ...MAIL_SETTINGS,
+  ...SSO_SETTINGS,
+  ...WEBAUTHN_SETTINGS,
 } satisfies Settings;
 
 /** BLOCKED_DOMAINS_FILE's domains join blockedDomains: one set of domains no link may point at. */
@@ -74,6 +80,7 @@ function crossFieldProblems(config: Config, env: Env): string[] {
       'CLICK_STREAM=redis with ANALYTICS_ENABLED=false: expected analytics on (the stream carries the clicks as analytics enriches them)',
     );
   }
+  problems.push(...webauthnProblems(config));
   if (config.readinessDrainMs >= config.shutdownGraceMs) {
     problems.push(`READINESS_DRAIN_MS=${config.readinessDrainMs}: expected less than SHUTDOWN_GRACE_MS (${config.shutdownGraceMs})`);
   }

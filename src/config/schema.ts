@@ -110,6 +110,11 @@ export function secondsAsMs(seconds: TInteger) {
   return Type.Decode(seconds, (value: number) => value * 1000);
 }
 
+/** Minutes in the environment, milliseconds in the configuration. */
+export function minutesAsMs(minutes: TInteger) {
+  return Type.Decode(minutes, (value: number) => value * 60_000);
+}
+
 /** Hours in the environment, milliseconds in the configuration. */
 export function hoursAsMs(hours: TInteger) {
   return Type.Decode(hours, (value: number) => value * 3_600_000);

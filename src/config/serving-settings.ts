@@ -7,6 +7,7 @@ import {
   domainFile,
   domainList,
   hoursAsMs,
+  minutesAsMs,
   isAbsoluteRedirect,
   isDnsServer,
   isHostName,
@@ -238,7 +239,19 @@ export const SERVING_SETTINGS = {
   sessionTtlMs: {
     env: 'SESSION_TTL_HOURS',
     schema: hoursAsMs(Type.Integer({ minimum: 1, maximum: 720, default: 12 })),
-    doc: 'how long a dashboard session lasts from signing in (1 to 720); then the API key is asked for again',
+    doc: 'how long a dashboard session lasts from signing in (1 to 720), however busy it is: the absolute timeout',
+  },
+  sessionIdleMs: {
+    env: 'SESSION_IDLE_MINUTES',
+    schema: minutesAsMs(Type.Integer({ minimum: 5, maximum: 720 * 60, default: 120 })),
+    doc: "a person's dashboard session ends after this many minutes without a request (5 to 43200): the idle timeout",
+  },
+  signInAccountMaxFailures: {
+    env: 'SIGN_IN_ACCOUNT_MAX_FAILURES',
+    schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
+    doc:
+      'wrong passwords one account may be given per `SIGN_IN_WINDOW_SECONDS`, from any addresses, before its sign-ins are ' +
+      '`429 SIGN_IN_RATE_LIMITED` until the window ends (counted in Redis when the tier is on); a right password gives its reservation back',
   },
   signInMaxFailures: {
     env: 'SIGN_IN_MAX_FAILURES',

@@ -48,6 +48,9 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   'domains',
   'stats',
   'webhooks',
+  'members',
+  'invitations',
+  'audit',
 ]);
 
 /** The code if it has the shape of a link code (generated or alias), else undefined. */

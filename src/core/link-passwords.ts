@@ -2,7 +2,7 @@
 //
 // A password is kept as scrypt (node:crypto, memory-hard: N = 2^14, r = 8, 16 MiB a hash) with a
 // random salt, in the link's options as "scrypt$N$r$p$salt$hash"; hashing runs in libuv's pool,
-// never on the event loop, as many at once as links/password-checks.ts allows. The cookie says
+// never on the event loop, as many at once as hash-slots.ts allows. The cookie says
 // until when a browser may pass: "<expiry s>.<mac>", an HMAC-SHA256 under a key derived for passes
 // alone (keys.ts) of the link, the expiry and the password's tag, so that a new password, or
 // another link, or a later time, voids it. The tag (passTagOf) stands for the hash wherever the

@@ -31,6 +31,8 @@ declare module 'fastify' {
      * connections of redirects and writes nor opens their breaker.
      */
     authDb: Queryable;
+    /** The auth pool itself, for transactions (people, memberships, the audit log). */
+    authPool: pg.Pool;
     authBreaker: DbBreaker;
   }
 }
@@ -90,6 +92,7 @@ export default fp(
     app.decorate('listDb', wrapDb?.(listPool) ?? listPool);
     app.decorate('listBreaker', listBreaker);
     app.decorate('authDb', wrapDb?.(authPool) ?? authPool);
+    app.decorate('authPool', authPool);
     app.decorate('authBreaker', authBreaker);
   },
   { name: 'postgres', dependencies: ['metrics'] },

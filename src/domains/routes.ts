@@ -5,6 +5,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { SECURITY } from '../api/schemas.ts';
+import { actorOf } from '../audit/audit.ts';
 import { requireAdmin, requireKey } from '../auth/authenticate.ts';
 import { errorResponses as errors } from '../errors.ts';
 import { CreateDomainBody, DomainList, DomainParams, DomainView, PatchDomainBody, RemoveDomainQuery } from './schemas.ts';
@@ -119,26 +120,26 @@ export async function domainsRoutes(plain: FastifyInstance, deps: DomainsDeps): 
 
   app.post('/domains', { schema: ADD }, async function addDomain(request, reply) {
     const key = requireAdmin(request, 'domains');
-    const added = await domains.add(key.workspaceId, request.body.host, request.body);
+    const added = await domains.add(key.workspaceId, request.body.host, request.body, actorOf(key, request.ip));
     return reply.code(201).send(view(added, 0, deps));
   });
 
   app.patch('/domains/:host', { schema: CHANGE }, async function changeDomain(request) {
     const key = requireAdmin(request, 'domains');
-    const changed = await domains.change(key.workspaceId, request.params.host, request.body);
+    const changed = await domains.change(key.workspaceId, request.params.host, request.body, actorOf(key, request.ip));
     return view(changed, changed.links, deps);
   });
 
   app.post('/domains/:host/verify', { schema: VERIFY }, async function verifyDomain(request) {
     const key = requireAdmin(request, 'domains');
-    const verified = await domains.verify(key.workspaceId, request.params.host);
+    const verified = await domains.verify(key.workspaceId, request.params.host, actorOf(key, request.ip));
     const listed = (await domains.list(key.workspaceId)).find((domain) => domain.id === verified.id);
     return view(verified, listed?.links ?? 0, deps);
   });
 
   app.delete('/domains/:host', { schema: REMOVE }, async function removeDomain(request, reply) {
     const key = requireAdmin(request, 'domains');
-    await domains.remove(key.workspaceId, request.params.host, request.query.moveLinksTo);
+    await domains.remove(key.workspaceId, request.params.host, request.query.moveLinksTo, actorOf(key, request.ip));
     return reply.code(204).send(null);
   });
 }

@@ -3,7 +3,8 @@
 // once on this instance (resolve/hosts.ts refresh) and within REFRESH_MS on the others. A domain is
 // removed only when no live link is on it, or with its links moved to another of the workspace's
 // domains: the links moved are announced to Redis and every instance like any change, under their
-// new keys, and their old keys as deleted.
+// new keys, and their old keys as deleted. Each change is audited as its actor's (audit/audit.ts),
+// with the change.
 
 import { checkDomainHost, keyOf, LOOPBACK_HOSTS, splitKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
@@ -17,6 +18,7 @@ import type { ShortUrls } from './short-urls.ts';
 import type { DomainVerifier } from './verifier.ts';
 import type { CountedDomain, DomainStore } from './store.ts';
 import type { DomainFallbacks, DomainRecord } from '../core/domains.ts';
+import type { Actor } from '../audit/audit.ts';
 
 export interface DomainServiceDeps {
   readonly store: DomainStore;
@@ -54,7 +56,7 @@ export class DomainService {
   }
 
   /** Adds a domain: 400 DOMAIN_INVALID for a host that is none, 409 DOMAIN_TAKEN for the deployment's own or one taken. */
-  async add(workspaceId: number, rawHost: string, fallbacksIn: FallbacksIn): Promise<DomainRecord> {
+  async add(workspaceId: number, rawHost: string, fallbacksIn: FallbacksIn, actor: Actor): Promise<DomainRecord> {
     const checked = checkDomainHost(rawHost);
     if (!checked.ok) throw new AppError('DOMAIN_INVALID', checked.message, { field: 'host' });
     const { host } = checked;
@@ -67,7 +69,7 @@ export class DomainService {
       notFoundRedirect: fallbacks.notFoundRedirect ?? null,
       expiredRedirect: fallbacks.expiredRedirect ?? null,
     };
-    const added = await this.#deps.store.add(workspaceId, host, fallbackValues, this.#deps.verification.newDomain());
+    const added = await this.#deps.store.add(workspaceId, host, fallbackValues, this.#deps.verification.newDomain(), actor);
     if (added.outcome === 'pending-elsewhere') throw new AppError('DOMAIN_CLAIM_PENDING', undefined, { field: 'host' });
     if (added.outcome === 'taken') throw new AppError('DOMAIN_TAKEN', undefined, { field: 'host' });
     await this.#deps.hosts.refresh();
@@ -78,8 +80,8 @@ export class DomainService {
    * Looks the domain's TXT record up now: the domain verified (and served on every instance within
    * 2 seconds), 409 DOMAIN_VERIFICATION_FAILED naming what was found, or 503 DOMAIN_DNS_UNAVAILABLE.
    */
-  async verify(workspaceId: number, rawHost: string): Promise<DomainRecord> {
-    const checked = await this.#deps.verification.checkNow(workspaceId, this.#ownHost(rawHost));
+  async verify(workspaceId: number, rawHost: string, actor: Actor): Promise<DomainRecord> {
+    const checked = await this.#deps.verification.checkNow(workspaceId, this.#ownHost(rawHost), actor);
     if (checked.outcome === 'unanswered') throw new AppError('DOMAIN_DNS_UNAVAILABLE', `Looking the record up, ${checked.seen}.`);
     // Served or not from now on, on this instance at once (a failed check may end a verified domain's grace).
     await this.#deps.hosts.refresh();
@@ -90,9 +92,9 @@ export class DomainService {
   }
 
   /** Changes a domain's fallbacks (left out: kept; null: removed). */
-  async change(workspaceId: number, rawHost: string, fallbacksIn: FallbacksIn): Promise<CountedDomain> {
+  async change(workspaceId: number, rawHost: string, fallbacksIn: FallbacksIn, actor: Actor): Promise<CountedDomain> {
     const host = this.#ownHost(rawHost);
-    const changed = await this.#deps.store.change(workspaceId, host, this.#checkFallbacks(fallbacksIn));
+    const changed = await this.#deps.store.change(workspaceId, host, this.#checkFallbacks(fallbacksIn), actor);
     if (changed === undefined) throw new AppError('DOMAIN_NOT_FOUND');
     await this.#deps.hosts.refresh();
     return changed;
@@ -102,12 +104,12 @@ export class DomainService {
    * Removes a domain, its live links moved to the domain `moveLinksTo` names (default: refused
    * while it has any); answered once no instance can still take a moved alias for an impossible code.
    */
-  async remove(workspaceId: number, rawHost: string, moveLinksTo: string | undefined): Promise<void> {
+  async remove(workspaceId: number, rawHost: string, moveLinksTo: string | undefined, actor: Actor): Promise<void> {
     const { store, shortUrls, codeSpace, propagation, hosts } = this.#deps;
     const host = this.#ownHost(rawHost);
     const target = moveLinksTo === undefined ? null : await shortUrls.servedDomainOf(moveLinksTo, workspaceId, 'DOMAIN_NOT_FOUND');
     if (target !== null && target.host === host) throw new AppError('DOMAIN_MOVE_CONFLICT', 'moveLinksTo names the domain being removed.');
-    const removal = await store.remove(workspaceId, host, target?.id ?? null);
+    const removal = await store.remove(workspaceId, host, target === null ? null : { id: target.id, host: target.host }, actor);
     if (removal.outcome === 'not-found') throw new AppError('DOMAIN_NOT_FOUND');
     if (removal.outcome === 'in-use') throw new AppError('DOMAIN_IN_USE');
     if (removal.outcome === 'conflict') {

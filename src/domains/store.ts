@@ -1,7 +1,8 @@
 // The short domains of workspaces (core/domains.ts) in Postgres: listed with their links, added,
 // changed, and removed with their links moved, each through the breaker. Domain 0, the default,
 // has no host here: its host is BASE_URL's. The read of every domain for the host table is the
-// read path's (db/domain-rows.ts).
+// read path's (db/domain-rows.ts). Each change writes its audit entry (audit/audit.ts) in its own
+// statement or transaction.
 
 import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
@@ -13,9 +14,19 @@ import type { DbBreaker } from '../db/breaker.ts';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import { type DomainFallbacks, type DomainRecord } from '../core/domains.ts';
 import { EXPIRED } from './verification-store.ts';
+import { auditCte, auditParams, recordAudit, type Actor } from '../audit/audit.ts';
 
 /** How many live links of workspace $1 are on domain d. */
 const LINKS_ON = '(SELECT count(*) FROM links l WHERE l.workspace_id = $1 AND l.domain_id = d.id AND NOT l.deleted) AS links';
+
+/** What the audit log records of domain `x`'s fallbacks (SQL). */
+const fallbacksDoc = (x: string) =>
+  `jsonb_build_object('rootRedirect', ${x}.root_redirect, 'notFoundRedirect', ${x}.not_found_redirect, 'expiredRedirect', ${x}.expired_redirect)`;
+
+/** What the audit log records of domain `x` (SQL). */
+const domainDoc = (x: string) => `jsonb_build_object('host', ${x}.host, 'status', ${x}.verification_status) || ${fallbacksDoc(x)}`;
+
+const FALLBACK_FIELDS = ['rootRedirect', 'notFoundRedirect', 'expiredRedirect'] as const;
 
 /** A domain, with how many of the workspace's links are on it. */
 export type CountedDomain = DomainRecord & { readonly links: number };
@@ -56,6 +67,7 @@ async function insertDomain(
   host: string,
   fallbacks: DomainFallbacks,
   verification: NewVerification,
+  actor: Actor | null,
 ): Promise<DomainAddition> {
   await db.query(`DELETE FROM domains d WHERE d.host = $2 AND d.workspace_id <> $3 AND ${EXPIRED}`, [
     verification.pendingTtlMs,
@@ -63,10 +75,13 @@ async function insertDomain(
     workspaceId,
   ]);
   const { rows } = await db.query<DomainRow>(
-    `INSERT INTO domains AS d (workspace_id, host, root_redirect, not_found_redirect, expired_redirect,
-       verification_token, verification_status, verified_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 = 'verified' THEN now() END)
-     ON CONFLICT (host) DO NOTHING RETURNING ${DOMAIN_COLUMNS}`,
+    `WITH added AS (
+       INSERT INTO domains AS d (workspace_id, host, root_redirect, not_found_redirect, expired_redirect,
+         verification_token, verification_status, verified_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 = 'verified' THEN now() END)
+       ON CONFLICT (host) DO NOTHING RETURNING ${DOMAIN_COLUMNS}
+     ), ${auditCte(8, { from: 'added a', workspaceId: 'a.workspace_id', targetId: 'a.host', before: 'NULL::jsonb', after: domainDoc('a') })}
+     SELECT * FROM added`,
     [
       workspaceId,
       host,
@@ -75,6 +90,7 @@ async function insertDomain(
       fallbacks.expiredRedirect,
       verification.token,
       verification.verified ? 'verified' : 'pending',
+      ...auditParams(actor, 'domain.add', 'domain'),
     ],
   );
   const row = rows[0];
@@ -94,13 +110,26 @@ async function updateDomain(
   workspaceId: number,
   host: string,
   change: Partial<DomainFallbacks>,
+  actor: Actor | null,
 ): Promise<CountedDomain | undefined> {
+  // `old` locks the row and reads it as it is before the change (the one the change applies to).
   const { rows } = await db.query<DomainRow & { links: string }>(
-    `UPDATE domains AS d SET
-       root_redirect = CASE WHEN $3 THEN $4 ELSE root_redirect END,
-       not_found_redirect = CASE WHEN $5 THEN $6 ELSE not_found_redirect END,
-       expired_redirect = CASE WHEN $7 THEN $8 ELSE expired_redirect END
-     WHERE workspace_id = $1 AND host = $2 RETURNING ${DOMAIN_COLUMNS}, ${LINKS_ON}`,
+    `WITH old AS (
+       SELECT id, root_redirect, not_found_redirect, expired_redirect FROM domains WHERE workspace_id = $1 AND host = $2 FOR UPDATE
+     ), changed AS (
+       UPDATE domains AS d SET
+         root_redirect = CASE WHEN $3 THEN $4 ELSE d.root_redirect END,
+         not_found_redirect = CASE WHEN $5 THEN $6 ELSE d.not_found_redirect END,
+         expired_redirect = CASE WHEN $7 THEN $8 ELSE d.expired_redirect END
+       FROM old WHERE d.id = old.id RETURNING ${DOMAIN_COLUMNS}, ${LINKS_ON}
+     ), ${auditCte(9, {
+       from: 'changed c JOIN old o USING (id)',
+       workspaceId: 'c.workspace_id',
+       targetId: 'c.host',
+       before: `${fallbacksDoc('o')} - $15::text[]`,
+       after: `${fallbacksDoc('c')} - $15::text[]`,
+     })}
+     SELECT * FROM changed`,
     [
       workspaceId,
       host,
@@ -110,6 +139,8 @@ async function updateDomain(
       change.notFoundRedirect ?? null,
       change.expiredRedirect !== undefined,
       change.expiredRedirect ?? null,
+      ...auditParams(actor, 'domain.update', 'domain'),
+      FALLBACK_FIELDS.filter((field) => change[field] === undefined),
     ],
   );
   const row = rows[0];
@@ -131,27 +162,58 @@ interface MovedRow {
   options: LinkOptions | null;
 }
 
+/** The domain a removed one's links move to: its id, and its host (for the audit log). */
+export interface MoveTarget {
+  readonly id: number;
+  readonly host: string;
+}
+
 /**
- * Removes a workspace's domain, in one transaction. Its live links move to `moveTo` (a domain id
- * the caller has checked the workspace may use), each one version newer; without `moveTo`, a
- * domain that still has live links is 'in-use'. An alias that exists on the target already is a
+ * Removes a workspace's domain, in one transaction with its audit entry (`actor`'s; null: none).
+ * Its live links move to `target` (a domain the caller has checked the workspace may use), each one
+ * version newer; without `target`, a domain that still has live links is 'in-use'. An alias that exists on the target already is a
  * 'conflict' (the first few are named), and nothing changes. The rows of its deleted links go
  * (their codes are nowhere to be asked for once the host is gone). `left`: the keys of the links
  * the domain had, whose cached copies are now to be dropped everywhere.
  */
-async function removeDomain(pool: pg.Pool, workspaceId: number, host: string, moveTo: number | null): Promise<DomainRemoval> {
+async function removeDomain(
+  pool: pg.Pool,
+  workspaceId: number,
+  host: string,
+  target: MoveTarget | null,
+  actor: Actor | null,
+): Promise<DomainRemoval> {
   return inTransaction(
     pool,
-    (client) => removeInTransaction(client, workspaceId, host, moveTo),
+    async (client) => {
+      const removal = await removeInTransaction(client, workspaceId, host, target?.id ?? null);
+      if (removal.outcome !== 'removed' || actor === null) return removal;
+      await recordAudit(client, actor, {
+        workspaceId,
+        action: 'domain.remove',
+        targetType: 'domain',
+        targetId: host,
+        before: removal.before,
+        after: target === null ? null : { linksMovedTo: target.host, links: removal.moved.length },
+      });
+      return removal;
+    },
     (removal) => removal.outcome === 'removed',
   );
 }
 
-async function removeInTransaction(db: Queryable, workspaceId: number, host: string, moveTo: number | null): Promise<DomainRemoval> {
-  const found = await db.query<{ id: string }>('SELECT id FROM domains WHERE workspace_id = $1 AND host = $2 FOR UPDATE', [
-    workspaceId,
-    host,
-  ]);
+type Removed = Extract<DomainRemoval, { outcome: 'removed' }> & { readonly before: object };
+
+async function removeInTransaction(
+  db: Queryable,
+  workspaceId: number,
+  host: string,
+  moveTo: number | null,
+): Promise<Exclude<DomainRemoval, { outcome: 'removed' }> | Removed> {
+  const found = await db.query<{ id: string; before: object }>(
+    `SELECT d.id, ${domainDoc('d')} AS before FROM domains d WHERE d.workspace_id = $1 AND d.host = $2 FOR UPDATE`,
+    [workspaceId, host],
+  );
   const id = found.rows[0]?.id;
   if (id === undefined) return { outcome: 'not-found' };
   const live = await db.query<{ code: string }>('SELECT code FROM links WHERE domain_id = $1 AND NOT deleted LIMIT 1', [id]);
@@ -201,7 +263,7 @@ async function removeInTransaction(db: Queryable, workspaceId: number, host: str
   await db.query('DELETE FROM domains WHERE id = $1', [id]);
   const prefix = `${id}:`;
   const left = [...gone.rows, ...moved].map((link) => `${prefix}${link.code}` as LinkKey);
-  return { outcome: 'removed', moved, left };
+  return { outcome: 'removed', moved, left, before: found.rows[0]?.before ?? {} };
 }
 
 export class DomainStore {
@@ -221,18 +283,24 @@ export class DomainStore {
     return this.#breaker.run(() => readWorkspaceDomains(this.#db, workspaceId));
   }
 
-  /** Adds `host` to the workspace (see insertDomain). */
-  add(workspaceId: number, host: string, fallbacks: DomainFallbacks, verification: NewVerification): Promise<DomainAddition> {
-    return this.#breaker.run(() => insertDomain(this.#db, workspaceId, host, fallbacks, verification));
+  /** Adds `host` to the workspace (see insertDomain); audited as `actor`'s (null: not). */
+  add(
+    workspaceId: number,
+    host: string,
+    fallbacks: DomainFallbacks,
+    verification: NewVerification,
+    actor: Actor | null,
+  ): Promise<DomainAddition> {
+    return this.#breaker.run(() => insertDomain(this.#db, workspaceId, host, fallbacks, verification, actor));
   }
 
-  /** Changes the fallbacks given; undefined if the workspace has no such domain. */
-  change(workspaceId: number, host: string, change: Partial<DomainFallbacks>): Promise<CountedDomain | undefined> {
-    return this.#breaker.run(() => updateDomain(this.#db, workspaceId, host, change));
+  /** Changes the fallbacks given; undefined if the workspace has no such domain. Audited. */
+  change(workspaceId: number, host: string, change: Partial<DomainFallbacks>, actor: Actor | null): Promise<CountedDomain | undefined> {
+    return this.#breaker.run(() => updateDomain(this.#db, workspaceId, host, change, actor));
   }
 
-  /** Removes the workspace's `host`, its live links moved to domain `moveTo` (see removeDomain). */
-  remove(workspaceId: number, host: string, moveTo: number | null): Promise<DomainRemoval> {
-    return this.#breaker.run(() => removeDomain(this.#pool, workspaceId, host, moveTo));
+  /** Removes the workspace's `host`, its live links moved to domain `moveTo` (see removeDomain). Audited. */
+  remove(workspaceId: number, host: string, moveTo: MoveTarget | null, actor: Actor | null): Promise<DomainRemoval> {
+    return this.#breaker.run(() => removeDomain(this.#pool, workspaceId, host, moveTo, actor));
   }
 }

@@ -3,19 +3,24 @@
 // through the breaker; the periodic rounds do not, as the host table's reads do not: a background
 // statement that fails only waits for the next round, and must neither open the breaker of
 // requests nor take its trial call. A claim stamps last_checked_at before the look-up (FOR UPDATE SKIP LOCKED), so that of several
-// instances one checks each domain per DOMAIN_CHECK_INTERVAL_SECONDS.
+// instances one checks each domain per DOMAIN_CHECK_INTERVAL_SECONDS. A check an admin asked for is
+// audited (domain.verify) by the statement that writes it.
 
 import type { DomainStatus } from '../core/domains.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import { DOMAIN_COLUMNS, domainOf, type DomainRow } from '../db/domain-rows.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { DomainRecord } from '../core/domains.ts';
+import { auditCte, auditParams, type Actor } from '../audit/audit.ts';
 
 export interface CheckResult {
   readonly status: DomainStatus;
   readonly failures: number;
   readonly verifiedAt: Date | null;
 }
+
+/** What the audit log records of a check of domain `x` (SQL). */
+const STATUS_DOC = (x: string) => `jsonb_build_object('status', ${x}.verification_status, 'failures', ${x}.check_failures)`;
 
 /** At most this many domains claimed per round. */
 const CLAIM_MAX = 100;
@@ -44,13 +49,27 @@ export class VerificationStore {
     });
   }
 
-  /** Writes a check's result (a stale one, its domain gone, writes nothing); the domain as it is now. */
-  record(id: number, result: CheckResult, background: boolean): Promise<DomainRecord | undefined> {
+  /**
+   * Writes a check's result (a stale one, its domain gone, writes nothing); the domain as it is now.
+   * `actor`: who asked for the check (audited), null for a periodic round's.
+   */
+  record(id: number, result: CheckResult, background: boolean, actor: Actor | null = null): Promise<DomainRecord | undefined> {
     return this.#run(background, async () => {
       const { rows } = await this.#db.query<DomainRow>(
-        `UPDATE domains AS d SET verification_status = $2, check_failures = $3, verified_at = $4, last_checked_at = now()
-         WHERE d.id = $1 RETURNING ${DOMAIN_COLUMNS}`,
-        [id, result.status, result.failures, result.verifiedAt],
+        `WITH old AS (
+           SELECT id, verification_status, check_failures FROM domains WHERE id = $1 FOR UPDATE
+         ), changed AS (
+           UPDATE domains AS d SET verification_status = $2, check_failures = $3, verified_at = $4, last_checked_at = now()
+           FROM old WHERE d.id = old.id RETURNING ${DOMAIN_COLUMNS}
+         ), ${auditCte(5, {
+           from: 'changed c JOIN old o USING (id)',
+           workspaceId: 'c.workspace_id',
+           targetId: 'c.host',
+           before: STATUS_DOC('o'),
+           after: STATUS_DOC('c'),
+         })}
+         SELECT * FROM changed`,
+        [id, result.status, result.failures, result.verifiedAt, ...auditParams(actor, 'domain.verify', 'domain')],
       );
       return rows[0] === undefined ? undefined : domainOf(rows[0]);
     });

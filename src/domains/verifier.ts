@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { afterCheck, type CheckOutcome } from '../core/domain-verification.ts';
 import type { DomainRecord } from '../core/domains.ts';
+import type { Actor } from '../audit/audit.ts';
 import { AppError } from '../errors.ts';
 import type { RecordChecker } from './dns-records.ts';
 import type { NewVerification } from './store.ts';
@@ -48,8 +49,8 @@ export class DomainVerifier {
     return { token: randomBytes(TOKEN_BYTES).toString('base64url'), verified: !enabled, pendingTtlMs };
   }
 
-  /** Checks the workspace's domain `host` now (404 DOMAIN_NOT_FOUND if it has none). */
-  async checkNow(workspaceId: number, host: string): Promise<CheckedNow> {
+  /** Checks the workspace's domain `host` now (404 DOMAIN_NOT_FOUND if it has none), as `actor` asked (audited). */
+  async checkNow(workspaceId: number, host: string, actor: Actor): Promise<CheckedNow> {
     const domain = await this.#options.store.find(workspaceId, host);
     if (domain === undefined) throw new AppError('DOMAIN_NOT_FOUND');
     if (!this.#options.enabled) {
@@ -57,14 +58,15 @@ export class DomainVerifier {
       return {
         outcome: 'found',
         seen: 'verification off',
-        domain: (await this.#options.store.record(domain.id, verified, false)) ?? domain,
+        domain: (await this.#options.store.record(domain.id, verified, false, actor)) ?? domain,
       };
     }
-    return this.#checkOne(domain, false);
+    return this.#checkOne(domain, actor);
   }
 
-  /** `background`: a periodic round's, whose statements do not go through the breaker. */
-  async #checkOne(domain: DomainRecord, background: boolean): Promise<CheckedNow> {
+  /** `asker`: who asked for the check; null: a periodic round's, whose statements do not go through the breaker. */
+  async #checkOne(domain: DomainRecord, asker: Actor | null): Promise<CheckedNow> {
+    const background = asker === null;
     const { store, check, grace, log } = this.#options;
     const { token } = domain.verification;
     if (domain.host === null || token === null) return { outcome: 'found', seen: 'the default domain', domain };
@@ -72,7 +74,7 @@ export class DomainVerifier {
     // Stopped meanwhile: the look-up was cancelled, and its outcome is no news to record.
     if (background && this.#stopped) return { outcome, seen, domain };
     const next = afterCheck(domain.verification, outcome, new Date(), { grace });
-    const recorded = (await store.record(domain.id, next, background)) ?? domain;
+    const recorded = (await store.record(domain.id, next, background, asker)) ?? domain;
     if (next.status !== domain.verification.status) {
       const level = next.status === 'verified' ? 'info' : 'warn';
       log[level]({ domain: domain.host, from: domain.verification.status, to: next.status, seen }, 'domains: verification changed');
@@ -87,7 +89,7 @@ export class DomainVerifier {
     let changes = expired.length;
     for (const domain of await store.claimDue(intervalMs)) {
       if (this.#stopped) break;
-      const checked = await this.#checkOne(domain, true);
+      const checked = await this.#checkOne(domain, null);
       if (checked.domain.verification.status !== domain.verification.status) changes++;
     }
     if (changes > 0) await changed();

@@ -11,7 +11,7 @@ import type { LinkChange, LinkDetails } from './store.ts';
 
 /**
  * The change with its options' password: `true` keeps the link's own (400 if it has none), a
- * string is hashed by `hash` (scrypt, off the event loop, in a slot: password-checks.ts); without
+ * string is hashed by `hash` (scrypt, off the event loop, in a slot: core/hash-slots.ts); without
  * either the options have none.
  */
 export async function withPassword(

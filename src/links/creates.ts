@@ -45,7 +45,7 @@ export interface CreatesDeps {
   store: Pick<LinkStore, 'idempotencyKey' | 'details'>;
   /** Where links may point. */
   policy: TargetPolicy;
-  /** Hashes a new password (core/link-passwords.ts hashPassword, in a slot: password-checks.ts). */
+  /** Hashes a new password (core/link-passwords.ts hashPassword, in a slot: core/hash-slots.ts). */
   hashPassword(password: string): Promise<string>;
   /** The id of the domain a create names by host (absent: the default) for a workspace; rejects with DOMAIN_UNKNOWN. */
   domainOf(host: string | undefined, workspaceId: number): Promise<number>;

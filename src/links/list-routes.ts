@@ -7,6 +7,7 @@
 import { Readable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { actorOf } from '../audit/audit.ts';
 import { requireKey } from '../auth/authenticate.ts';
 import { encodeCursor, LIST_LIMIT_MAX, readFilter, readListQuery, type Cursor, type ListFilter, type ListRequest } from './list-query.ts';
 import type { LinkLists } from './list-store.ts';
@@ -145,13 +146,16 @@ export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls,
       const read = readFilter(request.query);
       if (typeof read === 'string') throw new AppError('LIST_QUERY_INVALID', read);
       const filter = await onDomain(read, request.query.domain, key.workspaceId);
-      // Held until the file is sent, or the client goes away.
+      // Held until the file is sent, or the client goes away: the audit entry's statement too, so that
+      // a workspace's flood of exports takes its own share of the list's connections, no more.
       const release = slowSlot(slow, key.workspaceId, reply);
       reply.raw.once('close', release);
       // The first page is read before answering: a database that cannot answer is a 503, not a cut CSV.
       const pages = exportPages(lists, key.workspaceId, filter, release);
       let first;
       try {
+        // Recorded before a link is read: an export the audit log cannot record is not made.
+        await lists.recordExport(actorOf(key, request.ip), key.workspaceId, asked(request.query));
         first = await pages.next();
       } catch (err) {
         release();
@@ -171,6 +175,11 @@ export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls,
 }
 
 const EXPORT_PAGE = LIST_LIMIT_MAX * 10;
+
+/** The parameters a query gave, as the audit log records them. */
+function asked(query: object): Record<string, string> {
+  return Object.fromEntries(Object.entries(query).filter((pair): pair is [string, string] => typeof pair[1] === 'string'));
+}
 
 /** The export's pages; `done` once the last was read, or the reading stopped. */
 async function* exportPages(lists: LinkLists, workspaceId: number, filter: ListFilter, done: () => void): AsyncGenerator<LinkDetails[]> {

@@ -8,6 +8,7 @@
 import { LRUCache } from 'lru-cache';
 import { containsPattern, type Cursor, type ListFilter, type ListRequest } from './list-query.ts';
 import type { DbBreaker } from '../db/breaker.ts';
+import { recordAudit, type Actor } from '../audit/audit.ts';
 import type { Queryable } from '../db/pool.ts';
 import { DETAILS_COLUMNS, DETAILS_JOINS, detailsOf, type DetailsRow, type LinkDetails } from './store.ts';
 
@@ -110,6 +111,13 @@ export class LinkLists {
   /** One page of the workspace's links that pass `request.filter`, in `request.sort` order. */
   page(workspaceId: number, request: ListRequest): Promise<LinkPage> {
     return this.#breaker.run(() => this.#page(workspaceId, request));
+  }
+
+  /** Records an export of the workspace's links (links.export in the audit log), with the filter it asked for. */
+  recordExport(actor: Actor, workspaceId: number, filter: Readonly<Record<string, string>>): Promise<void> {
+    return this.#breaker.run(() =>
+      recordAudit(this.#db, actor, { workspaceId, action: 'links.export', targetType: 'links', targetId: null, after: filter }),
+    );
   }
 
   /** The workspace's tags in use, most used first (at most TAGS_LISTED_MAX). */

@@ -6,6 +6,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { CodeParams, LinkQuery, SECURITY } from '../api/schemas.ts';
+import { actorOf } from '../audit/audit.ts';
 import { requireKey } from '../auth/authenticate.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
 import { errorResponses as errors } from '../errors.ts';
@@ -60,7 +61,8 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
       },
     },
     async function changeLink(request) {
-      return details(await links.change(requireKey(request), request.query.domain, request.params.code, request.body));
+      const key = requireKey(request);
+      return details(await links.change(key, request.query.domain, request.params.code, request.body, actorOf(key, request.ip)));
     },
   );
 
@@ -80,7 +82,8 @@ export async function manageRoutes(plain: FastifyInstance, deps: ManageDeps): Pr
       },
     },
     async function deleteLink(request, reply) {
-      await links.remove(requireKey(request), request.query.domain, request.params.code);
+      const key = requireKey(request);
+      await links.remove(key, request.query.domain, request.params.code, actorOf(key, request.ip));
       return reply.code(204).send(null);
     },
   );

@@ -4,7 +4,7 @@
 // client's 404 budget as GET /:code does (budgeted-lookup.ts). Each client has ATTEMPTS_MAX
 // attempts per link per ATTEMPTS_WINDOW_MS, across instances when Redis is on, each reserved before
 // the hash and given back when right (api/attempt-budget.ts), then 429 until the window has passed;
-// the hashes wait for a slot (password-checks.ts), and a guess that finds the queue full is a 503.
+// the hashes wait for a slot (core/hash-slots.ts), and a guess that finds the queue full is a 503.
 // The hash is read from Postgres: no cache tier holds one.
 
 import type { IncomingMessage } from 'node:http';
@@ -20,7 +20,7 @@ import { LinkRules } from '../core/redirect-rules.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { HostTable } from '../resolve/hosts.ts';
 import { budgetedEntry, type LookupDeps } from './budgeted-lookup.ts';
-import type { HashSlots } from './password-checks.ts';
+import type { HashSlots } from '../core/hash-slots.ts';
 import type { LinkStore } from './store.ts';
 
 export const ATTEMPTS_MAX = 5;

@@ -1,6 +1,8 @@
 // Changes and deletions of a workspace's links through the management API, by those allowed to
-// (auth/roles.ts: an admin, or the member that created the link), by the same rules as a create.
+// (auth/roles.ts: an admin, or the member that created the link), by the same rules as a create;
+// each audited as its actor's (audit/audit.ts).
 
+import type { Actor } from '../audit/audit.ts';
 import { changeProblem, type Principal } from '../auth/roles.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { AppError } from '../errors.ts';
@@ -15,7 +17,7 @@ export interface LinkServiceDeps {
   readonly changes: LinkChanges;
   /** Where links may point. */
   readonly policy: TargetPolicy;
-  /** Hashes a new password (core/link-passwords.ts hashPassword, in a slot: password-checks.ts). */
+  /** Hashes a new password (core/link-passwords.ts hashPassword, in a slot: core/hash-slots.ts). */
   readonly hashPassword: (password: string) => Promise<string>;
 }
 
@@ -32,11 +34,11 @@ export class LinkService {
   }
 
   /** Changes the link by a PATCH body; 403 for a viewer, or a member that did not create it. Returns its new details. */
-  async change(key: Principal, domainHost: string | undefined, code: string, body: PatchLinkBody): Promise<LinkDetails> {
+  async change(key: Principal, domainHost: string | undefined, code: string, body: PatchLinkBody, actor: Actor): Promise<LinkDetails> {
     const link = await this.#changeable(key, domainHost, code);
     const { change: asked, password } = checkChange(body, this.#deps.policy, Date.now());
     const change = await withPassword(asked, password, link, this.#deps.hashPassword);
-    const changed = await this.#deps.changes.change(link, change);
+    const changed = await this.#deps.changes.change(link, change, actor);
     return {
       ...link,
       ...changed,
@@ -46,13 +48,13 @@ export class LinkService {
   }
 
   /** Deletes the link; 403 as for a change. */
-  async remove(key: Principal, domainHost: string | undefined, code: string): Promise<void> {
-    await this.#deps.changes.remove(await this.#changeable(key, domainHost, code));
+  async remove(key: Principal, domainHost: string | undefined, code: string, actor: Actor): Promise<void> {
+    await this.#deps.changes.remove(await this.#changeable(key, domainHost, code), true, actor);
   }
 
   async #changeable(key: Principal, domainHost: string | undefined, code: string): Promise<LinkDetails> {
     const link = await this.find(key, domainHost, code);
-    const problem = changeProblem(key, link.ownerKeyId);
+    const problem = changeProblem(key, link.ownerKeyId, link.ownerPersonId);
     if (problem !== undefined) throw new AppError(problem);
     return link;
   }

@@ -1,14 +1,16 @@
 // The links of the management API in Postgres: a link's details (workspace, creator, click totals),
 // its changes, the Idempotency-Keys of creates. The LinkStore runs each through the breaker;
-// the statements of the read and write paths are db/links.ts's.
+// the statements of the read and write paths are db/links.ts's. A change or deletion writes its
+// audit entry (audit/audit.ts) by the same statement, as it writes its event.
 
 import type { ShortCode } from '../core/codes.ts';
 import type { Link } from '../core/link.ts';
 import type { LinkOptions } from '../core/link-options.ts';
 import type { DbBreaker } from '../db/breaker.ts';
-import { CHANGED_COLUMNS, deleteLink, linkEvent, linkOf, type LinkRow } from '../db/links.ts';
+import { CHANGED_COLUMNS, linkEvent, linkOf, type LinkRow } from '../db/links.ts';
 import type { Queryable } from '../db/pool.ts';
 import { type LinkRef } from '../core/link.ts';
+import { auditCte, auditParams, type Actor, type AuditRows } from '../audit/audit.ts';
 
 /** What may change in a link; a field left out keeps its value. */
 export interface LinkChange {
@@ -21,25 +23,54 @@ export interface LinkChange {
   readonly options?: LinkOptions | null;
 }
 
+const CHANGE_FIELDS = ['url', 'expiresAt', 'disabled', 'title', 'tags', 'options'] as const;
+
+/** What the audit log records of link `x` (SQL): what a change may change, its options without the password's hash. */
+const linkDoc = (x: string) => `jsonb_build_object('url', ${x}.url, 'title', ${x}.title, 'tags', to_jsonb(${x}.tags),
+  'expiresAt', ${x}.expires_at, 'disabled', ${x}.disabled, 'options', CASE WHEN ${x}.options ? 'passwordHash'
+    THEN ${x}.options - 'passwordHash' - 'passTag' || '{"password": true}' ELSE ${x}.options END)`;
+
+/** Where an entry of a link's change comes from: the changed row `c` (RETURNING *), named `host/code` (`code` on the default domain). */
+const CHANGED_LINK = {
+  from: 'changed c LEFT JOIN domains ad ON ad.id = c.domain_id',
+  workspaceId: 'c.workspace_id',
+  targetId: "coalesce(ad.host || '/', '') || c.code",
+} satisfies Partial<AuditRows>;
+
 /**
  * Changes one link and returns its new state (its version one higher), or undefined if there is
- * none; its `link.updated` event is written by the same statement.
+ * none; its `link.updated` event and its audit entry (`actor`'s; null: none) are written by the
+ * same statement, the entry with the fields asked for as they were and are.
  */
-export async function updateLink(db: Queryable, { domainId, code }: LinkRef, change: LinkChange): Promise<Link | undefined> {
+export async function updateLink(
+  db: Queryable,
+  { domainId, code }: LinkRef,
+  change: LinkChange,
+  actor: Actor | null = null,
+): Promise<Link | undefined> {
+  // `old` locks the row and reads it as it is before the change (the one the change applies to).
   const { rows } = await db.query<LinkRow>(
-    `WITH changed AS (
-     UPDATE links SET
-       url = COALESCE($2, url),
-       expires_at = CASE WHEN $3 THEN $4::timestamptz ELSE expires_at END,
-       disabled = COALESCE($5, disabled),
-       title = CASE WHEN $6 THEN $7::text ELSE title END,
-       tags = COALESCE($8::text[], tags),
-       options = CASE WHEN $10 THEN $11::jsonb ELSE options END,
-       expiry_announced = CASE WHEN $3 THEN false ELSE expiry_announced END,
-       version = version + 1
-     WHERE code = $1 AND domain_id = $9 AND NOT deleted
-     RETURNING *
-     ), ${linkEvent('link.updated')}
+    `WITH old AS (
+       SELECT domain_id, code, url, expires_at, disabled, title, tags, options FROM links
+       WHERE code = $1 AND domain_id = $9 AND NOT deleted FOR UPDATE
+     ), changed AS (
+     UPDATE links l SET
+       url = COALESCE($2, l.url),
+       expires_at = CASE WHEN $3 THEN $4::timestamptz ELSE l.expires_at END,
+       disabled = COALESCE($5, l.disabled),
+       title = CASE WHEN $6 THEN $7::text ELSE l.title END,
+       tags = COALESCE($8::text[], l.tags),
+       options = CASE WHEN $10 THEN $11::jsonb ELSE l.options END,
+       expiry_announced = CASE WHEN $3 THEN false ELSE l.expiry_announced END,
+       version = l.version + 1
+     FROM old WHERE l.code = old.code AND l.domain_id = old.domain_id
+     RETURNING l.*
+     ), ${linkEvent('link.updated')}, ${auditCte(12, {
+       ...CHANGED_LINK,
+       from: `${CHANGED_LINK.from} JOIN old o USING (domain_id, code)`,
+       before: `${linkDoc('o')} - $18::text[]`,
+       after: `${linkDoc('c')} - $18::text[]`,
+     })}
      SELECT ${CHANGED_COLUMNS} FROM changed`,
     [
       code,
@@ -53,7 +84,32 @@ export async function updateLink(db: Queryable, { domainId, code }: LinkRef, cha
       domainId,
       change.options !== undefined,
       change.options === undefined || change.options === null ? null : JSON.stringify(change.options),
+      ...auditParams(actor, 'link.update', 'link'),
+      CHANGE_FIELDS.filter((field) => change[field] === undefined),
     ],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : linkOf(row);
+}
+
+/**
+ * deleteLink (db/links.ts) for the management API: the link marked deleted, its `link.deleted`
+ * event (unless `announced` is false) and its audit entry (`actor`'s; null: none), one statement.
+ */
+export async function deleteManagedLink(
+  db: Queryable,
+  { domainId, code }: LinkRef,
+  announced: boolean,
+  actor: Actor | null,
+): Promise<Link | undefined> {
+  const { rows } = await db.query<LinkRow>(
+    `WITH changed AS (
+     UPDATE links SET deleted = true, version = version + 1
+     WHERE code = $1 AND domain_id = $2 AND NOT deleted
+     RETURNING *
+     ), ${linkEvent('link.deleted', '$3')}, ${auditCte(4, { ...CHANGED_LINK, before: linkDoc('c'), after: 'NULL::jsonb' })}
+     SELECT ${CHANGED_COLUMNS} FROM changed`,
+    [code, domainId, announced, ...auditParams(actor, 'link.delete', 'link')],
   );
   const row = rows[0];
   return row === undefined ? undefined : linkOf(row);
@@ -100,6 +156,8 @@ export interface LinkDetails extends Link {
   readonly createdAt: Date;
   readonly workspaceId: number;
   readonly ownerKeyId: number | null;
+  /** The person whose key created it (their membership's, or a personal API key), or null. */
+  readonly ownerPersonId: number | null;
   /** The name of the key that created it, or null. */
   readonly ownerName: string | null;
   readonly title: string | null;
@@ -113,6 +171,7 @@ export interface DetailsRow extends LinkRow {
   created_at: Date;
   workspace_id: string;
   owner_key_id: string | null;
+  owner_person_id: string | null;
   owner_name: string | null;
   title: string | null;
   tags: string[];
@@ -122,7 +181,7 @@ export interface DetailsRow extends LinkRow {
 
 /** The columns of a DetailsRow, for a query FROM links l LEFT JOIN link_totals t, then DETAILS_JOINS (see findLinkDetails). */
 export const DETAILS_COLUMNS = `l.domain_id, dm.host AS domain_host, l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version, l.options, l.created_at, l.workspace_id,
-  l.owner_key_id, k.name AS owner_name, l.title, l.tags, coalesce(t.clicks, 0) AS clicks, coalesce(t.bot_clicks, 0) AS bot_clicks`;
+  l.owner_key_id, k.person_id AS owner_person_id, k.name AS owner_name, l.title, l.tags, coalesce(t.clicks, 0) AS clicks, coalesce(t.bot_clicks, 0) AS bot_clicks`;
 
 /** Its creator's name and its domain's host, read with the link: a domain added on another instance a moment ago included. */
 export const DETAILS_JOINS = 'LEFT JOIN api_keys k ON k.id = l.owner_key_id LEFT JOIN domains dm ON dm.id = l.domain_id';
@@ -134,6 +193,7 @@ export function detailsOf(row: DetailsRow): LinkDetails {
     createdAt: row.created_at,
     workspaceId: Number(row.workspace_id),
     ownerKeyId: row.owner_key_id === null ? null : Number(row.owner_key_id),
+    ownerPersonId: row.owner_person_id === null ? null : Number(row.owner_person_id),
     ownerName: row.owner_name,
     title: row.title,
     tags: row.tags,
@@ -168,14 +228,14 @@ export class LinkStore {
     return this.#breaker.run(() => findLinkDetails(this.#db, ref));
   }
 
-  /** Applies `change` to the link; its new state, or undefined if there is none. */
-  change(ref: LinkRef, change: LinkChange): Promise<Link | undefined> {
-    return this.#breaker.run(() => updateLink(this.#db, ref, change));
+  /** Applies `change` to the link, audited as `actor`'s (null: not); its new state, or undefined if there is none. */
+  change(ref: LinkRef, change: LinkChange, actor: Actor | null): Promise<Link | undefined> {
+    return this.#breaker.run(() => updateLink(this.#db, ref, change, actor));
   }
 
-  /** Deletes the link (`announced` false: no link.deleted event); its new state, or undefined if there is none. */
-  remove(ref: LinkRef, announced: boolean): Promise<Link | undefined> {
-    return this.#breaker.run(() => deleteLink(this.#db, ref, announced));
+  /** Deletes the link (`announced` false: no link.deleted event), audited; its new state, or undefined if there is none. */
+  remove(ref: LinkRef, announced: boolean, actor: Actor | null): Promise<Link | undefined> {
+    return this.#breaker.run(() => deleteManagedLink(this.#db, ref, announced, actor));
   }
 
   idempotencyKey(scope: number, key: string): Promise<IdempotencyRecord | undefined> {

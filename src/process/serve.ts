@@ -8,7 +8,6 @@ import type { FastifyInstance } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { buildApp } from '../app.ts';
-import { ensureFirstKey } from '../auth/first-key.ts';
 import type { Config } from '../config/config.ts';
 import type { Lifecycle } from '../part.ts';
 
@@ -24,7 +23,6 @@ export async function serve(config: Config, log: Logger, options: ServeOptions):
   try {
     app = await buildApp({ config, log, lifecycle, migrate: options.migrate });
     await app.listen({ port: config.port, host: config.host });
-    if (config.databaseUrl === undefined) await ensureFirstKey(app.db, log, `${config.baseUrl}/app/`);
   } catch (err) {
     log.fatal({ err }, 'cannot start');
     await app?.close().catch(() => {});

@@ -10,6 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AttemptBudget } from '../api/attempt-budget.ts';
 import { SECURITY } from '../api/schemas.ts';
+import { actorOf, type Actor } from '../audit/audit.ts';
 import { requireAdmin } from '../auth/authenticate.ts';
 import { WEBHOOK_ENDPOINTS_MAX } from '../core/webhooks.ts';
 import { AppError, errorResponses as errors } from '../errors.ts';
@@ -41,6 +42,12 @@ export const RESEND_WINDOW_MS = 60_000;
 /** The workspace of the request's key, if it is an admin's: webhooks are admins' alone. */
 function admin(request: FastifyRequest): number {
   return requireAdmin(request, 'webhooks').workspaceId;
+}
+
+/** A change's workspace, as admin() has it, and who makes it (the audit log's actor). */
+function adminActing(request: FastifyRequest): { workspaceId: number; actor: Actor } {
+  const key = requireAdmin(request, 'webhooks');
+  return { workspaceId: key.workspaceId, actor: actorOf(key, request.ip) };
 }
 
 const TAGS = ['webhooks'];
@@ -154,7 +161,8 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
       schema: ADD_WEBHOOK,
     },
     async function addWebhook(request, reply) {
-      const { endpoint, secret } = await webhooks.add(admin(request), request.body);
+      const { workspaceId, actor } = adminActing(request);
+      const { endpoint, secret } = await webhooks.add(workspaceId, request.body, actor);
       return reply.code(201).send({ ...view(endpoint), secret });
     },
   );
@@ -175,7 +183,8 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
       schema: CHANGE_WEBHOOK,
     },
     async function changeWebhook(request) {
-      return view(await webhooks.change(admin(request), request.params.id, request.body));
+      const { workspaceId, actor } = adminActing(request);
+      return view(await webhooks.change(workspaceId, request.params.id, request.body, actor));
     },
   );
 
@@ -185,7 +194,8 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
       schema: REMOVE_WEBHOOK,
     },
     async function removeWebhook(request, reply) {
-      await webhooks.remove(admin(request), request.params.id);
+      const { workspaceId, actor } = adminActing(request);
+      await webhooks.remove(workspaceId, request.params.id, actor);
       return reply.code(204).send(null);
     },
   );
@@ -206,7 +216,8 @@ export async function webhooksRoutes(plain: FastifyInstance, deps: WebhooksDeps)
       schema: ROTATE_WEBHOOK_SECRET,
     },
     async function rotateWebhookSecret(request) {
-      return secretView(await webhooks.rotate(admin(request), request.params.id));
+      const { workspaceId, actor } = adminActing(request);
+      return secretView(await webhooks.rotate(workspaceId, request.params.id, actor));
     },
   );
 

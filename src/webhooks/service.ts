@@ -2,7 +2,7 @@
 // (its URL as a link target, with private addresses as WEBHOOK_ALLOW_PRIVATE says), at most
 // WEBHOOK_ENDPOINTS_MAX per workspace, its secret made here (Standard Webhooks' whsec_) and rotated
 // with an overlap during which both sign, its delivery log read by pages. An endpoint another
-// workspace has, or none, is a 404 alike.
+// workspace has, or none, is a 404 alike. Each change is audited as its actor's (audit/audit.ts).
 
 import { randomBytes } from 'node:crypto';
 import { parseId } from '../core/ids.ts';
@@ -17,6 +17,7 @@ import {
   type WebhookEvent,
 } from '../core/webhooks.ts';
 import { AppError } from '../errors.ts';
+import type { Actor } from '../audit/audit.ts';
 import type { DeliveryRecord } from './delivery-store.ts';
 import type { EndpointFields, EndpointSecret, WebhookEndpoint, WebhookStore } from './store.ts';
 
@@ -94,7 +95,7 @@ export class WebhookService {
   }
 
   /** Adds an endpoint with a new secret; 409 WEBHOOK_LIMIT_REACHED past the cap. */
-  async add(workspaceId: number, body: FieldsIn): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  async add(workspaceId: number, body: FieldsIn, actor: Actor): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     const fields = checkFields(body, this.#policy);
     const secret = newSecret();
     const created = await this.#store.add(
@@ -107,6 +108,7 @@ export class WebhookService {
       },
       secret,
       WEBHOOK_ENDPOINTS_MAX,
+      actor,
     );
     if (created === undefined) throw new AppError('WEBHOOK_LIMIT_REACHED');
     return { endpoint: created, secret };
@@ -116,22 +118,22 @@ export class WebhookService {
     return found(await this.#store.endpoint(workspaceId, endpointId(rawId)));
   }
 
-  async change(workspaceId: number, rawId: string, body: FieldsIn): Promise<WebhookEndpoint> {
+  async change(workspaceId: number, rawId: string, body: FieldsIn, actor: Actor): Promise<WebhookEndpoint> {
     const id = endpointId(rawId);
-    return found(await this.#store.change(workspaceId, id, checkFields(body, this.#policy)));
+    return found(await this.#store.change(workspaceId, id, checkFields(body, this.#policy), actor));
   }
 
-  async remove(workspaceId: number, rawId: string): Promise<void> {
-    found(await this.#store.remove(workspaceId, endpointId(rawId)));
+  async remove(workspaceId: number, rawId: string, actor: Actor): Promise<void> {
+    found(await this.#store.remove(workspaceId, endpointId(rawId), actor));
   }
 
   async secret(workspaceId: number, rawId: string): Promise<EndpointSecret> {
     return found(await this.#store.secret(workspaceId, endpointId(rawId)));
   }
 
-  async rotate(workspaceId: number, rawId: string): Promise<EndpointSecret> {
+  async rotate(workspaceId: number, rawId: string, actor: Actor): Promise<EndpointSecret> {
     const id = endpointId(rawId);
-    return found(await this.#store.rotate(workspaceId, id, newSecret(), this.#overlapMs));
+    return found(await this.#store.rotate(workspaceId, id, newSecret(), this.#overlapMs, actor));
   }
 
   /** A page of the endpoint's delivery log, newest first; 400 WEBHOOK_QUERY_INVALID for a query that asks for none. */

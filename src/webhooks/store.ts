@@ -1,6 +1,8 @@
 // A workspace's webhook endpoints in Postgres (migrations/0013_webhooks.sql): listed with their
 // deliveries waiting and dead, added under the workspace's cap, changed, removed, their secrets
 // read and rotated, and their delivery logs read. The WebhookStore runs each through the breaker.
+// Each change writes its audit entry (audit/audit.ts) in its own statement or transaction; the
+// secret never is in one.
 
 import type pg from 'pg';
 import type { WebhookEvent } from '../core/webhooks.ts';
@@ -8,6 +10,7 @@ import type { DbBreaker } from '../db/breaker.ts';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import type { DeliveryState } from '../core/webhooks.ts';
 import { listDeliveries, resendDelivery, type DeliveryRecord } from './delivery-store.ts';
+import { auditCte, auditParams, recordAudit, type Actor } from '../audit/audit.ts';
 
 export interface WebhookEndpoint {
   readonly id: number;
@@ -85,6 +88,15 @@ export interface EndpointFields {
   readonly enabled: boolean;
 }
 
+const FIELDS = ['url', 'description', 'events', 'enabled'] as const;
+
+/** What the audit log records of endpoint `x` (SQL): its fields, never its secret. */
+const endpointDoc = (x: string) =>
+  `jsonb_build_object('url', ${x}.url, 'description', ${x}.description, 'events', to_jsonb(${x}.events), 'enabled', ${x}.enabled)`;
+
+/** Where an entry of an endpoint's change comes from: the changed row `c` (RETURNING *). */
+const CHANGED = { from: 'changed c', workspaceId: 'c.workspace_id', targetId: 'c.id' };
+
 /**
  * Adds an endpoint unless the workspace has `max` already (undefined then). The count and the
  * insert are one statement under the workspace's row lock, so instances adding at once stay within it.
@@ -95,6 +107,7 @@ export async function insertEndpoint(
   fields: EndpointFields,
   secret: string,
   max: number,
+  actor: Actor | null,
 ): Promise<WebhookEndpoint | undefined> {
   return inTransaction(pool, async (client) => {
     await client.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
@@ -105,7 +118,13 @@ export async function insertEndpoint(
       [workspaceId, fields.url, fields.description, fields.events, fields.enabled, secret, max],
     );
     const row = rows[0];
-    return row === undefined ? undefined : findEndpoint(client, workspaceId, Number(row.id));
+    if (row === undefined) return undefined;
+    if (actor !== null) {
+      const { url, description, events, enabled } = fields;
+      const after = { url, description, events, enabled };
+      await recordAudit(client, actor, { workspaceId, action: 'webhook.create', targetType: 'webhook', targetId: row.id, after });
+    }
+    return findEndpoint(client, workspaceId, Number(row.id));
   });
 }
 
@@ -115,20 +134,46 @@ export async function updateEndpoint(
   workspaceId: number,
   id: number,
   change: Partial<EndpointFields>,
+  actor: Actor | null,
 ): Promise<WebhookEndpoint | undefined> {
-  const { rowCount } = await db.query(
-    `UPDATE webhook_endpoints SET url = COALESCE($3, url), description = COALESCE($4, description),
-       events = COALESCE($5, events), enabled = COALESCE($6, enabled), updated_at = now()
-     WHERE workspace_id = $1 AND id = $2`,
-    [workspaceId, id, change.url ?? null, change.description ?? null, change.events ?? null, change.enabled ?? null],
+  // `old` locks the row and reads it as it is before the change (the one the change applies to).
+  const { rows } = await db.query(
+    `WITH old AS (
+       SELECT id, url, description, events, enabled FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2 FOR UPDATE
+     ), changed AS (
+       UPDATE webhook_endpoints e SET url = COALESCE($3, e.url), description = COALESCE($4, e.description),
+         events = COALESCE($5, e.events), enabled = COALESCE($6, e.enabled), updated_at = now()
+       FROM old WHERE e.id = old.id RETURNING e.*
+     ), ${auditCte(7, {
+       ...CHANGED,
+       from: 'changed c JOIN old o USING (id)',
+       before: `${endpointDoc('o')} - $13::text[]`,
+       after: `${endpointDoc('c')} - $13::text[]`,
+     })}
+     SELECT id FROM changed`,
+    [
+      workspaceId,
+      id,
+      change.url ?? null,
+      change.description ?? null,
+      change.events ?? null,
+      change.enabled ?? null,
+      ...auditParams(actor, 'webhook.update', 'webhook'),
+      FIELDS.filter((field) => change[field] === undefined),
+    ],
   );
-  return rowCount === 0 ? undefined : findEndpoint(db, workspaceId, id);
+  return rows.length === 0 ? undefined : findEndpoint(db, workspaceId, id);
 }
 
 /** Removes an endpoint and its deliveries (waiting ones are not sent); false if there was none. */
-export async function deleteEndpoint(db: Queryable, workspaceId: number, id: number): Promise<boolean> {
-  const { rowCount } = await db.query('DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
-  return (rowCount ?? 0) > 0;
+export async function deleteEndpoint(db: Queryable, workspaceId: number, id: number, actor: Actor | null): Promise<boolean> {
+  const { rows } = await db.query(
+    `WITH changed AS (DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2 RETURNING *),
+     ${auditCte(3, { ...CHANGED, before: endpointDoc('c'), after: 'NULL::jsonb' })}
+     SELECT id FROM changed`,
+    [workspaceId, id, ...auditParams(actor, 'webhook.delete', 'webhook')],
+  );
+  return rows.length > 0;
 }
 
 export interface EndpointSecret {
@@ -153,12 +198,16 @@ export async function rotateSecret(
   id: number,
   secret: string,
   overlapMs: number,
+  actor: Actor | null,
 ): Promise<EndpointSecret | undefined> {
   const { rows } = await db.query<{ previous_until: Date | null }>(
-    `UPDATE webhook_endpoints SET previous_secret = secret, secret = $3,
-       previous_until = CASE WHEN $4 > 0 THEN now() + $4 * interval '1 millisecond' END, updated_at = now()
-     WHERE workspace_id = $1 AND id = $2 RETURNING previous_until`,
-    [workspaceId, id, secret, overlapMs],
+    `WITH changed AS (
+       UPDATE webhook_endpoints SET previous_secret = secret, secret = $3,
+         previous_until = CASE WHEN $4 > 0 THEN now() + $4 * interval '1 millisecond' END, updated_at = now()
+       WHERE workspace_id = $1 AND id = $2 RETURNING id, workspace_id, previous_until
+     ), ${auditCte(5, { ...CHANGED, before: 'NULL::jsonb', after: "jsonb_build_object('previousSecretExpiresAt', c.previous_until)" })}
+     SELECT previous_until FROM changed`,
+    [workspaceId, id, secret, overlapMs, ...auditParams(actor, 'webhook.secret-rotate', 'webhook')],
   );
   const row = rows[0];
   return row === undefined ? undefined : { secret, previousUntil: row.previous_until };
@@ -184,25 +233,25 @@ export class WebhookStore {
     return this.#breaker.run(() => findEndpoint(this.#db, workspaceId, id));
   }
 
-  /** Adds an endpoint unless the workspace has `max` already (undefined then). */
-  add(workspaceId: number, fields: EndpointFields, secret: string, max: number): Promise<WebhookEndpoint | undefined> {
-    return this.#breaker.run(() => insertEndpoint(this.#pool, workspaceId, fields, secret, max));
+  /** Adds an endpoint unless the workspace has `max` already (undefined then). Each change is audited as `actor`'s. */
+  add(workspaceId: number, fields: EndpointFields, secret: string, max: number, actor: Actor): Promise<WebhookEndpoint | undefined> {
+    return this.#breaker.run(() => insertEndpoint(this.#pool, workspaceId, fields, secret, max, actor));
   }
 
-  change(workspaceId: number, id: number, change: Partial<EndpointFields>): Promise<WebhookEndpoint | undefined> {
-    return this.#breaker.run(() => updateEndpoint(this.#db, workspaceId, id, change));
+  change(workspaceId: number, id: number, change: Partial<EndpointFields>, actor: Actor): Promise<WebhookEndpoint | undefined> {
+    return this.#breaker.run(() => updateEndpoint(this.#db, workspaceId, id, change, actor));
   }
 
-  remove(workspaceId: number, id: number): Promise<boolean> {
-    return this.#breaker.run(() => deleteEndpoint(this.#db, workspaceId, id));
+  remove(workspaceId: number, id: number, actor: Actor): Promise<boolean> {
+    return this.#breaker.run(() => deleteEndpoint(this.#db, workspaceId, id, actor));
   }
 
   secret(workspaceId: number, id: number): Promise<EndpointSecret | undefined> {
     return this.#breaker.run(() => readSecret(this.#db, workspaceId, id));
   }
 
-  rotate(workspaceId: number, id: number, secret: string, overlapMs: number): Promise<EndpointSecret | undefined> {
-    return this.#breaker.run(() => rotateSecret(this.#db, workspaceId, id, secret, overlapMs));
+  rotate(workspaceId: number, id: number, secret: string, overlapMs: number, actor: Actor): Promise<EndpointSecret | undefined> {
+    return this.#breaker.run(() => rotateSecret(this.#db, workspaceId, id, secret, overlapMs, actor));
   }
 
   deliveries(

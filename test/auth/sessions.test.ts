@@ -7,11 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createApiKey, type CreatedKey } from '../../src/auth/api-keys.ts';
-import { ensureFirstKey } from '../../src/auth/first-key.ts';
-import { bearer, errorCode, startApp, type Cleanup } from '../helpers/app.ts';
+import { bearer, errorCode, startApp } from '../helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase } from '../helpers/db.ts';
 import { keysWith } from '../helpers/workspaces.ts';
-import { memoryLogger } from '../helpers/logs.ts';
 import { deleteKeys, randomPrefix, redisInUse, SHARED_REDIS_URL } from '../helpers/redis.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -216,7 +214,14 @@ describe('keys', () => {
     const listed = list.json<{ keys: { id: number; name: string; role: string }[] }>().keys;
     assert.deepEqual(
       listed.find((k) => k.id === key.id),
-      { id: key.id, name: 'newsletter', role: 'viewer', createdAt: made.json<{ createdAt: string }>().createdAt, revokedAt: null },
+      {
+        id: key.id,
+        name: 'newsletter',
+        role: 'viewer',
+        owner: null,
+        createdAt: made.json<{ createdAt: string }>().createdAt,
+        revokedAt: null,
+      },
     );
     for (const payload of [
       { name: '', role: 'viewer' },
@@ -254,21 +259,4 @@ describe('keys', () => {
       'revoked already',
     );
   });
-});
-
-test('a fresh install gets one admin key at its first start, said in the log; never again', async (t: Cleanup) => {
-  const fresh = await createTestDatabase('first_key');
-  t.after(() => fresh.drop());
-  const { log, lines } = memoryLogger('info');
-  const secret = await withClient(fresh.url, (client) => ensureFirstKey(client, log, 'http://localhost:3000/app/'));
-  assert.match(secret ?? '', /^sk_[A-Za-z0-9_-]{43}$/);
-  const said = lines.filter((line) => 'adminKey' in line);
-  assert.equal(said.length, 1);
-  assert.equal((said[0] as unknown as { adminKey: string }).adminKey, secret);
-  const roles = await withClient(fresh.url, (client) =>
-    client.query<{ role: string; workspace_id: string }>('SELECT role, workspace_id FROM api_keys'),
-  );
-  assert.deepEqual(roles.rows, [{ role: 'admin', workspace_id: '1' }]);
-  assert.equal(await withClient(fresh.url, (client) => ensureFirstKey(client, log, 'http://localhost:3000/app/')), undefined);
-  assert.equal(lines.filter((line) => 'adminKey' in line).length, 1, 'said once');
 });

@@ -47,6 +47,30 @@ const KEYS = (ok: number): Outcomes => ({
   stranger: ok,
 });
 
+/** A person's own routes: a key, or a session opened with one, is no person. */
+const PERSON: Outcomes = {
+  admin: [403, 'PERSON_REQUIRED'],
+  owner: [403, 'PERSON_REQUIRED'],
+  member: [403, 'PERSON_REQUIRED'],
+  viewer: [403, 'PERSON_REQUIRED'],
+  stranger: [403, 'PERSON_REQUIRED'],
+};
+/** An admin's route on a member or an invitation the workspace does not have (its id is a key's). */
+const ADMIN_NOT_FOUND = (code: 'MEMBER_NOT_FOUND' | 'INVITATION_NOT_FOUND'): Outcomes => ({
+  ...KEYS(404),
+  admin: [404, code],
+  stranger: [404, code],
+});
+
+/** A registration answer of the right shape (a key is refused before it is judged). */
+const PASSKEY_ANSWER = {
+  id: 'AAAAAAAAAAAAAAAAAAAAAA',
+  rawId: 'AAAAAAAAAAAAAAAAAAAAAA',
+  type: 'public-key',
+  clientExtensionResults: {},
+  response: { clientDataJSON: 'e30', attestationObject: 'oA' },
+};
+
 /** Every operation that acts for a key, as the document names it. */
 const EXPECTED: Record<string, Outcomes> = {
   'GET /links': READ,
@@ -81,6 +105,35 @@ const EXPECTED: Record<string, Outcomes> = {
   'POST /webhooks/{id}/secret': { ...KEYS(200), stranger: [404, 'WEBHOOK_NOT_FOUND'] },
   'GET /webhooks/{id}/deliveries': { ...KEYS(200), stranger: [404, 'WEBHOOK_NOT_FOUND'] },
   'POST /webhooks/{id}/deliveries/{delivery}/resend': { ...KEYS(202), stranger: [404, 'WEBHOOK_NOT_FOUND'] },
+  'GET /audit': KEYS(200),
+  'POST /auth/session/workspace': PERSON,
+  'POST /auth/email/verification': PERSON,
+  'PATCH /auth/profile': PERSON,
+  'PUT /auth/password': PERSON,
+  'PUT /auth/email': PERSON,
+  'GET /auth/sessions': PERSON,
+  'GET /auth/joinable': PERSON,
+  'POST /auth/joinable/{id}/join': PERSON,
+  'DELETE /auth/sessions/{id}': PERSON,
+  'GET /auth/second-factors': PERSON,
+  'POST /auth/recovery-codes': PERSON,
+  'POST /auth/passkeys/registration': PERSON,
+  'POST /auth/passkeys': PERSON,
+  'PATCH /auth/passkeys/{id}': PERSON,
+  'DELETE /auth/passkeys/{id}': PERSON,
+  'POST /auth/totp': PERSON,
+  'POST /auth/totp/confirm': PERSON,
+  'POST /auth/totp/disable': PERSON,
+  'GET /members': { admin: 200, owner: 200, member: 200, viewer: 200, stranger: 200 },
+  'PATCH /members/{id}': ADMIN_NOT_FOUND('MEMBER_NOT_FOUND'),
+  'DELETE /members/{id}': ADMIN_NOT_FOUND('MEMBER_NOT_FOUND'),
+  'POST /members/{id}/reset-link': ADMIN_NOT_FOUND('MEMBER_NOT_FOUND'),
+  'GET /invitations': KEYS(200),
+  'POST /invitations': KEYS(201),
+  'DELETE /invitations/{id}': ADMIN_NOT_FOUND('INVITATION_NOT_FOUND'),
+  'GET /workspace': KEYS(200),
+  'PATCH /workspace': KEYS(200),
+  'GET /audit/export': KEYS(200),
 };
 
 let domains = 0;
@@ -126,6 +179,17 @@ async function requestFor(app: FastifyInstance, operation: string, headers: Reco
     'POST /keys': { name: 'made here', role: 'viewer' },
     'POST /webhooks': { url: 'https://hooks.example.com/roles', events: ['link.created'], enabled: false },
     'PATCH /webhooks/{id}': { description: 'changed' },
+    'POST /auth/session/workspace': { workspaceId: 1 },
+    'PATCH /auth/profile': { name: 'Someone' },
+    'PUT /auth/password': { currentPassword: 'the old one', newPassword: 'a new passphrase' },
+    'PUT /auth/email': { email: 'someone@example.com', password: 'the old one' },
+    'PATCH /members/{id}': { role: 'viewer' },
+    'POST /invitations': { email: 'invited@example.com', role: 'viewer' },
+    'PATCH /workspace': { auditRetentionDays: 400 },
+    'POST /auth/passkeys': { name: 'Laptop', response: PASSKEY_ANSWER },
+    'PATCH /auth/passkeys/{id}': { name: 'Laptop' },
+    'POST /auth/totp/confirm': { code: '123456' },
+    'POST /auth/totp/disable': { code: '123456' },
   };
   const request: InjectOptions = { method, url, headers: { ...headers } };
   if (operation === 'POST /links/import') request.headers = { ...headers, 'content-type': 'text/csv' };

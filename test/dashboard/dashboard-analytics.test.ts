@@ -13,7 +13,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import type { CreatedKey } from '../../src/auth/api-keys.ts';
 import { formatError, sharePercent, valueCode, valueLabel } from '../../web/src/analytics/analytics.ts';
 import { bearer, startApp } from '../helpers/app.ts';
-import { launchChromium, look, screenshot, startLandingPage, watchedPage } from '../helpers/browser.ts';
+import { launchChromium, look, screenshot, signInWithKey, startLandingPage, watchedPage } from '../helpers/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { freePort } from '../helpers/redis.ts';
 import { keysWith } from '../helpers/workspaces.ts';
@@ -108,12 +108,6 @@ async function sendClicks(port: number, code: string, clicks: readonly Click[]):
       assert.equal(await visit(port, `/${code}${click.qr === true ? '?qr=1' : ''}`, headers), 302, `a click on ${code}`);
     }
   }
-}
-
-async function signIn(page: Page, base: string, path: string): Promise<void> {
-  await page.goto(`${base}${path}`);
-  await page.getByLabel('API key').fill(admin.secret);
-  await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 /** A table's body rows as text, cell by cell, without what is hidden from assistive technology (a country's code badge). */
@@ -212,7 +206,7 @@ test("a link's page and the workspace's analytics page show the clicks sent, val
   const { page } = desk;
 
   // The link's page: the period's totals, the top lists, and its CSV.
-  await signIn(page, base, `/app/links/${spring}`);
+  await signInWithKey(page, base, admin.secret, `/app/links/${spring}`);
   await page.getByRole('heading', { name: 'Link Spring sale' }).waitFor();
   const totals = page.locator('.totals');
   await totals.filter({ hasText: '8 clicks by people' }).waitFor();
@@ -302,7 +296,7 @@ test("a link's page and the workspace's analytics page show the clicks sent, val
   // On a phone: both pages fit its width.
   const phone = await watchedPage(browser, { width: 375, height: 812 });
   t.after(() => phone.context.close());
-  await signIn(phone.page, base, '/app/analytics');
+  await signInWithKey(phone.page, base, admin.secret, '/app/analytics');
   await phone.page.getByRole('heading', { name: 'Analytics', level: 1 }).waitFor();
   await phone.page.locator('.totals').filter({ hasText: '10 clicks by people' }).waitFor();
   await look(phone.page, 'phone-analytics-workspace');
@@ -331,7 +325,7 @@ test('when the analytics cannot be read, the page says why and reads them again 
       body: JSON.stringify({ error: { code: 'DATABASE_UNAVAILABLE', message: 'The database is not reachable.' } }),
     }),
   );
-  await signIn(page, base, '/app/analytics');
+  await signInWithKey(page, base, admin.secret, '/app/analytics');
   const alert = page.getByRole('alert').filter({ hasText: 'The analytics could not be loaded' });
   await alert.waitFor();
   assert.match((await alert.textContent()) ?? '', /The database is not reachable\./);

@@ -9,10 +9,10 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { CreatedKey } from '../../src/auth/api-keys.ts';
 import { startApp } from '../helpers/app.ts';
-import { launchChromium, look, screenshot, seriousViolations, startLandingPage, watchedPage } from '../helpers/browser.ts';
+import { launchChromium, look, screenshot, seriousViolations, signInWithKey, startLandingPage, watchedPage } from '../helpers/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { startDnsServer, type DnsServer } from '../helpers/dns-server.ts';
 import { freePort } from '../helpers/redis.ts';
@@ -56,12 +56,6 @@ function getAs(port: number, host: string, path: string): Promise<{ status: numb
   });
 }
 
-async function signIn(page: Page, base: string, path: string): Promise<void> {
-  await page.goto(`${base}${path}`);
-  await page.getByLabel('API key').fill(admin.secret);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
 test('an admin adds a short domain, makes "spring" on it and on the default domain, filters by domain, works on the branded link, and removes the domain with its links moved', async (t) => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -78,7 +72,7 @@ test('an admin adds a short domain, makes "spring" on it and on the default doma
   const card = (host: string) => page.getByRole('listitem', { name: host, exact: true });
 
   // Domains is an admin's, next to Keys; at first the workspace has the default domain alone.
-  await signIn(page, base, '/app/links');
+  await signInWithKey(page, base, admin.secret, '/app/links');
   await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
   await page.waitForLoadState('networkidle');
   assert.equal(await page.getByLabel('Domain', { exact: true }).count(), 0, 'no domain filter while there is one domain');
@@ -165,7 +159,7 @@ test('an admin adds a short domain, makes "spring" on it and on the default doma
   // The same page on a phone.
   const phone = await watchedPage(browser, { width: 360, height: 740 });
   t.after(() => phone.context.close());
-  await signIn(phone.page, base, '/app/domains');
+  await signInWithKey(phone.page, base, admin.secret, '/app/domains');
   await phone.page.getByRole('heading', { name: 'Domains', level: 1 }).waitFor();
   await phone.page.getByRole('heading', { name: GO }).waitFor();
   await look(phone.page, 'phone-domains');

@@ -6,10 +6,10 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { CreatedKey } from '../../src/auth/api-keys.ts';
 import { startApp } from '../helpers/app.ts';
-import { launchChromium, look, screenshot, startLandingPage, watchedPage } from '../helpers/browser.ts';
+import { launchChromium, look, screenshot, signInWithKey, startLandingPage, watchedPage } from '../helpers/browser.ts';
 import { createTestDatabase, withClient, type TestDatabase } from '../helpers/db.ts';
 import { freePort } from '../helpers/redis.ts';
 import { keysWith } from '../helpers/workspaces.ts';
@@ -31,13 +31,6 @@ after(async () => {
 const IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
 
-async function signIn(page: Page, base: string): Promise<void> {
-  await page.goto(`${base}/app/sign-in`);
-  await page.getByLabel('API key').fill(admin.secret);
-  await page.keyboard.press('Enter');
-  await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
-}
-
 async function storedOptions(alias: string): Promise<unknown> {
   const { rows } = await withClient(database.url, (client) =>
     client.query<{ options: unknown }>('SELECT options FROM links WHERE code = $1', [alias]),
@@ -53,7 +46,7 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
   const desk = await watchedPage(browser, { width: 1280, height: 900 });
   t.after(() => desk.context.close());
   const { page } = desk;
-  await signIn(page, base);
+  await signInWithKey(page, base, admin.secret);
 
   await page.getByRole('link', { name: 'New link' }).first().click();
   await page.getByLabel('Target URL').fill('https://example.com/app');
@@ -145,7 +138,7 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
   // On a phone: the options fit, each control labelled.
   const phone = await watchedPage(browser, { width: 390, height: 844 }, IPHONE);
   t.after(() => phone.context.close());
-  await signIn(phone.page, base);
+  await signInWithKey(phone.page, base, admin.secret);
   await phone.page.getByRole('link', { name: 'New link' }).first().click();
   await phone.page.getByText('Redirect options').click();
   await phone.page.getByRole('button', { name: 'Add a rule' }).click();
@@ -201,7 +194,7 @@ test('a password-protected link: made with the form; its page asks for the passw
   await app.listen({ port, host: '127.0.0.1' });
   const desk = await watchedPage(browser, { width: 1280, height: 900 });
   t.after(() => desk.context.close());
-  await signIn(desk.page, base);
+  await signInWithKey(desk.page, base, admin.secret);
   await desk.page.getByRole('link', { name: 'New link' }).first().click();
   await desk.page.getByLabel('Target URL').fill(landing.url);
   const alias = `pass-${Date.now().toString(36)}`;

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { parse } from 'csv-parse/sync';
 import type { CreatedKey } from '../../src/auth/api-keys.ts';
 import { startApp } from '../helpers/app.ts';
-import { inPage, launchChromium, look, screenshot, startLandingPage, watchedPage } from '../helpers/browser.ts';
+import { inPage, launchChromium, look, screenshot, signInWithKey, startLandingPage, watchedPage } from '../helpers/browser.ts';
 import { createTestDatabase, withClient, type TestDatabase } from '../helpers/db.ts';
 import { keysWith } from '../helpers/workspaces.ts';
 import { freePort } from '../helpers/redis.ts';
@@ -53,23 +53,40 @@ test('sign in, create, search, open, follow, see the click, QR code, edit, disab
   t.after(() => desk.context.close());
   const { page } = desk;
 
-  // The root goes to the dashboard, which is served under its strict policy and asks for a key.
+  // The root goes to the dashboard, which is served under its strict policy. The database holds keys but no
+  // person, so it opens on the set-up of the first admin, which links to the sign-in page for those with a key.
   await page.goto(`${base}/`);
   const policy = (await page.request.get(`${base}/app/`)).headers()['content-security-policy'] ?? '';
   assert.match(policy, /default-src 'none'; script-src 'self'; style-src 'self';/);
+  await page.getByRole('heading', { name: 'Set up Shortener' }).waitFor();
+  assert.equal(page.url(), `${base}/app/setup`);
+  await page.getByRole('link', { name: 'Sign in with it' }).click();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-  assert.ok(page.url().startsWith(`${base}/app/sign-in`), page.url());
+  assert.equal(page.url(), `${base}/app/sign-in`);
+  assert.equal(await page.getByLabel('API key').isVisible(), false, 'the key form is folded under the email and password');
   await look(page, 'desktop-01-sign-in');
 
-  // With the keyboard alone: the skip link comes first, the key field has focus, Enter signs in.
+  // With the keyboard alone: the skip link comes first, then the email and password form; the key's form opens
+  // from its summary, and Enter in the key field signs in.
+  const focused = () => inPage<string>(page, "document.activeElement?.id || document.activeElement?.textContent || ''");
   await page.keyboard.press('Shift+Tab');
-  assert.equal(await inPage(page, 'document.activeElement?.textContent'), 'Skip to content');
+  assert.equal(await focused(), 'Skip to content');
+  for (const next of ['sign-in-email', 'sign-in-password', 'Sign in', 'Sign in with an API key']) {
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), next, 'the focus order');
+  }
+  await page.keyboard.press('Enter');
   await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'api-key', 'the key field follows its summary');
   assert.equal(await inPage(page, "document.activeElement?.getAttribute('type')"), 'password');
   await page.keyboard.type('sk_not-a-key');
   await page.keyboard.press('Enter');
   await page.locator('.field-error').filter({ hasText: 'not valid' }).waitFor();
-  await page.getByLabel('API key').fill(admin.secret);
+  const keyField = page.getByLabel('API key');
+  assert.equal(await keyField.getAttribute('aria-invalid'), 'true', 'the error is on the key field');
+  assert.equal(await focused(), 'api-key', 'which keeps the focus');
+  await look(page, 'desktop-01-sign-in-key-error');
+  await keyField.fill(admin.secret);
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
   assert.deepEqual(
@@ -192,16 +209,16 @@ test('sign in, create, search, open, follow, see the click, QR code, edit, disab
   // A viewer, on a phone: it reads the link, and is offered nothing that changes it.
   const phone = await watchedPage(browser, { width: 360, height: 740 });
   t.after(() => phone.context.close());
-  await phone.page.goto(`${base}/app/links/${alias}`);
-  await phone.page.getByLabel('API key').fill(viewer.secret);
-  await phone.page.getByRole('button', { name: 'Sign in' }).click();
+  await signInWithKey(phone.page, base, viewer.secret, `/app/links/${alias}`);
   await phone.page.getByRole('heading', { name: 'Link Spring sale (extended)' }).waitFor();
   for (const name of ['Edit link', 'Disable link', 'Enable link', 'Delete link']) {
     assert.equal(await phone.page.getByRole('button', { name }).count(), 0, `a viewer is not offered ${name}`);
   }
-  for (const name of ['New link', 'Import', 'Keys']) {
-    assert.equal(await phone.page.getByRole('navigation').getByRole('link', { name }).count(), 0, `a viewer's navigation has no ${name}`);
-  }
+  assert.deepEqual(
+    await phone.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents(),
+    ['Links', 'Analytics', 'Members'],
+    "a viewer's navigation: no New link, Import, Keys, Audit or Settings, and no Profile for a key",
+  );
   await look(phone.page, 'phone-01-link-as-viewer');
   // Nor could it behind the page's back: the API refuses it too.
   const session = (await phone.page.request.get(`${base}/auth/session`)).json() as Promise<{ csrfToken: string }>;
@@ -259,9 +276,9 @@ test('sign in, create, search, open, follow, see the click, QR code, edit, disab
   await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
   assert.equal(await statusOf(page, `${base}/${alias}`), 404);
 
-  // Sign out: the session ends, and the page goes back to signing in.
+  // Sign out: the session ends, and the page goes back to the set-up (still nobody has an account).
   await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByRole('heading', { name: 'Set up Shortener' }).waitFor();
   assert.equal((await page.request.get(`${base}/auth/session`)).status(), 401);
 
   assert.deepEqual(desk.problems, [], 'no console error and no CSP violation on the desktop');

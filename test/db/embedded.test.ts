@@ -1,5 +1,6 @@
 // With no DATABASE_URL the service runs on the embedded engine, and its links survive a restart.
-// Its first start makes an admin key, said once, that signs in to the dashboard it serves.
+// Its first start logs a setup link; the first admin is set up from loopback and signs in to the
+// dashboard it serves; once someone exists, no start logs a link again.
 
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,28 +10,34 @@ import { after, before, test } from 'node:test';
 import { postLink, startServer } from '../helpers/server-process.ts';
 import { until } from '../helpers/wait.ts';
 
+/** Sets up the first admin from loopback; the session cookie. */
+async function setUpAdmin(url: string): Promise<{ cookie: string; role: string }> {
+  const res = await fetch(`${url}/auth/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Ada', email: 'ada@example.com', password: 'correct horse battery staple' }),
+  });
+  assert.equal(res.status, 201);
+  const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  return { cookie, role: ((await res.json()) as { key: { role: string } }).key.role };
+}
+
 let dataDir: string;
 before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'shortener-embedded-'));
 });
 after(() => rm(dataDir, { recursive: true, force: true }));
 
-test('no DATABASE_URL: creates and redirects on the embedded engine, and a restart keeps the links; the first start says an admin key that signs in to the dashboard', async (t) => {
+test('no DATABASE_URL: creates and redirects on the embedded engine, and a restart keeps the links; the first start logs a setup link and the first admin set up from loopback signs in', async (t) => {
   const env = { EMBEDDED_DATA_DIR: dataDir };
   const first = await startServer(env, 60_000);
   t.after(() => first.child.kill('SIGKILL'));
   assert.ok(first.logs.some((l) => String(l.msg).includes('embedded Postgres engine')));
-  // Said just after the server listens.
-  await until('the admin key is said', async () => first.logs.some((l) => typeof l.adminKey === 'string'));
-  const said = first.logs.filter((l) => typeof l.adminKey === 'string');
-  assert.equal(said.length, 1, 'the first start says one admin key');
-  const signedIn = await fetch(`${first.url}/auth/session`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ key: said[0]?.adminKey }),
-  });
-  assert.equal(signedIn.status, 200);
-  assert.equal(((await signedIn.json()) as { key: { role: string } }).key.role, 'admin');
+  await until('the setup link is said', async () => first.logs.some((l) => typeof l.setup === 'string'));
+  assert.match(String(first.logs.find((l) => typeof l.setup === 'string')?.setup), /\/app\/setup\?token=[A-Za-z0-9_-]{32}$/);
+  const admin = await setUpAdmin(first.url);
+  assert.equal(admin.role, 'admin');
+  assert.equal((await fetch(`${first.url}/auth/session`, { headers: { cookie: admin.cookie } })).status, 200);
   const dashboard = await fetch(`${first.url}/`, { redirect: 'follow' });
   assert.equal(dashboard.status, 200);
   assert.match(dashboard.headers.get('content-type') ?? '', /^text\/html/);
@@ -45,7 +52,7 @@ test('no DATABASE_URL: creates and redirects on the embedded engine, and a resta
 
   const second = await startServer(env, 60_000);
   t.after(() => second.child.kill('SIGKILL'));
-  assert.ok(!second.logs.some((l) => 'adminKey' in l), 'a key is made at the very first start only');
+  assert.ok(!second.logs.some((l) => 'setup' in l), 'once someone exists, no setup link');
   for (const [code, url] of [
     [created.code, 'https://example.com/embedded'],
     ['embedded', 'https://example.com/embedded-alias'],
@@ -62,8 +69,7 @@ test('ANALYTICS_ENABLED=true on the embedded engine: a graceful stop writes the 
   const env = { EMBEDDED_DATA_DIR: join(dataDir, 'analytics'), ANALYTICS_ENABLED: 'true' };
   const first = await startServer(env, 60_000);
   t.after(() => first.child.kill('SIGKILL'));
-  await until('the admin key is said', async () => first.logs.some((l) => typeof l.adminKey === 'string'));
-  const adminKey = String(first.logs.find((l) => typeof l.adminKey === 'string')?.adminKey);
+  const { cookie } = await setUpAdmin(first.url);
   const created = await postLink(first.url, { url: 'https://example.com/embedded-analytics' });
   assert.equal(created.status, 201);
   const iPhone =
@@ -81,7 +87,7 @@ test('ANALYTICS_ENABLED=true on the embedded engine: a graceful stop writes the 
   const second = await startServer(env, 60_000);
   t.after(() => second.child.kill('SIGKILL'));
   const res = await fetch(`${second.url}/links/${created.code}/stats?dimensions=referrer,device,browser`, {
-    headers: { authorization: `Bearer ${adminKey}` },
+    headers: { cookie },
   });
   assert.equal(res.status, 200);
   const body = (await res.json()) as {

@@ -102,6 +102,20 @@ export async function look(page: Page, name: string): Promise<void> {
 }
 
 /**
+ * Signs `page` in with an API key the way a person does: the sign-in page (reachable while the first admin is still
+ * to be set up, which is where a database holding keys but no person opens), its folded "Sign in with an API key"
+ * form, then the page `path` (the sign-in page's `next`), which it waits for.
+ */
+export async function signInWithKey(page: Page, base: string, secret: string, path = '/app/links'): Promise<void> {
+  await page.goto(`${base}/app/sign-in?${new URLSearchParams({ next: path }).toString()}`);
+  await page.locator('summary', { hasText: 'Sign in with an API key' }).click();
+  await page.getByLabel('API key').fill(secret);
+  await page.getByRole('button', { name: 'Sign in with the key' }).click();
+  await page.waitForURL((url) => url.origin === base && url.pathname + url.search === path);
+  await page.locator('main h1').first().waitFor();
+}
+
+/**
  * A landing page of the test's own on 127.0.0.2, another host than the service's, so that following
  * a short link to it is a real redirect: its URL (with `?from=<label>`), and how to close it.
  */

@@ -11,6 +11,7 @@ import { redisLinkKey } from '../../src/redis/entries.ts';
 import { startApp, startCountedApp, type Cleanup } from '../helpers/app.ts';
 import { createTestDatabase, insertRawLinks, withClient, type TestDatabase } from '../helpers/db.ts';
 import { deleteKeys, randomPrefix, redisInUse, SHARED_REDIS_URL, startMonitor, withRedis } from '../helpers/redis.ts';
+import { compileCacheEnv } from '../helpers/server-process.ts';
 import { TcpProxy, throughProxy } from '../helpers/tcp-proxy.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -58,7 +59,7 @@ describe('API keys', () => {
   test('npm run keys: keys with roles in workspaces, printed once; list, role, revoke (never the last admin), workspaces', async () => {
     const run = (...args: string[]) =>
       promisify(execFile)(process.execPath, ['scripts/keys.ts', ...args], {
-        env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, LOG_LEVEL: 'warn' },
+        env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), DATABASE_URL: database.url, LOG_LEVEL: 'warn' },
       });
     const refused = (code: number, pattern: RegExp) => (err: { code?: number; stderr?: string }) =>
       err.code === code && pattern.test(err.stderr ?? '');

@@ -281,6 +281,10 @@ const ROUTE_STATUS: Readonly<Record<string, number>> = {
   domains: 401,
   stats: 401,
   webhooks: 401,
+  members: 401,
+  invitations: 401,
+  audit: 401,
+  workspace: 401,
   app: 308,
 };
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, withDatabase, type TestDatabase } from '../helpers/db.ts';
-import { startServer } from '../helpers/server-process.ts';
+import { compileCacheEnv, startServer } from '../helpers/server-process.ts';
 
 const SERVER = new URL('../../src/process/main.ts', import.meta.url).pathname;
 const DEV_DEFAULT = 'dev-only-secret-change-me-in-production';
@@ -30,7 +30,15 @@ interface Run {
 async function run(env: Record<string, string | undefined>): Promise<Run> {
   const clean = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const child = spawn(process.execPath, [SERVER], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BASE_URL: 'https://sho.rt', ...clean },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...compileCacheEnv(),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      BASE_URL: 'https://sho.rt',
+      ...clean,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

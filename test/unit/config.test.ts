@@ -14,6 +14,7 @@ import {
   SETTINGS,
   type Config,
 } from '../../src/config/config.ts';
+import { passkeysAvailable } from '../../src/config/webauthn-settings.ts';
 
 test('an empty environment gives the documented defaults', () => {
   const config = loadConfig({});
@@ -303,6 +304,8 @@ const CASES: Readonly<Record<string, Case>> = {
   DOMAIN_CHECK_GRACE: { key: 'domainCheckGrace', unset: 24, valid: ['0', 0], invalid: '-1' },
   DOMAIN_PENDING_HOURS: { key: 'domainPendingTtlMs', unset: 7 * 24 * 3_600_000, valid: ['1', 3_600_000], invalid: '0' },
   SESSION_TTL_HOURS: { key: 'sessionTtlMs', unset: 12 * 3_600_000, valid: ['1', 3_600_000], invalid: '721' },
+  SESSION_IDLE_MINUTES: { key: 'sessionIdleMs', unset: 120 * 60_000, valid: ['5', 300_000], invalid: '4' },
+  SIGN_IN_ACCOUNT_MAX_FAILURES: { key: 'signInAccountMaxFailures', unset: 10, valid: ['3', 3], invalid: '0' },
   SIGN_IN_MAX_FAILURES: { key: 'signInMaxFailures', unset: 10, valid: ['3', 3], invalid: '0' },
   SIGN_IN_WINDOW_SECONDS: { key: 'signInWindowMs', unset: 900_000, valid: ['60', 60_000], invalid: '86401' },
   SESSIONS_PER_KEY_MAX: { key: 'sessionsPerKeyMax', unset: 20, valid: ['3', 3], invalid: '0' },
@@ -368,6 +371,50 @@ const CASES: Readonly<Record<string, Case>> = {
   CLICK_STREAM: { key: 'clickStream', unset: 'off', valid: ['redis', 'redis'], with: { REDIS_URL: 'redis://cache' }, invalid: 'kafka' },
   CLICK_STREAM_MAXLEN: { key: 'clickStreamMaxlen', unset: 1_000_000, valid: ['5000', 5000], invalid: '99' },
   CLICK_STREAM_SHARDS: { key: 'clickStreamShards', unset: 1, valid: ['4', 4], invalid: '0' },
+  SMTP_URL: {
+    key: 'smtpUrl',
+    unset: undefined,
+    valid: ['smtps://mailer:s%40cret@mail.example.com:465', 'smtps://mailer:s%40cret@mail.example.com:465'],
+    invalid: 'https://mail.example.com',
+  },
+  MAIL_FROM: {
+    key: 'mailFrom',
+    unset: 'shortener <no-reply@localhost>',
+    valid: ['Links <links@sho.rt>', 'Links <links@sho.rt>'],
+    invalid: 'links at sho.rt',
+  },
+  OIDC_ISSUER: {
+    key: 'oidcIssuer',
+    unset: undefined,
+    valid: ['https://login.example.com/realms/staff', 'https://login.example.com/realms/staff'],
+    invalid: 'http://login.example.com',
+  },
+  OIDC_CLIENT_ID: { key: 'oidcClientId', unset: undefined, valid: ['shortener', 'shortener'], invalid: 'x'.repeat(501) },
+  OIDC_CLIENT_SECRET: { key: 'oidcClientSecret', unset: undefined, valid: ['s3cret', 's3cret'], invalid: 'x'.repeat(2001) },
+  OIDC_NAME: { key: 'oidcName', unset: 'single sign-on', valid: ['Acme staff', 'Acme staff'], invalid: 'x'.repeat(61) },
+  OIDC_SCOPES: { key: 'oidcScopes', unset: 'openid email profile', valid: ['openid email', 'openid email'], invalid: 'email profile' },
+  OIDC_EMAIL_VERIFIED_CLAIM: {
+    key: 'oidcEmailVerifiedClaim',
+    unset: 'email_verified',
+    valid: ['xms_edov', 'xms_edov'],
+    invalid: 'email verified',
+  },
+  OIDC_TIMEOUT_MS: { key: 'oidcTimeoutMs', unset: 5000, valid: ['500', 500], invalid: '99' },
+  WEBAUTHN_RP_ID: {
+    key: 'webauthnRpId',
+    unset: 'localhost',
+    valid: ['Sho.rt', 'sho.rt'],
+    with: { BASE_URL: 'https://app.sho.rt' },
+    invalid: 'sho.rt:443',
+  },
+  WEBAUTHN_RP_NAME: { key: 'webauthnRpName', unset: 'shortener', valid: ['Acme links', 'Acme links'], invalid: 'x'.repeat(65) },
+  WEBAUTHN_ORIGINS: {
+    key: 'webauthnOrigins',
+    unset: ['http://localhost:3000'],
+    valid: ['https://sho.rt/, https://app.sho.rt', ['https://sho.rt', 'https://app.sho.rt']],
+    with: { BASE_URL: 'https://sho.rt' },
+    invalid: 'https://localhost/path',
+  },
 };
 
 const DECLARED = Object.values(SETTINGS).map((setting) => setting.env);
@@ -485,4 +532,32 @@ test('a published CODE_SECRET serves only on a development machine: the embedded
   assert.match(servingSecretProblem({ ...real, codeSecret: 'please-Change-Me-now' }, {}) ?? '', /^CODE_SECRET/);
   assert.equal(servingSecretProblem({ ...real, codeSecret: 'a-real-secret-of-32-characters!!' }, { NODE_ENV: 'production' }), null);
   assert.ok(isPublishedSecret(DEV_CODE_SECRET));
+});
+
+test('OIDC_ISSUER: https, or http on loopback only; OIDC_CLIENT_SECRET is never shown in a message', () => {
+  for (const issuer of ['http://127.0.0.1:4000', 'http://localhost:4000/oidc', 'http://[::1]:4000', 'https://idp.example.com']) {
+    assert.equal(loadConfig({ OIDC_ISSUER: issuer }).oidcIssuer, issuer);
+  }
+  for (const issuer of ['http://10.0.0.5', 'https://idp.example.com/?tenant=1', 'https://user:pw@idp.example.com', 'idp.example.com']) {
+    assert.equal(problems({ OIDC_ISSUER: issuer }).length, 1, issuer);
+  }
+  const secret = `hunter2${'!'.repeat(2000)}`;
+  assert.deepEqual(problems({ OIDC_CLIENT_SECRET: secret }), [
+    'OIDC_CLIENT_SECRET (2007 characters, not shown): expected at most 2000 characters',
+  ]);
+});
+
+test('passkeys: the relying party follows BASE_URL; origins must be on it; offered on https, or http on localhost, never on an IP address', () => {
+  const config = loadConfig({ BASE_URL: 'https://go.sho.rt' });
+  assert.equal(config.webauthnRpId, 'go.sho.rt');
+  assert.deepEqual(config.webauthnOrigins, ['https://go.sho.rt']);
+  assert.deepEqual(problems({ BASE_URL: 'https://sho.rt', WEBAUTHN_ORIGINS: 'https://sho.rt,https://evil.example' }), [
+    'WEBAUTHN_ORIGINS has https://evil.example: expected origins on WEBAUTHN_RP_ID (sho.rt) or under it',
+  ]);
+  assert.deepEqual(problems({ BASE_URL: 'https://app.sho.rt', WEBAUTHN_RP_ID: 'sho.rt', WEBAUTHN_ORIGINS: 'https://links.sho.rt' }), []);
+  for (const base of ['https://sho.rt', 'http://localhost:3000', 'http://app.localhost:3000']) assert.ok(passkeysAvailable(base), base);
+  for (const base of ['http://sho.rt', 'http://127.0.0.1:8080', 'https://10.0.0.5', 'http://[::1]:3000'])
+    assert.ok(!passkeysAvailable(base), base);
+  // An IP address as BASE_URL still starts (the relying party id follows it); it offers no passkeys.
+  assert.equal(loadConfig({ BASE_URL: 'http://[::1]:3000' }).webauthnRpId, '[::1]');
 });

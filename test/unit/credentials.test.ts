@@ -21,7 +21,7 @@ function countingStore(good: ReadonlySet<string>) {
     async activeKey(key: string): Promise<Principal | undefined> {
       asked.push(key);
       if (held !== null) await held;
-      return good.has(key) ? { id: 1, name: 'k', role: 'member', workspaceId: 1 } : undefined;
+      return good.has(key) ? { id: 1, name: 'k', role: 'member', workspaceId: 1, personId: null } : undefined;
     },
     async session(token: string): Promise<Session | undefined> {
       asked.push(token);
@@ -47,7 +47,7 @@ test('a key seen good is looked up again without spending its client’s budget;
   const known = secret();
   const { store, asked } = countingStore(new Set([known]));
   const credentials = new Credentials(store, lookupBudget(new LocalCounter(100), 3));
-  assert.deepEqual(await credentials.key(known, 'a'), { found: { id: 1, name: 'k', role: 'member', workspaceId: 1 } });
+  assert.deepEqual(await credentials.key(known, 'a'), { found: { id: 1, name: 'k', role: 'member', workspaceId: 1, personId: null } });
   for (let i = 0; i < 5; i++) {
     credentials.forgetAll(); // as a revocation here does: the key is asked for again
     assert.ok('found' in (await credentials.key(known, 'a')));
@@ -85,10 +85,14 @@ test('sessions closed to keep a key’s bound are forgotten by their stored hash
   let live = true;
   const token = randomBytes(32).toString('base64url');
   const session: Session = {
-    key: { id: 1, name: 'k', role: 'member', workspaceId: 1 },
+    key: { id: 1, name: 'k', role: 'member', workspaceId: 1, personId: null },
     workspaceName: 'w',
     csrfToken: 'c',
     expiresAt: new Date(Date.now() + 60_000),
+    personId: null,
+    publicId: null,
+    methods: [],
+    requires: { sso: false, secondFactor: false },
   };
   const credentials = new Credentials(
     { activeKey: () => Promise.resolve(undefined), session: () => Promise.resolve(live ? session : undefined) },

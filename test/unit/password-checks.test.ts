@@ -1,5 +1,5 @@
 // What bounds the work of link passwords, without services: the hash slots and their two queues
-// (src/links/password-checks.ts), attempts reserved before they are judged (src/api/attempt-budget.ts),
+// (src/core/hash-slots.ts), attempts reserved before they are judged (src/api/attempt-budget.ts),
 // and what the cache refuses to hold as an answer (src/cache/link-cache.ts entryOf).
 
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import type { ShortCode } from '../../src/core/codes.ts';
 import type { Link } from '../../src/core/link.ts';
 import { LinkRules } from '../../src/core/redirect-rules.ts';
 import { privateCacheControl } from '../../src/edge/respond.ts';
-import { HashSlots } from '../../src/links/password-checks.ts';
+import { HashSlots } from '../../src/core/hash-slots.ts';
 import { isAppError } from '../../src/errors.ts';
 
 function gate(): { promise: Promise<void>; open: () => void } {

@@ -6,6 +6,7 @@ import './styles/link.css';
 import './styles/admin.css';
 import './styles/analytics.css';
 import './styles/webhooks.css';
+import './styles/people.css';
 import './styles/tables.css';
 
 const root = document.getElementById('app');

@@ -1,11 +1,13 @@
 // The dashboard's only data source: a client of the service's JSON API (same origin, session cookie). Every
 // state-changing request carries the session's CSRF token, kept in memory only; every error becomes an ApiError
 // (errors.ts) with the API's stable code. Each feature's requests sit beside it (links/api.ts, domains/api.ts…).
+// Every route that opens or moves a session (a key, a password, the first admin, an invitation, another workspace)
+// goes through startSession, which keeps the new session's CSRF token.
 import type { Static } from 'typebox';
 import type { SessionInfo, SignInBody } from '../../../src/auth/schemas.ts';
 import { ApiError, readError, type ApiErrorCode } from './errors.ts';
 
-/** The signed-in key, its workspace, and the token its changes carry. */
+/** The signed-in person (null: signed in with an API key), the key the session acts through, its workspace, and the token its changes carry. */
 export type Session = Static<typeof SessionInfo>;
 
 const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
@@ -44,11 +46,20 @@ export class ApiClient implements Api {
     return session;
   }
 
-  async signIn(key: string): Promise<Session> {
+  signIn(key: string): Promise<Session> {
     const body: Static<typeof SignInBody> = { key };
-    const session = await this.request<Session>('/auth/session', { method: 'POST', json: body, signedOutHandler: false });
-    this.#csrfToken = session.csrfToken;
-    return session;
+    return this.startSession('/auth/session', body);
+  }
+
+  /**
+   * POSTs `body` to a route whose answer is a session (sign-in, set-up, accepting an invitation, switching workspace),
+   * and sends the new session's CSRF token from then on. A 401 there is an answer, not a lost session.
+   */
+  async startSession<T extends object = Session>(path: string, body: unknown): Promise<T> {
+    const answer = await this.request<T>(path, { method: 'POST', json: body, signedOutHandler: false });
+    // A password sign-in that asks for a second factor answers without a session (nor its token) yet.
+    if ('csrfToken' in answer && typeof answer.csrfToken === 'string') this.#csrfToken = answer.csrfToken;
+    return answer;
   }
 
   async signOut(): Promise<void> {

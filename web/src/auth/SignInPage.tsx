@@ -1,37 +1,32 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ApiClient, Session } from '../api/client.ts';
-import { ApiError, errorMessage } from '../api/errors.ts';
-import { Field } from '../shared/Field.tsx';
+import { useState } from 'preact/hooks';
+import { useAuth } from './context.ts';
+import { KeySignInForm } from './KeySignInForm.tsx';
+import { PasswordSignInForm } from './PasswordSignInForm.tsx';
+import { SsoSignIn } from './SsoSignIn.tsx';
 import { Page } from '../shared/Page.tsx';
-import { useFormSubmit } from '../shared/use-form-submit.ts';
+import { PasskeySignIn } from '../people/second-factors/PasskeySignIn.tsx';
+import type { SecondFactorStep as Step } from '../people/second-factors/api.ts';
+import { SecondFactorStep } from '../people/second-factors/SecondFactorStep.tsx';
 
-interface SignInPageProps {
-  api: ApiClient;
-  /** Why the person is here again (session expired, signed out). */
-  message: string | null;
-  onSignedIn: (session: Session) => void;
-}
-
-/** Trades an API key for a session cookie. The key lives only in this field: never stored by the browser. */
-export function SignInPage({ api, message, onSignedIn }: SignInPageProps) {
-  const [key, setKey] = useState('');
-  const input = useRef<HTMLInputElement>(null);
-
-  useEffect(() => input.current?.focus(), []);
-
-  const send = async () => {
-    const session = await api.signIn(key.trim());
-    setKey('');
-    onSignedIn(session);
-  };
-  const { busy, errors, submit } = useFormSubmit<'key'>(send, {
-    check: () => (key.trim() === '' ? { key: 'Enter your API key.' } : null),
-    // The form's only field: every error is about the key.
-    placeOf: () => 'key',
-    controlOf: () => 'api-key',
-    messageOf: signInError,
-  });
-
+/** Signing in: with an email address and a password, or (for those who have one) with an API key. */
+export function SignInPage({ message }: { message: string | null }) {
+  const { options } = useAuth();
+  // After a right password, for a person with a second factor: that step alone; its ticket running out comes back here.
+  const [step, setStep] = useState<Step | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  if (step !== null) {
+    const restart = (why: string) => {
+      setStep(null);
+      setNotice(why === '' ? null : why);
+    };
+    return (
+      <div class="narrow">
+        <Page title="Sign in">
+          <SecondFactorStep step={step} onRestart={restart} />
+        </Page>
+      </div>
+    );
+  }
   return (
     <div class="narrow">
       <Page title="Sign in">
@@ -40,43 +35,31 @@ export function SignInPage({ api, message, onSignedIn }: SignInPageProps) {
             {message}
           </p>
         )}
-        <form class="form" onSubmit={submit} noValidate>
-          <Field
-            id="api-key"
-            label="API key"
-            hint="Your key starts with sk_. It is sent once to start a session and is not kept in this browser."
-            error={errors.key}
-            live
-          >
-            {(control) => (
-              <input
-                {...control}
-                ref={input}
-                type="password"
-                name="key"
-                autoComplete="off"
-                spellcheck={false}
-                value={key}
-                onInput={(event) => setKey(event.currentTarget.value)}
-              />
-            )}
-          </Field>
-          <button type="submit" class="button-primary" aria-disabled={busy}>
-            {busy ? 'Signing in…' : 'Sign in'}
-          </button>
-        </form>
+        <SsoSignIn />
+        <PasswordSignInForm
+          notice={notice}
+          onSecondStep={(next) => {
+            setNotice(null);
+            setStep(next);
+          }}
+        />
+        <PasskeySignIn />
+        {options.mail ? (
+          <p class="after-form">
+            <a href="/app/forgot-password">Forgot your password?</a>
+          </p>
+        ) : (
+          <p class="after-form muted">
+            Forgot your password? This service sends no email: ask an admin of your workspace for a reset link.
+          </p>
+        )}
+        <details class="options key-sign-in">
+          <summary>Sign in with an API key</summary>
+          <div class="options-body">
+            <KeySignInForm />
+          </div>
+        </details>
       </Page>
     </div>
   );
-}
-
-function signInError(error: unknown): string {
-  if (error instanceof ApiError) {
-    if (error.code === 'API_KEY_INVALID') return 'This key is not valid: it is mistyped, unknown or revoked.';
-    if (error.status === 429) {
-      const wait = error.retryAfter ?? 60;
-      return `Too many sign-in attempts. Try again in ${wait} second${wait === 1 ? '' : 's'}.`;
-    }
-  }
-  return errorMessage(error);
 }

@@ -31,7 +31,7 @@ export function KeyTable({ keys, myId, onRevoked }: { keys: ApiKey[]; myId: numb
       <div class="table-scroll">
         <table class="key-table stack-table" role="table">
           <caption class="visually-hidden">API keys</caption>
-          <StackTableHead columns={['Name', 'Role', 'Created', 'Revoked']} actions />
+          <StackTableHead columns={['Name', 'Role', 'Belongs to', 'Created', 'Revoked']} actions />
           <tbody role="rowgroup">
             {keys.map((key) => (
               <tr key={key.id} role="row" class={key.revokedAt !== null ? 'row-revoked' : undefined}>
@@ -42,6 +42,10 @@ export function KeyTable({ keys, myId, onRevoked }: { keys: ApiKey[]; myId: numb
                 <td role="cell">
                   <CellLabel>Role</CellLabel>
                   {key.role}
+                </td>
+                <td role="cell">
+                  <CellLabel>Belongs to</CellLabel>
+                  {key.owner === null ? <span class="muted">The workspace</span> : key.owner.name}
                 </td>
                 <td role="cell">
                   <CellLabel>Created</CellLabel>

@@ -8,7 +8,7 @@ import { KeyTable } from './KeyTable.tsx';
 import { NewKeyForm } from './NewKeyForm.tsx';
 import { NewSecret } from './NewSecret.tsx';
 
-/** The workspace's API keys (admins only): list, create (the secret shown once) and revoke. */
+/** API keys: an admin's view is the workspace's, a person's who is not an admin their own; list, create (the secret shown once) and revoke. */
 export function KeysPage() {
   const { api, session } = useApp();
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
@@ -37,7 +37,10 @@ export function KeysPage() {
 
   const onCreated = (key: CreatedKey) => {
     setCreated(key);
-    setKeys((list) => [...(list ?? []), { id: key.id, name: key.name, role: key.role, createdAt: key.createdAt, revokedAt: null }]);
+    setKeys((list) => [
+      ...(list ?? []),
+      { id: key.id, name: key.name, role: key.role, owner: key.owner, createdAt: key.createdAt, revokedAt: null },
+    ]);
   };
 
   const onRevoked = (id: number) => {
@@ -56,7 +59,9 @@ export function KeysPage() {
           <NewKeyForm onCreated={onCreated} />
         </div>
         <section class="panel" aria-labelledby="keys-heading">
-          <h2 id="keys-heading">Keys of {session.workspace.name}</h2>
+          <h2 id="keys-heading">
+            {session.key.role === 'admin' ? `Keys of ${session.workspace.name}` : `Your keys in ${session.workspace.name}`}
+          </h2>
           {error !== null ? (
             <ErrorMessage onRetry={() => setAttempt(attempt + 1)}>The keys could not be loaded: {error}</ErrorMessage>
           ) : keys === null ? (

@@ -15,9 +15,12 @@ const NAME_MAX = 100 satisfies typeof NAME_MAX_LENGTH;
 
 /** Creates a key (POST /keys); the answer, with its secret, goes to `onCreated`. */
 export function NewKeyForm({ onCreated }: { onCreated: (key: CreatedKey) => void }) {
-  const { api } = useApp();
+  const { api, session } = useApp();
   const [name, setName] = useState('');
-  const [role, setRole] = useState<Role>('member');
+  // A person's key carries at most their role: only those roles are offered.
+  const mine = session.person !== null;
+  const choices = mine ? ROLE_CHOICES.slice(0, ROLE_CHOICES.indexOf(session.key.role) + 1) : ROLE_CHOICES;
+  const [role, setRole] = useState<Role>(choices.includes('member') ? 'member' : 'viewer');
 
   const send = async () => {
     onCreated(await createKey(api, { name: name.trim(), role }));
@@ -53,12 +56,16 @@ export function NewKeyForm({ onCreated }: { onCreated: (key: CreatedKey) => void
         <Field
           id="key-role"
           label="Role"
-          hint="Viewers read links, stats and exports; members also create links and change their own; admins do everything, keys included."
+          hint={
+            mine
+              ? `Your own key: it carries at most your role (${ROLE_LABELS[session.key.role].toLowerCase()}) and stops working when you leave the workspace.`
+              : 'Viewers read links, stats and exports; members also create links and change their own; admins do everything, keys included.'
+          }
           error={errors.role}
         >
           {(control) => (
             <select {...control} name="role" value={role} onChange={(event) => setRole(event.currentTarget.value as Role)}>
-              {ROLE_CHOICES.map((r) => (
+              {choices.map((r) => (
                 <option key={r} value={r}>
                   {ROLE_LABELS[r]}
                 </option>

@@ -1,6 +1,7 @@
 import { useLocation } from 'preact-iso';
 import type { Session } from '../api/client.ts';
 import { permissions } from '../auth/context.ts';
+import { WorkspaceSwitcher } from '../people/WorkspaceSwitcher.tsx';
 
 interface HeaderProps {
   session: Session;
@@ -11,19 +12,25 @@ interface HeaderProps {
 export function Header({ session, onSignOut, signingOut }: HeaderProps) {
   const { path } = useLocation();
   const can = permissions(session);
+  const page = (href: string, label: string) => ({ href, label, current: path === href });
   const items = [
     {
       href: '/app/links',
       label: 'Links',
       current: path === '/app' || path === '/app/links' || (path.startsWith('/app/links/') && path !== '/app/links/new'),
     },
-    ...(can.canCreate ? [{ href: '/app/links/new', label: 'New link', current: path === '/app/links/new' }] : []),
-    { href: '/app/analytics', label: 'Analytics', current: path === '/app/analytics' },
-    ...(can.canCreate ? [{ href: '/app/import', label: 'Import', current: path === '/app/import' }] : []),
-    ...(can.canManageKeys ? [{ href: '/app/keys', label: 'Keys', current: path === '/app/keys' }] : []),
-    ...(can.canManageDomains ? [{ href: '/app/domains', label: 'Domains', current: path === '/app/domains' }] : []),
-    ...(can.canManageWebhooks ? [{ href: '/app/webhooks', label: 'Webhooks', current: path === '/app/webhooks' }] : []),
+    ...(can.canCreate ? [page('/app/links/new', 'New link')] : []),
+    page('/app/analytics', 'Analytics'),
+    ...(can.canCreate ? [page('/app/import', 'Import')] : []),
+    page('/app/members', 'Members'),
+    ...(can.canManageKeys ? [page('/app/keys', 'Keys')] : []),
+    ...(can.canManageDomains ? [page('/app/domains', 'Domains')] : []),
+    ...(can.canManageWebhooks ? [page('/app/webhooks', 'Webhooks')] : []),
+    ...(can.canReadAudit ? [page('/app/audit', 'Audit')] : []),
+    ...(can.canManageWorkspace ? [page('/app/workspace', 'Settings')] : []),
+    ...(can.isPerson ? [page('/app/profile', 'Profile')] : []),
   ];
+  const several = session.workspaces.length > 1;
   return (
     <header class="site-header">
       <div class="container header-inner">
@@ -44,12 +51,15 @@ export function Header({ session, onSignOut, signingOut }: HeaderProps) {
         <div class="who">
           <p class="who-text">
             <span class="visually-hidden">Signed in as </span>
-            <strong>{session.key.name}</strong> <span class="role">{session.key.role}</span>
-            <span class="workspace">
-              <span class="visually-hidden">, workspace </span>
-              {session.workspace.name}
-            </span>
+            <strong>{session.person?.name ?? session.key.name}</strong> <span class="role">{session.key.role}</span>
+            {!several && (
+              <span class="workspace">
+                <span class="visually-hidden">, workspace </span>
+                {session.workspace.name}
+              </span>
+            )}
           </p>
+          {several && <WorkspaceSwitcher key={session.workspace.id} session={session} />}
           <button type="button" class="button-small" onClick={onSignOut} aria-disabled={signingOut}>
             Sign out
           </button>

@@ -1,13 +1,13 @@
-// How many scrypt hashes of link passwords run at once (core/link-passwords.ts): each takes 16 MiB
-// and a thread of libuv's pool for tens of milliseconds, and that pool also reads files, resolves
-// host names and compresses QR images. At most PASSWORD_HASHES_AT_ONCE run; guesses at a password
-// wait in a queue of PASSWORD_GUESSES_WAITING, and a guess that finds it full is refused at once
-// (503 PASSWORD_CHECKS_BUSY). New passwords (creates, changes, imports) wait in a queue of their
-// own, and a freed slot alternates between the two: guesses cannot starve creates, nor the reverse.
+// How many memory-hard password hashes run at once: each takes tens of MiB and a thread of libuv's
+// pool for tens of milliseconds, and that pool also reads files, resolves host names and compresses
+// QR images. At most `atOnce` run (link passwords: PASSWORD_HASHES_AT_ONCE); guesses wait in a queue
+// of `guessesWaiting`, and a guess that finds it full is refused at once (503 PASSWORD_CHECKS_BUSY).
+// New passwords (creates, changes, imports, sign-ups) wait in a queue of their own, and a freed slot
+// alternates between the two: guesses cannot starve new passwords, nor the reverse. Pure: no I/O.
 
 import { AppError } from '../errors.ts';
 
-/** New passwords waiting for a slot: a create's hashes are bounded by the body limits before they get here. */
+/** New passwords waiting for a slot: a request's hashes are bounded by the body limits before they get here. */
 const NEW_PASSWORDS_WAITING = 1000;
 
 type Start = () => void;
