@@ -112,8 +112,10 @@ class Client {
   /** ms after openedAt when the server closed it; fails if it is still open `withinMs` after opening. */
   async closedWithin(withinMs: number): Promise<number> {
     const left = withinMs - (performance.now() - this.openedAt);
-    const timer = sleep(Math.max(0, left), 'open' as const);
-    const closedAt = await Promise.race([this.closed, timer]);
+    // Cancelled once the race is over: a deadline left pending would keep the file's process alive until it passed.
+    const deadline = new AbortController();
+    const timer = sleep(Math.max(0, left), 'open' as const, { signal: deadline.signal });
+    const closedAt = await Promise.race([this.closed, timer]).finally(() => deadline.abort());
     assert.notEqual(closedAt, 'open', `the connection was still open ${withinMs} ms after it opened`);
     return closedAt as number;
   }
