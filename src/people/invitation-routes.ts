@@ -5,7 +5,6 @@
 import { SECURITY } from '../api/schemas.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { sessionInfo } from '../auth/session-routes.ts';
 import { SessionInfo } from '../auth/schemas.ts';
 import { AppError, errorResponses as errors } from '../errors.ts';
 import { joinableWorkspaces } from './people-store.ts';
@@ -16,6 +15,7 @@ import {
   nameOf,
   NoBody,
   open,
+  movedSession,
   openPersonSession,
   personOf,
   requestActor,
@@ -45,7 +45,7 @@ const invitationView = (invitation: Invitation) => ({
 /** What an invitation is for, and accepting it. */
 export async function acceptRoutes(plain: FastifyInstance, deps: InvitationDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { people, store } = deps;
+  const { people } = deps;
 
   app.get(
     '/auth/invitations/:token',
@@ -93,11 +93,7 @@ export async function acceptRoutes(plain: FastifyInstance, deps: InvitationDeps)
       if (session !== null && session.personId !== null) {
         const person = await personOf(request, people);
         const made = await deps.invitations.accept(token, { signedIn: person }, addressOf(request));
-        await store.moveSession(session.token, person.id, made.key.id);
-        deps.credentials.forgetSession(session.token);
-        const moved = await store.session(session.token);
-        if (moved === undefined) throw new AppError('SESSION_EXPIRED');
-        return sessionInfo(moved, await store.sessionPerson(person.id));
+        return movedSession(request, deps, person.id, made.key.id);
       }
       const { account } = await deps.invitations.invitation(token);
       if (account || name === undefined || password === undefined) {
@@ -189,7 +185,7 @@ export async function invitationRoutes(plain: FastifyInstance, deps: InvitationD
 /** Joining, on one's own, a workspace that takes people of one's verified email domain. */
 export async function joinRoutes(plain: FastifyInstance, deps: InvitationDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { people, store } = deps;
+  const { people } = deps;
 
   app.get(
     '/auth/joinable',
@@ -227,12 +223,8 @@ export async function joinRoutes(plain: FastifyInstance, deps: InvitationDeps): 
       const workspaceId = parseId(request.params.id);
       if (workspaceId === undefined) throw new AppError('WORKSPACE_NOT_FOUND');
       const [key] = await people.joinByDomain(person, addressOf(request), workspaceId);
-      const session = request.session as NonNullable<typeof request.session>;
-      if (key === undefined || !(await store.moveSession(session.token, person.id, key.id))) throw new AppError('SESSION_EXPIRED');
-      deps.credentials.forgetSession(session.token);
-      const moved = await store.session(session.token);
-      if (moved === undefined) throw new AppError('SESSION_EXPIRED');
-      return sessionInfo(moved, await store.sessionPerson(person.id));
+      if (key === undefined) throw new AppError('SESSION_EXPIRED');
+      return movedSession(request, deps, person.id, key.id);
     },
   );
 }

@@ -94,3 +94,16 @@ export async function openPersonSession(
   const live = await deps.store.session(opened.token);
   return sessionInfo(live ?? { key, ...opened }, await deps.store.sessionPerson(person.id));
 }
+
+/**
+ * Moves the request's session to another key of its person (another workspace: switched, joined,
+ * accepted), forgets what this instance remembered of it, and answers the session as it is now.
+ */
+export async function movedSession(request: FastifyRequest, deps: AccountDeps, personId: number, keyId: number) {
+  const { session } = request;
+  if (session === null || !(await deps.store.moveSession(session.token, personId, keyId))) throw new AppError('SESSION_EXPIRED');
+  deps.credentials.forgetSession(session.token);
+  const moved = await deps.store.session(session.token);
+  if (moved === undefined) throw new AppError('SESSION_EXPIRED');
+  return sessionInfo(moved, await deps.store.sessionPerson(personId));
+}

@@ -4,9 +4,8 @@
 
 import { SECURITY } from '../api/schemas.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { sessionInfo } from '../auth/session-routes.ts';
 import { SessionInfo } from '../auth/schemas.ts';
 import { clientKey } from '../edge/client-address.ts';
 import { AppError, errorResponses as errors } from '../errors.ts';
@@ -19,6 +18,7 @@ import {
   fromLoopback,
   nameOf,
   open,
+  movedSession,
   openPersonSession,
   pending,
   personOf,
@@ -37,7 +37,7 @@ export interface SignInDeps extends AccountDeps {
 /** Setup, sign-in with a password, and switching workspace. */
 export async function signInRoutes(plain: FastifyInstance, deps: SignInDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { people, store } = deps;
+  const { people } = deps;
 
   app.get(
     '/auth/options',
@@ -131,13 +131,8 @@ export async function signInRoutes(plain: FastifyInstance, deps: SignInDeps): Pr
     },
     async function switchWorkspace(request) {
       const person = await personOf(request, people);
-      const session = request.session as NonNullable<FastifyRequest['session']>;
       const key = await people.workspaceKey(person.id, request.body.workspaceId);
-      if (!(await store.moveSession(session.token, person.id, key.id))) throw new AppError('SESSION_EXPIRED');
-      deps.credentials.forgetSession(session.token);
-      const moved = await store.session(session.token);
-      if (moved === undefined) throw new AppError('SESSION_EXPIRED');
-      return sessionInfo(moved, await store.sessionPerson(person.id));
+      return movedSession(request, deps, person.id, key.id);
     },
   );
 }
