@@ -180,7 +180,16 @@ test('a fresh install opens on set-up; the admin invites a member by link, who j
   assert.ok(join !== -1 && invite !== -1 && join < invite, `member.join above member.invite: ${actions.join(', ')}`);
   await page.getByLabel('Action').selectOption('member.invite');
   await page.waitForURL(/action=member.invite/);
-  await page.locator('.audit-table tbody tr').first().waitFor();
+  // The address changes before the filtered entries arrive: wait for the table of the new query, not the old one mid-reload.
+  const codes = page.locator('.audit-table tbody td code');
+  await codes
+    .filter({ hasNotText: /^member\.invite$/ })
+    .first()
+    .waitFor({ state: 'detached' });
+  await codes
+    .filter({ hasText: /^member\.invite$/ })
+    .first()
+    .waitFor();
   assert.deepEqual(
     [...new Set((await page.locator('.audit-table tbody td code').allTextContents()).map((a) => a.trim()))],
     ['member.invite'],
