@@ -32,6 +32,8 @@ declare module 'fastify' {
      * factor): reading the session, the profile where a factor is added, switching workspace.
      */
     factorsPending?: boolean;
+    /** Asking whether one is signed in: a session that is no longer good, or lacks a factor, is no error (request.session says). */
+    sessionOptional?: boolean;
   }
 }
 
@@ -84,20 +86,20 @@ export function registerAuthentication(app: FastifyInstance, credentials: Creden
     }
     const { config } = request.routeOptions;
     if (config.signIn === true) return;
+    const optional = config.signOut === true || config.sessionOptional === true;
     const token = sessionToken(request, httpsOnly);
     if (token === undefined) {
       // A route the OpenAPI document marks as acting for a key: 401 before anything of the request is judged.
       if (keyRequired(request)) throw new AppError('API_KEY_REQUIRED');
       return;
     }
-    const session =
-      config.signOut === true ? await sessionOf(token, request, reply).catch(staleIsNone) : await sessionOf(token, request, reply);
+    const session = optional ? await sessionOf(token, request, reply).catch(staleIsNone) : await sessionOf(token, request, reply);
     if (session === null) return;
     if (!SAFE_METHODS.has(request.method) && !sameToken(request.headers['x-csrf-token'], session.csrfToken)) {
       throw new AppError('CSRF_TOKEN_INVALID');
     }
     const pending = pendingRequirement(session);
-    if (pending !== undefined && config.factorsPending !== true && config.signOut !== true) throw new AppError(pending);
+    if (pending !== undefined && config.factorsPending !== true && !optional) throw new AppError(pending);
     request.apiKey = session.key;
     request.session = { ...session, token };
   });

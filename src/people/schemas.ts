@@ -19,6 +19,10 @@ export const SetupState = Type.Object({
 });
 
 export const AuthOptions = Type.Object({
+  signedIn: Type.Boolean({
+    description:
+      'The request came with a live session (GET /auth/session reads it): the dashboard asks, rather than take a 401 on every signed-out load.',
+  }),
   setupNeeded: Type.Boolean(),
   mail: Type.Boolean(),
   sso: Type.Boolean({ description: 'Single sign-on is set up: GET /auth/sso/start signs in (docs/sso.md).' }),

@@ -41,8 +41,16 @@ export async function signInRoutes(plain: FastifyInstance, deps: SignInDeps): Pr
 
   app.get(
     '/auth/options',
-    { schema: { summary: 'What the sign-in page may offer', tags, response: { 200: S.AuthOptions, ...errors(503) } }, config: open },
-    async () => ({
+    {
+      schema: {
+        summary: 'What the sign-in page may offer, and whether the request is signed in',
+        tags,
+        response: { 200: S.AuthOptions, ...errors(503) },
+      },
+      config: { sessionOptional: true },
+    },
+    async (request) => ({
+      signedIn: request.session !== null,
       setupNeeded: await people.setupNeeded(),
       mail: people.mail,
       sso: deps.ssoName !== null,

@@ -48,11 +48,15 @@ test('set up in the browser, invite by mail, join, add a passkey, sign in with i
   t.after(() => admin.context.close());
   await admin.page.goto(`${base}/`);
   await admin.page.getByRole('heading', { name: 'Set up Shortener' }).waitFor();
+  await admin.page.waitForLoadState('networkidle');
+  assert.deepEqual(admin.failedLoads, [], 'a signed-out load asks nothing that answers 4xx (each is a console error)');
   await admin.page.getByLabel('Your name').fill('Ada Lovelace');
   await admin.page.getByLabel('Email address').fill('ada@example.com');
   await admin.page.getByLabel('Password').fill('correct horse battery staple');
   await admin.page.getByRole('button', { name: 'Create the admin account' }).click();
   await admin.page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
+  await admin.page.waitForLoadState('networkidle');
+  assert.deepEqual(admin.failedLoads, [], 'nor does signing in and landing on the links');
 
   // The admin invites Grace as an admin, by email.
   await admin.page.getByRole('link', { name: 'Members' }).click();

@@ -30,6 +30,11 @@ export interface WatchedPage {
   readonly context: BrowserContext;
   /** Console errors (but the browser's own line for an expected 4xx answer), uncaught errors, CSP violations. */
   readonly problems: string[];
+  /**
+   * Every answer of 400 or more the page received (`GET /auth/session 401`): each is a console error in the
+   * browser. Normal use has none; a test of a refusal expects its own.
+   */
+  readonly failedLoads: string[];
 }
 
 export async function watchedPage(
@@ -50,11 +55,16 @@ export async function watchedPage(
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  const failedLoads: string[] = [];
+  page.on('response', (response) => {
+    if (response.status() >= 400)
+      failedLoads.push(`${response.request().method()} ${new URL(response.url()).pathname} ${response.status()}`);
+  });
   // Run in the page (as text: these files are type-checked without the DOM's types).
   await page.addInitScript(
     "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI))",
   );
-  return { page, context, problems };
+  return { page, context, problems, failedLoads };
 }
 
 let axeSource: string | undefined;

@@ -106,6 +106,13 @@ describe('the first admin', () => {
 
   test('sign-in: right password opens a session; a wrong one and an unknown address are the same 401; an account is limited', async () => {
     const right = signedFrom(await signIn('ADA@example.com ', PASSWORD));
+    // The dashboard asks the options, not GET /auth/session, whether it is signed in: no 401 on a signed-out load.
+    const signedIn = async (cookie?: string) =>
+      (await app.inject({ url: '/auth/options', ...(cookie === undefined ? {} : { headers: { cookie } }) })).json<{ signedIn: boolean }>()
+        .signedIn;
+    assert.equal(await signedIn(), false);
+    assert.equal(await signedIn(right.cookie), true);
+    assert.equal(await signedIn(right.cookie.replace(/=([^;]{4})/, '=AAAA')), false, 'a cookie that opens no session is no error');
     assert.equal(right.body.person?.email, 'ada@example.com');
     const wrong = await signIn('ada@example.com', 'not the passphrase');
     const unknown = await signIn('nobody@example.com', 'not the passphrase');

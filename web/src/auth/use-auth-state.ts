@@ -11,7 +11,7 @@ export type AuthState =
   | { status: 'signed-in'; options: AuthOptions; session: Session };
 
 /** Before the options are read (a session cannot be lost before then): nothing offered. */
-const NO_OPTIONS: AuthOptions = { setupNeeded: false, mail: false, sso: false, passkeys: false };
+const NO_OPTIONS: AuthOptions = { signedIn: false, setupNeeded: false, mail: false, sso: false, passkeys: false };
 
 export interface Auth {
   state: AuthState;
@@ -43,11 +43,17 @@ export function useAuthState(): Auth {
 
   const reload = useCallback(() => {
     setState({ status: 'loading' });
-    const session = api.getSession().catch((error: unknown) => {
-      if (error instanceof ApiError && error.status === 401) return null;
-      throw error;
-    });
-    Promise.all([getAuthOptions(api), session]).then(
+    // The options say whether there is a session to read: a signed-out load asks nothing that answers 401.
+    const read = async (): Promise<[AuthOptions, Session | null]> => {
+      const options = await getAuthOptions(api);
+      if (!options.signedIn) return [options, null];
+      const session = await api.getSession().catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 401) return null;
+        throw error;
+      });
+      return [options, session];
+    };
+    read().then(
       ([options, current]) =>
         setState(current === null ? { status: 'signed-out', options, message: null } : { status: 'signed-in', options, session: current }),
       (error: unknown) => setState({ status: 'unreachable', message: errorMessage(error) }),
