@@ -14,6 +14,8 @@ import { deriveKey } from '../core/keys.ts';
 import { hashPassword, PASS_KEY_PURPOSE } from '../core/link-passwords.ts';
 import { targetPolicyOf } from '../core/target-policy.ts';
 import type { PartOptions } from '../part.ts';
+import { aliasRoutes } from './alias-routes.ts';
+import { AliasStore } from './alias-store.ts';
 import { LinkChanges } from './changes.ts';
 import { ClickLimits } from './click-limits.ts';
 import { registerCreateLimits } from './create-limits.ts';
@@ -79,6 +81,12 @@ async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Pr
     });
     await routes.register(importRoutes, { creates, store, shortUrls, policy, ...limited });
     await routes.register(manageRoutes, { links, shortUrls });
+    await routes.register(aliasRoutes, {
+      aliases: new AliasStore(db, breaker),
+      shortUrls,
+      notFoundLimit: app.notFoundLimit,
+      clientAddress: app.clientAddress,
+    });
     await routes.register(linkListRoutes, { lists, shortUrls, slow: new WorkspaceSlots(config.listSlowPerWorkspace) });
     await routes.register(qrRoutes, {
       shortUrls,

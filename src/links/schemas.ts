@@ -279,3 +279,23 @@ export const ImportReport = Type.Object({
     { description: 'One per row, in the order of the file.' },
   ),
 });
+
+export const AliasAvailabilityQuery = Type.Object(
+  {
+    alias: Type.String({ description: 'The custom alias to check, as a create would send it.' }),
+    domain: Type.Optional(DomainIn),
+  },
+  { additionalProperties: false },
+);
+
+export const AliasAvailability = Type.Object({
+  alias: Type.String(),
+  domain: Domain,
+  available: Type.Boolean({ description: 'A create with this alias on this domain would not be refused for its alias now.' }),
+  reason: Type.Optional(
+    Type.Object(
+      { code: Type.String({ examples: ['ALIAS_TAKEN'] }), message: Type.String() },
+      { description: 'Why not: the code a create would be refused with (ALIAS_INVALID, ALIAS_RESERVED, ALIAS_TAKEN).' },
+    ),
+  ),
+});

@@ -52,9 +52,10 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
   await page.getByLabel('Target URL').fill('https://example.com/app');
   const alias = `opts-${Date.now().toString(36)}`;
   await page.getByLabel('Custom alias (optional)').fill(alias);
-  // Closed for the plain link most people make; opened by its summary.
+  // Closed for the plain link most people make, each section opened by its summary.
   assert.equal(await page.getByLabel('Redirect status').isVisible(), false);
-  await page.getByText('Redirect options').click();
+  for (const section of ['redirect', 'targeting', 'preview', 'apps', 'protection'])
+    await page.locator(`#link-create-section-${section} > summary`).click();
   await page.getByLabel('Redirect status').selectOption('307');
   await page.getByLabel('Forward the visitor’s query').selectOption('true');
   await page.getByRole('button', { name: 'Add a rule' }).click();
@@ -74,7 +75,7 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
   await page.getByLabel('Preview title').fill('The app, now');
   await page.getByLabel('Preview image URL').fill('https://cdn.example/app.png');
   await page.getByLabel('Android app URL').fill('myapp://open/app');
-  await page.getByLabel('Most redirects').fill('5000');
+  await page.getByLabel('Click limit').fill('5000');
   await page.getByRole('button', { name: 'Create link' }).click();
 
   // The API's error, on the field it names, which has the focus.
@@ -83,16 +84,14 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
   assert.equal(await countries.getAttribute('aria-invalid'), 'true');
   assert.match((await countries.getAttribute('aria-describedby')) ?? '', /link-create-opt-targets-1-country-error/);
   assert.equal(await page.evaluate<string>('document.activeElement?.id'), 'link-create-opt-targets-1-country');
-  // The API's message, without the API's name of the field: the control's label says which it is.
-  assert.match(
-    (await page.locator('#link-create-opt-targets-1-country-error').textContent()) ?? '',
-    /^Must hold ISO 3166-1 alpha-2 country codes/,
-  );
+  // In people's words, without the API's name of the field: the control's label says which it is.
+  assert.match((await page.locator('#link-create-opt-targets-1-country-error').textContent()) ?? '', /^Use two-letter country codes/);
   await look(page, 'desktop-20-link-options-error');
   assert.equal(await storedOptions(alias), undefined, 'nothing was created');
 
   await countries.fill('DE, AT');
   await page.getByRole('button', { name: 'Create link' }).click();
+  await page.getByRole('link', { name: 'Open the link’s page' }).click();
   await page.getByRole('heading', { name: `Link ${alias}` }).waitFor();
   const made = {
     redirectStatus: 307,
@@ -123,6 +122,13 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
 
   // Edit: the form opens with the options as they are; rule 1 removed, the status back to the default.
   await page.getByRole('button', { name: 'Edit link' }).click();
+  // Closed, each section says what is set in it.
+  assert.equal(
+    await page.locator('#link-edit-section-redirect > summary').textContent(),
+    'Redirect: 307 Temporary Redirect · query forwarded',
+  );
+  await page.locator('#link-edit-section-redirect > summary').click();
+  await page.locator('#link-edit-section-targeting > summary').click();
   assert.equal(await page.getByLabel('Redirect status').inputValue(), '307');
   assert.equal(await page.getByRole('group', { name: 'Rule 2' }).getByLabel('Countries').inputValue(), 'DE, AT');
   await page.getByRole('button', { name: 'Remove rule 1' }).click();
@@ -140,7 +146,7 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
   t.after(() => phone.context.close());
   await signInWithKey(phone.page, base, admin.secret);
   await phone.page.getByRole('link', { name: 'New link' }).first().click();
-  await phone.page.getByText('Redirect options').click();
+  await phone.page.locator('#link-create-section-targeting > summary').click();
   await phone.page.getByRole('button', { name: 'Add a rule' }).click();
   await phone.page.getByRole('button', { name: 'Add an A/B split' }).click();
   await look(phone.page, 'phone-20-link-options');
@@ -199,9 +205,10 @@ test('a password-protected link: made with the form; its page asks for the passw
   await desk.page.getByLabel('Target URL').fill(landing.url);
   const alias = `pass-${Date.now().toString(36)}`;
   await desk.page.getByLabel('Custom alias (optional)').fill(alias);
-  await desk.page.getByText('Redirect options').click();
+  await desk.page.locator('#link-create-section-protection > summary').click();
   await desk.page.getByLabel('Password', { exact: true }).fill('correct horse');
   await desk.page.getByRole('button', { name: 'Create link' }).click();
+  await desk.page.getByRole('link', { name: 'Open the link’s page' }).click();
   await desk.page.getByRole('heading', { name: `Link ${alias}` }).waitFor();
   assert.match((await desk.page.locator('#detail-options').textContent()) ?? '', /password/);
   const stored = (await storedOptions(alias)) as { passwordHash?: string };
@@ -209,7 +216,9 @@ test('a password-protected link: made with the form; its page asks for the passw
 
   // Editing other options keeps the password unless it is removed.
   await desk.page.getByRole('button', { name: 'Edit link' }).click();
+  assert.match((await desk.page.locator('#link-edit-section-protection > summary').textContent()) ?? '', /Password kept/);
   assert.equal(await desk.page.getByLabel('New password').inputValue(), '');
+  await desk.page.locator('#link-edit-section-redirect > summary').click();
   await desk.page.getByLabel('Redirect status').selectOption('307');
   await desk.page.getByRole('button', { name: 'Save changes' }).click();
   await desk.page.getByRole('status').filter({ hasText: 'Changes saved' }).waitFor();

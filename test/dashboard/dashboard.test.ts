@@ -112,10 +112,12 @@ test('sign in, create, search, open, follow, see the click, QR code, edit, disab
   const alias = `spring-${Date.now().toString(36)}`;
   await url.fill(landingUrl);
   await page.getByLabel('Custom alias (optional)').fill(alias);
+  await page.locator('#link-create-section-schedule > summary').click();
   await page.getByLabel('Expires (optional)').fill('2031-06-01T12:30');
   await page.getByLabel('Title (optional)').fill('Spring sale');
   await page.getByLabel('Tags (optional)').fill('spring, sms');
   await page.getByRole('button', { name: 'Create link' }).click();
+  await page.getByRole('link', { name: 'Open the link’s page' }).click();
   await page.getByRole('heading', { name: 'Link Spring sale' }).waitFor();
   const stored = await withClient(database.url, (client) =>
     client.query<{ url: string; title: string; tags: string[]; expires_at: Date }>(

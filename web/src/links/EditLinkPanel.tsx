@@ -53,6 +53,7 @@ export function EditLinkPanel({ link, linkKey, onChange }: { link: Link; linkKey
             url: link.url,
             domain: '',
             alias: '',
+            startsAt: toDateTimeLocal(startsAtOf(link)),
             expiresAt: toDateTimeLocal(link.expiresAt),
             title: link.title ?? '',
             tags: link.tags.join(', '),
@@ -71,10 +72,11 @@ export function EditLinkPanel({ link, linkKey, onChange }: { link: Link; linkKey
 /**
  * Only what was changed is sent: an expired link's date, sent back unchanged, would be refused as in the past.
  */
-function linkChanges(link: Link, values: LinkFormValues): LinkChanges {
-  const changes: LinkChanges = {};
+function linkChanges(link: Link, values: LinkFormValues): LinkChanges & { startsAt?: string | null } {
+  const changes: LinkChanges & { startsAt?: string | null } = {};
   const url = values.url.trim();
   if (url !== link.url) changes.url = url;
+  if (values.startsAt !== toDateTimeLocal(startsAtOf(link))) changes.startsAt = fromDateTimeLocal(values.startsAt);
   if (values.expiresAt !== toDateTimeLocal(link.expiresAt)) changes.expiresAt = fromDateTimeLocal(values.expiresAt);
   const title = values.title.trim() === '' ? null : values.title;
   if (title !== link.title) changes.title = title;
@@ -84,4 +86,9 @@ function linkChanges(link: Link, values: LinkFormValues): LinkChanges {
   // Compared as the form would send the link's own options back: a link's unchanged options are not sent.
   if (JSON.stringify(options) !== JSON.stringify(optionsOf(draftOf(link.options)))) changes.options = options;
   return changes;
+}
+
+/** The link's start, once the API has one (`startsAt`, issue 38); null until then. */
+function startsAtOf(link: Link): string | null {
+  return (link as Link & { startsAt?: string | null }).startsAt ?? null;
 }

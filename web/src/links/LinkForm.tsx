@@ -1,27 +1,37 @@
-import { useState } from 'preact/hooks';
-import { errorMessage, fieldIn, fieldOf } from '../api/errors.ts';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { errorMessage } from '../api/errors.ts';
+import { useApp } from '../auth/context.ts';
 import type { Domain } from '../domains/api.ts';
 import { DomainSelect } from '../domains/DomainSelect.tsx';
-import { ErrorMessage, Field } from '../shared/Field.tsx';
+import { Field } from '../shared/Field.tsx';
 import { FormButtons } from '../shared/FormButtons.tsx';
-import { listOf } from '../shared/lists.ts';
-import { useFormSubmit } from '../shared/use-form-submit.ts';
-import type { NewLink } from './api.ts';
-import { optionsControlId } from './options/control-ids.ts';
-import { NO_OPTIONS, type OptionsDraft } from './options/draft.ts';
+import { formatDateTime } from '../shared/format.ts';
+import { useLoad } from '../shared/use-load.ts';
+import { listTags } from './api.ts';
+import { checkLink } from './builder/checks.ts';
+import { errorField, errorWords } from './builder/error-words.ts';
+import { ErrorSummary, type ShownError } from './builder/ErrorSummary.tsx';
+import { controlOf, SECTION_TITLES, SECTIONS, sectionOf, type SectionId } from './builder/fields.ts';
+import { normaliseUrl } from './builder/normalise-url.ts';
+import { Section } from './builder/Section.tsx';
+import { ShortLinkPreview } from './builder/ShortLinkPreview.tsx';
+import { sectionSummary, sectionUsed } from './builder/summaries.ts';
+import { TagSuggestions } from './builder/TagSuggestions.tsx';
+import { useAliasAvailability } from './builder/use-availability.ts';
+import type { LinkFormValues } from './builder/values.ts';
 import { LinkOptionsFields } from './options/LinkOptionsFields.tsx';
+import { TITLE_MAX } from './builder/limits.ts';
 
-export interface LinkFormValues {
-  url: string;
-  /** The host of the link's domain; '' for the default domain. */
-  domain: string;
-  alias: string;
-  /** The `<input type=datetime-local>` value: local wall time, '' for none. */
-  expiresAt: string;
-  title: string;
-  /** Comma-separated. */
-  tags: string;
-  options: OptionsDraft;
+export type { LinkFormValues };
+
+/** What the page beside the form shows of the link as it is typed. */
+export interface LinkPreview {
+  values: LinkFormValues;
+  /** The short link's host. */
+  host: string;
+  /** `https://host/alias`; null while the code is to be chosen at random. */
+  shortUrl: string | null;
 }
 
 interface LinkFormProps {
@@ -32,50 +42,134 @@ interface LinkFormProps {
   domains?: readonly Domain[];
   submitLabel: string;
   busyLabel: string;
-  /** Sends the values; an ApiError it throws is shown next to the field it names (fieldOf). */
+  /** Sends the values (the target as read: https:// assumed); an ApiError it throws is shown on the field it is about. */
   onSubmit: (values: LinkFormValues) => Promise<void>;
   onCancel?: () => void;
+  /** Shown beside the form (a preview), from the values as typed. */
+  aside?: (preview: LinkPreview) => ComponentChildren;
 }
 
-/** The fields of a link besides its options, as the API names them. */
-type LinkField = Exclude<keyof NewLink, 'options'>;
-const LINK_FIELDS = listOf<LinkField>()(['url', 'domain', 'alias', 'expiresAt', 'title', 'tags']);
+/** Errors by the id of the control they are about. */
+type Errors = Readonly<Record<string, string>>;
 
-/** The fields of a link, for creating one or editing it. The API checks every rule; its message is shown. */
-export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, onSubmit, onCancel }: LinkFormProps) {
+const NO_SECTION_OPEN: Readonly<Record<SectionId, boolean>> = {
+  schedule: false,
+  protection: false,
+  targeting: false,
+  preview: false,
+  apps: false,
+  redirect: false,
+};
+
+/**
+ * The fields of a link, for creating one or editing it: its own fields, then its options in named sections that say
+ * what is set in them. The browser checks formats and ranges first (builder/checks.ts); the API checks everything
+ * again, and its errors land on their fields too. Either way the first invalid field's section opens and the field
+ * takes the focus, and a summary beside the submit button lists every problem.
+ */
+export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, onSubmit, onCancel, aside }: LinkFormProps) {
+  const { api } = useApp();
   const [values, setValues] = useState(initial);
+  const [errors, setErrors] = useState<Errors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [open, setOpen] = useState(NO_SECTION_OPEN);
+  const [focusTo, setFocusTo] = useState<string | null>(null);
   const prefix = `link-${mode}`;
   const showDomain = mode === 'create' && domains.length > 1;
-  /** The fields the form shows, so that an error about one can stand next to it. */
-  const shown = LINK_FIELDS.filter((field) => (field === 'domain' ? showDomain : field !== 'alias' || mode === 'create'));
-  const isOption = (place: string) => place.startsWith(`${prefix}-opt-`);
-  // Errors by the id of the control they are about.
-  const { busy, errors, formError, submit } = useFormSubmit<string>(() => onSubmit(values), {
-    placeOf: (error) => {
-      // An error about an option names it (options.targets[1].url): shown on that control, whatever its code.
-      const field = fieldOf(error);
-      if (field?.startsWith('options') === true) return optionsControlId(prefix, field);
-      const own = fieldIn(error, shown);
-      return own === null ? null : `${prefix}-${own}`;
-    },
-    messageOf: (error, place) => (place !== null && isOption(place) ? optionMessage(error) : errorMessage(error)),
-  });
-  const errorOf = (field: LinkField) => errors[`${prefix}-${field}`];
+  const { data: knownTags } = useLoad((signal) => listTags(api, signal), 'tags');
+  const origin = originOf(values.domain, domains.find((d) => d.isDefault)?.host ?? location.hostname);
+  const host = origin.replace(/^[a-z]+:\/\//, '');
+  const availability = useAliasAvailability(mode === 'create' ? values.alias : '', values.domain);
+  const typedUrl = normaliseUrl(values.url);
 
-  const set = (field: keyof LinkFormValues) => (event: { currentTarget: HTMLInputElement }) =>
-    setValues({ ...values, [field]: event.currentTarget.value });
+  // Once the render that shows an error (and opens its section) is done: the focus, so the message is read with it.
+  useEffect(() => {
+    if (focusTo === null) return;
+    document.getElementById(focusTo)?.focus();
+    setFocusTo(null);
+  }, [focusTo]);
 
-  return (
-    <form class="form" onSubmit={submit} noValidate>
-      {formError !== null && <ErrorMessage>{formError}</ErrorMessage>}
+  const show = (shown: { controlId: string; message: string }[]) => {
+    const next: Record<string, string> = {};
+    const opened = { ...open };
+    for (const { controlId, message } of shown) {
+      next[controlId] ??= message;
+      const section = sectionOf(prefix, controlId);
+      if (section !== null) opened[section] = true;
+    }
+    setErrors(next);
+    setOpen(opened);
+    setFocusTo(shown[0]?.controlId ?? null);
+  };
+
+  const goTo = (controlId: string) => {
+    const section = sectionOf(prefix, controlId);
+    if (section !== null) setOpen({ ...open, [section]: true });
+    setFocusTo(controlId);
+  };
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (busy) return;
+    setFormError(null);
+    const problems = checkLink(values, mode, Date.now(), initial);
+    // A field this form does not show (the domain with one domain) is the whole form's.
+    if (problems.length > 0) {
+      show(problems.map(({ field, message }) => ({ controlId: controlOf(prefix, field), message })));
+      return;
+    }
+    setErrors({});
+    setBusy(true);
+    try {
+      await onSubmit({ ...values, url: typedUrl.url });
+    } catch (error) {
+      const field = errorField(error);
+      const controlId = field === null ? null : controlOf(prefix, field);
+      if (controlId !== null && document.getElementById(controlId) !== null) show([{ controlId, message: errorWords(error, field) }]);
+      else setFormError(field === null ? errorMessage(error) : errorWords(error, field));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const change = (field: Exclude<keyof LinkFormValues, 'options'>, value: string) => {
+    setValues({ ...values, [field]: value });
+    clearError(`${prefix}-${field}`);
+  };
+  const clearError = (controlId: string) => {
+    if (errors[controlId] === undefined) return;
+    const rest = { ...errors };
+    delete rest[controlId];
+    setErrors(rest);
+  };
+  const input = (field: Exclude<keyof LinkFormValues, 'options'>) => (event: { currentTarget: HTMLInputElement }) =>
+    change(field, event.currentTarget.value);
+  const errorOf = (field: string) => errors[`${prefix}-${field}`];
+
+  const shownErrors: ShownError[] = [
+    ...Object.entries(errors).map(([controlId, message]) => ({ controlId, label: labelOf(controlId), message })),
+    ...(formError === null ? [] : [{ controlId: null, label: '', message: formError }]),
+  ];
+
+  const form = (
+    <form class="form builder" onSubmit={(event) => void submit(event)} noValidate>
       <Field
         id={`${prefix}-url`}
         label="Target URL"
-        hint="The address the short link sends people to: http:// or https://."
+        hint={
+          typedUrl.assumed ? (
+            <>
+              Read as <strong class="break">{typedUrl.url}</strong>: https:// is assumed.
+            </>
+          ) : (
+            'The address the short link sends people to, such as example.com/page.'
+          )
+        }
         error={errorOf('url')}
       >
         {(control) => (
-          <input {...control} type="url" name="url" required inputMode="url" autoComplete="url" value={values.url} onInput={set('url')} />
+          <input {...control} type="url" name="url" required inputMode="url" autoComplete="url" value={values.url} onInput={input('url')} />
         )}
       </Field>
       {showDomain && (
@@ -86,46 +180,43 @@ export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, 
               name="domain"
               domains={domains}
               value={values.domain}
-              onChange={(domain) => setValues({ ...values, domain })}
+              onChange={(domain) => change('domain', domain)}
             />
           )}
         </Field>
       )}
       {mode === 'create' && (
-        <Field
-          id={`${prefix}-alias`}
-          label="Custom alias (optional)"
-          hint="3–64 letters, digits, - or _. Leave empty for a generated code."
-          error={errorOf('alias')}
-        >
-          {(control) => (
-            <input
-              {...control}
-              type="text"
-              name="alias"
-              autoComplete="off"
-              spellcheck={false}
-              value={values.alias}
-              onInput={set('alias')}
-            />
-          )}
-        </Field>
+        <>
+          <Field
+            id={`${prefix}-alias`}
+            label="Custom alias (optional)"
+            hint="3–64 letters, digits, - or _. Leave empty for a random code."
+            error={errorOf('alias')}
+          >
+            {(control) => (
+              <input
+                {...control}
+                aria-describedby={[control['aria-describedby'], `${prefix}-short-preview`].filter(Boolean).join(' ')}
+                type="text"
+                name="alias"
+                autoComplete="off"
+                autoCapitalize="off"
+                spellcheck={false}
+                value={values.alias}
+                onInput={input('alias')}
+              />
+            )}
+          </Field>
+          <ShortLinkPreview id={`${prefix}-short-preview`} host={host} alias={values.alias} availability={availability} />
+        </>
       )}
-      <Field
-        id={`${prefix}-expiresAt`}
-        label="Expires (optional)"
-        hint={`In your time zone (${timeZone()}). Leave empty to keep the link for good.`}
-        error={errorOf('expiresAt')}
-      >
-        {(control) => <input {...control} type="datetime-local" name="expiresAt" value={values.expiresAt} onInput={set('expiresAt')} />}
-      </Field>
       <Field
         id={`${prefix}-title`}
         label="Title (optional)"
-        hint="Up to 200 characters, for finding the link later."
+        hint={`Up to ${TITLE_MAX} characters, for finding the link later.`}
         error={errorOf('title')}
       >
-        {(control) => <input {...control} type="text" name="title" maxLength={200} value={values.title} onInput={set('title')} />}
+        {(control) => <input {...control} type="text" name="title" value={values.title} onInput={input('title')} />}
       </Field>
       <Field
         id={`${prefix}-tags`}
@@ -133,24 +224,102 @@ export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, 
         hint="Separated by commas, up to 10, e.g. spring, newsletter."
         error={errorOf('tags')}
       >
-        {(control) => <input {...control} type="text" name="tags" autoComplete="off" value={values.tags} onInput={set('tags')} />}
+        {(control) => <input {...control} type="text" name="tags" autoComplete="off" value={values.tags} onInput={input('tags')} />}
       </Field>
-      <LinkOptionsFields
-        prefix={prefix}
-        draft={values.options}
-        onChange={(options) => setValues({ ...values, options })}
-        errors={errors}
-        open={initial.options !== NO_OPTIONS || Object.keys(errors).some(isOption)}
+      <TagSuggestions
+        typed={values.tags}
+        known={knownTags ?? []}
+        onPick={(tags) => {
+          change('tags', tags);
+          setFocusTo(`${prefix}-tags`);
+        }}
       />
-      <FormButtons busy={busy} submitLabel={submitLabel} busyLabel={busyLabel} onCancel={onCancel} />
+      <h2 class="builder-options-heading">Options</h2>
+      {SECTIONS.map((section) => (
+        <Section
+          key={section}
+          id={`${prefix}-section-${section}`}
+          title={SECTION_TITLES[section]}
+          summary={sectionSummary(section, values, format)}
+          used={sectionUsed(section, values)}
+          open={open[section]}
+          onToggle={(isOpen) => isOpen !== open[section] && setOpen({ ...open, [section]: isOpen })}
+        >
+          {section === 'schedule' ? (
+            <div class="option-pair">
+              <Field
+                id={`${prefix}-startsAt`}
+                label="Starts (optional)"
+                hint="Before this, the link answers as not yet active."
+                error={errorOf('startsAt')}
+              >
+                {(control) => (
+                  <input {...control} type="datetime-local" name="startsAt" value={values.startsAt} onInput={input('startsAt')} />
+                )}
+              </Field>
+              <Field
+                id={`${prefix}-expiresAt`}
+                label="Expires (optional)"
+                hint={`In your time zone (${timeZone()}). Empty: the link works for good.`}
+                error={errorOf('expiresAt')}
+              >
+                {(control) => (
+                  <input {...control} type="datetime-local" name="expiresAt" value={values.expiresAt} onInput={input('expiresAt')} />
+                )}
+              </Field>
+            </div>
+          ) : (
+            <LinkOptionsFields
+              section={section}
+              prefix={prefix}
+              draft={values.options}
+              onChange={(options) => setValues({ ...values, options })}
+              errors={errors}
+            />
+          )}
+        </Section>
+      ))}
+      <div class="builder-submit">
+        <ErrorSummary errors={shownErrors} onGo={goTo} />
+        <FormButtons busy={busy} submitLabel={submitLabel} busyLabel={busyLabel} onCancel={onCancel} />
+      </div>
     </form>
+  );
+
+  if (aside === undefined) return form;
+  return (
+    <div class="builder-layout">
+      <div class="builder-main">{form}</div>
+      {aside({
+        values,
+        host,
+        shortUrl: mode === 'create' && values.alias.trim() !== '' ? `${origin}/${values.alias.trim()}` : null,
+      })}
+    </div>
   );
 }
 
-/** An option's error as shown on its control: without the API's name of the field, which the control's label says. */
-function optionMessage(error: unknown): string {
-  const text = errorMessage(error).replace(/^options\.[\w.[\]]+\s+/, '');
-  return text.charAt(0).toUpperCase() + text.slice(1);
+/** A date in a section's summary, as the reader's locale writes it. */
+function format(date: Date): string {
+  return formatDateTime(date.toISOString());
+}
+
+/** The label of a control as people see it, with its rule's or variant's name ("Rule 2: Countries"). */
+function labelOf(controlId: string): string {
+  const control = document.getElementById(controlId);
+  const label = control === null ? null : document.querySelector(`label[for="${CSS.escape(controlId)}"]`);
+  const group = control?.closest('fieldset.option-group')?.querySelector('legend')?.textContent;
+  const own = control?.closest('fieldset.checks')?.querySelector('legend')?.textContent ?? label?.textContent ?? 'This field';
+  return group === undefined || group === null ? own : `${group}: ${own}`;
+}
+
+/**
+ * Where the short links of a domain start: the default domain's are BASE_URL's, which is this page's origin when the
+ * dashboard is served on it (its port included); a branded domain's are on its host, with BASE_URL's scheme.
+ */
+function originOf(domain: string, defaultHost: string): string {
+  if (domain !== '') return `${location.protocol}//${domain}`;
+  return location.hostname === defaultHost ? location.origin : `${location.protocol}//${defaultHost}`;
 }
 
 function timeZone(): string {

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { QrLevel } from '../../../src/links/qr-image.ts';
+import { Field } from '../shared/Field.tsx';
 import { listOf } from '../shared/lists.ts';
 import { qrUrl, type Link } from './api.ts';
 import type { LinkKey } from './link-key.ts';
@@ -101,30 +102,34 @@ interface NumberFieldProps {
   max: number;
   step?: number;
   value: number;
-  /** Called with a whole number from `min` to `max` only: anything else typed is left in the field and not used. */
+  /** Called with a whole number from `min` to `max` only; anything else typed is left in the field with an error on it. */
   onChange: (value: number) => void;
 }
 
 function NumberField({ id, label, hint, min, max, step, value, onChange }: NumberFieldProps) {
+  const [error, setError] = useState<string | null>(null);
+  // What is typed stays in the field, right or wrong: the number used is `value`.
+  const [text, setText] = useState(String(value));
   return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <input
-        id={id}
-        type="number"
-        min={min}
-        max={max}
-        step={step}
-        value={value}
-        aria-describedby={`${id}-hint`}
-        onChange={(event) => {
-          const typed = Number(event.currentTarget.value);
-          if (Number.isInteger(typed) && typed >= min && typed <= max) onChange(typed);
-        }}
-      />
-      <p class="hint" id={`${id}-hint`}>
-        {hint}
-      </p>
-    </div>
+    <Field id={id} label={label} hint={hint} error={error}>
+      {(control) => (
+        <input
+          {...control}
+          type="number"
+          inputMode="numeric"
+          min={min}
+          max={max}
+          step={step}
+          value={text}
+          onInput={(event) => setText(event.currentTarget.value)}
+          onChange={(event) => {
+            const typed = Number(event.currentTarget.value);
+            const ok = event.currentTarget.value.trim() !== '' && Number.isInteger(typed) && typed >= min && typed <= max;
+            setError(ok ? null : `Enter a whole number from ${min} to ${max}; the QR code keeps ${value} until then.`);
+            if (ok) onChange(typed);
+          }}
+        />
+      )}
+    </Field>
   );
 }

@@ -5,7 +5,6 @@ import type { OptionProps } from './props.ts';
 export function DeepLinkFields({ id, draft, errors, onChange }: OptionProps<'appIos' | 'appAndroid'>) {
   return (
     <>
-      <h3 class="options-heading">Open in the app</h3>
       <p class="hint">Phones open your app (myapp://path, or an https universal or app link); without the app, the web target.</p>
       <OptionText id={id('app-ios')} label="iOS app URL" value={draft.appIos} errors={errors} onInput={(appIos) => onChange({ appIos })} />
       <OptionText

@@ -1,3 +1,5 @@
+import type { JSX } from 'preact';
+import type { SectionId } from '../builder/fields.ts';
 import { ClickLimitField } from './ClickLimitField.tsx';
 import { DeepLinkFields } from './DeepLinkFields.tsx';
 import type { OptionsDraft } from './draft.ts';
@@ -10,39 +12,44 @@ import { StatusField } from './StatusField.tsx';
 import { TargetRules } from './TargetRules.tsx';
 
 interface LinkOptionsFieldsProps {
+  /** Which of the form's sections (builder/fields.ts) these are the fields of. */
+  section: Exclude<SectionId, 'schedule'>;
   /** The form's id prefix: every control's id starts with it (optionsControlId). */
   prefix: string;
   draft: OptionsDraft;
   onChange: (draft: OptionsDraft) => void;
   errors: OptionErrors;
-  /** Open from the start: a link that has options, or an error in them. */
-  open: boolean;
 }
 
-/**
- * A link's redirect options (README: Link options), one component each, in a disclosure that stays closed for the
- * plain link most people make.
- */
-export function LinkOptionsFields({ prefix, draft, onChange, errors, open }: LinkOptionsFieldsProps) {
+/** The fields of one section of a link's options (README: Link options), one component each. */
+export function LinkOptionsFields({ section, prefix, draft, onChange, errors }: LinkOptionsFieldsProps) {
   const option: OptionProps<keyof OptionsDraft> = {
     id: (part) => `${prefix}-opt-${part}`,
     draft,
     errors,
     onChange: (change) => onChange({ ...draft, ...change }),
   };
-  return (
-    <details class="options" open={open}>
-      <summary>Redirect options</summary>
-      <div class="options-body">
-        <StatusField {...option} />
-        <ForwardQueryField {...option} />
+  const fields: Readonly<Record<LinkOptionsFieldsProps['section'], () => JSX.Element>> = {
+    protection: () => (
+      <>
+        <PasswordField {...option} />
+        <ClickLimitField {...option} />
+      </>
+    ),
+    targeting: () => (
+      <>
         <TargetRules {...option} />
         <SplitFields {...option} />
-        <PreviewFields {...option} />
-        <ClickLimitField {...option} />
-        <PasswordField {...option} />
-        <DeepLinkFields {...option} />
-      </div>
-    </details>
-  );
+      </>
+    ),
+    preview: () => <PreviewFields {...option} />,
+    apps: () => <DeepLinkFields {...option} />,
+    redirect: () => (
+      <>
+        <StatusField {...option} />
+        <ForwardQueryField {...option} />
+      </>
+    ),
+  };
+  return fields[section]();
 }

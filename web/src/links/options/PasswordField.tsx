@@ -1,15 +1,11 @@
-import type { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../../src/core/link-options.ts';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../builder/limits.ts';
 import { OptionText } from './OptionText.tsx';
 import type { OptionProps } from './props.ts';
-
-const PASSWORD_MIN = 8 satisfies typeof PASSWORD_MIN_LENGTH;
-const PASSWORD_MAX = 128 satisfies typeof PASSWORD_MAX_LENGTH;
 
 /** The password visitors type before they are sent on: a new one, the link's own kept, or none. */
 export function PasswordField({ id, draft, errors, onChange }: OptionProps<'password' | 'hasPassword' | 'removePassword'>) {
   return (
     <>
-      <h3 class="options-heading">Password protection</h3>
       <OptionText
         id={id('password')}
         type="password"

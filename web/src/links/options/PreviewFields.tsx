@@ -5,7 +5,6 @@ import type { OptionProps } from './props.ts';
 export function PreviewFields({ id, draft, errors, onChange }: OptionProps<'previewTitle' | 'previewDescription' | 'previewImage'>) {
   return (
     <>
-      <h3 class="options-heading">Social preview</h3>
       <p class="hint">What chat apps and social networks show for the short link: their crawlers get these, people the redirect.</p>
       <OptionText
         id={id('preview-title')}

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'preact/hooks';
 import type { SPLIT_MAX } from '../../../../src/core/link-options.ts';
 import type { VariantDraft } from './draft.ts';
 import { OptionText } from './OptionText.tsx';
@@ -14,7 +15,15 @@ export function SplitFields({ id, draft, errors, onChange }: OptionProps<'varian
   const weights = variants.reduce((sum, v) => sum + (Number(v.weight) || 0), 0);
   const setVariant = (i: number, change: Partial<VariantDraft>) =>
     onChange({ variants: variants.map((variant, j) => (j === i ? { ...variant, ...change } : variant)) });
-  const add = () =>
+  // The variant just added takes the focus (its URL), after the render that makes it.
+  const added = useRef<number | null>(null);
+  useEffect(() => {
+    if (added.current === null) return;
+    document.getElementById(id(`split-${added.current}-url`))?.focus();
+    added.current = null;
+  }, [variants.length]);
+  const add = () => {
+    added.current = variants.length;
     onChange({
       variants:
         variants.length === 0
@@ -24,6 +33,7 @@ export function SplitFields({ id, draft, errors, onChange }: OptionProps<'varian
             ]
           : [...variants, { url: '', weight: '' }],
     });
+  };
   return (
     <>
       <h3 class="options-heading">A/B split</h3>
