@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { readTagLinks } from '../../src/analytics/link-sets.ts';
 import { msToNextUtcDay, utcDay } from '../../src/core/day-range.ts';
 import { DEFAULT_WORKSPACE_ID } from '../../src/core/link.ts';
+import { answers, drillLabel, filterParams, NO_FILTER, readViewFilter, viewSearch } from '../../web/src/analytics/drill.ts';
 import { bearer, errorCode, startApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { keysWith } from '../helpers/workspaces.ts';
@@ -277,4 +278,18 @@ test('bad drill-downs and tags are refused with STATS_QUERY_INVALID and a messag
   // A link's own rules and variants can be drilled into (a plain link has none).
   const target = await stats(`/links/${codes.a}/stats?dimension=target&value=url`);
   assert.deepEqual(clicks(target.range), [0, 0]);
+});
+
+test("the dashboard's filter lives in the address: read back as written, other parameters kept, unknown dimensions ignored", () => {
+  const filter = { drill: { dimension: 'country' as const, value: 'FR' }, tag: 'sms' };
+  const search = viewSearch(filter, { domain: 'go.example', tag: 'old' });
+  assert.equal(search, '?domain=go.example&tag=sms&dimension=country&value=FR');
+  assert.deepEqual(readViewFilter(Object.fromEntries(new URLSearchParams(search))), filter);
+  assert.equal(viewSearch(NO_FILTER), '');
+  assert.deepEqual(readViewFilter({ dimension: 'planet', value: 'Mars', tag: ' sms ' }), { drill: null, tag: 'sms' });
+  assert.deepEqual(readViewFilter({ dimension: 'country' }), NO_FILTER);
+  assert.deepEqual(filterParams(filter), { tag: 'sms', dimension: 'country', value: 'FR' });
+  assert.equal(drillLabel({ dimension: 'referrer', value: 'direct' }), 'Referrer: No referrer');
+  assert.ok(answers({ filter: { dimension: 'country', value: 'FR' }, tag: { tag: 'sms' } }, filter));
+  assert.ok(!answers({ tag: { tag: 'sms' } }, filter), 'an answer without the drill-down is not the one asked for');
 });
