@@ -29,7 +29,7 @@ export const WorkspaceStatsQuery = Type.Object(
   {
     ...RangeQuery,
     tag: Type.Optional(
-      Type.String({ description: 'Only the links with this tag (their rollups summed; at most the 500 most clicked of them, see `tag`).' }),
+      Type.String({ description: 'Only the links with this tag (their rollups summed; at most the 100 most clicked of them, see `tag`).' }),
     ),
   },
   { additionalProperties: false },
@@ -77,7 +77,7 @@ export const WorkspaceStats = Type.Object({
       {
         tag: Type.String(),
         links: Type.Integer({ description: 'Links of the workspace with the tag.' }),
-        counted: Type.Integer({ description: 'Those summed: all of them, or the 500 with the most clicks of all time.' }),
+        counted: Type.Integer({ description: 'Those summed: all of them, or the 100 with the most clicks of all time.' }),
       },
       { description: 'With `tag`: every number is the sum of those links’ (orphan visits are the workspace’s: no link has them).' },
     ),

@@ -72,7 +72,7 @@ export async function statsRoutes(plain: FastifyInstance, { stats: service }: { 
         description:
           statsDescription +
           'Orphan visits are requests for codes that named no link on the workspace’s domains (the default domain’s ' +
-          'belong to the default workspace). `tag` sums the rollups of the links with that tag instead (at most the 500 most ' +
+          'belong to the default workspace). `tag` sums the rollups of the links with that tag instead (at most the 100 most ' +
           'clicked of all time: `tag.counted`); orphan visits stay the workspace’s. Any key of the workspace.',
         tags: ['stats'],
         security: SECURITY,

@@ -33,7 +33,7 @@ const TOP_LINKS = 10;
  * A tag's links summed, at most (its most clicked of all time): each costs an index range scan of
  * its rollups over the range, one row per day and value of each dimension asked for.
  */
-export const TAG_LINKS_MAX = 500;
+export const TAG_LINKS_MAX = 100;
 /** A drill-down's top links of a workspace are sought among its this many most clicked links of the range. */
 export const TOP_LINKS_SCANNED = 200;
 /** Longest value a drill-down may name: the rollups keep at most 256 bytes. */

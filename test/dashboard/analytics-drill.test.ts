@@ -1,6 +1,7 @@
 // Analytics drill-down and the tag view in a real browser: a country of the breakdown is a link to
 // its clicks alone (a chip that removes it, the address holds it, Back brings the whole view again),
-// the tag picker narrows the page to a tag's links; axe, nothing sideways, on a desktop and a phone.
+// the tag picker narrows the page to a tag's links, a link's page drills down too; axe, nothing sideways, on a
+// desktop and a phone.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -115,6 +116,15 @@ test('a country is a link to its clicks alone: chip, address, Back; the tag pick
     await totals.filter({ hasText: '1 click by people' }).waitFor();
     await page.getByText('25% of all 4 clicks in this period').waitFor();
     await look(page, `${device}-analytics-drill-02-tag`);
+    if (device === 'desktop') {
+      // A link's page drills down the same way, in its own address.
+      await page.goto(`${base}/app/links/spring`);
+      await totals.filter({ hasText: '4 clicks by people' }).waitFor();
+      await page.getByRole('region', { name: 'Countries', exact: true }).getByRole('link', { name: 'Japan' }).click();
+      await page.waitForURL((url) => url.pathname === '/app/links/spring' && url.search === '?dimension=country&value=JP');
+      await totals.filter({ hasText: '1 click by people' }).waitFor();
+      await page.getByRole('link', { name: 'Country: Japan (remove this filter)' }).waitFor();
+    }
     assert.deepEqual(problems, [], `${device}: no console errors`);
   }
 });
