@@ -22,7 +22,9 @@ export function DrillShare({ filter }: { filter: NonNullable<RangeStats['filter'
  */
 export function DrillNote({ filter, clearHref }: { filter: NonNullable<RangeStats['filter']>; clearHref: string }) {
   const drill = drillOf({ filter });
-  const column = drill === null ? 'value' : dimensionText(drill.dimension).column.toLowerCase();
+  // "Chosen by" names a column, not a thing one narrows to.
+  const column =
+    drill === null ? 'value' : drill.dimension === 'target' ? 'rule or variant' : dimensionText(drill.dimension).column.toLowerCase();
   return (
     <p class="drill-note">
       Referrers, countries, devices and the other lists cannot be narrowed to one {column}: no single click is kept (privacy by design),

@@ -1,6 +1,6 @@
 // What a stats view is narrowed to, as it lives in the page's address (so that a view can be shared and Back
 // works) and as it is sent to the API: one value of a dimension (a drill-down) and, on the analytics page, a tag.
-// No DOM: test/dashboard/dashboard-analytics.test.ts runs these in Node.
+// No DOM: test/analytics/drill-down.test.ts runs these in Node.
 import { dimensionText, valueLabel } from './analytics.ts';
 import { DIMENSIONS, type Dimension } from './api.ts';
 
