@@ -14,12 +14,26 @@ const RangeQuery = {
     }),
   ),
   limit: Type.Optional(Type.String({ description: 'Values per dimension, 1–100 (default 10); the rest are summed as `other`.' })),
+  dimension: Type.Optional(
+    Type.String({
+      description: 'With `value`: only the clicks counted under that value of this dimension (a drill-down). See `filter` in the answer.',
+    }),
+  ),
+  value: Type.Optional(Type.String({ description: 'With `dimension`: the value, as the answer names it (`FR`, `google.com`, `mobile`).' })),
 };
 
 export const StatsQuery = Type.Object({ ...RangeQuery, domain: Type.Optional(DomainIn) }, { additionalProperties: false });
 export type StatsQuery = Static<typeof StatsQuery>;
 
-export const WorkspaceStatsQuery = Type.Object(RangeQuery, { additionalProperties: false });
+export const WorkspaceStatsQuery = Type.Object(
+  {
+    ...RangeQuery,
+    tag: Type.Optional(
+      Type.String({ description: 'Only the links with this tag (their rollups summed; at most the 100 most clicked of them, see `tag`).' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type WorkspaceStatsQuery = Static<typeof WorkspaceStatsQuery>;
 
 const Counts = { clicks: Type.Integer(), botClicks: Type.Integer(), visitors: Type.Integer() };
@@ -33,6 +47,21 @@ const RangeStats = {
     description: 'Per dimension asked for: its values, the most clicked first, the rest as `other` (other: true) last.',
   }),
   visitorsError: Type.Number({ description: 'Relative standard error of the visitor counts (HyperLogLog).' }),
+  filter: Type.Optional(
+    Type.Object(
+      {
+        dimension: Type.String(),
+        value: Type.String(),
+        of: Type.Object(Counts, { description: 'All the clicks of the view over the range, whatever their value.' }),
+        share: Type.Number({ description: 'The value’s share of those clicks (people and bots), 0 to 1.' }),
+      },
+      {
+        description:
+          'With `dimension` and `value`: `range` and `daily` count only that value’s clicks. No raw click is kept (only daily counts per ' +
+          'value), so the other dimensions cannot be narrowed to it: `dimensions` is empty.',
+      },
+    ),
+  ),
 };
 
 export const Stats = Type.Object({
@@ -43,6 +72,22 @@ export const Stats = Type.Object({
 
 export const WorkspaceStats = Type.Object({
   ...RangeStats,
+  tag: Type.Optional(
+    Type.Object(
+      {
+        tag: Type.String(),
+        links: Type.Integer({ description: 'Links of the workspace with the tag.' }),
+        counted: Type.Integer({ description: 'Those summed: all of them, or the 100 with the most clicks of all time.' }),
+      },
+      { description: 'With `tag`: every number is the sum of those links’ (orphan visits are the workspace’s: no link has them).' },
+    ),
+  ),
+  topLinksAmong: Type.Optional(
+    Type.Integer({
+      description:
+        'With a filter and no tag: `topLinks` are the links with the most clicks of that value among this many most clicked links of the range.',
+    }),
+  ),
   topLinks: Type.Array(
     Type.Object({
       code: Code,

@@ -21,7 +21,9 @@ export async function statsRoutes(plain: FastifyInstance, { stats: service }: { 
   const statsDescription =
     'Clicks are counted in memory and written every CLICK_FLUSH_INTERVAL_MS: the last interval is not in yet. Bots and ' +
     'crawlers (by user agent) are counted apart. Visitors are unique people per day, approximate (HyperLogLog, ' +
-    'relative standard error `visitorsError`); over a range, the same person on two days counts on each. ';
+    'relative standard error `visitorsError`); over a range, the same person on two days counts on each. ' +
+    '`dimension` and `value` drill down to the clicks of one value (its days, its share of all: `filter`); no raw click is kept, ' +
+    'so the other dimensions cannot be narrowed to it and are not answered. ';
 
   app.get(
     '/links/:code/stats',
@@ -70,7 +72,8 @@ export async function statsRoutes(plain: FastifyInstance, { stats: service }: { 
         description:
           statsDescription +
           'Orphan visits are requests for codes that named no link on the workspace’s domains (the default domain’s ' +
-          'belong to the default workspace). Any key of the workspace.',
+          'belong to the default workspace). `tag` sums the rollups of the links with that tag instead (at most the 100 most ' +
+          'clicked of all time: `tag.counted`); orphan visits stay the workspace’s. Any key of the workspace.',
         tags: ['stats'],
         security: SECURITY,
         querystring: WorkspaceStatsQuery,

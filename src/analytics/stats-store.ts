@@ -9,6 +9,7 @@ import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
 import { readStats, type ClickStats } from './click-store.ts';
 import type { LinkRef } from '../core/link.ts';
+import { readTagLinks, readTopLinks, readTopLinksOf, type TagLinks, type TopLink, type ValueFilter } from './link-sets.ts';
 
 /** One value of a dimension over a range; `other`: the values past the stored bound, and past the answer's limit. */
 export interface ValueCount {
@@ -56,16 +57,19 @@ interface DayRow {
  */
 function rollupQueries(table: string, owner: string) {
   return {
-    // Each day of the range (zero-filled), then the whole range, from the rows of dimension 0.
+    // Each day of the range (zero-filled), then the whole range, from the rows of dimension $5's value $6 (0 and '': every
+    // click). A day may have several rows (a set of links): summed, their sketches united.
     days: `
       WITH rows AS MATERIALIZED (
-        SELECT day, clicks, bot_clicks, visitors FROM ${table} WHERE ${owner} AND day BETWEEN $3 AND $4 AND dimension = 0
+        SELECT day, clicks, bot_clicks, visitors FROM ${table} WHERE ${owner} AND day BETWEEN $3 AND $4 AND dimension = $5 AND value = $6
+      ), per_day AS (
+        SELECT day, sum(clicks) AS clicks, sum(bot_clicks) AS bot_clicks, hll_estimate(hll_concat(visitors)) AS visitors FROM rows GROUP BY day
       ), registers AS (
         SELECT max(x & 63) AS rank FROM rows, unnest(visitors) AS x GROUP BY x >> 6
       )
       SELECT to_char(g.day, 'YYYY-MM-DD') AS day, coalesce(r.clicks, 0)::text AS clicks, coalesce(r.bot_clicks, 0)::text AS bot_clicks,
-             coalesce(hll_estimate(r.visitors), 0)::text AS visitors
-      FROM generate_series($3::date, $4::date, interval '1 day') AS g (day) LEFT JOIN rows r ON r.day = g.day
+             coalesce(r.visitors, 0)::text AS visitors
+      FROM generate_series($3::date, $4::date, interval '1 day') AS g (day) LEFT JOIN per_day r ON r.day = g.day
       UNION ALL
       SELECT NULL, (SELECT coalesce(sum(clicks), 0) FROM rows)::text, (SELECT coalesce(sum(bot_clicks), 0) FROM rows)::text,
              hll_count(count(*), coalesce(sum(power(2::float8, -rank)), 0))::text FROM registers
@@ -97,24 +101,40 @@ function rollupQueries(table: string, owner: string) {
   };
 }
 
+/** The links of a set: $1 their domain ids, $2 their codes (one index range scan per link). */
+const OF_LINKS = '(domain_id, code) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))';
 const LINK_ROLLUPS = rollupQueries('click_rollups', 'domain_id = $1 AND code = $2');
+const LINKS_ROLLUPS = rollupQueries('click_rollups', OF_LINKS);
 const WORKSPACE_ROLLUPS = rollupQueries('workspace_rollups', 'workspace_id = $1 AND $2::text IS NULL');
 
+/** Whose rollups are read: a link's, a workspace's, or the sum of a set of links' (a tag's). */
+export type RollupOwner = { link: LinkRef } | { workspaceId: number } | { links: readonly LinkRef[] };
+
+/** Every click: the rows of dimension 0. */
+const EVERY_CLICK: ValueFilter = { dimension: 0, value: '' };
+
+function ownerParameters(owner: RollupOwner): [ReturnType<typeof rollupQueries>, unknown, unknown] {
+  if ('link' in owner) return [LINK_ROLLUPS, owner.link.domainId, owner.link.code];
+  if ('links' in owner) return [LINKS_ROLLUPS, owner.links.map((link) => link.domainId), owner.links.map((link) => link.code)];
+  return [WORKSPACE_ROLLUPS, owner.workspaceId, null];
+}
+
 /**
- * Visitors per day and over `range`, and the top `limit` values of each of `dimensions` (ids) of a
- * link or a workspace; for a link, clicks per day come from its daily counts (readStats), and this
- * adds the visitors. Two round trips; run it through a breaker.
+ * Visitors per day and over `range` (of the clicks of `only`'s value, or of every click), and the top
+ * `limit` values of each of `dimensions` (ids) of a link, a workspace or a set of links; for a link,
+ * clicks per day come from its daily counts (readStats), and this adds the visitors. Two round
+ * trips; run it through a breaker.
  */
 export async function readRollups(
   db: Queryable,
-  owner: { link: { domainId: number; code: string } } | { workspaceId: number },
+  owner: RollupOwner,
   range: DayRange,
   dimensions: readonly number[],
   limit: number,
+  only: ValueFilter = EVERY_CLICK,
 ): Promise<RangeAnalytics> {
-  const [queries, first, second] =
-    'link' in owner ? [LINK_ROLLUPS, owner.link.domainId, owner.link.code] : [WORKSPACE_ROLLUPS, owner.workspaceId, null];
-  const days = await db.query<DayRow>(queries.days, [first, second, range.from, range.to]);
+  const [queries, first, second] = ownerParameters(owner);
+  const days = await db.query<DayRow>(queries.days, [first, second, range.from, range.to, only.dimension, only.value]);
   const whole = days.rows.pop();
   const byDimension = new Map<number, ValueCount[]>();
   if (dimensions.length > 0) {
@@ -139,49 +159,6 @@ export async function readRollups(
     })),
     dimensions: byDimension,
   };
-}
-
-export interface TopLink {
-  domainId: number;
-  domainHost: string | null;
-  code: string;
-  url: string;
-  title: string | null;
-  clicks: number;
-  botClicks: number;
-}
-
-/** The workspace's `limit` most clicked live links over `range` (people and bots), from the daily counts. */
-export async function readTopLinks(db: Queryable, workspaceId: number, range: DayRange, limit: number): Promise<TopLink[]> {
-  const { rows } = await db.query<{
-    domain_id: string;
-    host: string | null;
-    code: string;
-    url: string;
-    title: string | null;
-    clicks: string;
-    bot_clicks: string;
-  }>(
-    `SELECT l.domain_id, d.host, l.code, l.url, l.title, c.clicks::text, c.bot_clicks::text
-     FROM (SELECT c.domain_id, c.code, sum(c.clicks) AS clicks, sum(c.bot_clicks) AS bot_clicks
-           FROM link_clicks_daily c JOIN link_totals t ON t.domain_id = c.domain_id AND t.code = c.code
-           WHERE t.workspace_id = $1 AND c.day BETWEEN $2 AND $3
-           GROUP BY c.domain_id, c.code
-           ORDER BY sum(c.clicks) + sum(c.bot_clicks) DESC, c.code LIMIT $4) AS c
-     JOIN links l ON l.domain_id = c.domain_id AND l.code = c.code AND NOT l.deleted
-     JOIN domains d ON d.id = l.domain_id
-     ORDER BY c.clicks + c.bot_clicks DESC, l.code`,
-    [workspaceId, range.from, range.to, limit],
-  );
-  return rows.map((row) => ({
-    domainId: Number(row.domain_id),
-    domainHost: row.host,
-    code: row.code,
-    url: row.url,
-    title: row.title,
-    clicks: Number(row.clicks),
-    botClicks: Number(row.bot_clicks),
-  }));
 }
 
 export interface OrphanVisits {
@@ -239,14 +216,22 @@ export class StatsStore {
     return this.#breaker.run(() => readStats(this.#db, link, range));
   }
 
-  /** The rollups of a link or a workspace over `range`, with at most `limit` values of each dimension of `ids`. */
-  rollups(
-    owner: { link: LinkRef } | { workspaceId: number },
-    range: DayRange,
-    ids: readonly number[],
-    limit: number,
-  ): Promise<RangeAnalytics> {
-    return this.#breaker.run(() => readRollups(this.#db, owner, range, ids, limit));
+  /**
+   * The rollups of a link, a workspace or a set of links over `range` (of `only`'s value's clicks, or
+   * of all), with at most `limit` values of each dimension of `ids`.
+   */
+  rollups(owner: RollupOwner, range: DayRange, ids: readonly number[], limit: number, only?: ValueFilter): Promise<RangeAnalytics> {
+    return this.#breaker.run(() => readRollups(this.#db, owner, range, ids, limit, only));
+  }
+
+  /** The links of a workspace with `tag`: how many, and the `max` most clicked of all time. */
+  tagLinks(workspaceId: number, tag: string, max: number): Promise<TagLinks> {
+    return this.#breaker.run(() => readTagLinks(this.#db, workspaceId, tag, max));
+  }
+
+  /** Of `links`, the `limit` with the most clicks over `range` (of `only`'s value, or all), from their rollups. */
+  topLinksOf(links: readonly LinkRef[], range: DayRange, only: ValueFilter | undefined, limit: number): Promise<TopLink[]> {
+    return this.#breaker.run(() => readTopLinksOf(this.#db, links, range, only, limit));
   }
 
   topLinks(workspaceId: number, range: DayRange, limit: number): Promise<TopLink[]> {

@@ -1,16 +1,26 @@
 import { shownDimensions } from './analytics.ts';
-import type { Breakdown as BreakdownData, Counts } from './api.ts';
+import type { Breakdown as BreakdownData, Counts, Dimension } from './api.ts';
 import { TopList } from './TopList.tsx';
 
+interface BreakdownProps {
+  dimensions: BreakdownData;
+  total: Counts;
+  /** The address of the view narrowed to a value of a dimension: each value is then a link to it. */
+  drillHref?: (dimension: Dimension) => (value: string) => string;
+}
+
 /** A period's clicks by each dimension the operator has on: where they came from, on what, from which source. */
-export function Breakdown({ dimensions, total }: { dimensions: BreakdownData; total: Counts }) {
+export function Breakdown({ dimensions, total, drillHref }: BreakdownProps) {
   const shown = shownDimensions(dimensions);
   if (shown.length === 0) return null;
   return (
-    <div class="top-lists">
-      {shown.map(({ dimension, values }) => (
-        <TopList key={dimension} dimension={dimension} values={values} total={total} />
-      ))}
-    </div>
+    <>
+      {drillHref !== undefined && <p class="hint">Choose a value to see only its clicks.</p>}
+      <div class="top-lists">
+        {shown.map(({ dimension, values }) => (
+          <TopList key={dimension} dimension={dimension} values={values} total={total} drillHref={drillHref?.(dimension)} />
+        ))}
+      </div>
+    </>
   );
 }

@@ -8,10 +8,12 @@ interface TopListProps {
   values: DimensionValue[];
   /** The period's totals, which each value's bar is a share of. */
   total: Counts;
+  /** The address of the view narrowed to a value; none: values are not links. */
+  drillHref?: ((value: string) => string) | undefined;
 }
 
 /** The most frequent values of one dimension in a period (the countries, the referrers…), as a small table. */
-export function TopList({ dimension, values, total }: TopListProps) {
+export function TopList({ dimension, values, total, drillHref }: TopListProps) {
   const { title, column } = dimensionText(dimension);
   const headingId = `top-${dimension}`;
   return (
@@ -28,15 +30,16 @@ export function TopList({ dimension, values, total }: TopListProps) {
           columns={[PEOPLE, BOTS, VISITORS]}
           keyOf={(row) => (row.other === true ? '\0other' : row.value)}
           rowClass={(row) => (row.other === true ? 'row-other' : undefined)}
-          label={(row) => <ValueLabel dimension={dimension} row={row} total={total} />}
+          label={(row) => <ValueLabel dimension={dimension} row={row} total={total} drillHref={drillHref} />}
         />
       )}
     </section>
   );
 }
 
-function ValueLabel({ dimension, row, total }: { dimension: Dimension; row: DimensionValue; total: Counts }) {
+function ValueLabel({ dimension, row, total, drillHref }: { dimension: Dimension; row: DimensionValue } & Omit<TopListProps, 'values'>) {
   const code = valueCode(dimension, row);
+  const label = valueLabel(dimension, row);
   return (
     <>
       <span class="top-value">
@@ -45,7 +48,14 @@ function ValueLabel({ dimension, row, total }: { dimension: Dimension; row: Dime
             {code}
           </span>
         )}
-        {valueLabel(dimension, row)}
+        {/* "Others" sums values that are not kept apart: nothing to narrow to. */}
+        {drillHref === undefined || row.other === true ? (
+          label
+        ) : (
+          <a class="value-link" href={drillHref(row.value)}>
+            {label}
+          </a>
+        )}
       </span>
       <ShareBar percent={sharePercent(row, total)} />
     </>

@@ -23,8 +23,10 @@ export type { Dimension };
 export type Stats = Static<typeof schema.Stats>;
 /** The whole workspace's numbers in a period, its most clicked links and its orphan visits. */
 export type WorkspaceStats = Static<typeof schema.WorkspaceStats>;
-/** What the two share: a period's numbers. */
-export type RangeStats = Pick<Stats, 'from' | 'to' | 'range' | 'daily' | 'dimensions' | 'visitorsError'>;
+/** What the two share: a period's numbers, of one value when `filter` says so. */
+export type RangeStats = Pick<Stats, 'from' | 'to' | 'range' | 'daily' | 'dimensions' | 'visitorsError' | 'filter'> & {
+  tag?: NonNullable<WorkspaceStats['tag']>;
+};
 /** Clicks by people and by bots, and the approximate number of people behind them. */
 export type Counts = Stats['range'];
 export type DailyClicks = Stats['daily'][number];
@@ -42,6 +44,8 @@ export type StatsQuery = Required<Pick<Static<typeof schema.StatsQuery>, 'from' 
   dimensions: 'all' | readonly Dimension[];
   /** Values per dimension (and links of a workspace), 1 to 100. */
   limit: number;
+  /** A drill-down and a tag (the workspace's only), as drill.ts makes them. */
+  filter?: Record<string, string>;
 };
 
 export function getStats(api: Api, link: LinkKey, query: StatsQuery, signal?: AbortSignal): Promise<Stats> {
@@ -54,7 +58,7 @@ export function getWorkspaceStats(api: Api, query: StatsQuery, signal?: AbortSig
 
 function statsParams(query: StatsQuery): Record<string, string> {
   const dimensions = query.dimensions === 'all' ? 'all' : query.dimensions.join(',');
-  return { from: query.from, to: query.to, ...(dimensions === '' ? {} : { dimensions }), limit: String(query.limit) };
+  return { from: query.from, to: query.to, ...(dimensions === '' ? {} : { dimensions }), limit: String(query.limit), ...query.filter };
 }
 
 /** The CSV of a period's numbers: of one link, or of the whole workspace when `link` is null. */
