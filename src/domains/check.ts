@@ -66,6 +66,12 @@ async function cnameChain(resolver: Resolver, host: string): Promise<string[]> {
   return chain;
 }
 
+/** "Let's Encrypt, R11": the issuer's organisation and name, each once. */
+function issuerOf(cert: DetailedPeerCertificate): string | null {
+  const parts = [cert.issuer?.O, cert.issuer?.CN].filter((part): part is string => typeof part === 'string');
+  return [...new Set(parts)].join(', ') || null;
+}
+
 function certificateView(cert: DetailedPeerCertificate, now: Date): CertificateView {
   const altNames = (cert.subjectaltname ?? '')
     .split(', ')
@@ -75,7 +81,7 @@ function certificateView(cert: DetailedPeerCertificate, now: Date): CertificateV
   return {
     subject: typeof cert.subject?.CN === 'string' ? cert.subject.CN : null,
     altNames,
-    issuer: [cert.issuer?.O, cert.issuer?.CN].filter((part) => typeof part === 'string').join(', ') || null,
+    issuer: issuerOf(cert),
     validFrom: new Date(cert.valid_from).toISOString(),
     validTo: validTo.toISOString(),
     daysLeft: daysLeft(validTo, now),

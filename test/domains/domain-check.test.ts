@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
+import { daysLeft, dnsVerdict, recordsToSet } from '../../src/domains/check-rules.ts';
 import type { DomainCheckView } from '../../src/domains/check-schemas.ts';
 import { bearer, errorOf, startApp } from '../helpers/app.ts';
 import { createAuthority, type KeyPair, type TestAuthority } from '../helpers/certificates.ts';
@@ -200,4 +201,22 @@ test('admins and members check their own workspace’s domains, viewers do not, 
   assert.equal(errorOf(limited)?.code, 'DOMAIN_CHECK_RATE_LIMITED');
   assert.ok(Number(limited.headers['retry-after']) >= 1);
   assert.equal((await check(others.admin, 'theirs.example.com')).statusCode, 200, 'another workspace counts on its own');
+});
+
+test('the rules: a CNAME chain that reaches the target points to it whatever the addresses; the records to set; days left', () => {
+  const target = { host: TARGET, addresses: [] };
+  const chained = dnsVerdict('go.example.com', target, { cname: ['lb.example.org', TARGET], a: [], aaaa: [], unanswered: true });
+  assert.deepEqual([chained.ok, chained.summary], [true, `Points to ${TARGET}`]);
+  const byAddress = { host: null, addresses: ['192.0.2.1', '2001:db8::1'] };
+  assert.equal(dnsVerdict('example.com', byAddress, { cname: [], a: ['192.0.2.1'], aaaa: ['2001:db8::1'], unanswered: false }).ok, true);
+  const partly = dnsVerdict('example.com', byAddress, { cname: [], a: ['192.0.2.1', '198.51.100.7'], aaaa: [], unanswered: false });
+  assert.equal(partly.problem?.code, 'DNS_ELSEWHERE', 'one address of another server is enough to miss some requests');
+  assert.deepEqual(recordsToSet('example.com', { host: TARGET, addresses: ['192.0.2.1', '2001:db8::1'] }), [
+    { type: 'CNAME', name: 'example.com', value: TARGET },
+    { type: 'A', name: 'example.com', value: '192.0.2.1' },
+    { type: 'AAAA', name: 'example.com', value: '2001:db8::1' },
+  ]);
+  const now = new Date('2026-12-06T12:00:00Z');
+  assert.equal(daysLeft(new Date('2027-03-12T00:00:00Z'), now), 95);
+  assert.equal(daysLeft(new Date('2026-12-04T11:00:00Z'), now), -2);
 });
