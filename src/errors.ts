@@ -177,6 +177,7 @@ export const ERRORS = {
     message: "This domain's DNS record is not verified yet: publish the TXT record GET /domains shows, then POST /domains/:host/verify.",
   },
   DOMAIN_VERIFICATION_FAILED: { status: 409, message: "The domain's TXT record _shortener.<host> does not hold its token." },
+  WEBHOOK_DISABLED: { status: 409, message: 'This webhook endpoint is disabled, and is sent nothing: enable it first.' },
   WEBHOOK_LIMIT_REACHED: { status: 409, message: 'This workspace has 20 webhook endpoints, the most it may have: remove one first.' },
   LAST_ADMIN_KEY: { status: 409, message: "This is the workspace's last admin key: create another admin key before revoking it." },
   LAST_ADMIN: { status: 409, message: "This is the workspace's last admin: make another member an admin first." },
@@ -235,6 +236,14 @@ export const ERRORS = {
   WEBHOOK_RESEND_RATE_LIMITED: {
     status: 429,
     message: 'This workspace has sent deliveries again too often; retry after Retry-After seconds.',
+  },
+  WEBHOOK_TEST_RATE_LIMITED: {
+    status: 429,
+    message: 'This workspace has sent test events and deliveries again too often; retry after Retry-After seconds.',
+  },
+  DOMAIN_CHECK_RATE_LIMITED: {
+    status: 429,
+    message: 'This workspace has checked its domains too often; retry after Retry-After seconds.',
   },
   TOO_MANY_SLOW_REQUESTS: {
     status: 429,

@@ -123,7 +123,9 @@ export const EVENT_SETTINGS = {
   webhookResendsPerMinute: {
     env: 'WEBHOOK_RESENDS_PER_MINUTE',
     schema: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
-    doc: 'webhook deliveries a workspace may send again per minute, across all instances (more: 429 `WEBHOOK_RESEND_RATE_LIMITED`)',
+    doc:
+      'webhook deliveries a workspace may send again, and test events it may send, per minute together, across all instances ' +
+      '(more: 429 `WEBHOOK_RESEND_RATE_LIMITED` or `WEBHOOK_TEST_RATE_LIMITED`)',
   },
   clickStream: {
     env: 'CLICK_STREAM',

@@ -13,6 +13,12 @@ import { createShortUrls, type ShortUrls } from './short-urls.ts';
 import { DomainStore } from './store.ts';
 import { dnsRecordChecker } from './dns-records.ts';
 import { DomainVerifier } from './verifier.ts';
+import { readFileSync } from 'node:fs';
+import { AttemptBudget } from '../api/attempt-budget.ts';
+import { clientCounter } from '../api/counters.ts';
+import { DomainChecker } from './check.ts';
+import { CHECK_WINDOW_MS, domainCheckRoutes } from './check-routes.ts';
+import { DomainCheckService } from './check-service.ts';
 import { VerificationStore } from './verification-store.ts';
 
 declare module 'fastify' {
@@ -24,12 +30,13 @@ declare module 'fastify' {
 async function domainsPart(app: FastifyInstance, { config, log }: PartOptions): Promise<void> {
   const { hosts, codeSpace, propagation } = app;
   const shortUrls = createShortUrls(config.baseUrl, hosts);
+  const verificationStore = new VerificationStore(app.db, app.breaker);
   const verification = new DomainVerifier({
     enabled: config.domainVerification,
     intervalMs: config.domainCheckIntervalMs,
     grace: config.domainCheckGrace,
     pendingTtlMs: config.domainPendingTtlMs,
-    store: new VerificationStore(app.db, app.breaker),
+    store: verificationStore,
     check: dnsRecordChecker(config.domainDnsResolvers),
     changed: () => hosts.refresh(),
     log,
@@ -52,7 +59,28 @@ async function domainsPart(app: FastifyInstance, { config, log }: PartOptions): 
     verification,
   });
   await app.register(domainsRoutes, { domains, defaultRoot: config.rootRedirect === 'none' ? null : config.rootRedirect });
+  await app.register(domainCheckRoutes, domainChecks(app, { config, log }, verificationStore));
   app.decorate('shortUrls', shortUrls);
+}
+
+/** GET /domains/:host/check's parts: the checker as configured, and its budget per workspace. */
+function domainChecks(app: FastifyInstance, { config, log }: Pick<PartOptions, 'config' | 'log'>, store: VerificationStore) {
+  const checker = new DomainChecker({
+    servers: config.domainDnsResolvers,
+    targetHost: config.domainTargetHost ?? null,
+    targetAddresses: config.domainTargetAddresses,
+    tlsPort: config.domainCheckTlsPort,
+    extraCa: config.domainCheckCaFile === undefined ? null : readFileSync(config.domainCheckCaFile, 'utf8'),
+    timeoutMs: config.domainCheckTimeoutMs,
+  });
+  const checks = new DomainCheckService({
+    checker,
+    find: (workspaceId, host) => store.find(workspaceId, host),
+    defaultHost: () => app.hosts.defaultDomain.host,
+  });
+  const counts = clientCounter(app.redis?.client ?? null, config.redisKeyPrefix, log, 'domain-checks:', 'domain check limits');
+  const budget = new AttemptBudget(counts, config.domainChecksPerMinute, CHECK_WINDOW_MS);
+  return { checks, budget, perMinute: config.domainChecksPerMinute };
 }
 
 export default fp(domainsPart, { name: 'domains', dependencies: ['postgres', 'read-path', 'auth'] });

@@ -4,12 +4,12 @@
 // as long as BASE_URL and the link's domain stay as they were.
 
 import { shownOptions, type LinkOptions } from '../core/link-options.ts';
-import type { WebhookEvent } from '../core/webhooks.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
+import { TEST_EVENT, testEventData, type MessageType, type TestEventData } from './test-event.ts';
 
 /** What a body is rendered from: a claimed delivery's message. */
 export interface StoredMessage {
-  readonly type: WebhookEvent;
+  readonly type: MessageType;
   readonly data: Record<string, unknown>;
   readonly createdAt: Date;
 }
@@ -67,6 +67,9 @@ function linkOf(stored: StoredLink, urls: ShortUrls) {
 
 export function webhookBody(message: StoredMessage, urls: ShortUrls): string {
   const timestamp = message.createdAt.toISOString();
+  if (message.type === TEST_EVENT) {
+    return JSON.stringify({ type: message.type, timestamp, data: testEventData(message.data as unknown as TestEventData) });
+  }
   if (message.type === 'link.clicked') {
     const counts = (message.data.counts as StoredCount[]).map((count) => {
       const { domain, shortUrl } = addressOf(urls, count);

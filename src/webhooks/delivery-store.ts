@@ -7,7 +7,8 @@
 import type pg from 'pg';
 import { LINK_EVENT_DATA, LINK_EVENT_HOST, outboxCtes } from '../db/outbox.ts';
 import { inTransaction, type Queryable } from '../db/pool.ts';
-import type { DeliveryState, WebhookEvent } from '../core/webhooks.ts';
+import type { DeliveryState } from '../core/webhooks.ts';
+import { TEST_EVENT, type MessageType } from './test-event.ts';
 
 /** Writes a `link.expired` event for each link whose expiry passed and is not yet reported (at most `limit`); returns how many. */
 export async function announceExpiries(db: Queryable, limit: number): Promise<number> {
@@ -59,7 +60,7 @@ export interface ClaimedDelivery {
   readonly url: string;
   readonly secrets: readonly string[];
   readonly msgId: string;
-  readonly type: WebhookEvent;
+  readonly type: MessageType;
   readonly data: Record<string, unknown>;
   readonly createdAt: Date;
 }
@@ -72,7 +73,7 @@ interface ClaimRow {
   secret: string;
   previous_secret: string | null;
   msg_id: string;
-  type: WebhookEvent;
+  type: MessageType;
   data: Record<string, unknown>;
   created_at: Date;
 }
@@ -181,7 +182,7 @@ export async function recordOutcomes(db: Queryable, outcomes: readonly DeliveryO
 export interface DeliveryRecord {
   readonly id: number;
   readonly msgId: string;
-  readonly type: WebhookEvent;
+  readonly type: MessageType;
   readonly state: DeliveryState;
   readonly attempts: number;
   readonly lastStatus: number | null;
@@ -196,7 +197,7 @@ export interface DeliveryRecord {
 interface DeliveryRow {
   id: string;
   msg_id: string;
-  type: WebhookEvent;
+  type: MessageType;
   state: DeliveryState;
   attempts: number;
   last_status: number | null;
@@ -256,6 +257,32 @@ export async function resendDelivery(db: Queryable, endpointId: number, delivery
      )
      SELECT ${DELIVERY_COLUMNS} FROM resent d JOIN webhook_messages m ON m.id = d.message_id`,
     [endpointId, deliveryId],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : deliveryOf(row);
+}
+
+/**
+ * Writes a test event for the endpoint `endpointId` of `workspaceId` and its delivery, due now: a
+ * message of no link (it waits for no other delivery). undefined if the workspace has no such endpoint.
+ */
+export async function enqueueTestEvent(db: Queryable, workspaceId: number, endpointId: number): Promise<DeliveryRecord | undefined> {
+  const { rows } = await db.query<DeliveryRow>(
+    `WITH ep AS (
+       SELECT e.id, e.workspace_id, w.name FROM webhook_endpoints e JOIN workspaces w ON w.id = e.workspace_id
+       WHERE e.workspace_id = $1 AND e.id = $2
+     ), message AS (
+       INSERT INTO webhook_messages (workspace_id, type, data)
+       SELECT workspace_id, $3, jsonb_build_object('test', true, 'workspace', jsonb_build_object('id', workspace_id, 'name', name),
+                                                   'webhook', jsonb_build_object('id', id))
+       FROM ep RETURNING id, msg_id, type
+     ), d AS (
+       INSERT INTO webhook_deliveries (message_id, endpoint_id) SELECT message.id, ep.id FROM message, ep RETURNING *
+     )
+     SELECT d.id, message.msg_id, message.type, d.state, d.attempts, d.last_status, d.last_error, d.last_latency_ms, d.created_at,
+            d.last_attempt_at, d.next_attempt_at, d.delivered_at
+     FROM d JOIN message ON message.id = d.message_id`,
+    [workspaceId, endpointId, TEST_EVENT],
   );
   const row = rows[0];
   return row === undefined ? undefined : deliveryOf(row);

@@ -15,6 +15,7 @@ import { webhookTries } from './metrics.ts';
 import { WebhookSender } from './sender.ts';
 import { WebhookService } from './service.ts';
 import { WebhookStore } from './store.ts';
+import { testEventRoutes } from './test-event-routes.ts';
 import { WebhookWorker } from './worker.ts';
 
 declare module 'fastify' {
@@ -47,7 +48,9 @@ async function webhooksPart(app: FastifyInstance, { config, log }: PartOptions):
   const webhooks = new WebhookService(new WebhookStore(app.db, pool, app.breaker), policy, config.webhookSecretOverlapMs);
   const resendCounts = clientCounter(app.redis?.client ?? null, config.redisKeyPrefix, log, 'resends:', 'webhook resend limits');
   const resends = new AttemptBudget(resendCounts, config.webhookResendsPerMinute, RESEND_WINDOW_MS);
-  await app.register(webhooksRoutes, { webhooks, resends, resendsPerMinute: config.webhookResendsPerMinute });
+  const routes = { webhooks, resends, resendsPerMinute: config.webhookResendsPerMinute };
+  await app.register(webhooksRoutes, routes);
+  await app.register(testEventRoutes, { ...routes, wake: () => worker.wake() });
   app.decorate('webhooks', worker);
 }
 

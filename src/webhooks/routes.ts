@@ -3,7 +3,7 @@
 // and by GET /webhooks/:id/secret, rotated by POST /webhooks/:id/secret with an overlap during
 // which both sign. GET /webhooks/:id/deliveries is its delivery log; a delivery of it is sent again
 // (same webhook-id) by POST /webhooks/:id/deliveries/:delivery/resend, WEBHOOK_RESENDS_PER_MINUTE a
-// workspace. The rules are the service's
+// workspace, shared with the test events of POST /webhooks/:id/test (test-event-routes.ts). The rules are the service's
 // (service.ts); the worker that sends them is worker.ts.
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';

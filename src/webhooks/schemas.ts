@@ -99,3 +99,8 @@ export const DeliveryList = Type.Object({
   deliveries: Type.Array(DeliveryView),
   next: Type.Union([Type.String(), Type.Null()], { description: 'The `before` of the next page; null: this is the last.' }),
 });
+
+export const TestEventSent = Type.Object({
+  deliveryId: Type.Integer({ description: 'The delivery of the test event: its outcome shows in the delivery log under this id.' }),
+  webhookId: Type.String({ description: 'The webhook-id header the receiver gets.' }),
+});

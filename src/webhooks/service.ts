@@ -155,6 +155,16 @@ export class WebhookService {
     return { deliveries, next: deliveries.length === page.limit && last !== undefined ? String(last.id) : null };
   }
 
+  /**
+   * Queues a test event for the endpoint, delivered as any event is (the outbox, the worker);
+   * 409 WEBHOOK_DISABLED for a disabled endpoint, which is sent nothing.
+   */
+  async sendTest(workspaceId: number, rawId: string): Promise<DeliveryRecord> {
+    const endpoint = await this.get(workspaceId, rawId);
+    if (!endpoint.enabled) throw new AppError('WEBHOOK_DISABLED');
+    return found(await this.#store.sendTest(workspaceId, endpoint.id));
+  }
+
   /** Sends a delivery again (the same webhook-id); 404 WEBHOOK_DELIVERY_NOT_FOUND if the endpoint has no such delivery. */
   async resend(workspaceId: number, rawId: string, rawDelivery: string): Promise<DeliveryRecord> {
     const endpoint = await this.get(workspaceId, rawId);

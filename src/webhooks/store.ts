@@ -9,7 +9,7 @@ import type { WebhookEvent } from '../core/webhooks.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import type { DeliveryState } from '../core/webhooks.ts';
-import { listDeliveries, resendDelivery, type DeliveryRecord } from './delivery-store.ts';
+import { enqueueTestEvent, listDeliveries, resendDelivery, type DeliveryRecord } from './delivery-store.ts';
 import { auditCte, auditParams, recordAudit, type Actor } from '../audit/audit.ts';
 
 export interface WebhookEndpoint {
@@ -263,5 +263,10 @@ export class WebhookStore {
 
   resend(endpointId: number, deliveryId: number): Promise<DeliveryRecord | undefined> {
     return this.#breaker.run(() => resendDelivery(this.#db, endpointId, deliveryId));
+  }
+
+  /** A test event for the endpoint, due now; undefined if the workspace has no such endpoint. */
+  sendTest(workspaceId: number, endpointId: number): Promise<DeliveryRecord | undefined> {
+    return this.#breaker.run(() => enqueueTestEvent(this.#db, workspaceId, endpointId));
   }
 }

@@ -72,6 +72,11 @@ export class WebhookWorker {
     this.#schedule(0);
   }
 
+  /** Looks for due deliveries now rather than at the next poll: one was just queued on demand (a test event). */
+  wake(): void {
+    this.#schedule(0);
+  }
+
   /** Tries this instance made. */
   get tried(): number {
     return this.#tried;

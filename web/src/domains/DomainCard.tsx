@@ -4,6 +4,7 @@ import { plural } from '../shared/format.ts';
 import { useAnnounce } from '../shared/Status.tsx';
 import { useEditFocus } from '../shared/use-edit-focus.ts';
 import { updateDomain, type Domain } from './api.ts';
+import { DomainCheck } from './DomainCheck.tsx';
 import { DomainForm, FALLBACK_TEXT } from './DomainForm.tsx';
 import { DomainVerification } from './DomainVerification.tsx';
 import { domainFormValues, fallbackChanges, type DomainFormValues } from './domains.ts';
@@ -72,6 +73,7 @@ export function DomainCard({ domain, editing, onEdit, onEditDone, onRemove, onCh
             })}
           </dl>
           {domain.verification !== null && <DomainVerification domain={domain} verification={domain.verification} onChecked={onChecked} />}
+          <DomainCheck host={domain.host} />
           {domain.isDefault ? (
             <p class="hint">The service’s own domain, from its configuration (BASE_URL): links go here unless another domain is chosen.</p>
           ) : (

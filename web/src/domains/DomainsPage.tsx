@@ -68,7 +68,8 @@ function SetUpFirst() {
       </ol>
       <p class="hint">
         Once added, the domain shows a TXT record to publish under <code>_shortener.</code> and its host: it serves nothing until the record
-        is found (“Check now”, or the service’s periodic check), and it is checked again from then on.
+        is found (“Check now”, or the service’s periodic check), and it is checked again from then on. “Check DNS and TLS” on its card says
+        whether it points here and serves a good certificate, and which records to set if not.
       </p>
     </div>
   );

@@ -1,6 +1,7 @@
 // The domains routes of the API: the workspace's short domains, their fallbacks, and their removal.
 import type { Static } from 'typebox';
 import type * as schema from '../../../src/domains/schemas.ts';
+import type * as checkSchema from '../../../src/domains/check-schemas.ts';
 import type { Api } from '../api/client.ts';
 import { listOf } from '../shared/lists.ts';
 
@@ -29,6 +30,14 @@ export function updateDomain(api: Api, host: string, changes: DomainFallbacks): 
 /** Looks the domain's TXT record up now: the domain verified, or an ApiError saying what was found. */
 export function verifyDomain(api: Api, host: string): Promise<Domain> {
   return api.request<Domain>(`/domains/${encodeURIComponent(host)}/verify`, { method: 'POST' });
+}
+
+/** Whether a domain points to the service and serves a good certificate, and what to set when not. */
+export type DomainCheck = Static<typeof checkSchema.DomainCheckView>;
+
+/** Looks the domain's DNS up and its certificate over, now (a few times a minute a workspace). */
+export function checkDomain(api: Api, host: string): Promise<DomainCheck> {
+  return api.request<DomainCheck>(`/domains/${encodeURIComponent(host)}/check`);
 }
 
 /** With links on it, the domain goes only if they are moved: to `moveLinksTo`, another of the workspace's hosts. */

@@ -5,6 +5,7 @@ import { useAction } from '../shared/use-action.ts';
 import { useEditFocus } from '../shared/use-edit-focus.ts';
 import { updateWebhook, type Webhook, type WebhookSecret } from './api.ts';
 import { DeliveryLog } from './DeliveryLog.tsx';
+import { SendTestEvent } from './SendTestEvent.tsx';
 import { WebhookActions } from './WebhookActions.tsx';
 import { WebhookForm } from './WebhookForm.tsx';
 import { webhookChanges, webhookFormValues, type WebhookFormValues } from './webhooks.ts';
@@ -80,6 +81,7 @@ export function WebhookCard({ webhook, editing, secret, onEdit, onEditDone, onSe
             onDelete={onDelete}
             onChanged={onChanged}
           />
+          {webhook.enabled && <SendTestEvent webhook={webhook} name={name} onLanded={onChanged} />}
           <button
             type="button"
             class="log-toggle"

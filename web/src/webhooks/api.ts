@@ -75,3 +75,19 @@ export function listDeliveries(
 export function resendDelivery(api: Api, id: number, delivery: number): Promise<Delivery> {
   return api.request<Delivery>(`/webhooks/${id}/deliveries/${delivery}/resend`, { method: 'POST' });
 }
+
+/** What POST /webhooks/:id/test answers: the delivery of the test event, to follow in the log. */
+export type TestEventSent = Static<typeof schema.TestEventSent>;
+
+/** Queues a test event for the endpoint, delivered as any event is (signed, retried, logged). */
+export function sendTestEvent(api: Api, id: number): Promise<TestEventSent> {
+  return api.request<TestEventSent>(`/webhooks/${id}/test`, { method: 'POST' });
+}
+
+/** One delivery of the log: the page of one before the next id; null if it is gone (removed, or pruned). */
+export async function getDelivery(api: Api, id: number, delivery: number, signal?: AbortSignal): Promise<Delivery | null> {
+  const params = new URLSearchParams({ before: String(delivery + 1), limit: '1' });
+  const page = await api.request<DeliveryPage>(`/webhooks/${id}/deliveries?${params}`, { signal });
+  const [found] = page.deliveries;
+  return found?.id === delivery ? found : null;
+}
