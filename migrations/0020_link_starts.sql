@@ -1,0 +1,9 @@
+-- migrate: without a transaction
+-- When a link starts redirecting (core/link.ts startsAt): before it, a redirect answers 404
+-- LINK_NOT_YET_ACTIVE. A nullable column without a default rewrites nothing; instances of the release
+-- before never read it. The list's filter state=scheduled reads the links that have one through an
+-- index of their own, built CONCURRENTLY (empty at first: every existing link has none), so that
+-- links goes on taking reads and writes meanwhile. Every statement may run again after a failed attempt.
+ALTER TABLE links ADD COLUMN IF NOT EXISTS starts_at timestamptz;
+CREATE INDEX CONCURRENTLY IF NOT EXISTS links_list_starting ON links (workspace_id, created_at, code)
+  WHERE starts_at IS NOT NULL AND NOT disabled AND NOT deleted;
