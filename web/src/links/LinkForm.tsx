@@ -37,8 +37,8 @@ interface LinkFormProps {
   onCancel?: () => void;
 }
 
-/** The fields of a link besides its options, as the API names them. */
-type LinkField = Exclude<keyof NewLink, 'options'>;
+/** The fields of a link besides its options, as the API names them (startsAt: not in this form yet). */
+type LinkField = Exclude<keyof NewLink, 'options' | 'startsAt'>;
 const LINK_FIELDS = listOf<LinkField>()(['url', 'domain', 'alias', 'expiresAt', 'title', 'tags']);
 
 /** The fields of a link, for creating one or editing it. The API checks every rule; its message is shown. */
