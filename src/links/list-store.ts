@@ -41,11 +41,12 @@ function conditions(filter: ListFilter, values: unknown[]): string[] {
 const LIVE = 'NOT l.disabled AND (l.expires_at IS NULL OR l.expires_at > now())';
 /**
  * Its click limit used up, as counted in link_click_limits (links/click-limits.ts; with Redis,
- * written there when a limit is reached: webhooks/delivery-store.ts). One row per limited link that
- * has been clicked: the planner reads them and probes links by key for their workspace and state,
- * whatever the number of the workspace's links (docs/api.md#the-link-list).
+ * written there when a limit is reached: webhooks/delivery-store.ts): one probe of that table's
+ * key. Its code is in the database's collation, links' in "C": compared in the former, or the
+ * probe could not use the key's code (it read every row of the domain). The links with a limit
+ * have an index of their own (migrations/0020_link_starts.sql). Costs: docs/api.md#link-states.
  */
-const REACHED = `EXISTS (SELECT 1 FROM link_click_limits c WHERE c.domain_id = l.domain_id AND c.code = l.code
+const REACHED = `EXISTS (SELECT 1 FROM link_click_limits c WHERE c.domain_id = l.domain_id AND c.code = (l.code COLLATE "default")
   AND c.used >= (l.options->>'clickLimit')::bigint)`;
 
 /** Each state's condition on links l, by the precedence of core/link.ts linkState. */
