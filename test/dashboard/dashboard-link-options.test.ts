@@ -120,6 +120,7 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
     await page.locator('#detail-options li').first().textContent(),
     'Visitors on iPhone or iPad go to https://apps.apple.com/app/id42.',
   );
+  assert.equal(await page.locator('#detail-clicks-used').textContent(), ' 0 of 5,000 clicks used');
   await look(page, 'desktop-21-link-with-options');
 
   // As a phone follows it: its rule, its status, its query.
