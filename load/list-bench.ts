@@ -211,7 +211,8 @@ async function statementsOf(client: pg.Client, path: string): Promise<Statement[
   };
   const url = new URL(path, 'http://list.invalid');
   if (url.pathname === '/tags') await listTags(db, LIST_WORKSPACE_ID);
-  else if (url.pathname === '/links') await new LinkLists(db, { run: (work) => work() }).page(LIST_WORKSPACE_ID, requestOf(path));
+  else if (url.pathname === '/links')
+    await new LinkLists(db, { run: (work) => work() }, { used: async () => new Map() }).page(LIST_WORKSPACE_ID, requestOf(path));
   return statements;
 }
 

@@ -26,6 +26,8 @@ export const ERRORS = {
   ALIAS_RESERVED: { status: 400, message: 'alias is a reserved word of this service.' },
   EXPIRES_AT_INVALID: { status: 400, message: 'expiresAt must be an RFC 3339 date-time with a time zone, or null.' },
   EXPIRES_AT_IN_PAST: { status: 400, message: 'expiresAt must be in the future.' },
+  STARTS_AT_INVALID: { status: 400, message: 'startsAt must be an RFC 3339 date-time with a time zone, or null.' },
+  STARTS_AT_NOT_BEFORE_EXPIRY: { status: 400, message: 'The link must start before it expires: set startsAt earlier than expiresAt.' },
   QR_OPTIONS_INVALID: {
     status: 400,
     message: 'format must be svg or png, size an integer from 64 to 2048, margin from 0 to 16, level one of L, M, Q, H.',
@@ -148,6 +150,7 @@ export const ERRORS = {
     message: 'state must be pending, sending, delivered or dead; before a delivery id; limit an integer from 1 to 100.',
   },
   LINK_NOT_FOUND: { status: 404, message: 'No link has this code.' },
+  LINK_NOT_YET_ACTIVE: { status: 404, message: 'This link is not live yet: come back a little later.' },
   DOMAIN_NOT_FOUND: { status: 404, message: 'This workspace has no domain with this host.' },
   HOST_NOT_SERVED: { status: 404, message: 'This deployment serves no short domain with this host name.' },
   KEY_NOT_FOUND: { status: 404, message: 'No active key of this workspace has this id.' },

@@ -1,7 +1,8 @@
 // Tier 1: the in-process LRU. Per link key (core/domains.ts) it holds what the redirect will write:
 // a plain link's target URL, the only part of the 302 head that differs between links (the rest is
 // built once: edge/respond.ts), a link with options as its compiled rules (core/redirect-rules.ts),
-// an expired or disabled code as a shared 410 entry. Bounded by entries and approximate bytes, each
+// an expired or disabled code as a shared 410 entry, a link before its start as a shared 404 entry
+// that leaves when the link starts. Bounded by entries and approximate bytes, each
 // entry with a TTL; unknown codes have a smaller LRU of their own, so that a scanner cannot push
 // hot links out. Why a URL string per link (measured): docs/performance.md#other-figures.
 
@@ -16,7 +17,7 @@ export type RedirectTarget = string & { readonly __brand: 'RedirectTarget' };
 
 /** A code that does not redirect, and the answer it gets instead. */
 export interface NoRedirect {
-  readonly answer: 'LINK_NOT_FOUND' | 'LINK_EXPIRED' | 'LINK_DISABLED';
+  readonly answer: 'LINK_NOT_FOUND' | 'LINK_EXPIRED' | 'LINK_DISABLED' | 'LINK_NOT_YET_ACTIVE';
 }
 
 /** A string: redirect there. LinkRules: evaluate them. Another object: answer with its error. */
@@ -25,6 +26,7 @@ export type CacheEntry = RedirectTarget | LinkRules | NoRedirect;
 export const ABSENT: NoRedirect = Object.freeze({ answer: 'LINK_NOT_FOUND' });
 const EXPIRED: NoRedirect = Object.freeze({ answer: 'LINK_EXPIRED' });
 const DISABLED: NoRedirect = Object.freeze({ answer: 'LINK_DISABLED' });
+export const NOT_YET_ACTIVE: NoRedirect = Object.freeze({ answer: 'LINK_NOT_YET_ACTIVE' });
 
 export function isRedirect(entry: CacheEntry): entry is RedirectTarget {
   return typeof entry === 'string';
@@ -93,10 +95,10 @@ export function createLinkCache(options: CacheOptions): LinkCache {
       }
       unknown.delete(code);
       let ttl = Math.min(options.cacheTtlMs, maxTtl);
-      // A link that will expire leaves the cache when it does, and is then looked up again (410).
-      if (refusalOf(entry) === undefined && link !== undefined && link.expiresAt !== null) {
-        ttl = Math.max(1, Math.min(ttl, link.expiresAt.getTime() - now));
-      }
+      // An answer that will change on its own (a link that expires, or starts) leaves the cache when
+      // it does, and is looked up again: every instance flips then, without a message.
+      const until = link === undefined ? Infinity : answerEnds(link, entry);
+      if (until !== Infinity) ttl = Math.max(1, Math.min(ttl, until - now));
       lru.set(code, entry, { ttl });
       return entry;
     },
@@ -128,5 +130,16 @@ export function entryOf(link: Link | undefined, now: number, defaults: RuleDefau
   if (link === undefined || link.deleted || !locationsWritable(link.url, link.options)) return ABSENT;
   if (link.disabled) return DISABLED;
   if (link.expiresAt !== null && link.expiresAt.getTime() <= now) return EXPIRED;
+  if (link.startsAt !== null && link.startsAt.getTime() > now) return NOT_YET_ACTIVE;
   return compileRules(link.url, link.options, defaults) ?? (link.url as RedirectTarget);
+}
+
+/**
+ * When `entry`, the answer for `link`, stops being its answer (ms since the epoch; Infinity: not by
+ * itself): a redirect at the link's expiry, a start awaited at its start.
+ */
+export function answerEnds(link: Pick<Link, 'expiresAt' | 'startsAt'>, entry: CacheEntry): number {
+  if (entry === NOT_YET_ACTIVE) return link.startsAt?.getTime() ?? Infinity;
+  if (refusalOf(entry) === undefined) return link.expiresAt?.getTime() ?? Infinity;
+  return Infinity;
 }

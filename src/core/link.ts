@@ -14,6 +14,8 @@ export interface Link {
   readonly code: ShortCode;
   readonly url: string;
   readonly expiresAt: Date | null;
+  /** Before this time the link answers LINK_NOT_YET_ACTIVE instead of its redirect; null: at once. */
+  readonly startsAt: Date | null;
   readonly disabled: boolean;
   /** Deleted links keep their row (their code is never handed out again) and answer 404. */
   readonly deleted: boolean;
@@ -31,6 +33,7 @@ export interface CreateLinkBody {
   url: string;
   alias?: string | undefined;
   expiresAt?: string | null | undefined;
+  startsAt?: string | null | undefined;
   title?: string | null | undefined;
   tags?: string[] | undefined;
   /** The host of the short domain; absent: the default domain. */
@@ -43,6 +46,7 @@ export interface LinkRequest {
   readonly url: string;
   readonly alias: ShortCode | undefined;
   readonly expiresAt: Date | null;
+  readonly startsAt: Date | null;
   /** For people: shown in lists and searched; null without one. */
   readonly title: string | null;
   readonly tags: readonly string[];
@@ -84,6 +88,14 @@ export function checkLinkRequest(
     if (!(at instanceof Date)) return { ok: false, code: at };
     expiresAt = at;
   }
+  let startsAt: Date | null = null;
+  if (body.startsAt !== undefined && body.startsAt !== null) {
+    const at = checkStartsAt(body.startsAt, now);
+    if (!(at instanceof Date)) return { ok: false, code: at, field: 'startsAt' };
+    startsAt = at;
+  }
+  const order = scheduleProblem(startsAt, expiresAt);
+  if (order !== undefined) return { ok: false, code: order, field: 'startsAt' };
   const title = checkTitle(body.title ?? null);
   if (!title.ok) return title;
   const tags = checkTags(body.tags ?? []);
@@ -95,6 +107,7 @@ export function checkLinkRequest(
     url: target.url,
     alias,
     expiresAt,
+    startsAt,
     title: title.value,
     tags: tags.value,
     options: options.options,
@@ -125,14 +138,26 @@ export function checkTags(tags: readonly string[]): { ok: true; value: string[] 
   return kept.length > TAGS_MAX ? { ok: false, code: 'TAGS_INVALID' } : { ok: true, value: kept };
 }
 
-/** What a link's `state` says, in the API and the list's filter. */
-export const LINK_STATES = ['active', 'expired', 'disabled'] as const;
+/**
+ * What a link's `state` says, in the API and the list's filter, by precedence: disabled, then
+ * expired, then limit_reached (its click limit used up), then scheduled (its start still ahead),
+ * else active. The first four are what its redirect answers instead of redirecting.
+ */
+export const LINK_STATES = ['active', 'scheduled', 'limit_reached', 'expired', 'disabled'] as const;
 export type LinkState = (typeof LINK_STATES)[number];
 
-/** disabled if disabled, else expired once its expiry has passed, else active (as its redirect answers). */
-export function linkState(link: Pick<Link, 'disabled' | 'expiresAt'>, now: number): LinkState {
+/** `clicksUsed`: the redirects counted against its click limit (null: none counted, or it has no limit). */
+export function linkState(
+  link: Pick<Link, 'disabled' | 'expiresAt' | 'startsAt' | 'options'>,
+  now: number,
+  clicksUsed: number | null = null,
+): LinkState {
   if (link.disabled) return 'disabled';
-  return link.expiresAt !== null && link.expiresAt.getTime() <= now ? 'expired' : 'active';
+  if (link.expiresAt !== null && link.expiresAt.getTime() <= now) return 'expired';
+  const limit = link.options?.clickLimit;
+  if (limit !== undefined && clicksUsed !== null && clicksUsed >= limit) return 'limit_reached';
+  if (link.startsAt !== null && link.startsAt.getTime() > now) return 'scheduled';
+  return 'active';
 }
 
 /** An expiry as given to a create or a change: a date, or why it is refused. */
@@ -141,6 +166,20 @@ export function checkExpiresAt(text: string, now: number): Date | 'EXPIRES_AT_IN
   if (at === undefined || at.getTime() - now > MAX_EXPIRY_MS) return 'EXPIRES_AT_INVALID';
   if (at.getTime() <= now) return 'EXPIRES_AT_IN_PAST';
   return at;
+}
+
+/**
+ * A start as given to a create or a change: a date, or why it is refused. One in the past is taken
+ * (the link is live at once), as an import of links that have started gives it.
+ */
+export function checkStartsAt(text: string, now: number): Date | 'STARTS_AT_INVALID' {
+  const at = parseDateTime(text);
+  return at === undefined || at.getTime() - now > MAX_EXPIRY_MS ? 'STARTS_AT_INVALID' : at;
+}
+
+/** A link must start before it expires: a start at or after its expiry would never redirect. */
+export function scheduleProblem(startsAt: Date | null, expiresAt: Date | null): 'STARTS_AT_NOT_BEFORE_EXPIRY' | undefined {
+  return startsAt !== null && expiresAt !== null && startsAt.getTime() >= expiresAt.getTime() ? 'STARTS_AT_NOT_BEFORE_EXPIRY' : undefined;
 }
 
 /** A link by what names it in the API: its domain and its code there. */

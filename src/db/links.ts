@@ -15,6 +15,7 @@ export interface LinkRow {
   code: ShortCode;
   url: string;
   expires_at: Date | null;
+  starts_at: Date | null;
   disabled: boolean;
   deleted: boolean;
   version: number;
@@ -34,7 +35,7 @@ export async function findLinks(db: Queryable, keys: readonly LinkKey[]): Promis
     codes.push(code);
   }
   const { rows } = await db.query<LinkRow>(
-    `SELECT l.domain_id, l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version, l.options
+    `SELECT l.domain_id, l.code, l.url, l.expires_at, l.starts_at, l.disabled, l.deleted, l.version, l.options
      ${LOOKUP_SOURCE} JOIN links l USING (domain_id, code)`,
     [codes, domains],
   );
@@ -52,6 +53,7 @@ export function linkOf(row: LinkRow): Link {
     code: row.code,
     url: row.url,
     expiresAt: row.expires_at,
+    startsAt: row.starts_at,
     disabled: row.disabled,
     deleted: row.deleted,
     version: row.version,
@@ -88,6 +90,7 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
   const codes: string[] = [];
   const urls: string[] = [];
   const expiries: (Date | null)[] = [];
+  const starts: (Date | null)[] = [];
   const generated: boolean[] = [];
   const workspaces: number[] = [];
   const owners: (number | null)[] = [];
@@ -103,6 +106,7 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
     codes.push(link.code);
     urls.push(link.url);
     expiries.push(link.expiresAt);
+    starts.push(link.startsAt);
     generated.push(link.generated);
     workspaces.push(link.workspaceId);
     owners.push(link.ownerKeyId);
@@ -116,11 +120,11 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
   const { rows } = await db.query<{ domain_id: string; code: ShortCode; key_taken: boolean }>(
     `WITH input AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::boolean[], $5::bigint[], $6::bigint[], $7::text[], $8::bytea[],
-                            $9::bigint[], $10::text[], $11::jsonb[], $12::bigint[], $13::jsonb[])
-         AS t(code, url, expires_at, generated, owner_key_id, scope, key, request_hash, workspace_id, title, tags, domain_id, options)
+                            $9::bigint[], $10::text[], $11::jsonb[], $12::bigint[], $13::jsonb[], $14::timestamptz[])
+         AS t(code, url, expires_at, generated, owner_key_id, scope, key, request_hash, workspace_id, title, tags, domain_id, options, starts_at)
      ), written AS (
-       INSERT INTO links (domain_id, code, url, expires_at, generated, owner_key_id, workspace_id, title, tags, options)
-       SELECT domain_id, code, url, expires_at, generated, owner_key_id, workspace_id, title,
+       INSERT INTO links (domain_id, code, url, expires_at, starts_at, generated, owner_key_id, workspace_id, title, tags, options)
+       SELECT domain_id, code, url, expires_at, starts_at, generated, owner_key_id, workspace_id, title,
               ARRAY(SELECT jsonb_array_elements_text(tags)), options FROM input
        ON CONFLICT (domain_id, code) DO NOTHING
        RETURNING *
@@ -137,7 +141,7 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
      ), ${outboxCtes('created')}
      SELECT w.domain_id, w.code, (i.key IS NOT NULL AND k.code IS NULL) AS key_taken
      FROM written w JOIN input i USING (domain_id, code) LEFT JOIN keyed k USING (domain_id, code)`,
-    [codes, urls, expiries, generated, owners, scopes, keys, hashes, workspaces, titles, tags, domains, options],
+    [codes, urls, expiries, generated, owners, scopes, keys, hashes, workspaces, titles, tags, domains, options, starts],
   );
   const written = new Set<string>();
   const keyTaken = new Set<string>();
@@ -161,7 +165,7 @@ export async function reserveIdBlock(db: Queryable): Promise<{ start: number; si
 }
 
 /** The columns of a LinkRow, from a CTE of changed links. */
-export const CHANGED_COLUMNS = 'domain_id, code, url, expires_at, disabled, deleted, version, options';
+export const CHANGED_COLUMNS = 'domain_id, code, url, expires_at, starts_at, disabled, deleted, version, options';
 
 /**
  * Marks a link deleted (its row and code stay) and returns its new state; undefined if there is

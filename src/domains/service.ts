@@ -120,6 +120,7 @@ export class DomainService {
       ...splitKey(left),
       url: 'https://removed.invalid/',
       expiresAt: null,
+      startsAt: null,
       disabled: false,
       deleted: true,
       version: TOMBSTONE_VERSION,

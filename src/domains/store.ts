@@ -157,6 +157,7 @@ interface MovedRow {
   code: ShortCode;
   url: string;
   expires_at: Date | null;
+  starts_at: Date | null;
   disabled: boolean;
   version: number;
   options: LinkOptions | null;
@@ -246,7 +247,7 @@ async function removeInTransaction(
     // Totals, days, rollups and Idempotency-Keys follow by ON UPDATE CASCADE (migrations/0008, 0009).
     const { rows } = await db.query<MovedRow>(
       `UPDATE links SET domain_id = $2, version = version + 1 WHERE domain_id = $1
-       RETURNING code, url, expires_at, disabled, version, options`,
+       RETURNING code, url, expires_at, starts_at, disabled, version, options`,
       [id, moveTo],
     );
     moved = rows.map((row) => ({
@@ -254,6 +255,7 @@ async function removeInTransaction(
       code: row.code,
       url: row.url,
       expiresAt: row.expires_at,
+      startsAt: row.starts_at,
       disabled: row.disabled,
       deleted: false,
       version: row.version,

@@ -1,7 +1,7 @@
 // The rules of a change to a link (PATCH /links/:code): the body read by the same rules as a
 // create, and the password of its options (true keeps the link's own, a string is hashed).
 
-import { checkExpiresAt, checkTags, checkTitle } from '../core/link.ts';
+import { checkExpiresAt, checkStartsAt, checkTags, checkTitle } from '../core/link.ts';
 import { checkLinkOptions, withPasswordHash, type LinkOptions } from '../core/link-options.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { checkTargetUrl } from '../core/url-rules.ts';
@@ -53,6 +53,13 @@ export function checkChange(
     if (!(at instanceof Date)) throw new AppError(at);
     expiresAt = at;
   }
+  let startsAt: Date | null | undefined;
+  if (body.startsAt === null) startsAt = null;
+  else if (body.startsAt !== undefined) {
+    const at = checkStartsAt(body.startsAt, now);
+    if (!(at instanceof Date)) throw new AppError(at, undefined, { field: 'startsAt' });
+    startsAt = at;
+  }
   let title: string | null | undefined;
   if (body.title !== undefined) {
     const checked = checkTitle(body.title);
@@ -77,6 +84,7 @@ export function checkChange(
     ...(url === undefined ? {} : { url }),
     ...(options === undefined ? {} : { options }),
     ...(expiresAt === undefined ? {} : { expiresAt }),
+    ...(startsAt === undefined ? {} : { startsAt }),
     ...(body.disabled === undefined ? {} : { disabled: body.disabled }),
     ...(title === undefined ? {} : { title }),
     ...(tags === undefined ? {} : { tags }),

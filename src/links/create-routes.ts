@@ -96,6 +96,7 @@ export async function linksRoutes(plain: FastifyInstance, deps: LinksDeps): Prom
     ...shortUrls.of(link),
     url: link.url,
     expiresAt: link.expiresAt?.toISOString() ?? null,
+    startsAt: link.startsAt?.toISOString() ?? null,
     title: link.title,
     tags: [...link.tags],
     options: optionsView(link.options),
@@ -169,9 +170,9 @@ function idempotencyKey(request: FastifyRequest<{ Body: CreateLinkBody }>, owner
   const header = request.headers['idempotency-key'];
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) throw new AppError('IDEMPOTENCY_KEY_INVALID');
-  const { url, alias, expiresAt, title, tags, domain, options } = request.body;
-  // Keys stored before titles and tags, domains, or options existed were hashed from the fields there were then.
-  const fields =
+  const { url, alias, expiresAt, title, tags, domain, options, startsAt } = request.body;
+  // Keys stored before titles and tags, domains, options, or starts existed were hashed from the fields there were then.
+  const before =
     options !== undefined
       ? [url, alias ?? null, expiresAt ?? null, title ?? null, tags ?? null, domain ?? null, options]
       : title === undefined && tags === undefined && domain === undefined
@@ -179,6 +180,7 @@ function idempotencyKey(request: FastifyRequest<{ Body: CreateLinkBody }>, owner
         : domain === undefined
           ? [url, alias ?? null, expiresAt ?? null, title ?? null, tags ?? null]
           : [url, alias ?? null, expiresAt ?? null, title ?? null, tags ?? null, domain];
+  const fields = startsAt === undefined ? before : [...before, { startsAt }];
   const requestHash = createHash('sha256').update(JSON.stringify(fields)).digest();
   // A key has no spaces: the first one ends the address.
   return ownerKeyId === null ? { scope: 0, key: `${request.ip} ${header}`, requestHash } : { scope: ownerKeyId, key: header, requestHash };

@@ -11,6 +11,8 @@ import type { DbBreaker } from '../db/breaker.ts';
 import { recordAudit, type Actor } from '../audit/audit.ts';
 import type { Queryable } from '../db/pool.ts';
 import { DETAILS_COLUMNS, DETAILS_JOINS, detailsOf, type DetailsRow, type LinkDetails } from './store.ts';
+import type { LinkState } from '../core/link.ts';
+import { withClicksUsed, type LimitCounts } from './clicks-used.ts';
 
 export interface LinkPage {
   readonly links: LinkDetails[];
@@ -32,11 +34,29 @@ function conditions(filter: ListFilter, values: unknown[]): string[] {
   if (filter.tag !== undefined) where.push(`l.tags @> ARRAY[${param(filter.tag)}::text]`);
   if (filter.creator !== undefined) where.push(`l.owner_key_id = ${param(filter.creator)}`);
   if (filter.domainId !== undefined) where.push(`l.domain_id = ${param(filter.domainId)}`);
-  if (filter.state === 'disabled') where.push('l.disabled');
-  if (filter.state === 'expired') where.push('NOT l.disabled AND l.expires_at IS NOT NULL AND l.expires_at <= now()');
-  if (filter.state === 'active') where.push('NOT l.disabled AND (l.expires_at IS NULL OR l.expires_at > now())');
+  if (filter.state !== undefined) where.push(STATE_CONDITIONS[filter.state]);
   return where;
 }
+
+const LIVE = 'NOT l.disabled AND (l.expires_at IS NULL OR l.expires_at > now())';
+/**
+ * Its click limit used up, as counted in link_click_limits (links/click-limits.ts; with Redis,
+ * written there when a limit is reached: webhooks/delivery-store.ts): one probe of that table's
+ * key. Its code is in the database's collation, links' in "C": compared in the former, or the
+ * probe could not use the key's code (it read every row of the domain). The links with a limit
+ * have an index of their own (migrations/0020_link_starts.sql). Costs: docs/api.md#link-states.
+ */
+const REACHED = `EXISTS (SELECT 1 FROM link_click_limits c WHERE c.domain_id = l.domain_id AND c.code = (l.code COLLATE "default")
+  AND c.used >= (l.options->>'clickLimit')::bigint)`;
+
+/** Each state's condition on links l, by the precedence of core/link.ts linkState. */
+const STATE_CONDITIONS: Record<LinkState, string> = {
+  disabled: 'l.disabled',
+  expired: 'NOT l.disabled AND l.expires_at IS NOT NULL AND l.expires_at <= now()',
+  limit_reached: `${LIVE} AND l.options ? 'clickLimit' AND ${REACHED}`,
+  scheduled: `${LIVE} AND l.starts_at IS NOT NULL AND l.starts_at > now() AND NOT ${REACHED}`,
+  active: `${LIVE} AND (l.starts_at IS NULL OR l.starts_at <= now()) AND NOT ${REACHED}`,
+};
 
 /**
  * A tag that few links have (workspace_tags counts them exactly) is read first, by the tags'
@@ -91,11 +111,16 @@ export class LinkLists {
   readonly #db: Queryable;
   readonly #breaker: Pick<DbBreaker, 'run'>;
   readonly #samples: LRUCache<number, string[]>;
+  readonly #counts: LimitCounts;
 
-  /** `db` and `breaker`: the list's own pool and breaker (DB_LIST_POOL_MAX), apart from those of redirects and writes. */
-  constructor(db: Queryable, breaker: Pick<DbBreaker, 'run'>) {
+  /**
+   * `db` and `breaker`: the list's own pool and breaker (DB_LIST_POOL_MAX), apart from those of
+   * redirects and writes; `counts`: where the redirects of links with a click limit are counted.
+   */
+  constructor(db: Queryable, breaker: Pick<DbBreaker, 'run'>, counts: LimitCounts) {
     this.#db = db;
     this.#breaker = breaker;
+    this.#counts = counts;
     this.#samples = new LRUCache<number, string[]>({
       maxSize: SAMPLES_MAX_UNITS,
       sizeCalculation: (texts) =>
@@ -109,8 +134,9 @@ export class LinkLists {
   }
 
   /** One page of the workspace's links that pass `request.filter`, in `request.sort` order. */
-  page(workspaceId: number, request: ListRequest): Promise<LinkPage> {
-    return this.#breaker.run(() => this.#page(workspaceId, request));
+  async page(workspaceId: number, request: ListRequest): Promise<LinkPage> {
+    const found = await this.#breaker.run(() => this.#page(workspaceId, request));
+    return { links: await withClicksUsed(found.links, this.#counts), next: found.next };
   }
 
   /** Records an export of the workspace's links (links.export in the audit log), with the filter it asked for. */

@@ -55,7 +55,6 @@ async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Pr
   const policy = targetPolicyOf(config, (host) => app.hosts.serves(host));
   const store = new LinkStore(db, breaker);
   const changes = new LinkChanges(store, propagation);
-  const lists = new LinkLists(app.listDb, app.listBreaker);
   const slots = new HashSlots(config.passwordHashesAtOnce, config.passwordGuessesWaiting);
   const hashNew = (password: string): Promise<string> => slots.newPassword(() => hashPassword(password));
   const creates = new LinkCreates({
@@ -65,8 +64,10 @@ async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Pr
     policy,
     domainOf: async (host, workspaceId) => (await shortUrls.servedDomainOf(host, workspaceId)).id,
   });
-  const links = new LinkService({ found: new WorkspaceLinks(store, shortUrls), changes, policy, hashPassword: hashNew });
-  app.redirectPorts.limits = clickLimitsOf(app, config);
+  const limits = clickLimitsOf(app, config);
+  const lists = new LinkLists(app.listDb, app.listBreaker, limits);
+  const links = new LinkService({ found: new WorkspaceLinks(store, shortUrls), changes, policy, hashPassword: hashNew, counts: limits });
+  app.redirectPorts.limits = limits;
 
   await app.register(async function linkRoutes(routes) {
     const createRouteConfig = await registerCreateLimits(routes, { config, redis: app.redis?.client ?? null, log });

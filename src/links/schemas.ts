@@ -13,6 +13,14 @@ import {
 } from '../core/link-options.ts';
 import { ErrorBody } from '../errors.ts';
 import { Code, Domain, DomainIn, ExpiresAt, literals, Url } from '../api/schemas.ts';
+
+const StartsAtIn = Type.Union([Type.String(), Type.Null()], {
+  description:
+    'RFC 3339 date-time with a zone: before it the link answers 404 LINK_NOT_YET_ACTIVE (state `scheduled`), from it on it redirects; before expiresAt. null or absent: at once.',
+});
+const StartsAt = Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+  description: 'When the link starts redirecting; null: it does already (since its creation).',
+});
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, SEARCH_MAX, SEARCH_MIN } from './list-query.ts';
 
 const BULK_MAX_ITEMS = 1000;
@@ -142,6 +150,7 @@ export const CreateLinkBody = Type.Object(
     url: Type.String({ description: 'The target: absolute http(s) URL.' }),
     alias: Type.Optional(Type.String({ description: '3–64 characters of A-Z a-z 0-9 _ -; not a reserved word.' })),
     expiresAt: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'RFC 3339 date-time with a zone, or null.' })),
+    startsAt: Type.Optional(StartsAtIn),
     title: Type.Optional(TitleIn),
     tags: Type.Optional(TagsIn),
     domain: Type.Optional(DomainIn),
@@ -157,6 +166,7 @@ export const CreatedLink = Type.Object({
   shortUrl: Type.String({ examples: ['https://sho.rt/XArj78D'] }),
   url: Url,
   expiresAt: ExpiresAt,
+  startsAt: StartsAt,
   title: Title,
   tags: Tags,
   options: OptionsOut,
@@ -193,14 +203,24 @@ export const LinkDetails = Type.Object(
     title: Title,
     tags: Tags,
     expiresAt: ExpiresAt,
+    startsAt: StartsAt,
     disabled: Type.Boolean(),
-    state: literals(LINK_STATES, { description: 'disabled if disabled, else expired once expiresAt has passed, else active.' }),
+    state: literals(LINK_STATES, {
+      description:
+        'What its redirect answers now, by precedence: `disabled` if disabled, else `expired` once expiresAt has passed, else ' +
+        '`limit_reached` once clicksUsed has reached options.clickLimit, else `scheduled` before startsAt, else `active`.',
+    }),
     createdAt: Type.String({ format: 'date-time' }),
     creator: Type.Union([Type.Object({ id: Type.Integer(), name: Type.String() }), Type.Null()], {
       description: 'The key that created the link; null: created without a key.',
     }),
     clicks: Type.Integer({ description: 'Clicks by people, as of the last flush (CLICK_FLUSH_INTERVAL_MS).' }),
     botClicks: Type.Integer({ description: 'Clicks by bots and crawlers.' }),
+    clicksUsed: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'Redirects counted against options.clickLimit so far, at once (not as of a flush): "clicksUsed of clickLimit clicks used". ' +
+        'null: the link has no click limit (or the count could not be read just now).',
+    }),
     options: OptionsOut,
   },
   { title: 'Link' },
@@ -210,6 +230,11 @@ export const PatchLinkBody = Type.Object(
   {
     url: Type.Optional(Type.String({ description: 'A new target.' })),
     expiresAt: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'A new expiry, or null for never.' })),
+    startsAt: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'A new start (before the expiry the link will have), or null: redirect at once.',
+      }),
+    ),
     disabled: Type.Optional(Type.Boolean({ description: 'true: the link answers 410 until enabled again.' })),
     title: Type.Optional(TitleIn),
     tags: Type.Optional(Type.Array(Type.String(), { description: 'Replaces every tag of the link; [] removes them all.' })),
@@ -232,7 +257,9 @@ export const ListQuery = Type.Object(
       }),
     ),
     tag: Type.Optional(Type.String({ description: 'Only links with this tag.' })),
-    state: Type.Optional(Type.String({ description: '`active`, `expired` or `disabled`.' })),
+    state: Type.Optional(
+      Type.String({ description: `Only links in this state: ${LINK_STATES.map((state) => `\`${state}\``).join(', ')}.` }),
+    ),
     creator: Type.Optional(Type.String({ description: 'Only links created by the key with this id.' })),
     domain: Type.Optional(Type.String({ description: 'Only links on the short domain with this host (GET /domains).' })),
   },

@@ -5,7 +5,9 @@
 import type { Actor } from '../audit/audit.ts';
 import { changeProblem, type Principal } from '../auth/roles.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
+import { scheduleProblem } from '../core/link.ts';
 import { AppError } from '../errors.ts';
+import { withClicksUsed, type LimitCounts } from './clicks-used.ts';
 import { checkChange, withPassword } from './change-rules.ts';
 import type { LinkChanges } from './changes.ts';
 import type { PatchLinkBody } from './schemas.ts';
@@ -19,6 +21,8 @@ export interface LinkServiceDeps {
   readonly policy: TargetPolicy;
   /** Hashes a new password (core/link-passwords.ts hashPassword, in a slot: core/hash-slots.ts). */
   readonly hashPassword: (password: string) => Promise<string>;
+  /** The redirects counted against links' click limits, shown as clicksUsed. */
+  readonly counts: LimitCounts;
 }
 
 export class LinkService {
@@ -29,22 +33,28 @@ export class LinkService {
   }
 
   /** The link with `code` on the domain `domainHost` names in `key`'s workspace (workspace-links.ts). */
-  find(key: Principal, domainHost: string | undefined, code: string): Promise<LinkDetails> {
-    return this.#deps.found.find(key, domainHost, code);
+  async find(key: Principal, domainHost: string | undefined, code: string): Promise<LinkDetails> {
+    const [link] = await withClicksUsed([await this.#deps.found.find(key, domainHost, code)], this.#deps.counts);
+    return link as LinkDetails;
   }
 
   /** Changes the link by a PATCH body; 403 for a viewer, or a member that did not create it. Returns its new details. */
   async change(key: Principal, domainHost: string | undefined, code: string, body: PatchLinkBody, actor: Actor): Promise<LinkDetails> {
     const link = await this.#changeable(key, domainHost, code);
     const { change: asked, password } = checkChange(body, this.#deps.policy, Date.now());
+    // The start and expiry the link will have, each as asked or as it is.
+    const order = scheduleProblem(
+      asked.startsAt === undefined ? link.startsAt : asked.startsAt,
+      asked.expiresAt === undefined ? link.expiresAt : asked.expiresAt,
+    );
+    if (order !== undefined) throw new AppError(order, undefined, { field: body.startsAt === undefined ? 'expiresAt' : 'startsAt' });
     const change = await withPassword(asked, password, link, this.#deps.hashPassword);
     const changed = await this.#deps.changes.change(link, change, actor);
-    return {
-      ...link,
-      ...changed,
-      ...(change.title === undefined ? {} : { title: change.title }),
-      tags: change.tags ?? link.tags,
-    };
+    const [shown] = await withClicksUsed(
+      [{ ...link, ...changed, ...(change.title === undefined ? {} : { title: change.title }), tags: change.tags ?? link.tags }],
+      this.#deps.counts,
+    );
+    return shown as LinkDetails;
   }
 
   /** Deletes the link; 403 as for a change. */
@@ -53,7 +63,7 @@ export class LinkService {
   }
 
   async #changeable(key: Principal, domainHost: string | undefined, code: string): Promise<LinkDetails> {
-    const link = await this.find(key, domainHost, code);
+    const link = await this.#deps.found.find(key, domainHost, code);
     const problem = changeProblem(key, link.ownerKeyId, link.ownerPersonId);
     if (problem !== undefined) throw new AppError(problem);
     return link;

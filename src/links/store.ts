@@ -16,6 +16,7 @@ import { auditCte, auditParams, type Actor, type AuditRows } from '../audit/audi
 export interface LinkChange {
   readonly url?: string;
   readonly expiresAt?: Date | null;
+  readonly startsAt?: Date | null;
   readonly disabled?: boolean;
   readonly title?: string | null;
   readonly tags?: readonly string[];
@@ -23,11 +24,11 @@ export interface LinkChange {
   readonly options?: LinkOptions | null;
 }
 
-const CHANGE_FIELDS = ['url', 'expiresAt', 'disabled', 'title', 'tags', 'options'] as const;
+const CHANGE_FIELDS = ['url', 'expiresAt', 'startsAt', 'disabled', 'title', 'tags', 'options'] as const;
 
 /** What the audit log records of link `x` (SQL): what a change may change, its options without the password's hash. */
 const linkDoc = (x: string) => `jsonb_build_object('url', ${x}.url, 'title', ${x}.title, 'tags', to_jsonb(${x}.tags),
-  'expiresAt', ${x}.expires_at, 'disabled', ${x}.disabled, 'options', CASE WHEN ${x}.options ? 'passwordHash'
+  'expiresAt', ${x}.expires_at, 'startsAt', ${x}.starts_at, 'disabled', ${x}.disabled, 'options', CASE WHEN ${x}.options ? 'passwordHash'
     THEN ${x}.options - 'passwordHash' - 'passTag' || '{"password": true}' ELSE ${x}.options END)`;
 
 /** Where an entry of a link's change comes from: the changed row `c` (RETURNING *), named `host/code` (`code` on the default domain). */
@@ -51,12 +52,13 @@ export async function updateLink(
   // `old` locks the row and reads it as it is before the change (the one the change applies to).
   const { rows } = await db.query<LinkRow>(
     `WITH old AS (
-       SELECT domain_id, code, url, expires_at, disabled, title, tags, options FROM links
+       SELECT domain_id, code, url, expires_at, starts_at, disabled, title, tags, options FROM links
        WHERE code = $1 AND domain_id = $9 AND NOT deleted FOR UPDATE
      ), changed AS (
      UPDATE links l SET
        url = COALESCE($2, l.url),
        expires_at = CASE WHEN $3 THEN $4::timestamptz ELSE l.expires_at END,
+       starts_at = CASE WHEN $19 THEN $20::timestamptz ELSE l.starts_at END,
        disabled = COALESCE($5, l.disabled),
        title = CASE WHEN $6 THEN $7::text ELSE l.title END,
        tags = COALESCE($8::text[], l.tags),
@@ -86,6 +88,8 @@ export async function updateLink(
       change.options === undefined || change.options === null ? null : JSON.stringify(change.options),
       ...auditParams(actor, 'link.update', 'link'),
       CHANGE_FIELDS.filter((field) => change[field] === undefined),
+      change.startsAt !== undefined,
+      change.startsAt ?? null,
     ],
   );
   const row = rows[0];
@@ -164,6 +168,8 @@ export interface LinkDetails extends Link {
   readonly tags: readonly string[];
   readonly clicks: number;
   readonly botClicks: number;
+  /** Redirects counted against its click limit (links/click-limits.ts); null: it has none, or the count was not read. */
+  readonly clicksUsed: number | null;
 }
 
 export interface DetailsRow extends LinkRow {
@@ -180,7 +186,7 @@ export interface DetailsRow extends LinkRow {
 }
 
 /** The columns of a DetailsRow, for a query FROM links l LEFT JOIN link_totals t, then DETAILS_JOINS (see findLinkDetails). */
-export const DETAILS_COLUMNS = `l.domain_id, dm.host AS domain_host, l.code, l.url, l.expires_at, l.disabled, l.deleted, l.version, l.options, l.created_at, l.workspace_id,
+export const DETAILS_COLUMNS = `l.domain_id, dm.host AS domain_host, l.code, l.url, l.expires_at, l.starts_at, l.disabled, l.deleted, l.version, l.options, l.created_at, l.workspace_id,
   l.owner_key_id, k.person_id AS owner_person_id, k.name AS owner_name, l.title, l.tags, coalesce(t.clicks, 0) AS clicks, coalesce(t.bot_clicks, 0) AS bot_clicks`;
 
 /** Its creator's name and its domain's host, read with the link: a domain added on another instance a moment ago included. */
@@ -199,6 +205,7 @@ export function detailsOf(row: DetailsRow): LinkDetails {
     tags: row.tags,
     clicks: Number(row.clicks),
     botClicks: Number(row.bot_clicks),
+    clicksUsed: null,
   };
 }
 

@@ -18,12 +18,14 @@ export function linkView(link: LinkDetails, urls: ShortUrls, now: number) {
     title: link.title,
     tags: [...link.tags],
     expiresAt: link.expiresAt?.toISOString() ?? null,
+    startsAt: link.startsAt?.toISOString() ?? null,
     disabled: link.disabled,
-    state: linkState(link, now),
+    state: linkState(link, now, link.clicksUsed),
     createdAt: link.createdAt.toISOString(),
     creator: link.ownerKeyId === null ? null : { id: link.ownerKeyId, name: link.ownerName ?? '' },
     clicks: link.clicks,
     botClicks: link.botClicks,
+    clicksUsed: link.options?.clickLimit === undefined ? null : link.clicksUsed,
     options: optionsView(link.options),
   };
 }

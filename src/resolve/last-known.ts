@@ -1,12 +1,12 @@
 // The last known answer of each code this instance resolved recently, kept apart from the LRU: when
 // Postgres cannot answer, it is what a redirect that worked a moment ago keeps answering (for
-// CACHE_TTL_SECONDS, at most LAST_KNOWN_TTL_MAX_MS, never past the link's expiry), not a 503. The
+// CACHE_TTL_SECONDS, at most LAST_KNOWN_TTL_MAX_MS, never past the link's expiry or start), not a 503. The
 // LRU may have been cleared meanwhile because Redis went away (an instance that hears no
 // invalidations drops its LRU); with both stores down a link must keep redirecting
 // (test/faults/fault-matrix-process.test.ts). Bounded in count and in bytes.
 
 import { LRUCache } from 'lru-cache';
-import { ABSENT, type CacheEntry } from '../cache/link-cache.ts';
+import { ABSENT, answerEnds, type CacheEntry } from '../cache/link-cache.ts';
 import type { Link } from '../core/link.ts';
 
 /** Codes whose last known answer is kept for a Postgres outage, and the bytes they may hold. */
@@ -19,8 +19,8 @@ const ENTRY_OVERHEAD_BYTES = 100;
 export class LastKnown {
   readonly #ttlMs: number;
   /**
-   * Mostly the same strings the LRU holds. Each with its link's expiry (ms since the epoch;
-   * Infinity: none), checked by the wall clock when read: the TTL runs on the monotonic clock, and a
+   * Mostly the same strings the LRU holds. Each with when it stops being the answer (its link's
+   * expiry or start, link-cache.ts answerEnds: ms since the epoch; Infinity: never), checked by the wall clock when read: the TTL runs on the monotonic clock, and a
    * wall clock set forward (a virtual machine's, resynchronised) would otherwise let an answer
    * outlive its link's expiry.
    */
@@ -49,8 +49,9 @@ export class LastKnown {
       this.#answers.delete(code);
       return;
     }
-    const ttl = link.expiresAt === null ? this.#ttlMs : Math.min(this.#ttlMs, link.expiresAt.getTime() - now);
-    if (ttl > 0) this.#answers.set(code, { entry, expiresAt: link.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY }, { ttl });
+    const ends = Math.min(link.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY, answerEnds(link, entry));
+    const ttl = Math.min(this.#ttlMs, ends - now);
+    if (ttl > 0) this.#answers.set(code, { entry, expiresAt: ends }, { ttl });
     else this.#answers.delete(code);
   }
 

@@ -37,7 +37,11 @@ export interface LimitReached {
   readonly limit: number;
 }
 
-/** Writes `link.click_limit_reached` for links (domain, code) whose limit a grant in Redis used up. */
+/**
+ * Writes `link.click_limit_reached` for links (domain, code) whose limit a grant in Redis used up,
+ * and their count as it then was into link_click_limits, where the link list's filter
+ * state=limit_reached reads it (links/list-store.ts): Redis alone cannot be filtered in SQL.
+ */
 export async function announceLimitsReached(db: Queryable, links: readonly LimitReached[]): Promise<void> {
   await db.query(
     `WITH reached AS (
@@ -45,6 +49,10 @@ export async function announceLimitsReached(db: Queryable, links: readonly Limit
               ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST} || jsonb_build_object('clickLimit', r.lim) AS data
        FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS r (domain_id, code, lim)
        JOIN links l ON l.domain_id = r.domain_id AND l.code = r.code LEFT JOIN domains dm ON dm.id = l.domain_id
+     ), counted AS (
+       INSERT INTO link_click_limits AS c (domain_id, code, used, lim)
+       SELECT domain_id, code, max(data->>'clickLimit')::bigint, max(data->>'clickLimit')::bigint FROM reached GROUP BY domain_id, code
+       ON CONFLICT (domain_id, code) DO UPDATE SET used = GREATEST(c.used, EXCLUDED.used), lim = EXCLUDED.lim
      ), ${outboxCtes('reached')}
      SELECT 1`,
     [links.map((link) => link.domainId), links.map((link) => link.code), links.map((link) => link.limit)],

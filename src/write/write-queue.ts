@@ -316,12 +316,13 @@ function settleAfter(delayMs: number, settle: () => void): void {
 }
 
 function linkOf(item: Pending): NewLink {
-  const { url, expiresAt, alias, title, tags, options } = item.request;
+  const { url, expiresAt, startsAt, alias, title, tags, options } = item.request;
   return {
     domainId: item.request.domainId,
     code: item.code as ShortCode,
     url,
     expiresAt,
+    startsAt,
     disabled: false,
     deleted: false,
     version: 0,

@@ -13,6 +13,7 @@ import { launchChromium, look, screenshot, signInWithKey, startLandingPage, watc
 import { createTestDatabase, withClient, type TestDatabase } from '../helpers/db.ts';
 import { freePort } from '../helpers/redis.ts';
 import { keysWith } from '../helpers/workspaces.ts';
+import { ruleWords } from '../../web/src/links/rule-words.ts';
 
 let database: TestDatabase;
 let browser: Browser;
@@ -109,10 +110,16 @@ test('create a link with a status, query forwarding, rules and a split; a bad co
     clickLimit: 5000,
   };
   assert.deepEqual(await storedOptions(alias), made);
-  assert.equal(
-    await page.locator('#detail-options').textContent(),
-    '307 redirect · query forwarded · 2 targeting rules · A/B split 30/70 · social preview · at most 5,000 clicks · app links (Android)',
+  // What it does, in words (web/src/links/rule-words.ts), a sentence a line.
+  assert.deepEqual(
+    await page.locator('#detail-options li').allTextContents(),
+    ruleWords({ url: 'https://example.com/app', options: made }),
   );
+  assert.equal(
+    await page.locator('#detail-options li').first().textContent(),
+    'Visitors on iPhone or iPad go to https://apps.apple.com/app/id42.',
+  );
+  assert.equal(await page.locator('#detail-clicks-used').textContent(), ' 0 of 5,000 clicks used');
   await look(page, 'desktop-21-link-with-options');
 
   // As a phone follows it: its rule, its status, its query.

@@ -625,6 +625,7 @@ describe('titles and tags', () => {
       shortUrl: `https://sho.rt/${created.code}`,
       url: 'https://example.com/fields',
       expiresAt: null,
+      startsAt: null,
       title: 'Spring launch',
       tags: ['spring', 'Launch', 'q2'],
       options: null,
@@ -639,12 +640,14 @@ describe('titles and tags', () => {
       title: 'Spring launch',
       tags: ['spring', 'Launch', 'q2'],
       expiresAt: null,
+      startsAt: null,
       disabled: false,
       state: 'active',
       createdAt: shown.createdAt,
       creator: { id: keys.owner.id, name: 'owner' },
       clicks: 0,
       botClicks: 0,
+      clicksUsed: null,
       options: null,
     });
     const { rows } = await pool.query<{ title: string; tags: string[] }>('SELECT title, tags FROM links WHERE code = $1', [created.code]);

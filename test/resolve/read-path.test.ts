@@ -110,6 +110,7 @@ test('"not found" never replaces a link the LRU holds: that link was created whi
     code: code as string as ShortCode,
     url: 'https://example.com/meanwhile',
     expiresAt: null,
+    startsAt: null,
     disabled: false,
     deleted: false,
     version: 0,

@@ -68,6 +68,7 @@ const link = (extra: Partial<Link>): Link => ({
   code: 'abcdefg' as ShortCode,
   url: 'https://example.com/a',
   expiresAt: null,
+  startsAt: null,
   disabled: false,
   deleted: false,
   version: 0,

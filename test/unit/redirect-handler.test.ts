@@ -24,6 +24,7 @@ const link = (code: string) => ({
   code: code as ShortCode,
   url: `https://example.com/${code}`,
   expiresAt: null,
+  startsAt: null,
   disabled: false,
   deleted: false,
   version: 0,

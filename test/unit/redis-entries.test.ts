@@ -26,6 +26,7 @@ const link = (extra: Partial<Link> = {}): Link => ({
   code,
   url: 'https://example.com/a?b=c',
   expiresAt: null,
+  startsAt: null,
   disabled: false,
   deleted: false,
   version: 0,
@@ -33,10 +34,13 @@ const link = (extra: Partial<Link> = {}): Link => ({
   ...extra,
 });
 
-test('every link state survives encoding: active, expiring, disabled, deleted, and "no such link"', () => {
+test('every link state survives encoding: active, expiring, starting, disabled, deleted, and "no such link"', () => {
   const states: (Link | null)[] = [
     link(),
     link({ expiresAt: new Date('2030-01-02T03:04:05.678Z') }),
+    link({ startsAt: new Date('2029-05-06T07:08:09.123Z') }),
+    link({ startsAt: new Date('2029-05-06T07:08:09.123Z'), expiresAt: new Date('2030-01-02T03:04:05.678Z'), version: 4 }),
+    link({ disabled: true, startsAt: new Date(1) }),
     link({ disabled: true }),
     link({ disabled: true, expiresAt: new Date(0), version: 12 }),
     link({ deleted: true, version: 3 }),
@@ -48,6 +52,9 @@ test('every link state survives encoding: active, expiring, disabled, deleted, a
   assert.deepEqual(decodeKnown('7:Ab3dE5f' as LinkKey, encodeKnown(branded)), branded, "a branded domain's key gives its domain back");
   assert.equal(encodeKnown(link()), 'a0. https://example.com/a?b=c');
   assert.equal(encodeKnown(link({ version: 3, expiresAt: new Date(5) })), 'a3.5 https://example.com/a?b=c');
+  // A start after the expiry's place; a link without one is written as before starts existed.
+  assert.equal(encodeKnown(link({ version: 3, expiresAt: new Date(5), startsAt: new Date(2) })), 'a3.5.2 https://example.com/a?b=c');
+  assert.equal(encodeKnown(link({ startsAt: new Date(2) })), 'a0..2 https://example.com/a?b=c');
   assert.equal(encodeKnown(null), '');
 });
 
@@ -62,6 +69,8 @@ test('a missing key, or a value in a format this version does not read, is a mis
     'a1.2x https://e.com',
     'a0.https://e.com',
     'a0.1e400 https://e.com',
+    'a0.5. https://e.com',
+    'a0.5.2.3 https://e.com',
     'a0. two words',
     // A URL of anything but visible ASCII is no value this version writes: a CR or LF, or a
     // character whose low byte is one, would split the response head it went into.

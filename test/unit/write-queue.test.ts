@@ -15,6 +15,7 @@ const request = (url: string, alias?: string): LinkRequest => ({
   url,
   alias: alias as ShortCode | undefined,
   expiresAt: null,
+  startsAt: null,
   title: null,
   tags: [],
   options: null,

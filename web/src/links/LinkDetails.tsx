@@ -1,12 +1,30 @@
 import { CopyButton } from '../shared/CopyButton.tsx';
 import { formatCount, formatDateTime } from '../shared/format.ts';
 import type { Link } from './api.ts';
-import { describeOptions } from './options/describe.ts';
+import { clicksUsedWords, expiryWords, startWords } from './link-states.ts';
+import { ruleWords } from './rule-words.ts';
 import { StateBadge } from './StateBadge.tsx';
 import { Tags } from './Tags.tsx';
 
-/** What a link is: its addresses, title, tags, state, dates and creator. */
+/** An instant in words ("expires in 3 days"), the exact date and time beside it. */
+function When({ iso, words }: { iso: string; words: string }) {
+  const exact = formatDateTime(iso);
+  return (
+    <>
+      {words[0]?.toUpperCase()}
+      {words.slice(1)}{' '}
+      <span class="muted">
+        (<time dateTime={iso}>{exact}</time>)
+      </span>
+    </>
+  );
+}
+
+/** What a link is: its addresses, what it does, title, tags, state, dates and creator. */
 export function LinkDetails({ link }: { link: Link }) {
+  const now = Date.now();
+  const rules = ruleWords(link);
+  const used = clicksUsedWords(link);
   return (
     <section class="panel" aria-labelledby="details-heading">
       <h2 id="details-heading" class="visually-hidden">
@@ -30,8 +48,18 @@ export function LinkDetails({ link }: { link: Link }) {
           </dd>
         </div>
         <div>
-          <dt>Redirect options</dt>
-          <dd id="detail-options">{describeOptions(link.options) || <span class="muted">None: a plain 302</span>}</dd>
+          <dt>What it does</dt>
+          <dd id="detail-options">
+            {rules.length === 0 ? (
+              <span class="muted">Sends every visitor to the target</span>
+            ) : (
+              <ul class="rule-words">
+                {rules.map((sentence, i) => (
+                  <li key={i}>{sentence}</li>
+                ))}
+              </ul>
+            )}
+          </dd>
         </div>
         <div>
           <dt>Title</dt>
@@ -45,6 +73,7 @@ export function LinkDetails({ link }: { link: Link }) {
           <dt>State</dt>
           <dd>
             <StateBadge state={link.state} />
+            {used === undefined ? null : <span id="detail-clicks-used"> {used}</span>}
           </dd>
         </div>
         <div>
@@ -63,13 +92,21 @@ export function LinkDetails({ link }: { link: Link }) {
           <dt>Created by</dt>
           <dd>{link.creator?.name ?? <span class="muted">No key</span>}</dd>
         </div>
+        {link.startsAt === null ? null : (
+          <div>
+            <dt>Starts</dt>
+            <dd id="detail-starts">
+              <When iso={link.startsAt} words={startWords(link.startsAt, now)} />
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Expires</dt>
-          <dd>
+          <dd id="detail-expires">
             {link.expiresAt === null ? (
               <span class="muted">Never</span>
             ) : (
-              <time dateTime={link.expiresAt}>{formatDateTime(link.expiresAt)}</time>
+              <When iso={link.expiresAt} words={expiryWords(link.expiresAt, now)} />
             )}
           </dd>
         </div>
