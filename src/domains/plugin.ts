@@ -23,7 +23,7 @@ declare module 'fastify' {
 
 async function domainsPart(app: FastifyInstance, { config, log }: PartOptions): Promise<void> {
   const { hosts, codeSpace, propagation } = app;
-  const shortUrls = createShortUrls(config.baseUrl, hosts);
+  const shortUrls = createShortUrls(config.baseUrl, hosts, (workspaceId) => app.defaultDomains.hostOf(workspaceId));
   const verification = new DomainVerifier({
     enabled: config.domainVerification,
     intervalMs: config.domainCheckIntervalMs,
@@ -55,4 +55,4 @@ async function domainsPart(app: FastifyInstance, { config, log }: PartOptions): 
   app.decorate('shortUrls', shortUrls);
 }
 
-export default fp(domainsPart, { name: 'domains', dependencies: ['postgres', 'read-path', 'auth'] });
+export default fp(domainsPart, { name: 'domains', dependencies: ['postgres', 'read-path', 'auth', 'people'] });
