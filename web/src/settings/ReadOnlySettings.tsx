@@ -8,8 +8,9 @@ export function ReadOnlySettings({ settings }: { settings: WorkspaceSettings }) 
   return (
     <>
       <p class="message message-info">Only admins of this workspace can change its settings; ask one of them (see Members).</p>
-      <section class="panel" aria-labelledby="settings-workspace-heading">
-        <h2 id="settings-workspace-heading">Workspace</h2>
+      <section class="panel">
+        {/* Not the section's name: the header's workspace switcher is the page's "Workspace". */}
+        <h2>Workspace</h2>
         <dl class="settings-list">
           <dt>Name</dt>
           <dd>{settings.name}</dd>

@@ -54,8 +54,9 @@ export function WorkspaceForm({ settings, onSaved }: { settings: WorkspaceSettin
   };
 
   return (
-    <form class="form panel" onSubmit={submit} noValidate aria-labelledby="settings-workspace-heading">
-      <h2 id="settings-workspace-heading">Workspace</h2>
+    <form class="form panel" onSubmit={submit} noValidate>
+      {/* Not the form's name: the header's workspace switcher is the page's "Workspace". */}
+      <h2>Workspace</h2>
       {formError !== null && <ErrorMessage>{formError}</ErrorMessage>}
       <Field id="workspace-name" label="Name" error={errors.name}>
         {(control) => (
