@@ -121,6 +121,13 @@ export const ERRORS = {
   EMAIL_TOKEN_INVALID: { status: 400, message: 'This link is not valid, was used already, or has expired: ask for a new one.' },
   AUDIT_QUERY_INVALID: { status: 400, message: 'A query parameter of the audit log is not one it accepts.' },
   WORKSPACE_SETTINGS_INVALID: { status: 400, message: 'A workspace setting is not one it accepts.' },
+  BRAND_NAME_INVALID: { status: 400, message: 'brand.name must be 1 to 60 characters, without control characters, or null.' },
+  BRAND_COLOR_INVALID: { status: 400, message: 'brand.color must be a colour such as #1a2b3c or #abc, or null.' },
+  BRAND_LOGO_INVALID: { status: 400, message: 'brand.logo must be a base64 data: URL such as data:image/png;base64,…, or null.' },
+  BRAND_LOGO_TYPE: { status: 400, message: 'brand.logo must be a PNG, JPEG or WebP image (SVG is not taken: it can carry script).' },
+  BRAND_LOGO_TOO_LARGE: { status: 400, message: 'brand.logo must be at most 32 KiB.' },
+  DEFAULT_DOMAIN_UNKNOWN: { status: 400, message: 'defaultDomain is not a short domain of this workspace (GET /domains lists them).' },
+  SESSION_HOURS_INVALID: { status: 400, message: 'sessionHours must be a whole number of hours from 1 to 8760, or null.' },
   SSO_STATE_INVALID: {
     status: 400,
     message: 'This single sign-on did not start in this browser, or took longer than 10 minutes: start it again.',

@@ -8,6 +8,9 @@
 // person: it has a public id (to list and close it without its secret), the client's truncated
 // address and user agent, and it ends after SESSION_IDLE_MINUTES without a request as well as at
 // its absolute expiry. last_seen_at is written at most once a minute per session.
+//
+// A workspace may set a shorter length (its sessionHours, docs/settings.md): a session in it ends
+// that many hours after it began, even if it began before the setting (least() skips a NULL).
 
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/pool.ts';
@@ -72,7 +75,8 @@ export async function openSession(
   const { rows } = await db.query<{ expires_at: Date; workspace_name: string | null }>(
     `WITH expired AS (DELETE FROM sessions WHERE expires_at < now())
      INSERT INTO sessions (hash, key_id, csrf_token, expires_at, person_id, public_id, address, user_agent, methods)
-     VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond', $6, $7, $8, left($9, 200), $10)
+     VALUES ($1, $2, $3, now() + least($4 * interval '1 millisecond', (SELECT session_hours FROM workspaces WHERE id = $5) * interval '1 hour'),
+             $6, $7, $8, left($9, 200), $10)
      RETURNING expires_at, (SELECT name FROM workspaces WHERE id = $5) AS workspace_name`,
     [
       hashSecret(token),
@@ -123,10 +127,11 @@ export async function findSession(db: Queryable, token: string, idleMs: number):
     require_second_factor: boolean;
   }>(
     `WITH live AS (
-       SELECT s.hash, s.key_id, k.name, k.role, k.workspace_id, w.name AS workspace_name, s.csrf_token, s.expires_at,
+       SELECT s.hash, s.key_id, k.name, k.role, k.workspace_id, w.name AS workspace_name, s.csrf_token,
+              least(s.expires_at, s.created_at + w.session_hours * interval '1 hour') AS expires_at,
               s.person_id, s.public_id, s.last_seen_at, s.methods, w.require_sso, w.require_second_factor
        FROM sessions s JOIN api_keys k ON k.id = s.key_id JOIN workspaces w ON w.id = k.workspace_id
-       WHERE s.hash = $1 AND s.expires_at > now() AND k.revoked_at IS NULL
+       WHERE s.hash = $1 AND least(s.expires_at, s.created_at + w.session_hours * interval '1 hour') > now() AND k.revoked_at IS NULL
          AND (s.person_id IS NULL OR s.last_seen_at > now() - $2 * interval '1 millisecond')
      ), seen AS (
        UPDATE sessions SET last_seen_at = now()
@@ -181,8 +186,12 @@ export async function personSessions(db: Queryable, personId: number, idleMs: nu
     user_agent: string | null;
     hash: Buffer;
   }>(
-    `SELECT public_id, created_at, last_seen_at, expires_at, address, user_agent, hash FROM sessions
-     WHERE person_id = $1 AND expires_at > now() AND last_seen_at > now() - $2 * interval '1 millisecond'
+    `SELECT * FROM (
+       SELECT s.public_id, s.created_at, s.last_seen_at, s.address, s.user_agent, s.hash,
+              least(s.expires_at, s.created_at + w.session_hours * interval '1 hour') AS expires_at
+       FROM sessions s JOIN api_keys k ON k.id = s.key_id JOIN workspaces w ON w.id = k.workspace_id
+       WHERE s.person_id = $1 AND s.last_seen_at > now() - $2 * interval '1 millisecond'
+     ) live WHERE expires_at > now()
      ORDER BY created_at DESC`,
     [personId, idleMs],
   );

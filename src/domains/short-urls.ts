@@ -26,14 +26,20 @@ export interface ShortUrls {
   domainOf(host: string | undefined, workspaceId: number, unknown?: ErrorCode): Promise<ServedDomain>;
   /**
    * As domainOf, for a domain links are to be put on (a create, an import, the domain a removed
-   * one's links move to): 409 DOMAIN_NOT_VERIFIED for one whose DNS record is not verified.
+   * one's links move to): 409 DOMAIN_NOT_VERIFIED for one whose DNS record is not verified. `host`
+   * absent: the workspace's default domain (docs/settings.md), else the deployment's.
    */
   servedDomainOf(host: string | undefined, workspaceId: number, unknown?: ErrorCode): Promise<ServedDomain>;
 }
 
 const REFRESH_GAP_MS = 250;
 
-export function createShortUrls(baseUrl: string, hosts: Pick<HostTable, 'byId' | 'byHost' | 'defaultDomain' | 'refresh'>): ShortUrls {
+export function createShortUrls(
+  baseUrl: string,
+  hosts: Pick<HostTable, 'byId' | 'byHost' | 'defaultDomain' | 'refresh'>,
+  /** The host of a workspace's default domain, or undefined for the deployment's. */
+  defaultHostOf: (workspaceId: number) => Promise<string | undefined> = async () => undefined,
+): ShortUrls {
   const scheme = new URL(baseUrl).protocol;
   let refreshedAt = -Infinity;
   const find = (host: string, workspaceId: number): ServedDomain | undefined => {
@@ -47,7 +53,8 @@ export function createShortUrls(baseUrl: string, hosts: Pick<HostTable, 'byId' |
       return { domain: host, shortUrl: `${scheme}//${host}/${link.code}` };
     },
     domainOf: (host, workspaceId, unknown = 'DOMAIN_UNKNOWN') => lookUp(host, workspaceId, unknown, false),
-    servedDomainOf: (host, workspaceId, unknown = 'DOMAIN_UNKNOWN') => lookUp(host, workspaceId, unknown, true),
+    servedDomainOf: async (host, workspaceId, unknown = 'DOMAIN_UNKNOWN') =>
+      lookUp(host ?? (await defaultHostOf(workspaceId)), workspaceId, unknown, true),
   };
 
   async function lookUp(host: string | undefined, workspaceId: number, unknown: ErrorCode, served: boolean): Promise<ServedDomain> {

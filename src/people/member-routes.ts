@@ -1,6 +1,7 @@
 // The members of a workspace, its invitations and its settings. Any member reads the member list;
 // admins invite, change roles, remove members and change settings; anyone may leave (remove
-// themselves), except the last admin. Every change is audited in its transaction. docs/people.md.
+// themselves), except the last admin. Any member reads the settings. Every change is audited in its
+// transaction. docs/people.md, docs/settings.md.
 
 import { SECURITY } from '../api/schemas.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -14,7 +15,11 @@ import { AppError, errorResponses as errors } from '../errors.ts';
 import { changeRole, findMember, listMembers, removeMember, type Member } from './people-store.ts';
 import * as S from './schemas.ts';
 import type { PeopleService } from './service.ts';
-import { readSettings, writeSettings, type WorkspaceSettings } from './workspace-settings.ts';
+import { DEFAULT_DOMAIN_ID, storedHostOf } from '../core/domains.ts';
+import type { HostTable } from '../resolve/hosts.ts';
+import { logoDataUrl } from './brand.ts';
+import type { DefaultDomains } from './default-domains.ts';
+import { auditedSettings, readSettings, writeSettings, type WorkspaceSettings } from './workspace-settings.ts';
 import { requireSecondFactorProblem } from './second-factor-requirement.ts';
 import { requireSsoProblem } from './sso-requirement.ts';
 import { requestActor } from './route-helpers.ts';
@@ -162,12 +167,25 @@ export async function memberRoutes(plain: FastifyInstance, deps: MemberDeps): Pr
   );
 }
 
-/** The workspace's settings (admins). */
-export async function settingsRoutes(plain: FastifyInstance, deps: MemberDeps): Promise<void> {
+export interface SettingsDeps extends MemberDeps {
+  /** The host table: the default domain is one it serves, and its pages read the brand again after a change. */
+  readonly hosts: Pick<HostTable, 'byHost' | 'refresh' | 'defaultDomain'>;
+  readonly defaultDomains: Pick<DefaultDomains, 'forget'>;
+  /** SESSION_TTL_HOURS, in ms: a session's length when the workspace sets none. */
+  readonly sessionTtlMs: number;
+}
+
+/** Room for a 32 KiB logo in base64 and the rest, and for one too large to get its own 400. */
+const SETTINGS_BODY_LIMIT_BYTES = 256 * 1024;
+
+/** The workspace's settings: every member reads them, admins change them. */
+export async function settingsRoutes(plain: FastifyInstance, deps: SettingsDeps): Promise<void> {
   const app = plain.withTypeProvider<TypeBoxTypeProvider>();
-  const { people } = deps;
+  const { people, hosts } = deps;
   const view = (settings: WorkspaceSettings, request: FastifyRequest) => ({
     ...settings,
+    brand: { ...settings.brand, logo: settings.brand.logo === null ? null : logoDataUrl(settings.brand.logo) },
+    defaults: { domain: hosts.defaultDomain.host, sessionHours: deps.sessionTtlMs / HOUR_MS },
     canRequireSso: requireSsoProblem(request, deps.sso === true) === undefined,
     canRequireSecondFactor: requireSecondFactorProblem(request) === undefined,
   });
@@ -177,26 +195,29 @@ export async function settingsRoutes(plain: FastifyInstance, deps: MemberDeps): 
     {
       schema: {
         summary: "The workspace's settings",
+        description: 'Any member reads them; admins change them.',
         tags,
         security: SECURITY,
-        response: { 200: S.WorkspaceSettings, ...errors(401, 403, 503) },
+        response: { 200: S.WorkspaceSettings, ...errors(401, 503) },
       },
     },
     async function read(request) {
-      const admin = requireAdmin(request, 'settings');
-      return view(await people.read((db) => readSettings(db, admin.workspaceId)), request);
+      const key = requireKey(request);
+      return view(await people.read((db) => readSettings(db, key.workspaceId)), request);
     },
   );
 
   app.patch(
     '/workspace',
     {
+      bodyLimit: SETTINGS_BODY_LIMIT_BYTES,
       schema: {
         summary: "Change the workspace's settings",
+        description: 'Fields left out are kept. Each change is in the audit log (workspace.settings). docs/settings.md.',
         tags,
         security: SECURITY,
         body: S.WorkspaceSettingsBody,
-        response: { 200: S.WorkspaceSettings, ...errors(400, 401, 403, 409, 415, 503) },
+        response: { 200: S.WorkspaceSettings, ...errors(400, 401, 403, 409, 413, 415, 503) },
       },
     },
     async function write(request) {
@@ -204,6 +225,11 @@ export async function settingsRoutes(plain: FastifyInstance, deps: MemberDeps): 
       const { body } = request;
       const name = body.name === undefined ? undefined : cleanName(body.name);
       if (body.name !== undefined && name === undefined) throw new AppError('NAME_INVALID', undefined, { field: 'name' });
+      const defaultDomainId =
+        body.defaultDomain === undefined || body.defaultDomain === null
+          ? body.defaultDomain
+          : await servedDomainIdOf(hosts, body.defaultDomain, admin.workspaceId);
+      const { defaultDomain: _host, ...rest } = body;
       const changed = await people.tx(async (db) => {
         const before = await readSettings(db, admin.workspaceId);
         const ssoProblem = body.requireSso === true && !before.requireSso ? requireSsoProblem(request, deps.sso === true) : undefined;
@@ -211,21 +237,54 @@ export async function settingsRoutes(plain: FastifyInstance, deps: MemberDeps): 
         const factorProblem =
           body.requireSecondFactor === true && !before.requireSecondFactor ? requireSecondFactorProblem(request) : undefined;
         if (factorProblem !== undefined) throw new AppError(factorProblem, undefined, { field: 'requireSecondFactor' });
-        const after = await writeSettings(db, admin.workspaceId, { ...body, name });
+        const after = await writeSettings(db, admin.workspaceId, { ...rest, name, defaultDomainId });
         await recordAudit(db, requestActor(request), {
           workspaceId: admin.workspaceId,
           action: 'workspace.settings',
           targetType: 'workspace',
           targetId: admin.workspaceId,
-          before,
-          after,
+          before: auditedSettings(before),
+          after: auditedSettings(after),
         });
         return { before, after };
       });
-      // Sessions remember what their workspace requires for a few seconds: a new requirement holds at once.
       const { before, after } = changed;
-      if (before.requireSso !== after.requireSso || before.requireSecondFactor !== after.requireSecondFactor) deps.credentials.forgetAll();
-      return view(changed.after, request);
+      // Sessions remember what their workspace requires, and when they end, for a few seconds: a change holds at once.
+      if (
+        before.requireSso !== after.requireSso ||
+        before.requireSecondFactor !== after.requireSecondFactor ||
+        before.sessionHours !== after.sessionHours
+      )
+        deps.credentials.forgetAll();
+      if (body.defaultDomain !== undefined) deps.defaultDomains.forget(admin.workspaceId);
+      // Visitors' pages on the workspace's domains show its brand, as the host table has read it.
+      if (body.brand !== undefined) await hosts.refresh();
+      return view(after, request);
     },
   );
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The id of the domain `host` names for a default domain: a served one of the workspace, or null
+ * for the deployment's own. Looked for again after one refresh of the host table, as creates do.
+ */
+async function servedDomainIdOf(
+  hosts: Pick<HostTable, 'byHost' | 'refresh' | 'defaultDomain'>,
+  host: string,
+  workspaceId: number,
+): Promise<number | null> {
+  const name = storedHostOf(host);
+  const find = () => hosts.byHost(name);
+  let domain = find();
+  if (domain === undefined || !domain.served) {
+    await hosts.refresh();
+    domain = find();
+  }
+  if (domain?.id === DEFAULT_DOMAIN_ID) return null;
+  if (domain === undefined || domain.workspaceId !== workspaceId)
+    throw new AppError('DEFAULT_DOMAIN_UNKNOWN', undefined, { field: 'defaultDomain' });
+  if (!domain.served) throw new AppError('DOMAIN_NOT_VERIFIED', undefined, { field: 'defaultDomain' });
+  return domain.id;
 }

@@ -1,6 +1,6 @@
 // The shapes of the people routes, in TypeBox (see links/schemas.ts for what they are used for).
 
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { literals } from '../api/schemas.ts';
 import { ROLES } from '../auth/roles.ts';
 
@@ -129,6 +129,23 @@ export const CreatedInvitation = Type.Object({
 export const InviteBody = Type.Object({ email: Email, role: Role }, { additionalProperties: false });
 export type InviteBody = Static<typeof InviteBody>;
 
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Brand = Type.Object(
+  {
+    name: Nullable(Type.String({ description: "Shown to visitors on its domains' pages; 1 to 60 characters (400 BRAND_NAME_INVALID)." })),
+    color: Nullable(Type.String({ description: '#rrggbb, lowercase; #rgb and capitals are taken (400 BRAND_COLOR_INVALID).' })),
+    logo: Nullable(
+      Type.String({
+        description:
+          'A data: URL (data:image/png;base64,…) of a PNG, JPEG or WebP image of at most 32 KiB (400 BRAND_LOGO_TOO_LARGE, ' +
+          'BRAND_LOGO_TYPE by its bytes: SVG is refused, BRAND_LOGO_INVALID for anything else).',
+      }),
+    ),
+  },
+  { description: "The brand visitors see on the workspace's domains (dead links, password forms). null: the service's own." },
+);
+
 export const WorkspaceSettings = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -136,6 +153,18 @@ export const WorkspaceSettings = Type.Object({
   requireSecondFactor: Type.Boolean(),
   requireSso: Type.Boolean(),
   auditRetentionDays: Type.Integer(),
+  brand: Brand,
+  defaultDomain: Nullable(
+    Type.String({ description: "The host of the domain a create naming no domain goes on; null: the deployment's default domain." }),
+  ),
+  sessionHours: Nullable(Type.Integer({ description: 'The most hours a session in the workspace lasts; null: SESSION_TTL_HOURS.' })),
+  defaults: Type.Object(
+    {
+      domain: Type.String({ description: "The deployment's default domain (BASE_URL's host)." }),
+      sessionHours: Type.Number({ description: 'SESSION_TTL_HOURS: how long a session lasts when sessionHours is null.' }),
+    },
+    { description: 'What null means for defaultDomain and sessionHours.' },
+  ),
   canRequireSso: Type.Boolean({
     description:
       'Whether this session may turn requireSso on: single sign-on is set up, and the session signed in with it (else it would be locked out).',
@@ -163,6 +192,27 @@ export const WorkspaceSettingsBody = Type.Object(
           'that did (409 SECOND_FACTOR_FIRST).',
       }),
     ),
+    brand: Type.Optional(
+      Type.Object(
+        {
+          name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+          color: Type.Optional(Nullable(Type.String({ maxLength: 20 }))),
+          // No maxLength: one too large is a 400 BRAND_LOGO_TOO_LARGE (brand.ts), within the route's body limit.
+          logo: Type.Optional(Nullable(Type.String())),
+        },
+        { description: 'Each part left out is kept; null removes it.', additionalProperties: false },
+      ),
+    ),
+    defaultDomain: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 253,
+          description:
+            "A verified domain of this workspace (400 DEFAULT_DOMAIN_UNKNOWN, 409 DOMAIN_NOT_VERIFIED), or null for the deployment's.",
+        }),
+      ),
+    ),
+    sessionHours: Type.Optional(Nullable(Type.Integer({ description: '1 to 8760 (400 SESSION_HOURS_INVALID), or null.' }))),
   },
   { additionalProperties: false },
 );

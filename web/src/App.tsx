@@ -21,6 +21,7 @@ import { MembersPage } from './people/members/MembersPage.tsx';
 import { ProfilePage } from './people/profile/ProfilePage.tsx';
 import { WorkspacePage } from './people/WorkspacePage.tsx';
 import { SecondFactorBanner } from './people/second-factors/SecondFactorBanner.tsx';
+import { SettingsPage } from './settings/SettingsPage.tsx';
 import { Header } from './shared/Header.tsx';
 import { NotFoundPage } from './shared/NotFoundPage.tsx';
 import { StatusProvider, useAnnounce } from './shared/Status.tsx';
@@ -148,6 +149,7 @@ function Pages() {
       <Route path="/app/members" component={MembersPage} />
       <Route path="/app/profile" component={ProfilePage} />
       <Route path="/app/workspace" component={WorkspacePage} />
+      <Route path="/app/settings" component={SettingsPage} />
       <Route path="/app/audit" component={AuditPage} />
       <Route path={RESET_PASSWORD} component={ResetPasswordPage} />
       <Route path={VERIFY_EMAIL} component={VerifyEmailPage} />
