@@ -6,18 +6,24 @@ interface DomainSelectProps {
   name: string;
   /** The workspace's domains, default first. */
   domains: readonly Domain[];
-  /** A host; '' for the default domain, which the API takes when no domain is sent. */
+  /** The host links go on when none is named: the workspace's default domain (use-domains.ts). */
+  defaultHost: string | undefined;
+  /** A host; '' for the default (defaultHost), which the API takes when no domain is sent. */
   value: string;
   onChange: (value: string) => void;
 }
 
-/** The choice of a short domain for new links (one link, or an import's every row). */
-export function DomainSelect({ control, name, domains, value, onChange }: DomainSelectProps) {
+/**
+ * The choice of a short domain for new links (one link, or an import's every row). Every option is a host, the
+ * deployment's included: once a workspace has a default domain of its own, sending no domain no longer means the
+ * deployment's.
+ */
+export function DomainSelect({ control, name, domains, defaultHost, value, onChange }: DomainSelectProps) {
   return (
-    <select {...control} name={name} value={value} onChange={(event) => onChange(event.currentTarget.value)}>
+    <select {...control} name={name} value={value === '' ? defaultHost : value} onChange={(event) => onChange(event.currentTarget.value)}>
       {domains.map((d) => (
-        <option key={d.host} value={d.isDefault ? '' : d.host}>
-          {d.isDefault ? `${d.host} (default)` : d.host}
+        <option key={d.host} value={d.host}>
+          {d.host === defaultHost ? `${d.host} (default)` : d.host}
         </option>
       ))}
     </select>

@@ -39,7 +39,7 @@ export function ImportForm({ onSend, onImported }: ImportFormProps) {
   const [format, setFormat] = useState<ImportFormat>('auto');
   /** A host; '' for the default domain. */
   const [domain, setDomain] = useState('');
-  const { domains } = useDomains();
+  const { domains, defaultHost } = useDomains();
 
   const send = async () => {
     if (file === null) return;
@@ -89,7 +89,9 @@ export function ImportForm({ onSend, onImported }: ImportFormProps) {
       </Field>
       {domains !== null && domains.length > 1 && (
         <Field id="import-domain" label="Short domain" hint="Every link of the file goes on it.">
-          {(control) => <DomainSelect control={control} name="domain" domains={domains} value={domain} onChange={setDomain} />}
+          {(control) => (
+            <DomainSelect control={control} name="domain" domains={domains} defaultHost={defaultHost} value={domain} onChange={setDomain} />
+          )}
         </Field>
       )}
       <div class="button-row">

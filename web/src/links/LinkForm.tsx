@@ -40,6 +40,8 @@ interface LinkFormProps {
   initial: LinkFormValues;
   /** The workspace's domains to choose from, default first; no choice is shown for the default domain alone. */
   domains?: readonly Domain[];
+  /** The host a create that names no domain goes on (use-domains.ts); the deployment's when not given. */
+  defaultHost?: string | undefined;
   submitLabel: string;
   busyLabel: string;
   /** Sends the values (the target as read: https:// assumed); an ApiError it throws is shown on the field it is about. */
@@ -67,7 +69,7 @@ const NO_SECTION_OPEN: Readonly<Record<SectionId, boolean>> = {
  * again, and its errors land on their fields too. Either way the first invalid field's section opens and the field
  * takes the focus, and a summary beside the submit button lists every problem.
  */
-export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, onSubmit, onCancel, aside }: LinkFormProps) {
+export function LinkForm({ mode, initial, domains = [], defaultHost, submitLabel, busyLabel, onSubmit, onCancel, aside }: LinkFormProps) {
   const { api } = useApp();
   const [values, setValues] = useState(initial);
   const [errors, setErrors] = useState<Errors>({});
@@ -78,7 +80,7 @@ export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, 
   const prefix = `link-${mode}`;
   const showDomain = mode === 'create' && domains.length > 1;
   const { data: knownTags } = useLoad((signal) => listTags(api, signal), 'tags');
-  const origin = originOf(values.domain, domains.find((d) => d.isDefault)?.host ?? location.hostname);
+  const origin = originOf(values.domain, defaultHost ?? domains.find((d) => d.isDefault)?.host ?? location.hostname);
   const host = origin.replace(/^[a-z]+:\/\//, '');
   const availability = useAliasAvailability(mode === 'create' ? values.alias : '', values.domain);
   const typedUrl = normaliseUrl(values.url);
@@ -179,6 +181,7 @@ export function LinkForm({ mode, initial, domains = [], submitLabel, busyLabel, 
               control={control}
               name="domain"
               domains={domains}
+              defaultHost={defaultHost}
               value={values.domain}
               onChange={(domain) => change('domain', domain)}
             />

@@ -47,7 +47,7 @@ export function NewLinkPage() {
   const { api, session } = useApp();
   const { query } = useLocation();
   const announce = useAnnounce();
-  const { domains, error: domainsError } = useDomains();
+  const { domains, defaultHost, error: domainsError } = useDomains();
   const duplicate = query['duplicate'] ?? '';
   const duplicateDomain = query['domain'] || null;
   const source = useLoad<Link | null>(
@@ -76,7 +76,6 @@ export function NewLinkPage() {
     setCreated({ link: made, domain: link.domain ?? null });
   };
 
-  const defaultHost = domains?.find((d) => d.isDefault)?.host;
   const ready = (domains !== null || domainsError !== null) && (duplicate === '' || source.data !== null || source.error !== null);
   const initial = round === 0 && source.data !== null ? duplicateOf(source.data, defaultHost) : EMPTY;
 
@@ -115,6 +114,7 @@ export function NewLinkPage() {
           mode="create"
           initial={initial}
           domains={domains ?? []}
+          defaultHost={defaultHost}
           submitLabel="Create link"
           busyLabel="Creating…"
           onSubmit={create}
