@@ -7,10 +7,12 @@ interface BreakdownProps {
   total: Counts;
   /** The address of the view narrowed to a value of a dimension: each value is then a link to it. */
   drillHref?: (dimension: Dimension) => (value: string) => string;
+  /** Words for the values of the `target` dimension (one link's rules), instead of "Rule 1". */
+  targetText?: ((value: string) => string) | undefined;
 }
 
 /** A period's clicks by each dimension the operator has on: where they came from, on what, from which source. */
-export function Breakdown({ dimensions, total, drillHref }: BreakdownProps) {
+export function Breakdown({ dimensions, total, drillHref, targetText }: BreakdownProps) {
   const shown = shownDimensions(dimensions);
   if (shown.length === 0) return null;
   return (
@@ -18,7 +20,14 @@ export function Breakdown({ dimensions, total, drillHref }: BreakdownProps) {
       {drillHref !== undefined && <p class="hint">Choose a value to see only its clicks.</p>}
       <div class="top-lists">
         {shown.map(({ dimension, values }) => (
-          <TopList key={dimension} dimension={dimension} values={values} total={total} drillHref={drillHref?.(dimension)} />
+          <TopList
+            key={dimension}
+            dimension={dimension}
+            values={values}
+            total={total}
+            drillHref={drillHref?.(dimension)}
+            labelOf={dimension === 'target' ? targetText : undefined}
+          />
         ))}
       </div>
     </>

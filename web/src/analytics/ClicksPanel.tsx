@@ -16,7 +16,7 @@ import { useViewFilter } from './use-view-filter.ts';
  * of each dimension (referrers, countries, devices…), each a link to the clicks of that value alone (a drill-down,
  * in the page's address); the same as a CSV file.
  */
-export function ClicksPanel({ linkKey }: { linkKey: LinkKey }) {
+export function ClicksPanel({ linkKey, targetText }: { linkKey: LinkKey; targetText?: (value: string) => string }) {
   const { api } = useApp();
   const view = useViewFilter({ tags: false, focusId: 'clicks-heading' });
   const period = usePeriodStats(
@@ -48,7 +48,7 @@ export function ClicksPanel({ linkKey }: { linkKey: LinkKey }) {
             ) : (
               !period.empty && (
                 <>
-                  <Breakdown dimensions={stats.dimensions} total={stats.range} drillHref={view.drillHref} />
+                  <Breakdown dimensions={stats.dimensions} total={stats.range} drillHref={view.drillHref} targetText={targetText} />
                   <CountsHint />
                 </>
               )

@@ -10,10 +10,12 @@ interface TopListProps {
   total: Counts;
   /** The address of the view narrowed to a value; none: values are not links. */
   drillHref?: ((value: string) => string) | undefined;
+  /** What a value reads as when the page knows better than its code (one link's rules: links/rule-words.ts). */
+  labelOf?: ((value: string) => string) | undefined;
 }
 
 /** The most frequent values of one dimension in a period (the countries, the referrers…), as a small table. */
-export function TopList({ dimension, values, total, drillHref }: TopListProps) {
+export function TopList({ dimension, values, total, drillHref, labelOf }: TopListProps) {
   const { title, column } = dimensionText(dimension);
   const headingId = `top-${dimension}`;
   return (
@@ -30,16 +32,22 @@ export function TopList({ dimension, values, total, drillHref }: TopListProps) {
           columns={[PEOPLE, BOTS, VISITORS]}
           keyOf={(row) => (row.other === true ? '\0other' : row.value)}
           rowClass={(row) => (row.other === true ? 'row-other' : undefined)}
-          label={(row) => <ValueLabel dimension={dimension} row={row} total={total} drillHref={drillHref} />}
+          label={(row) => <ValueLabel dimension={dimension} row={row} total={total} drillHref={drillHref} labelOf={labelOf} />}
         />
       )}
     </section>
   );
 }
 
-function ValueLabel({ dimension, row, total, drillHref }: { dimension: Dimension; row: DimensionValue } & Omit<TopListProps, 'values'>) {
+function ValueLabel({
+  dimension,
+  row,
+  total,
+  drillHref,
+  labelOf,
+}: { dimension: Dimension; row: DimensionValue } & Omit<TopListProps, 'values'>) {
   const code = valueCode(dimension, row);
-  const label = valueLabel(dimension, row);
+  const label = labelOf === undefined || row.other === true ? valueLabel(dimension, row) : labelOf(row.value);
   return (
     <>
       <span class="top-value">

@@ -1,6 +1,7 @@
 import { useRoute } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
 import { ClicksPanel } from '../analytics/ClicksPanel.tsx';
+import { targetWords } from './rule-words.ts';
 import { errorMessage, isAbort } from '../api/errors.ts';
 import { ApiError } from '../api/errors.ts';
 import { permissions, useApp } from '../auth/context.ts';
@@ -87,7 +88,7 @@ export function LinkPage() {
         <div class="link-main">
           <LinkDetails link={link} />
           {canManage && <EditLinkPanel link={link} linkKey={linkKey} onChange={setLink} />}
-          <ClicksPanel linkKey={linkKey} />
+          <ClicksPanel linkKey={linkKey} targetText={(value) => targetWords(value, link)} />
         </div>
         <div class="link-side">
           <QrPanel link={link} linkKey={linkKey} />
