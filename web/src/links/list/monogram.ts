@@ -28,8 +28,17 @@ export function monogramOf(url: string): Monogram {
   const labels = host.split('.').filter((label) => label !== '');
   // "shop.example.co.uk" -> "example"; "example.com" -> "example"; an address -> its first number.
   const second = labels.at(-2);
-  const name = (labels.length > 2 && second !== undefined && second.length <= 3 ? labels.at(-3) : (second ?? labels[0])) ?? '';
-  const letters = (name.replace(/[^\p{L}\p{N}]/gu, '').match(/^.{1,2}/u)?.[0] ?? '?').toUpperCase();
+  // An address (IPv4 or IPv6) has no name: its first part stands for it.
+  const address = /^[\d.]+$/.test(host) || host.includes(':');
+  const name =
+    (address ? labels[0] : labels.length > 2 && second !== undefined && second.length <= 3 ? labels.at(-3) : (second ?? labels[0])) ?? '';
+  // An international name comes punycoded ("xn--bcher-kva"): its ASCII letters stand for it.
+  const letters = (
+    name
+      .replace(/^xn--/, '')
+      .replace(/[^\p{L}\p{N}]/gu, '')
+      .match(/^.{1,2}/u)?.[0] ?? '?'
+  ).toUpperCase();
   let hash = 0;
   for (const char of host) hash = (Math.imul(hash, 31) + (char.codePointAt(0) ?? 0)) | 0;
   return { letters, colour: Math.abs(hash) % MONOGRAM_COLOURS, host };
