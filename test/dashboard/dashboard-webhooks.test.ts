@@ -71,7 +71,19 @@ test('an admin adds an endpoint, sees its deliveries, resends a dead one, rotate
   await signInWithKey(page, base, admin.secret, '/app/links');
   await page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
   const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-  assert.deepEqual(nav, ['Links', 'New link', 'Analytics', 'Import', 'Members', 'Keys', 'Domains', 'Webhooks', 'Audit', 'Settings']);
+  assert.deepEqual(nav, [
+    'Links',
+    'New link',
+    'Analytics',
+    'Import',
+    'Members',
+    'Keys',
+    'Domains',
+    'Webhooks',
+    'Audit',
+    'Settings',
+    'Workspace',
+  ]);
   await page.getByRole('navigation').getByRole('link', { name: 'Webhooks' }).click();
   await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
   await page.getByText('No endpoints yet').waitFor();
