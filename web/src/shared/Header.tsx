@@ -59,6 +59,10 @@ export function Header({ session, onSignOut, signingOut }: HeaderProps) {
         <div
           id="site-menu"
           class={open ? 'site-menu is-open' : 'site-menu'}
+          // A link to the page already shown changes no path: the menu closes on the click itself.
+          onClick={(event) => {
+            if (event.target instanceof Element && event.target.closest('a') !== null) setOpen(false);
+          }}
           onKeyDown={(event) => {
             if (event.key === 'Escape' && open) {
               setOpen(false);
