@@ -22,7 +22,7 @@ export interface LinkPage {
   readonly total?: { readonly count: number; readonly atLeast: boolean };
 }
 
-/** A filter as the store runs it: a search also matches the workspace's tags that start with it (matchingTags). */
+/** A filter as the store runs it: a search also matches the workspace's tags that start with it (withSearchedTags). */
 type RunFilter = ListFilter & { readonly qTags?: readonly string[] };
 
 /** Tags a search matches at most (the most used first), so that its condition stays one small array. */
