@@ -9,6 +9,8 @@ import { LINK_STATES, TAG_MAX_LENGTH, type LinkState } from '../core/link.ts';
 
 export const LIST_LIMIT_DEFAULT = 25;
 export const LIST_LIMIT_MAX = 100;
+/** Links counted at most for a list's total: counting stops there, so that a page's cost stays bounded on any workspace. */
+export const TOTAL_MAX = 10_000;
 export const SEARCH_MIN = 3;
 export const SEARCH_MAX = 100;
 const SORTS = ['created', 'clicks'] as const;

@@ -21,6 +21,7 @@ import { errorResponses as errors } from '../errors.ts';
 import { LinkList, ListQuery, TagList } from './schemas.ts';
 import type { LinkDetails } from './store.ts';
 import type { WorkspaceSlots } from './workspace-slots.ts';
+import { trendKey } from './list-trends.ts';
 
 export interface LinkListDeps {
   /** The pages and tags, read through the list's own pool and breaker. */
@@ -75,7 +76,7 @@ const LIST_TAGS = {
 };
 
 /** The list's filters alone: the export reads every page. */
-const { limit: _limit, cursor: _cursor, sort: _sort, ...filterProperties } = ListQuery.properties;
+const { limit: _limit, cursor: _cursor, sort: _sort, include: _include, ...filterProperties } = ListQuery.properties;
 
 const EXPORT_LINKS = {
   summary: "The workspace's links as a CSV file, with their click totals",
@@ -109,17 +110,26 @@ export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls,
       const verdict = readListQuery(request.query);
       if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
       const filter = await onDomain(verdict.request.filter, request.query.domain, key.workspaceId);
+      const withTrend = readInclude(request.query.include);
       const release = filter.q === undefined ? undefined : slowSlot(slow, key.workspaceId, reply);
       let page;
+      let trends;
       try {
-        page = await lists.page(key.workspaceId, { ...verdict.request, filter });
+        // The total on the first page only: later pages keep it, and each page costs one count at most.
+        page = await lists.page(key.workspaceId, { ...verdict.request, filter }, verdict.request.after === undefined);
+        trends = withTrend ? await lists.trends(page.links) : undefined;
       } finally {
         release?.();
       }
       const now = Date.now();
       return {
-        links: page.links.map((link) => linkView(link, shortUrls, now)),
+        links: page.links.map((link) => {
+          const view = linkView(link, shortUrls, now);
+          const trend = trends?.get(trendKey(link));
+          return trend === undefined ? view : { ...view, trend };
+        }),
         nextCursor: page.next === undefined ? null : encodeCursor(page.next),
+        ...(page.total === undefined ? {} : { total: page.total.count, totalAtLeast: page.total.atLeast }),
       };
     },
   );
@@ -175,6 +185,14 @@ export async function linkListRoutes(plain: FastifyInstance, { lists, shortUrls,
 }
 
 const EXPORT_PAGE = LIST_LIMIT_MAX * 10;
+
+/** Whether `include` asks for the trends: a comma-separated list of what the list can add (only `trend` so far). */
+function readInclude(include: string | undefined): boolean {
+  if (include === undefined) return false;
+  const parts = include.split(',').map((part) => part.trim());
+  if (parts.some((part) => part !== 'trend')) throw new AppError('LIST_QUERY_INVALID', 'include must be trend (or left out).');
+  return true;
+}
 
 /** The parameters a query gave, as the audit log records them. */
 function asked(query: object): Record<string, string> {

@@ -6,10 +6,12 @@
 // docs/performance.md#the-team-workspace-the-link-list-at-a-million-links-and-what-it-costs-the-rest.
 
 import { LRUCache } from 'lru-cache';
-import { containsPattern, type Cursor, type ListFilter, type ListRequest } from './list-query.ts';
+import { containsPattern, TOTAL_MAX, type Cursor, type ListFilter, type ListRequest } from './list-query.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import { recordAudit, type Actor } from '../audit/audit.ts';
 import type { Queryable } from '../db/pool.ts';
+import type { LinkRef } from '../core/link.ts';
+import { trendsOf } from './list-trends.ts';
 import { DETAILS_COLUMNS, DETAILS_JOINS, detailsOf, type DetailsRow, type LinkDetails } from './store.ts';
 import type { LinkState } from '../core/link.ts';
 import { withClicksUsed, type LimitCounts } from './clicks-used.ts';
@@ -18,19 +20,32 @@ export interface LinkPage {
   readonly links: LinkDetails[];
   /** Where the next page starts; undefined: this was the last. */
   readonly next: Cursor | undefined;
+  /** How many links pass the filter, when asked: exact up to TOTAL_MAX, else TOTAL_MAX and `atLeast`. */
+  readonly total?: { readonly count: number; readonly atLeast: boolean };
 }
+
+/** A filter as the store runs it: a search also matches the workspace's tags that start with it (withSearchedTags). */
+type RunFilter = ListFilter & { readonly qTags?: readonly string[] };
+
+/** Tags a search matches at most (the most used first), so that its condition stays one small array. */
+export const SEARCHED_TAGS_MAX = 100;
 
 /** The search's expression, exactly as the trigram index has it (in the database's collation: its case folding is the locale's). */
 const SEARCHED = `((l.code || E'\\n' || l.url || E'\\n' || coalesce(l.title, '')) COLLATE "default")`;
 
 /** WHERE conditions of `filter` on links l, their values appended to `values`. */
-function conditions(filter: ListFilter, values: unknown[]): string[] {
+function conditions(filter: RunFilter, values: unknown[]): string[] {
   const where: string[] = [];
   const param = (value: unknown) => {
     values.push(value);
     return `$${values.length}`;
   };
-  if (filter.q !== undefined) where.push(`${SEARCHED} ILIKE ${param(containsPattern(filter.q))}`);
+  if (filter.q !== undefined) {
+    const text = `${SEARCHED} ILIKE ${param(containsPattern(filter.q))}`;
+    // Both sides have an index (trigrams, and the tags' GIN): Postgres ORs their bitmaps.
+    const tags = filter.qTags ?? [];
+    where.push(tags.length === 0 ? text : `(${text} OR l.tags && ${param(tags)}::text[])`);
+  }
   if (filter.tag !== undefined) where.push(`l.tags @> ARRAY[${param(filter.tag)}::text]`);
   if (filter.creator !== undefined) where.push(`l.owner_key_id = ${param(filter.creator)}`);
   if (filter.domainId !== undefined) where.push(`l.domain_id = ${param(filter.domainId)}`);
@@ -133,10 +148,19 @@ export class LinkLists {
     });
   }
 
-  /** One page of the workspace's links that pass `request.filter`, in `request.sort` order. */
-  async page(workspaceId: number, request: ListRequest): Promise<LinkPage> {
-    const found = await this.#breaker.run(() => this.#page(workspaceId, request));
-    return { links: await withClicksUsed(found.links, this.#counts), next: found.next };
+  /** One page of the workspace's links that pass `request.filter`, in `request.sort` order; `counted`: with their total. */
+  async page(workspaceId: number, request: ListRequest, counted = false): Promise<LinkPage> {
+    const found = await this.#breaker.run(async () => {
+      const filter = await withSearchedTags(this.#db, workspaceId, request.filter);
+      const listed = await this.#page(workspaceId, { ...request, filter });
+      return counted ? { ...listed, total: await countLinks(this.#db, workspaceId, filter) } : listed;
+    });
+    return { ...found, links: await withClicksUsed(found.links, this.#counts) };
+  }
+
+  /** The trends of a page's links (list-trends.ts), in one statement. */
+  trends(links: readonly LinkRef[]): Promise<Map<string, number[]>> {
+    return this.#breaker.run(() => trendsOf(this.#db, links));
   }
 
   /** Records an export of the workspace's links (links.export in the audit log), with the filter it asked for. */
@@ -151,7 +175,7 @@ export class LinkLists {
     return this.#breaker.run(() => listTags(this.#db, workspaceId));
   }
 
-  async #page(workspaceId: number, request: ListRequest): Promise<LinkPage> {
+  async #page(workspaceId: number, request: ListRequest & { filter: RunFilter }): Promise<LinkPage> {
     const { tag, q } = request.filter;
     if (
       tag !== undefined &&
@@ -183,6 +207,29 @@ export class LinkLists {
   }
 }
 
+/** `filter` with the tags its search matches: the workspace's tags that start with it, without case (by their counts' rows). */
+async function withSearchedTags(db: Queryable, workspaceId: number, filter: ListFilter): Promise<RunFilter> {
+  if (filter.q === undefined) return filter;
+  const { rows } = await db.query<{ tag: string }>(
+    `SELECT tag FROM workspace_tags WHERE workspace_id = $1 AND links > 0 AND starts_with(lower(tag), lower($2))
+     ORDER BY links DESC, tag LIMIT ${SEARCHED_TAGS_MAX}`,
+    [workspaceId, filter.q],
+  );
+  return rows.length === 0 ? filter : { ...filter, qTags: rows.map((row) => row.tag) };
+}
+
+/** How many links pass `filter`, reading at most TOTAL_MAX + 1 of them (from the index the page's filter would use). */
+async function countLinks(db: Queryable, workspaceId: number, filter: RunFilter): Promise<{ count: number; atLeast: boolean }> {
+  const values: unknown[] = [workspaceId];
+  const where = ['l.workspace_id = $1', 'NOT l.deleted', ...conditions(filter, values)].join(' AND ');
+  const { rows } = await db.query<{ count: string }>(
+    `SELECT count(*) AS count FROM (SELECT 1 FROM links l WHERE ${where} LIMIT ${TOTAL_MAX + 1}) AS counted`,
+    values,
+  );
+  const count = Number(rows[0]?.count ?? 0);
+  return count > TOTAL_MAX ? { count: TOTAL_MAX, atLeast: true } : { count, atLeast: false };
+}
+
 const onlySearch = (filter: ListFilter) =>
   filter.tag === undefined && filter.state === undefined && filter.creator === undefined && filter.domainId === undefined;
 
@@ -212,7 +259,12 @@ async function tagCount(db: Queryable, workspaceId: number, tag: string): Promis
 export type Plan = 'planner' | 'tag first' | 'walk';
 
 /** One page, read as `plan` says (exported for the load suite, which explains each plan). */
-export async function page(db: Queryable, workspaceId: number, request: ListRequest, plan: Plan): Promise<LinkPage> {
+export async function page(
+  db: Queryable,
+  workspaceId: number,
+  request: ListRequest & { filter: RunFilter },
+  plan: Plan,
+): Promise<LinkPage> {
   const values: unknown[] = [workspaceId];
   const param = (value: unknown) => {
     values.push(value);
@@ -233,9 +285,9 @@ export async function page(db: Queryable, workspaceId: number, request: ListRequ
   let where: string[] = [];
   if (plan === 'walk') {
     // The keyset and every other filter in the walk; the search on its links, in order.
-    const { q, ...rest } = request.filter;
+    const { q, qTags, ...rest } = request.filter;
     const walk = [...own, ...conditions(rest, values), ...keyset].join(' AND ');
-    const search = conditions(q === undefined ? {} : { q }, values).join(' AND ');
+    const search = conditions(q === undefined ? {} : { q, ...(qTags === undefined ? {} : { qTags }) }, values).join(' AND ');
     source = `(SELECT * FROM (SELECT * FROM links l WHERE ${walk} ORDER BY ${order} LIMIT ${WALK_MAX}) l
                WHERE ${search} ORDER BY ${order} LIMIT ${param(request.limit + 1)}) l`;
   } else if (plan === 'tag first') {

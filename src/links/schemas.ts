@@ -21,7 +21,8 @@ const StartsAtIn = Type.Union([Type.String(), Type.Null()], {
 const StartsAt = Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
   description: 'When the link starts redirecting; null: it does already (since its creation).',
 });
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, SEARCH_MAX, SEARCH_MIN } from './list-query.ts';
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, SEARCH_MAX, SEARCH_MIN, TOTAL_MAX } from './list-query.ts';
+import { TREND_DAYS } from './list-trends.ts';
 
 const BULK_MAX_ITEMS = 1000;
 
@@ -262,14 +263,40 @@ export const ListQuery = Type.Object(
     ),
     creator: Type.Optional(Type.String({ description: 'Only links created by the key with this id.' })),
     domain: Type.Optional(Type.String({ description: 'Only links on the short domain with this host (GET /domains).' })),
+    include: Type.Optional(
+      Type.String({
+        description: `\`trend\`: each link with its clicks by people on each of the last ${TREND_DAYS} UTC days (\`trend\`).`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type ListQuery = Static<typeof ListQuery>;
 
+/** A link of the list: with its trend when asked (include=trend). */
+export const ListedLink = Type.Object(
+  {
+    ...LinkDetails.properties,
+    trend: Type.Optional(
+      Type.Array(Type.Integer(), {
+        description: `With include=trend: clicks by people on each of the last ${TREND_DAYS} UTC days, oldest first, today last.`,
+      }),
+    ),
+  },
+  { title: 'ListedLink' },
+);
+
 export const LinkList = Type.Object({
-  links: Type.Array(LinkDetails),
+  links: Type.Array(ListedLink),
   nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Give it as `cursor` for the next page; null: this was the last.' }),
+  total: Type.Optional(
+    Type.Integer({
+      description: `On the first page (no cursor): how many links pass the filters, counted up to ${TOTAL_MAX.toLocaleString('en')}.`,
+    }),
+  ),
+  totalAtLeast: Type.Optional(
+    Type.Boolean({ description: `true: more than ${TOTAL_MAX.toLocaleString('en')} links pass, and total is that bound.` }),
+  ),
 });
 
 export const TagList = Type.Object({

@@ -216,11 +216,15 @@ test('sign in, create, search, open, follow, see the click, QR code, edit, disab
   for (const name of ['Edit link', 'Disable link', 'Enable link', 'Delete link']) {
     assert.equal(await phone.page.getByRole('button', { name }).count(), 0, `a viewer is not offered ${name}`);
   }
+  // On a phone the navigation is behind the header's menu button.
+  const phoneMenu = phone.page.getByRole('button', { name: 'Menu' });
+  await phoneMenu.click();
   assert.deepEqual(
     await phone.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents(),
     ['Links', 'Analytics', 'Members'],
     "a viewer's navigation: no New link, Import, Keys, Audit or Settings, and no Profile for a key",
   );
+  await phoneMenu.click();
   await look(phone.page, 'phone-01-link-as-viewer');
   // Nor could it behind the page's back: the API refuses it too.
   const session = (await phone.page.request.get(`${base}/auth/session`)).json() as Promise<{ csrfToken: string }>;
@@ -229,6 +233,7 @@ test('sign in, create, search, open, follow, see the click, QR code, edit, disab
     headers: { 'x-csrf-token': (await session).csrfToken },
   });
   assert.equal(forced.status(), 403);
+  await phoneMenu.click();
   await phone.page.getByRole('link', { name: 'Links', exact: true }).click();
   await phone.page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
   await look(phone.page, 'phone-02-links-as-viewer');

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { Secret, TOTP } from 'otpauth';
 import { errorCode, startApp } from '../helpers/app.ts';
-import { inPage, launchChromium, look, watchedPage } from '../helpers/browser.ts';
+import { inPage, launchChromium, look, unfoldMenu, watchedPage } from '../helpers/browser.ts';
 import { createTestDatabase, withClient, type TestDatabase } from '../helpers/db.ts';
 import { freePort } from '../helpers/redis.ts';
 
@@ -41,6 +41,7 @@ async function addAuthenticator(page: Page): Promise<void> {
 }
 
 async function signOut(page: Page): Promise<void> {
+  await unfoldMenu(page);
   await page.getByRole('button', { name: 'Sign out', exact: true }).click();
   await page.getByRole('heading', { name: 'Sign in', level: 1 }).waitFor();
 }
@@ -152,7 +153,7 @@ test('a passkey registered on the profile signs in alone and as the second step;
   await page.locator('.who').getByText('Ada Lovelace').waitFor();
 
   // The admin requires a second factor (this session signed in with one, so it may).
-  await page.getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('link', { name: 'Settings', exact: true }).click();
   await page.getByLabel('Require a second factor').check();
   await page.getByText('A second factor is now required').first().waitFor();
   await look(page, 'passkeys-05-settings');
@@ -196,6 +197,7 @@ test('a passkey registered on the profile signs in alone and as the second step;
   await phone.page.getByText('Save these codes now').waitFor();
   await phone.page.locator('.pending-banner').waitFor({ state: 'detached' });
   await look(phone.page, 'passkeys-08-phone-profile-totp');
+  await unfoldMenu(phone.page);
   await phone.page.getByRole('link', { name: 'Links' }).click();
   await phone.page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
 
@@ -209,7 +211,7 @@ test('a passkey registered on the profile signs in alone and as the second step;
   await look(phone.page, 'passkeys-09-phone-second-step');
   await field.fill(new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + 30_000 }));
   await phone.page.getByRole('button', { name: 'Verify' }).click();
-  await phone.page.locator('.who').getByText('Mo Member').waitFor();
+  await phone.page.locator('.who').getByText('Mo Member').waitFor({ state: 'attached' });
 
   assert.deepEqual(desk.problems, [], 'no console error, uncaught error or CSP violation (desktop)');
   assert.deepEqual(phone.problems, [], 'no console error, uncaught error or CSP violation (phone)');

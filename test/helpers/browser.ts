@@ -111,6 +111,12 @@ export async function look(page: Page, name: string): Promise<void> {
   await screenshot(page, name);
 }
 
+/** On a phone the header's navigation and account sit behind its Menu button: opens it where it is shown and closed. */
+export async function unfoldMenu(page: Page): Promise<void> {
+  const menu = page.getByRole('button', { name: 'Menu', exact: true });
+  if ((await menu.isVisible()) && (await menu.getAttribute('aria-expanded')) === 'false') await menu.click();
+}
+
 /**
  * Signs `page` in with an API key the way a person does: the sign-in page (reachable while the first admin is still
  * to be set up, which is where a database holding keys but no person opens), its folded "Sign in with an API key"

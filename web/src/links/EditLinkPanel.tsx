@@ -11,7 +11,8 @@ import { draftOf, optionsOf } from './options/draft.ts';
 export function EditLinkPanel({ link, linkKey, onChange }: { link: Link; linkKey: LinkKey; onChange: (link: Link) => void }) {
   const { api } = useApp();
   const announce = useAnnounce();
-  const [editing, setEditing] = useState(false);
+  // The list's row menu opens a link's page on #edit: the form is open at once.
+  const [editing, setEditing] = useState(() => window.location.hash === '#edit');
   const editButton = useRef<HTMLButtonElement>(null);
   const panel = useRef<HTMLElement>(null);
 

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Domain } from '../domains/api.ts';
 import type { TagCount } from './api.ts';
 import { isLinkState, LINK_STATES, STATE_LABELS } from './link-states.ts';
-import { MAX_SEARCH, MIN_SEARCH, NO_FILTERS, hasFilters, type Filters } from './list-filters.ts';
+import { MAX_SEARCH, MIN_SEARCH, NO_FILTERS, hasFilters, setFilterCount, type Filters } from './list-filters.ts';
 
 interface LinkFiltersProps {
   filters: Filters;
@@ -19,6 +19,9 @@ const SEARCH_DELAY_MS = 300;
 /** Search, filters and order of the links list. The search is sent once typing pauses. */
 export function LinkFilters({ filters, domains, tags, myName, onChange }: LinkFiltersProps) {
   const [q, setQ] = useState(filters.q);
+  /** On a phone, whether the filters behind the "Filters (n)" button are shown (wider screens always show them). */
+  const [open, setOpen] = useState(false);
+  const set = setFilterCount(filters);
   const timer = useRef<number | undefined>(undefined);
 
   // The address bar is the source of truth: Back or a bookmark changes the search box too.
@@ -61,64 +64,70 @@ export function LinkFilters({ filters, domains, tags, myName, onChange }: LinkFi
           name="q"
           value={q}
           maxLength={MAX_SEARCH}
+          placeholder="Search links"
           autoComplete="off"
           aria-describedby="filter-q-hint"
           onInput={(event) => onSearchInput(event.currentTarget.value)}
         />
         <p id="filter-q-hint" class="hint">
-          {tooShort ? `Type at least ${MIN_SEARCH} characters to search.` : 'In codes, target URLs and titles.'}
+          {tooShort ? `Type at least ${MIN_SEARCH} characters to search.` : 'In codes, target URLs, titles and tags.'}
         </p>
       </div>
-      {showDomains && (
+      <button type="button" class="filters-toggle" aria-expanded={open} aria-controls="filter-more" onClick={() => setOpen(!open)}>
+        Filters{set > 0 ? ` (${set})` : ''}
+      </button>
+      <div id="filter-more" class={open ? 'filter-more is-open' : 'filter-more'}>
+        {showDomains && (
+          <FilterSelect
+            id="filter-domain"
+            label="Domain"
+            value={filters.domain}
+            options={[['', 'Any domain'], ...hosts.map((host) => [host, host] as const)]}
+            onChange={(domain) => onChange({ ...filters, domain }, false)}
+          />
+        )}
         <FilterSelect
-          id="filter-domain"
-          label="Domain"
-          value={filters.domain}
-          options={[['', 'Any domain'], ...hosts.map((host) => [host, host] as const)]}
-          onChange={(domain) => onChange({ ...filters, domain }, false)}
+          id="filter-tag"
+          label="Tag"
+          value={filters.tag}
+          options={[['', 'Any tag'], ...tagOptions.map((t) => [t.tag, `${t.tag} (${t.links})`] as const)]}
+          onChange={(tag) => onChange({ ...filters, tag }, false)}
         />
-      )}
-      <FilterSelect
-        id="filter-tag"
-        label="Tag"
-        value={filters.tag}
-        options={[['', 'Any tag'], ...tagOptions.map((t) => [t.tag, `${t.tag} (${t.links})`] as const)]}
-        onChange={(tag) => onChange({ ...filters, tag }, false)}
-      />
-      <FilterSelect
-        id="filter-state"
-        label="State"
-        value={filters.state}
-        options={[['', 'Any state'], ...LINK_STATES.map((state) => [state, STATE_LABELS[state]] as const)]}
-        onChange={(state) => onChange({ ...filters, state: isLinkState(state) ? state : '' }, false)}
-      />
-      <FilterSelect
-        id="filter-creator"
-        label="Created by"
-        value={filters.creator}
-        options={[
-          ['', 'Anyone'],
-          ['me', `Me (${myName})`],
-        ]}
-        onChange={(creator) => onChange({ ...filters, creator: creator === 'me' ? 'me' : '' }, false)}
-      />
-      <FilterSelect
-        id="filter-sort"
-        label="Sort by"
-        value={filters.sort}
-        options={[
-          ['created', 'Newest'],
-          ['clicks', 'Most clicked'],
-        ]}
-        onChange={(sort) => onChange({ ...filters, sort: sort === 'clicks' ? 'clicks' : 'created' }, false)}
-      />
-      {hasFilters(filters) && (
-        <div class="filter-clear">
-          <button type="button" class="button-link" onClick={() => onChange({ ...NO_FILTERS, sort: filters.sort }, false)}>
-            Clear filters
-          </button>
-        </div>
-      )}
+        <FilterSelect
+          id="filter-state"
+          label="State"
+          value={filters.state}
+          options={[['', 'Any state'], ...LINK_STATES.map((state) => [state, STATE_LABELS[state]] as const)]}
+          onChange={(state) => onChange({ ...filters, state: isLinkState(state) ? state : '' }, false)}
+        />
+        <FilterSelect
+          id="filter-creator"
+          label="Created by"
+          value={filters.creator}
+          options={[
+            ['', 'Anyone'],
+            ['me', `Me (${myName})`],
+          ]}
+          onChange={(creator) => onChange({ ...filters, creator: creator === 'me' ? 'me' : '' }, false)}
+        />
+        <FilterSelect
+          id="filter-sort"
+          label="Sort by"
+          value={filters.sort}
+          options={[
+            ['created', 'Newest'],
+            ['clicks', 'Most clicked'],
+          ]}
+          onChange={(sort) => onChange({ ...filters, sort: sort === 'clicks' ? 'clicks' : 'created' }, false)}
+        />
+        {hasFilters(filters) && (
+          <div class="filter-clear">
+            <button type="button" class="button-link" onClick={() => onChange({ ...NO_FILTERS, sort: filters.sort }, false)}>
+              Clear filters
+            </button>
+          </div>
+        )}
+      </div>
     </form>
   );
 }

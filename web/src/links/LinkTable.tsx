@@ -1,79 +1,101 @@
-import { CellLabel } from '../shared/CellLabel.tsx';
 import { CopyButton } from '../shared/CopyButton.tsx';
-import { DateText } from '../shared/DateText.tsx';
 import { formatCount } from '../shared/format.ts';
+import { ShareButton } from '../shared/ShareButton.tsx';
 import { StackTableHead } from '../shared/StackTableHead.tsx';
-import type { Link } from './api.ts';
-import { linkElementId, linkHref, linkKeyOf } from './link-key.ts';
+import { linkElementId, linkHref, linkKeyOf, type LinkKey } from './link-key.ts';
+import type { ListedLink } from './list/list-api.ts';
+import { Monogram } from './list/Monogram.tsx';
+import { hostOf } from './list/monogram.ts';
+import { RowMenu, type MenuItem } from './list/RowMenu.tsx';
+import { Sparkline } from './list/Sparkline.tsx';
 import { StateBadge } from './StateBadge.tsx';
 import { Tags } from './Tags.tsx';
 
 interface LinkTableProps {
-  links: Link[];
+  links: ListedLink[];
   /** The default domain's host, whose links' pages need no `?domain=`; null while not known. */
   defaultHost: string | null;
   busy: boolean;
+  /** The row menu's items for a link (what the signed-in key may do with it). */
+  menuOf: (link: ListedLink, key: LinkKey) => MenuItem[];
 }
 
 /**
- * The links as a table on wide screens and as stacked cards on narrow ones (CSS only). The explicit roles keep
- * the table's semantics when the cards' CSS changes its display; each cell's label is for sight only, as
- * screen readers already have the column header.
+ * The links as a table of compact rows on wide screens and as small cards on narrow ones (CSS only). The explicit
+ * roles keep the table's semantics when the cards' CSS changes its display.
  */
-export function LinkTable({ links, defaultHost, busy }: LinkTableProps) {
+export function LinkTable({ links, defaultHost, busy, menuOf }: LinkTableProps) {
   return (
-    <table class="link-table stack-table" role="table" aria-busy={busy}>
+    <table class="link-table" role="table" aria-busy={busy}>
       <caption class="visually-hidden">Links</caption>
-      <StackTableHead columns={['Link', 'Target', 'Tags', 'State', 'Clicks', 'Created']} numeric={['Clicks']} />
+      <colgroup>
+        <col class="col-link" />
+        <col class="col-target" />
+        <col class="col-tags" />
+        <col class="col-state" />
+        <col class="col-clicks" />
+        <col class="col-menu" />
+      </colgroup>
+      <StackTableHead columns={['Link', 'Target', 'Tags', 'State', 'Clicks']} numeric={['Clicks']} actions />
       <tbody role="rowgroup">
         {links.map((link) => (
-          <LinkRow key={`${link.domain}/${link.code}`} link={link} defaultHost={defaultHost} />
+          <LinkRow key={`${link.domain}/${link.code}`} link={link} linkKey={linkKeyOf(link, defaultHost)} menuOf={menuOf} />
         ))}
       </tbody>
     </table>
   );
 }
 
-function LinkRow({ link, defaultHost }: { link: Link; defaultHost: string | null }) {
-  const key = linkKeyOf(link, defaultHost);
-  const shortId = linkElementId('short', key);
+function LinkRow({ link, linkKey, menuOf }: { link: ListedLink; linkKey: LinkKey; menuOf: LinkTableProps['menuOf'] }) {
+  const shortId = linkElementId('short', linkKey);
+  const name = link.title ?? (hostOf(link.url) || link.code);
   return (
-    <tr role="row">
+    <tr role="row" class="link-row">
       <td role="cell" class="cell-link">
-        <a class="row-title" href={linkHref(key)} id={linkElementId('row', key)}>
-          {link.title ?? link.code}
-        </a>
-        <div class="short-url">
-          <code id={shortId}>{link.shortUrl}</code>
-          <CopyButton text={link.shortUrl} what={`short URL ${link.shortUrl}`} sourceId={shortId} />
+        <div class="link-cell">
+          <Monogram url={link.url} />
+          <div class="link-names">
+            <a class="row-title" href={linkHref(linkKey)} id={linkElementId('row', linkKey)}>
+              {name}
+            </a>
+            <code class="row-short" id={shortId}>
+              {link.shortUrl}
+            </code>
+          </div>
+          <div class="link-copy">
+            <CopyButton text={link.shortUrl} what={`short URL ${link.shortUrl}`} sourceId={shortId} />
+            <ShareButton url={link.shortUrl} title={link.title ?? undefined} what={`short URL ${link.shortUrl}`} />
+          </div>
         </div>
       </td>
       <td role="cell" class="cell-target">
-        <CellLabel>Target</CellLabel>
         <span class="truncate" title={link.url}>
-          {link.url}
+          <span class="visually-hidden">Target: </span>
+          {link.url.replace(/^https?:\/\//, '')}
         </span>
       </td>
-      <td role="cell">
-        <CellLabel>Tags</CellLabel>
-        {link.tags.length === 0 ? <span class="muted">None</span> : <Tags tags={link.tags} />}
+      <td role="cell" class="cell-tags" title={link.tags.length === 0 ? undefined : link.tags.join(', ')}>
+        {link.tags.length === 0 ? (
+          <span class="muted">
+            <span aria-hidden="true">–</span>
+            <span class="visually-hidden">No tags</span>
+          </span>
+        ) : (
+          <Tags tags={link.tags} />
+        )}
       </td>
-      <td role="cell">
-        <CellLabel>State</CellLabel>
+      <td role="cell" class="cell-state">
         <StateBadge state={link.state} />
       </td>
-      <td role="cell" class="numeric">
-        <CellLabel>Clicks</CellLabel>
-        <span class="clicks">
-          {formatCount(link.clicks)} <span class="muted">{link.clicks === 1 ? 'person' : 'people'}</span>
-        </span>{' '}
-        <span class="clicks">
-          {formatCount(link.botClicks)} <span class="muted">{link.botClicks === 1 ? 'bot' : 'bots'}</span>
+      <td role="cell" class="numeric cell-clicks">
+        <span class="clicks" title={`${formatCount(link.clicks)} by people, ${formatCount(link.botClicks)} by bots`}>
+          {formatCount(link.clicks)}
+          <span class="visually-hidden"> {link.clicks === 1 ? 'click' : 'clicks'} by people</span>
+          {link.trend !== undefined && <Sparkline trend={link.trend} />}
         </span>
       </td>
-      <td role="cell">
-        <CellLabel>Created</CellLabel>
-        <DateText iso={link.createdAt} />
+      <td role="cell" class="cell-menu">
+        <RowMenu label={`Actions for ${name}`} items={menuOf(link, linkKey)} />
       </td>
     </tr>
   );

@@ -5,22 +5,25 @@ import { permissions, useApp } from '../auth/context.ts';
 import { defaultHostOf } from '../domains/domains.ts';
 import { useDomains } from '../domains/use-domains.ts';
 import { ErrorMessage } from '../shared/Field.tsx';
-import { plural } from '../shared/format.ts';
+import { formatCount, plural } from '../shared/format.ts';
 import { Page } from '../shared/Page.tsx';
-import { listLinks, listParams, listTags, type Link, type TagCount } from './api.ts';
+import { listParams, listTags, type TagCount } from './api.ts';
 import { linkElementId, linkKeyOf } from './link-key.ts';
 import { LinkFilters } from './LinkFilters.tsx';
-import { LinkTable } from './LinkTable.tsx';
+import { listPage, type ListedLink } from './list/list-api.ts';
+import { LinkList } from './list/LinkList.tsx';
 import { exportHref, filtersSearch, hasFilters, listQuery, NO_FILTERS, readFilters, type Filters } from './list-filters.ts';
 
 interface ListState {
-  links: Link[];
+  links: ListedLink[];
   nextCursor: string | null;
+  /** How many links pass the filters (from the first page), and whether that is a lower bound; null: not known. */
+  total: { count: number; atLeast: boolean } | null;
   status: 'loading' | 'ready' | 'more' | 'error';
   error: string | null;
 }
 
-const LOADING: ListState = { links: [], nextCursor: null, status: 'loading', error: null };
+const LOADING: ListState = { links: [], nextCursor: null, total: null, status: 'loading', error: null };
 
 /**
  * The links list. Paging is "Load more": the API's cursors only go forward, and appending keeps what was read on
@@ -55,8 +58,15 @@ export function LinksPage() {
   useEffect(() => {
     const abort = new AbortController();
     setList(LOADING);
-    listLinks(api, apiQuery, null, abort.signal).then(
-      (page) => setList({ links: page.links, nextCursor: page.nextCursor, status: 'ready', error: null }),
+    listPage(api, apiQuery, null, abort.signal).then(
+      (page) =>
+        setList({
+          links: page.links,
+          nextCursor: page.nextCursor,
+          total: page.total === undefined ? null : { count: page.total, atLeast: page.totalAtLeast === true },
+          status: 'ready',
+          error: null,
+        }),
       (error: unknown) => {
         if (!isAbort(error)) setList({ ...LOADING, status: 'error', error: errorMessage(error) });
       },
@@ -73,8 +83,8 @@ export function LinksPage() {
     more.current = abort;
     setList({ ...list, status: 'more', error: null });
     try {
-      const page = await listLinks(api, apiQuery, list.nextCursor, abort.signal);
-      setList((shown) => ({ links: [...shown.links, ...page.links], nextCursor: page.nextCursor, status: 'ready', error: null }));
+      const page = await listPage(api, apiQuery, list.nextCursor, abort.signal);
+      setList((shown) => ({ ...shown, links: [...shown.links, ...page.links], nextCursor: page.nextCursor, status: 'ready', error: null }));
       // Keyboard and screen reader users go on from the first new row.
       const first = page.links[0];
       if (first !== undefined) {
@@ -90,6 +100,13 @@ export function LinksPage() {
   const changeFilters = (next: Filters, replace: boolean) => route(`${path}${filtersSearch(next)}`, replace);
   const filtered = hasFilters(filters);
   const summary = countText(list, filtered);
+  const changed = (link: ListedLink) => setList((shown) => ({ ...shown, links: shown.links.map((l) => (sameLink(l, link) ? link : l)) }));
+  const deleted = (link: ListedLink) =>
+    setList((shown) => ({
+      ...shown,
+      links: shown.links.filter((l) => !sameLink(l, link)),
+      total: shown.total === null ? null : { ...shown.total, count: Math.max(0, shown.total.count - 1) },
+    }));
 
   return (
     <Page
@@ -97,7 +114,8 @@ export function LinksPage() {
       actions={
         <>
           {can.canCreate && (
-            <a class="button button-primary" href="/app/links/new">
+            // On a phone, pinned to the bottom of the screen (links.css): the page's main action stays in reach.
+            <a class="button button-primary sticky-create" href="/app/links/new">
               New link
             </a>
           )}
@@ -121,7 +139,9 @@ export function LinksPage() {
         />
       ) : (
         <>
-          {list.links.length > 0 && <LinkTable links={list.links} defaultHost={defaultHost} busy={list.status === 'more'} />}
+          {list.links.length > 0 && (
+            <LinkList links={list.links} defaultHost={defaultHost} busy={list.status === 'more'} onChanged={changed} onDeleted={deleted} />
+          )}
           {list.error !== null && <ErrorMessage>More links could not be loaded: {list.error}</ErrorMessage>}
           {list.nextCursor !== null && (
             <div class="load-more">
@@ -136,11 +156,20 @@ export function LinksPage() {
   );
 }
 
+/** "1,234 links", "3 links matching the filters", "10,000+ links"; and how many are shown when not all are. */
+const sameLink = (a: ListedLink, b: ListedLink) => a.domain === b.domain && a.code === b.code;
+
 function countText(list: ListState, filtered: boolean): string {
   if (list.status === 'loading') return 'Loading links…';
   if (list.status === 'error' || list.links.length === 0) return '';
-  const what = `${plural(list.links.length, 'link', 'links')}${filtered ? ' matching the filters' : ''}`;
-  return list.nextCursor === null ? `Showing ${what}.` : `Showing the first ${what}; more can be loaded.`;
+  const matching = filtered ? ' matching the filters' : '';
+  if (list.total === null) {
+    const what = `${plural(list.links.length, 'link', 'links')}${matching}`;
+    return list.nextCursor === null ? `Showing ${what}.` : `Showing the first ${what}; more can be loaded.`;
+  }
+  const { count, atLeast } = list.total;
+  const total = atLeast ? `${formatCount(count)}+ links` : plural(count, 'link', 'links');
+  return list.links.length < count || atLeast ? `${total}${matching}, ${formatCount(list.links.length)} shown.` : `${total}${matching}.`;
 }
 
 function EmptyState({ filtered, canCreate, onClear }: { filtered: boolean; canCreate: boolean; onClear: () => void }) {

@@ -49,6 +49,11 @@ export function hasFilters(filters: Filters): boolean {
   return searchTerm(filters) !== undefined || filters.domain !== '' || filters.tag !== '' || filters.state !== '' || filters.creator !== '';
 }
 
+/** How many of the filters behind the phone's "Filters (n)" button are set (the search has its own box; the order is no filter). */
+export function setFilterCount(filters: Filters): number {
+  return [filters.domain, filters.tag, filters.state, filters.creator].filter((value) => value !== '').length;
+}
+
 /** The search term the API is asked for: none while it is shorter than it accepts. */
 export function searchTerm(filters: Filters): string | undefined {
   const q = filters.q.trim();

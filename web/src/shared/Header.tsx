@@ -1,4 +1,5 @@
 import { useLocation } from 'preact-iso';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Session } from '../api/client.ts';
 import { permissions } from '../auth/context.ts';
 import { WorkspaceSwitcher } from '../people/WorkspaceSwitcher.tsx';
@@ -27,42 +28,76 @@ export function Header({ session, onSignOut, signingOut }: HeaderProps) {
     ...(can.canManageDomains ? [page('/app/domains', 'Domains')] : []),
     ...(can.canManageWebhooks ? [page('/app/webhooks', 'Webhooks')] : []),
     ...(can.canReadAudit ? [page('/app/audit', 'Audit')] : []),
-    ...(can.canManageWorkspace ? [page('/app/workspace', 'Settings')] : []),
+    // Every member reads the workspace's settings; only admins change them (the page says so).
+    page('/app/settings', 'Settings'),
     ...(can.isPerson ? [page('/app/profile', 'Profile')] : []),
   ];
   const several = session.workspaces.length > 1;
+  // On a phone the navigation and the account sit behind a menu button (base.css), so the header is one row.
+  const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  useEffect(() => setOpen(false), [path]);
   return (
     <header class="site-header">
       <div class="container header-inner">
         <a class="brand" href="/app/links">
           Shortener
+          <span class="brand-workspace">
+            <span class="visually-hidden">, workspace </span>
+            {session.workspace.name}
+          </span>
         </a>
-        <nav aria-label="Main">
-          <ul class="nav-list">
-            {items.map((item) => (
-              <li key={item.href}>
-                <a href={item.href} aria-current={item.current ? 'page' : undefined}>
-                  {item.label}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div class="who">
-          <p class="who-text">
-            <span class="visually-hidden">Signed in as </span>
-            <strong>{session.person?.name ?? session.key.name}</strong> <span class="role">{session.key.role}</span>
-            {!several && (
-              <span class="workspace">
-                <span class="visually-hidden">, workspace </span>
-                {session.workspace.name}
-              </span>
-            )}
-          </p>
-          {several && <WorkspaceSwitcher key={session.workspace.id} session={session} />}
-          <button type="button" class="button-small" onClick={onSignOut} aria-disabled={signingOut}>
-            Sign out
-          </button>
+        <button
+          type="button"
+          ref={toggle}
+          class="menu-toggle"
+          aria-expanded={open}
+          aria-controls="site-menu"
+          onClick={() => setOpen(!open)}
+        >
+          Menu
+        </button>
+        <div
+          id="site-menu"
+          class={open ? 'site-menu is-open' : 'site-menu'}
+          // A link to the page already shown changes no path: the menu closes on the click itself.
+          onClick={(event) => {
+            if (event.target instanceof Element && event.target.closest('a') !== null) setOpen(false);
+          }}
+          onKeyDown={(event) => {
+            if (event.key === 'Escape' && open) {
+              setOpen(false);
+              toggle.current?.focus();
+            }
+          }}
+        >
+          <nav aria-label="Main">
+            <ul class="nav-list">
+              {items.map((item) => (
+                <li key={item.href}>
+                  <a href={item.href} aria-current={item.current ? 'page' : undefined}>
+                    {item.label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <div class="who">
+            <p class="who-text">
+              <span class="visually-hidden">Signed in as </span>
+              <strong>{session.person?.name ?? session.key.name}</strong> <span class="role">{session.key.role}</span>
+              {!several && (
+                <span class="workspace">
+                  <span class="visually-hidden">, workspace </span>
+                  {session.workspace.name}
+                </span>
+              )}
+            </p>
+            {several && <WorkspaceSwitcher key={session.workspace.id} session={session} />}
+            <button type="button" class="button-small" onClick={onSignOut} aria-disabled={signingOut}>
+              Sign out
+            </button>
+          </div>
         </div>
       </div>
     </header>
