@@ -168,13 +168,14 @@ test('an admin adds a short domain, makes "spring" on it and on the default doma
   await page.getByRole('navigation').getByRole('link', { name: 'New link' }).click();
   const domainChoice = page.getByLabel('Short domain');
   await domainChoice.waitFor();
-  assert.equal(await domainChoice.inputValue(), '', 'the default domain is chosen first');
+  assert.equal(await domainChoice.inputValue(), new URL(base).hostname, 'the default domain is chosen first');
   assert.match((await domainChoice.locator('option:checked').textContent()) ?? '', /\(default\)$/);
   await domainChoice.selectOption(GO);
   await page.getByLabel('Target URL').fill(landingUrl);
   await page.getByLabel('Custom alias (optional)').fill('spring');
   await page.getByLabel('Title (optional)').fill('Spring on go');
   await page.getByRole('button', { name: 'Create link' }).click();
+  await page.getByRole('link', { name: 'Open the link’s page' }).click();
   await page.getByRole('heading', { name: 'Link Spring on go' }).waitFor();
   assert.equal(new URL(page.url()).search, `?domain=${GO}`, "the link's page names its domain");
   assert.match((await page.locator('#detail-short-url').textContent()) ?? '', new RegExp(`^https?://${GO.replaceAll('.', '\\.')}/spring$`));
@@ -185,6 +186,7 @@ test('an admin adds a short domain, makes "spring" on it and on the default doma
   await page.getByLabel('Custom alias (optional)').fill('spring');
   await page.getByLabel('Title (optional)').fill('Spring on default');
   await page.getByRole('button', { name: 'Create link' }).click();
+  await page.getByRole('link', { name: 'Open the link’s page' }).click();
   await page.getByRole('heading', { name: 'Link Spring on default' }).waitFor();
   assert.equal(new URL(page.url()).search, '', 'a link on the default domain needs no ?domain=');
   assert.equal(await page.locator('#detail-short-url').textContent(), `${base}/spring`);

@@ -221,8 +221,8 @@ test('sign in, create, search, open, follow, see the click, QR code, edit, disab
   await phoneMenu.click();
   assert.deepEqual(
     await phone.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents(),
-    ['Links', 'Analytics', 'Members'],
-    "a viewer's navigation: no New link, Import, Keys, Audit or Settings, and no Profile for a key",
+    ['Links', 'Analytics', 'Members', 'Settings'],
+    "a viewer's navigation: no New link, Import, Keys or Audit, Settings to read, and no Profile for a key",
   );
   await phoneMenu.click();
   await look(phone.page, 'phone-01-link-as-viewer');

@@ -156,9 +156,9 @@ export function LinksPage() {
   );
 }
 
-/** "1,234 links", "3 links matching the filters", "10,000+ links"; and how many are shown when not all are. */
 const sameLink = (a: ListedLink, b: ListedLink) => a.domain === b.domain && a.code === b.code;
 
+/** "1,234 links", "3 links matching the filters", "10,000+ links"; and how many are shown when not all are. */
 function countText(list: ListState, filtered: boolean): string {
   if (list.status === 'loading') return 'Loading links…';
   if (list.status === 'error' || list.links.length === 0) return '';
