@@ -88,7 +88,16 @@ describe('link requests', () => {
     assert.equal(check('2026-06-02T02:00:00.123+02:00').ok, true);
     assert.deepEqual(check(null), {
       ok: true,
-      request: { domainId: 0, url: 'https://example.com/', alias: undefined, expiresAt: null, title: null, tags: [], options: null },
+      request: {
+        domainId: 0,
+        url: 'https://example.com/',
+        alias: undefined,
+        expiresAt: null,
+        startsAt: null,
+        title: null,
+        tags: [],
+        options: null,
+      },
     });
     assert.deepEqual(check('2026-05-31T23:59:59Z'), { ok: false, code: 'EXPIRES_AT_IN_PAST' });
     for (const bad of [
