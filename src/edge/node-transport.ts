@@ -40,6 +40,7 @@ export function nodeTransport(cacheControl: string, { clientOf, hostOf }: NodeRe
     language: (req) => req.headers['accept-language'],
     qr: (req) => req.url !== undefined && req.url.endsWith(QR_SUFFIX) && req.url.indexOf('?') === req.url.length - QR_SUFFIX.length,
     cookie: (req) => req.headers.cookie,
+    accept: (req) => req.headers.accept,
     query(req) {
       const url = req.url ?? '';
       const mark = url.indexOf('?');
