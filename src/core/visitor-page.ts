@@ -57,7 +57,7 @@ export const VISITOR_STATES: readonly string[] = Object.keys(STATES);
 const STYLE =
   PAGE_STYLE +
   'p{margin:0 0 1rem}.host{font-weight:600;overflow-wrap:anywhere}' +
-  '.on{display:inline-flex;align-items:center;min-height:44px;padding:0 1.25rem;font-weight:600;border-radius:6px;text-decoration:none}' +
+  '.on{display:inline-flex;align-items:center;box-sizing:border-box;min-height:44px;padding:.5rem 1.25rem;font-weight:600;border-radius:6px;text-decoration:none}' +
   'a:focus-visible{outline:3px solid #1a1a1a;outline-offset:2px}';
 
 /** Where a domain's pages are: its host, its brand, and whether its root (`/`) leads somewhere. */
