@@ -86,6 +86,9 @@ export class HostTable {
   #lastHost: string | null = null;
   #lastDomain: ServedDomain | undefined = undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** Reads begun, and the number of the newest one installed. */
+  #reads = 0;
+  #installed = 0;
   #stopped = false;
 
   constructor(options: HostsOptions) {
@@ -159,9 +162,13 @@ export class HostTable {
 
   /** Reads the domains again; a failure keeps the table as it is. */
   async refresh(): Promise<void> {
+    const read = ++this.#reads;
     try {
-      const { read, readBrands } = this.#options;
-      const [records, brands] = await Promise.all([read(), readBrands?.() ?? NO_BRANDS]);
+      const { read: readDomains, readBrands } = this.#options;
+      const [records, brands] = await Promise.all([readDomains(), readBrands?.() ?? NO_BRANDS]);
+      // A read begun before one already installed (the timer's, overtaken by the one after a change) is older news.
+      if (read < this.#installed) return;
+      this.#installed = read;
       this.#install(records, brands);
       this.#loaded = true;
     } catch (err) {
