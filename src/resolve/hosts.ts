@@ -52,6 +52,12 @@ export interface ServedDomain {
   readonly passwordPage: HtmlPage;
 }
 
+/** What the host table is read from: every domain, and the brand of each workspace that has domains and a brand, by workspace id. */
+export interface ServedRows {
+  readonly domains: readonly DomainRecord[];
+  readonly brands: ReadonlyMap<number, Brand>;
+}
+
 /** No workspace has a brand. */
 const NO_BRANDS: ReadonlyMap<number, Brand> = new Map();
 
@@ -60,10 +66,8 @@ export interface HostsOptions {
   readonly defaultHost: string;
   /** Other names of the default domain (DEFAULT_DOMAIN_HOSTS); '*' in it: every host no domain has. */
   readonly defaultAliases: readonly string[];
-  /** Every domain, from Postgres. */
-  readonly read: () => Promise<DomainRecord[]>;
-  /** Every workspace's brand, by workspace id (db/brand-rows.ts), read with the domains; none: no brands. */
-  readonly readBrands?: () => Promise<ReadonlyMap<number, Brand>>;
+  /** Every domain, and the brands of their workspaces, from Postgres (db/domain-rows.ts readServedDomains). */
+  readonly read: () => Promise<ServedRows>;
   /** Whether the default domain's root (ROOT_REDIRECT) leads anywhere: its pages then offer it as the way on. */
   readonly defaultRooted?: boolean;
   /** DOMAIN_VERIFICATION: whether a domain must be verified to be served (false: every domain is, as before verification). */
@@ -164,8 +168,7 @@ export class HostTable {
   async refresh(): Promise<void> {
     const read = ++this.#reads;
     try {
-      const { read: readDomains, readBrands } = this.#options;
-      const [records, brands] = await Promise.all([readDomains(), readBrands?.() ?? NO_BRANDS]);
+      const { domains: records, brands } = await this.#options.read();
       // A read begun before one already installed (the timer's, overtaken by the one after a change) is older news.
       if (read < this.#installed) return;
       this.#installed = read;

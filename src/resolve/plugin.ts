@@ -9,7 +9,7 @@ import { createCodeCodec, type CodeCodec } from '../core/codes.ts';
 import { createPermutation } from '../core/permutation.ts';
 import { requestHostName } from '../core/domains.ts';
 import { BrandReader } from '../db/brand-rows.ts';
-import { readAllDomains } from '../db/domain-rows.ts';
+import { readServedDomains } from '../db/domain-rows.ts';
 import { findLinks } from '../db/links.ts';
 import { ReplicaSet } from '../db/replicas.ts';
 import { CodeSpace } from './code-space.ts';
@@ -48,8 +48,7 @@ export default fp(
       defaultAliases: config.defaultDomainHosts,
       // Not through the breaker, as the code space's reads: a background read that fails only keeps
       // the table it has, and must neither open the breaker of requests nor take its trial call.
-      read: () => readAllDomains(db),
-      readBrands: () => brands.read(db),
+      read: () => readServedDomains(db, brands),
       defaultRooted: config.rootRedirect !== 'none',
       verifiedOnly: config.domainVerification,
       log,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Brand } from '../../src/core/brand.ts';
 import type { DomainRecord } from '../../src/core/domains.ts';
-import { HostTable } from '../../src/resolve/hosts.ts';
+import { HostTable, type ServedRows } from '../../src/resolve/hosts.ts';
 import { memoryLogger } from '../helpers/logs.ts';
 
 const record = (id: number, host: string): DomainRecord => ({
@@ -20,21 +20,20 @@ const record = (id: number, host: string): DomainRecord => ({
 });
 
 test('a read that began before the last one installed is dropped when it ends last; each read is served in its brand', async () => {
-  const answers: ((records: DomainRecord[]) => void)[] = [];
+  const answers: ((rows: ServedRows) => void)[] = [];
   const brand: Brand = { name: 'Acme', color: '#112233', logo: null };
   const hosts = new HostTable({
     defaultHost: 'sho.rt',
     defaultAliases: [],
-    read: () => new Promise<DomainRecord[]>((resolve) => answers.push(resolve)),
-    readBrands: async () => new Map([[2, brand]]),
+    read: () => new Promise<ServedRows>((resolve) => answers.push(resolve)),
     verifiedOnly: true,
     log: memoryLogger('error').log,
   });
   const older = hosts.refresh();
   const newer = hosts.refresh();
-  answers[1]?.([record(7, 'new.example.com')]);
+  answers[1]?.({ domains: [record(7, 'new.example.com')], brands: new Map([[2, brand]]) });
   await newer;
-  answers[0]?.([]);
+  answers[0]?.({ domains: [], brands: new Map() });
   await older;
   assert.equal(hosts.lookup('new.example.com')?.id, 7);
   assert.equal(hosts.lookup('new.example.com')?.brand, brand);
