@@ -2,7 +2,10 @@
 // serves (resolve/hosts.ts). Domain 0, the default, has no host here: its host is BASE_URL's.
 // The domains' management is the domains feature's (domains/store.ts).
 
+import type { Brand } from '../core/brand.ts';
 import type { DomainRecord, DomainStatus } from '../core/domains.ts';
+import { DEFAULT_WORKSPACE_ID } from '../core/link.ts';
+import type { BrandReader, BrandRow } from './brand-rows.ts';
 import type { Queryable } from './pool.ts';
 
 export interface DomainRow {
@@ -43,8 +46,18 @@ export function domainOf(row: DomainRow): DomainRecord {
   };
 }
 
-/** Every domain of the deployment, the default first: what the host table serves. */
-export async function readAllDomains(db: Queryable): Promise<DomainRecord[]> {
-  const { rows } = await db.query<DomainRow>(`SELECT ${DOMAIN_COLUMNS} FROM domains d ORDER BY d.id`);
-  return rows.map(domainOf);
+/**
+ * Every domain of the deployment, the default first, with its workspace's brand (the default
+ * domain's: the first workspace's): what the host table serves. One query every REFRESH_MS; a
+ * logo's bytes are read only when they changed (brand-rows.ts).
+ */
+export async function readServedDomains(
+  db: Queryable,
+  brands: BrandReader,
+): Promise<{ domains: DomainRecord[]; brands: ReadonlyMap<number, Brand> }> {
+  const { rows } = await db.query<DomainRow & BrandRow>(
+    `SELECT ${DOMAIN_COLUMNS}, w.id AS brand_workspace, w.brand_name, w.brand_color, w.brand_logo_type, md5(w.brand_logo) AS logo_hash ` +
+      `FROM domains d LEFT JOIN workspaces w ON w.id = coalesce(d.workspace_id, ${DEFAULT_WORKSPACE_ID}) ORDER BY d.id`,
+  );
+  return { domains: rows.map(domainOf), brands: await brands.of(db, rows) };
 }

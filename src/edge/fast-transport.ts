@@ -7,6 +7,7 @@ import type { AddressOf, HostOf } from './client-address.ts';
 import type { FastRequest } from './fast-path.ts';
 import type { RawAnswers } from './raw-answers.ts';
 import type { RedirectTransport } from './redirect-handler.ts';
+import { acceptOf } from './request-head.ts';
 import { ANSWERS, type Prebuilt } from './respond.ts';
 
 /** The handler's transport on the fast path: answers go to their connection, in order. */
@@ -41,6 +42,7 @@ export function fastTransport(answers: RawAnswers, client: AddressOf, hostOf: Ho
     language: (req) => req.request.acceptLanguage,
     qr: (req) => req.request.qr,
     cookie: (req) => req.request.cookie,
+    accept: (req) => acceptOf(req.request),
     query: ({ request }) => (request.queryStart === 0 ? '' : request.source.toString('latin1', request.queryStart, request.queryEnd)),
   };
   return transport;

@@ -40,6 +40,7 @@ export function nodeTransport(cacheControl: string, { clientOf, hostOf }: NodeRe
     language: (req) => req.headers['accept-language'],
     qr: (req) => req.url !== undefined && req.url.endsWith(QR_SUFFIX) && req.url.indexOf('?') === req.url.length - QR_SUFFIX.length,
     cookie: (req) => req.headers.cookie,
+    accept: (req) => req.headers.accept,
     query(req) {
       const url = req.url ?? '';
       const mark = url.indexOf('?');
@@ -68,7 +69,8 @@ export function registerRedirect(app: FastifyInstance, handler: () => RedirectHa
     description:
       '302 with exactly location, cache-control and content-length: 0. 410 for an expired or disabled ' +
       'link, 404 for an unknown code, 429 for a client out of 404s, 503 when the database cannot be asked ' +
-      'for an uncached code.',
+      'for an uncached code. A browser (Accept naming text/html, application/json ranked no higher) gets a 404 or 410 ' +
+      'as a small HTML page for people instead of the JSON error; both vary by Accept.',
     tags: ['redirect'],
     params: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
     response: {

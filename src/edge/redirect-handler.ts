@@ -10,7 +10,7 @@ import { appPage, intentUrl, isWebUrl } from '../core/app-page.ts';
 import { asShortCode } from '../core/codes.ts';
 import type { LinkKey } from '../core/domains.ts';
 import { hasPass } from '../core/link-passwords.ts';
-import { passwordPage } from '../core/password-page.ts';
+import { prefersHtml } from '../core/accept.ts';
 import { LinkRules } from '../core/redirect-rules.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
@@ -20,7 +20,7 @@ import type { Logger } from 'pino';
 import type { NotFoundLimit } from './not-found-limit.ts';
 import type { ClickGrants, VisitRecorder } from './ports.ts';
 import type { RedirectObserver } from './redirect-observer.ts';
-import { ANSWERS, isPrebuilt, prebuilt, type Prebuilt } from './respond.ts';
+import { ANSWERS, isPrebuilt, prebuilt, type Prebuilt, type PrebuiltCode } from './respond.ts';
 import { RequestVisitor, type RequestFields, type VisitorReaders } from './visitor.ts';
 
 export interface RedirectDeps {
@@ -68,15 +68,14 @@ export interface RedirectTransport<Q, R> extends RequestFields<Q> {
   referer(req: Q): string | undefined;
   /** The Cookie header; read only for a password-protected link. */
   cookie(req: Q): string | undefined;
+  /** The Accept header; read only for a link that does not redirect (its page or its JSON). */
+  accept(req: Q): string | undefined;
 }
 
 /** Whether an answer's status is a link's redirect: a click. 302 first, the plain links' status. */
 export function isClickStatus(status: number): boolean {
   return status === 302 || status === 301 || status === 307 || status === 308;
 }
-
-/** What a visitor without a pass gets for a password-protected link: the same form for every link. */
-const PASSWORD_PAGE = passwordPage();
 
 /** The key a path that is no code is reported under: none. */
 const ABSENT_KEY = '' as LinkKey;
@@ -175,7 +174,7 @@ export class RedirectHandler<Q, R> {
 
   /**
    * Writes what a link's entry answers on `domain`: a redirect; or, for an unknown code or an
-   * expired or disabled link, the domain's fallback if it has one, else the 404 or 410. Returns
+   * expired or disabled link, the domain's fallback if it has one, else the 404 or 410 (#refuse). Returns
    * the key to report clicks on ('' when the answer was no link's), or null when the link's rules
    * report their answer themselves (now, or once its click limit is settled).
    */
@@ -189,9 +188,24 @@ export class RedirectHandler<Q, R> {
       return null;
     }
     if (entry === ABSENT) this.#deps.visits?.orphan(domain.id, key.slice(domain.prefix.length));
-    const fallback = entry === ABSENT ? domain.notFoundRedirect : domain.expiredRedirect;
-    this.#write(res, key, fallback ?? entry);
-    return fallback === null ? key : '';
+    // A link not live yet is a 404 to its visitors, as an unknown code is: the domain's not-found fallback, not the expired one.
+    const fallback = entry === ABSENT || entry.answer === 'LINK_NOT_YET_ACTIVE' ? domain.notFoundRedirect : domain.expiredRedirect;
+    if (fallback !== null) {
+      this.#write(res, key, fallback);
+      return '';
+    }
+    this.#refuse(req, res, key, entry.answer, domain);
+    return key;
+  }
+
+  /** A link that does not redirect, and no fallback: its page on `domain` for a browser (core/visitor-page.ts), its JSON error for anyone else. */
+  #refuse(req: Q, res: R, key: string, code: PrebuiltCode, domain: ServedDomain): void {
+    try {
+      const page = prefersHtml(this.#io.accept(req)) ? domain.pages.get(code) : undefined;
+      this.#io.writePrebuilt(res, page ?? ANSWERS[code]);
+    } catch (err) {
+      this.#crashed(res, key, err);
+    }
   }
 
   /** A write that throws is answered here, so that the answer is still reported. */
@@ -213,7 +227,7 @@ export class RedirectHandler<Q, R> {
       if (rules.passTag !== null && !hasPass(io.cookie(req), this.#deps.passKey, key, rules.passTag, Date.now())) {
         // A protected link, the password first: without a pass for it, a crawler gets the preview (which names no
         // target) if the link has one, anyone else the form that earns a pass (links/password-routes.ts).
-        io.writePrebuilt(res, rules.preview !== null && visitor.device().type === 'bot' ? rules.preview : PASSWORD_PAGE);
+        io.writePrebuilt(res, rules.preview !== null && visitor.device().type === 'bot' ? rules.preview : domain.passwordPage);
       } else if (rules.preview !== null && visitor.device().type === 'bot') {
         // A link-preview crawler (a bot, as analytics tells them) gets the link's own preview page, people the redirect.
         io.writePrebuilt(res, rules.preview);
@@ -282,7 +296,7 @@ export class RedirectHandler<Q, R> {
         target = rules.target(visitor, Date.now());
         appPaged = this.#sendRuled(res, rules, visitor, target);
       } else if (domain.expiredRedirect !== null) this.#write(res, key, domain.expiredRedirect);
-      else this.#io.writePrebuilt(res, ANSWERS.LINK_CLICK_LIMIT_REACHED);
+      else this.#refuse(req, res, key, 'LINK_CLICK_LIMIT_REACHED', domain);
       this.#report(req, res, granted || domain.expiredRedirect === null ? key : '', started, target, appPaged);
     } catch (err) {
       this.#crashed(res, key, err);

@@ -20,8 +20,9 @@ export interface RequestHead {
   readonly cookie: string | undefined;
   /** The query is exactly QR_QUERY: the click came from the link's QR code. */
   readonly qr: boolean;
-  /** The bytes read, and where in them the query lies (after its "?"); queryStart 0: none. Read as text only by a link's rules. */
+  /** The bytes read, where in them the head starts, and where its query lies (after its "?"); queryStart 0: none. Read as text only by a link's rules and acceptOf. */
   readonly source: Buffer;
+  readonly start: number;
   readonly queryStart: number;
   readonly queryEnd: number;
   /** Bytes of the head, its final CR LF included: the next request starts after them. */
@@ -215,10 +216,42 @@ export function parseHead(buf: Buffer, start: number): ParseResult {
     cookie,
     qr,
     source: buf,
+    start,
     queryStart,
     queryEnd,
     length: i - start,
   };
+}
+
+/**
+ * The request's Accept, read again from its bytes: only a dead link's answer asks (redirect-handler.ts),
+ * so that the parse of a live redirect never looks for it. Repeated fields are joined with ", ", as
+ * node:http joins them. The head was checked by parseHead: CR LF ends each line, and no value has a CR.
+ */
+export function acceptOf(request: RequestHead): string | undefined {
+  const buf = request.source;
+  // The blank line's CR LF ends the head.
+  const end = request.start + request.length - 2;
+  let value: string | undefined;
+  for (let i = buf.indexOf(LF, request.start) + 1; i < end;) {
+    const lineEnd = buf.indexOf(CR, i);
+    if (lineEnd - i >= ACCEPT.length && isAcceptName(buf, i)) {
+      let at = i + ACCEPT.length;
+      while (buf[at] === SP || buf[at] === HTAB) at++;
+      const field = text(buf, at, lineEnd);
+      value = value === undefined ? field : `${value}, ${field}`;
+    }
+    i = lineEnd + 2;
+  }
+  return value;
+}
+
+const ACCEPT = 'accept:';
+
+/** Whether a field named Accept, in any case, starts at `at` (letters | 0x20 are lowercase; no other token byte becomes one). */
+function isAcceptName(buf: Buffer, at: number): boolean {
+  for (let k = 0; k < ACCEPT.length - 1; k++) if (((buf[at + k] as number) | 0x20) !== ACCEPT.charCodeAt(k)) return false;
+  return buf[at + ACCEPT.length - 1] === COLON;
 }
 
 /** Whether the bytes from `from` to `to` begin `expected` (all of them, or as many as there are). */

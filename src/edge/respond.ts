@@ -18,12 +18,15 @@ export function prebuilt(code: ErrorCode, headers: Record<string, string> = {}, 
   return { status: ERRORS[code].status, head, body };
 }
 
+/** A dead link's JSON: a browser gets a page at the same URL instead (core/visitor-page.ts), so no shared cache may keep one for the other. */
+export const NEGOTIATED = { vary: 'accept' } as const;
+
 export const ANSWERS = {
-  LINK_NOT_FOUND: prebuilt('LINK_NOT_FOUND'),
-  LINK_EXPIRED: prebuilt('LINK_EXPIRED'),
-  LINK_DISABLED: prebuilt('LINK_DISABLED'),
-  LINK_CLICK_LIMIT_REACHED: prebuilt('LINK_CLICK_LIMIT_REACHED'),
-  LINK_NOT_YET_ACTIVE: prebuilt('LINK_NOT_YET_ACTIVE'),
+  LINK_NOT_FOUND: prebuilt('LINK_NOT_FOUND', NEGOTIATED),
+  LINK_EXPIRED: prebuilt('LINK_EXPIRED', NEGOTIATED),
+  LINK_DISABLED: prebuilt('LINK_DISABLED', NEGOTIATED),
+  LINK_CLICK_LIMIT_REACHED: prebuilt('LINK_CLICK_LIMIT_REACHED', NEGOTIATED),
+  LINK_NOT_YET_ACTIVE: prebuilt('LINK_NOT_YET_ACTIVE', NEGOTIATED),
   HOST_NOT_SERVED: prebuilt('HOST_NOT_SERVED'),
   DATABASE_UNAVAILABLE: prebuilt('DATABASE_UNAVAILABLE'),
   DATABASE_TIMEOUT: prebuilt('DATABASE_TIMEOUT'),

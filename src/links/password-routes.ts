@@ -15,7 +15,7 @@ import { asShortCode } from '../core/codes.ts';
 import { splitKey, type LinkKey } from '../core/domains.ts';
 import type { HtmlPage } from '../core/html-page.ts';
 import { PASS_COOKIE, PASS_SECONDS, passTagOf, passValue, verifyPassword } from '../core/link-passwords.ts';
-import { passwordPage } from '../core/password-page.ts';
+import { passwordPage, type PasswordSite } from '../core/password-page.ts';
 import { LinkRules } from '../core/redirect-rules.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { HostTable } from '../resolve/hosts.ts';
@@ -51,8 +51,9 @@ function refusal(
   code: 'PASSWORD_RATE_LIMITED' | 'PASSWORD_CHECKS_BUSY',
   text: string,
   retryAfter: number,
+  site: PasswordSite,
 ) {
-  return send(reply, passwordPage(status, text, ['retry-after', String(retryAfter), 'x-error-code', code]));
+  return send(reply, passwordPage(status, text, ['retry-after', String(retryAfter), 'x-error-code', code], site));
 }
 
 /** An encapsulated plugin: its form-body parser serves this route alone. */
@@ -86,21 +87,28 @@ export async function linkPasswordRoutes(app: FastifyInstance, deps: LinkPasswor
       const back = request.url;
       // No password (any more): the link itself answers.
       if (!(entry instanceof LinkRules) || entry.passTag === null) return reply.code(303).header('location', back).send();
-      return check(request, reply, key, back);
+      // The form again, on a refusal, in the domain's brand as the link's own answer is (resolve/hosts.ts passwordPage).
+      return check(request, reply, key, back, { host: domain.host, brand: domain.brand });
     },
   );
 
   /** The attempt is reserved first, then the hash is read and compared (in a slot); only a wrong one keeps the attempt. */
-  async function check(request: FastifyRequest<{ Body: Record<string, string> }>, reply: FastifyReply, key: LinkKey, back: string) {
+  async function check(
+    request: FastifyRequest<{ Body: Record<string, string> }>,
+    reply: FastifyReply,
+    key: LinkKey,
+    back: string,
+    site: PasswordSite,
+  ) {
     const who = `${deps.clientAddress(request.raw)} ${key}`;
     const reserved = await deps.attempts.take(who);
     if (!reserved.ok) {
       const minutes = Math.ceil(reserved.retryAfterSeconds / 60);
       const text = `Too many wrong passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
-      return refusal(reply, 429, 'PASSWORD_RATE_LIMITED', text, reserved.retryAfterSeconds);
+      return refusal(reply, 429, 'PASSWORD_RATE_LIMITED', text, reserved.retryAfterSeconds, site);
     }
     const given = typeof request.body?.password === 'string' ? request.body.password : '';
-    if (given === '') return send(reply, passwordPage(403, 'Enter the password.'));
+    if (given === '') return send(reply, passwordPage(403, 'Enter the password.', [], site));
     let hash: string | undefined;
     let right: boolean;
     try {
@@ -109,14 +117,14 @@ export async function linkPasswordRoutes(app: FastifyInstance, deps: LinkPasswor
     } catch (err) {
       await deps.attempts.giveBack(who);
       if (!isAppError(err) || err.code !== 'PASSWORD_CHECKS_BUSY') throw err;
-      return refusal(reply, 503, 'PASSWORD_CHECKS_BUSY', 'Too many passwords are being checked just now. Try again in a moment.', 1);
+      return refusal(reply, 503, 'PASSWORD_CHECKS_BUSY', 'Too many passwords are being checked just now. Try again in a moment.', 1, site);
     }
     if (hash === undefined) {
       // The password was removed a moment ago: the link itself answers.
       await deps.attempts.giveBack(who);
       return reply.code(303).header('location', back).send();
     }
-    if (!right) return send(reply, passwordPage(403, 'That is not the password. Try again.'));
+    if (!right) return send(reply, passwordPage(403, 'That is not the password. Try again.', [], site));
     await deps.attempts.giveBack(who);
     const secure = request.protocol === 'https' ? '; Secure' : '';
     const pass = passValue(deps.passKey, key, passTagOf(hash), Date.now());

@@ -9,12 +9,21 @@
 // On the hot path a lookup is one Map.get of the Host string as it came: a Host sent in another
 // spelling (a port, capitals, a trailing dot) is normalised once and the spelling remembered
 // (at most SPELLINGS_MAX of them, so that made-up Hosts cannot grow memory).
+//
+// Each domain carries the pages its visitors may get (a dead link's, the password form) in its
+// workspace's brand, built when the table is read and kept while its host, root and brand stay the
+// same; the default domain wears the first workspace's, the operator's.
 
 import type { Logger } from 'pino';
 import type { RedirectTarget } from '../cache/link-cache.ts';
+import type { Brand } from '../core/brand.ts';
 import { DEFAULT_DOMAIN_ID, keyPrefix, LOOPBACK_HOSTS, requestHostName } from '../core/domains.ts';
 import type { DomainRecord } from '../core/domains.ts';
 import { isServed } from '../core/domain-verification.ts';
+import type { HtmlPage } from '../core/html-page.ts';
+import { DEFAULT_WORKSPACE_ID } from '../core/link.ts';
+import { passwordPage } from '../core/password-page.ts';
+import { visitorPages, type VisitorPages } from '../core/visitor-page.ts';
 
 export const REFRESH_MS = 2000;
 const SPELLINGS_MAX = 1000;
@@ -33,15 +42,34 @@ export interface ServedDomain {
   readonly expiredRedirect: RedirectTarget | null;
   /** Whether requests for it are served: false while its DNS record is not verified (core/domain-verification.ts). */
   readonly served: boolean;
+  /** Its workspace's brand; null: none set (the service's own look). */
+  readonly brand: Brand | null;
+  /** Whether its root (`/`) leads somewhere: its root redirect (the default domain's: ROOT_REDIRECT). */
+  readonly rooted: boolean;
+  /** What a browser gets for a link of its that does not redirect, by error code (core/visitor-page.ts). */
+  readonly pages: VisitorPages;
+  /** The form of its password-protected links (core/password-page.ts). */
+  readonly passwordPage: HtmlPage;
 }
+
+/** What the host table is read from: every domain, and the brand of each workspace that has domains and a brand, by workspace id. */
+export interface ServedRows {
+  readonly domains: readonly DomainRecord[];
+  readonly brands: ReadonlyMap<number, Brand>;
+}
+
+/** No workspace has a brand. */
+const NO_BRANDS: ReadonlyMap<number, Brand> = new Map();
 
 export interface HostsOptions {
   /** BASE_URL's host name: the default domain's. */
   readonly defaultHost: string;
   /** Other names of the default domain (DEFAULT_DOMAIN_HOSTS); '*' in it: every host no domain has. */
   readonly defaultAliases: readonly string[];
-  /** Every domain, from Postgres. */
-  readonly read: () => Promise<DomainRecord[]>;
+  /** Every domain, and the brands of their workspaces, from Postgres (db/domain-rows.ts readServedDomains). */
+  readonly read: () => Promise<ServedRows>;
+  /** Whether the default domain's root (ROOT_REDIRECT) leads anywhere: its pages then offer it as the way on. */
+  readonly defaultRooted?: boolean;
   /** DOMAIN_VERIFICATION: whether a domain must be verified to be served (false: every domain is, as before verification). */
   readonly verifiedOnly: boolean;
   readonly log: Logger;
@@ -49,7 +77,7 @@ export interface HostsOptions {
 
 export class HostTable {
   readonly #options: HostsOptions;
-  readonly #default: ServedDomain;
+  #default: ServedDomain;
   /** Every name, as normalised, and each spelling of one seen in a request. */
   #byName = new Map<string, ServedDomain>();
   #spellings = new Map<string, ServedDomain>();
@@ -62,13 +90,16 @@ export class HostTable {
   #lastHost: string | null = null;
   #lastDomain: ServedDomain | undefined = undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** Reads begun, and the number of the newest one installed. */
+  #reads = 0;
+  #installed = 0;
   #stopped = false;
 
   constructor(options: HostsOptions) {
     this.#options = options;
     this.#anyHost = options.defaultAliases.includes('*');
-    this.#default = served({ id: DEFAULT_DOMAIN_ID, host: options.defaultHost, workspaceId: null });
-    this.#install([]);
+    this.#default = this.#defaultIn(null, undefined);
+    this.#install([], NO_BRANDS);
   }
 
   get defaultDomain(): ServedDomain {
@@ -135,8 +166,13 @@ export class HostTable {
 
   /** Reads the domains again; a failure keeps the table as it is. */
   async refresh(): Promise<void> {
+    const read = ++this.#reads;
     try {
-      this.#install(await this.#options.read());
+      const { domains: records, brands } = await this.#options.read();
+      // A read begun before one already installed (the timer's, overtaken by the one after a change) is older news.
+      if (read < this.#installed) return;
+      this.#installed = read;
+      this.#install(records, brands);
       this.#loaded = true;
     } catch (err) {
       this.#options.log.debug({ err }, 'domains: read failed; serving the domains read before');
@@ -148,14 +184,23 @@ export class HostTable {
     this.#timer = setTimeout(() => void this.refresh().then(() => this.#schedule()), REFRESH_MS).unref();
   }
 
-  #install(records: readonly DomainRecord[]): void {
+  /** The default domain in `brand`: its root is ROOT_REDIRECT, not a row's (dashboard/plugin.ts). */
+  #defaultIn(brand: Brand | null, before: ServedDomain | undefined): ServedDomain {
+    const record = { id: DEFAULT_DOMAIN_ID, host: this.#options.defaultHost, workspaceId: null };
+    return served(record, brand, before, true, this.#options.defaultRooted === true);
+  }
+
+  #install(records: readonly DomainRecord[], brands: ReadonlyMap<number, Brand>): void {
+    const before = this.#byId;
+    this.#default = this.#defaultIn(brands.get(DEFAULT_WORKSPACE_ID) ?? null, this.#default);
     const byName = new Map<string, ServedDomain>();
     const byId = new Map<number, ServedDomain>([[DEFAULT_DOMAIN_ID, this.#default]]);
     const byHost = new Map<string, ServedDomain>([[this.#default.host, this.#default]]);
     for (const name of [...LOOPBACK_HOSTS, ...this.#options.defaultAliases, this.#default.host]) byName.set(name, this.#default);
     for (const record of records) {
       if (record.id === DEFAULT_DOMAIN_ID || record.host === null) continue;
-      const domain = served(record, this.#options.verifiedOnly);
+      const brand = record.workspaceId === null ? null : (brands.get(record.workspaceId) ?? null);
+      const domain = served(record, brand, before.get(record.id), this.#options.verifiedOnly);
       // Filtered here, once per read, so that a lookup stays one Map.get: an unverified domain's host serves nothing.
       if (domain.served) byName.set(domain.host, domain);
       byId.set(domain.id, domain);
@@ -170,15 +215,34 @@ export class HostTable {
   }
 }
 
-function served(record: Pick<DomainRecord, 'id' | 'host' | 'workspaceId'> & Partial<DomainRecord>, verifiedOnly = true): ServedDomain {
+type ServedRecord = Pick<DomainRecord, 'id' | 'host' | 'workspaceId'> & Partial<DomainRecord>;
+
+/**
+ * `record` as served in `brand`; `rooted`: its root leads somewhere (its pages offer it). Its pages
+ * are `before`'s (the same domain, read last time) when nothing they show changed.
+ */
+function served(
+  record: ServedRecord,
+  brand: Brand | null,
+  before: ServedDomain | undefined,
+  verifiedOnly = true,
+  rooted = (record.rootRedirect ?? null) !== null,
+): ServedDomain {
+  const host = record.host ?? '';
+  const rootRedirect = (record.rootRedirect ?? null) as RedirectTarget | null;
+  const same = before !== undefined && before.host === host && before.brand === brand && before.rooted === rooted;
   return {
     id: record.id,
-    host: record.host ?? '',
+    host,
     workspaceId: record.workspaceId,
     prefix: keyPrefix(record.id),
-    rootRedirect: (record.rootRedirect ?? null) as RedirectTarget | null,
+    rootRedirect,
     notFoundRedirect: (record.notFoundRedirect ?? null) as RedirectTarget | null,
     expiredRedirect: (record.expiredRedirect ?? null) as RedirectTarget | null,
     served: !verifiedOnly || record.verification === undefined || isServed(record.verification.status),
+    brand,
+    rooted,
+    pages: same ? before.pages : visitorPages({ host, brand, rooted }),
+    passwordPage: same ? before.passwordPage : passwordPage(200, undefined, [], { host, brand }),
   };
 }

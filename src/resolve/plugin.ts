@@ -8,7 +8,8 @@ import { createLinkCache, type LinkCache } from '../cache/link-cache.ts';
 import { createCodeCodec, type CodeCodec } from '../core/codes.ts';
 import { createPermutation } from '../core/permutation.ts';
 import { requestHostName } from '../core/domains.ts';
-import { readAllDomains } from '../db/domain-rows.ts';
+import { BrandReader } from '../db/brand-rows.ts';
+import { readServedDomains } from '../db/domain-rows.ts';
 import { findLinks } from '../db/links.ts';
 import { ReplicaSet } from '../db/replicas.ts';
 import { CodeSpace } from './code-space.ts';
@@ -41,12 +42,14 @@ export default fp(
   async function readPathPart(app: FastifyInstance, { config, log }: PartOptions) {
     const { db, breaker, redis, metrics } = app;
     const lookups = metrics === null ? null : new LookupCounts(metrics);
+    const brands = new BrandReader();
     const hosts = new HostTable({
       defaultHost: requestHostName(new URL(config.baseUrl).host),
       defaultAliases: config.defaultDomainHosts,
       // Not through the breaker, as the code space's reads: a background read that fails only keeps
       // the table it has, and must neither open the breaker of requests nor take its trial call.
-      read: () => readAllDomains(db),
+      read: () => readServedDomains(db, brands),
+      defaultRooted: config.rootRedirect !== 'none',
       verifiedOnly: config.domainVerification,
       log,
     });

@@ -42,7 +42,7 @@ const LOOKUPS: Record<string, () => Promise<CacheEntry>> = {
 const DEFAULT_HOSTS = new HostTable({
   defaultHost: 'sho.rt',
   defaultAliases: [],
-  read: async () => [],
+  read: async () => ({ domains: [], brands: new Map() }),
   verifiedOnly: true,
   log: memoryLogger('error').log,
 });

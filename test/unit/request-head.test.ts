@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HANDOFF, INCOMPLETE, MAX_HEAD_BYTES, parseHead, type RequestHead } from '../../src/edge/request-head.ts';
+import { acceptOf, HANDOFF, INCOMPLETE, MAX_HEAD_BYTES, parseHead, type RequestHead } from '../../src/edge/request-head.ts';
 
 const parse = (text: string, start = 0) => parseHead(Buffer.from(text, 'latin1'), start);
 
@@ -36,6 +36,7 @@ test('a redirect request is taken, with the fields later features read and the l
     acceptLanguage: 'de-CH,de;q=0.9',
     cookie: undefined,
     qr: false,
+    start: 0,
     length: text.length,
   });
   assert.equal(taken('HEAD /abc HTTP/1.1\r\nHost: x\r\n\r\n').head, true);
@@ -130,4 +131,17 @@ test('a head longer than the fast path reads is handed off, complete or not', ()
   assert.equal(parse(`${long}\r\n\r\n`), HANDOFF);
   const fits = `GET /abc HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(MAX_HEAD_BYTES - 100)}\r\n\r\n`;
   assert.equal(taken(fits).path, 'abc');
+});
+
+test('Accept is read again from the bytes only when asked: in any case, repeated ones joined as node:http joins them', () => {
+  const before = 'GET /x HTTP/1.1\r\nHost: x\r\n\r\n';
+  const text =
+    'GET /abc HTTP/1.1\r\nHost: x\r\nAccept-Language: de\r\naCCePt:  text/html,*/*;q=0.8\r\nX-Accept: no\r\nACCEPT: application/json\r\n\r\n';
+  const buf = Buffer.from(before + text + 'GET /y HTTP/1.1\r\nAccept: image/png\r\n\r\n', 'latin1');
+  const head = parseHead(buf, before.length);
+  assert.ok(typeof head === 'object');
+  assert.equal(head.start, before.length);
+  assert.equal(acceptOf(head), 'text/html,*/*;q=0.8, application/json');
+  assert.equal(acceptOf(taken('GET /abc HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n')), undefined);
+  assert.equal(acceptOf(taken('GET /abc HTTP/1.1\r\nHost: x\r\nAccept:\r\n\r\n')), '');
 });
