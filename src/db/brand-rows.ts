@@ -37,11 +37,11 @@ export class BrandReader {
     const unread = [...rows].filter(([id, row]) => row.logo_hash !== null && this.#known.get(id)?.logo?.hash !== row.logo_hash);
     const logos = new Map<number, BrandLogo>();
     if (unread.length > 0) {
-      const read = await db.query<LogoRow>(
+      const fetched = await db.query<LogoRow>(
         'SELECT id, brand_logo, brand_logo_type, md5(brand_logo) AS logo_hash FROM workspaces WHERE id = ANY($1::bigint[]) AND brand_logo IS NOT NULL',
         [unread.map(([id]) => id)],
       );
-      for (const row of read.rows) {
+      for (const row of fetched.rows) {
         logos.set(Number(row.id), { type: row.brand_logo_type, base64: row.brand_logo.toString('base64'), hash: row.logo_hash });
       }
     }
