@@ -10,7 +10,7 @@ import { registerErrorHandlers } from '../../src/api/errors.ts';
 import { CreateLinkBody } from '../../src/links/schemas.ts';
 import { AppError } from '../../src/errors.ts';
 import { ApiError } from '../../web/src/api/errors.ts';
-import { checkLink } from '../../web/src/links/builder/checks.ts';
+import { checkLink, WORDS } from '../../web/src/links/builder/checks.ts';
 import { errorField, errorWords } from '../../web/src/links/builder/error-words.ts';
 import { controlOf, sectionOf } from '../../web/src/links/builder/fields.ts';
 import { normaliseUrl } from '../../web/src/links/builder/normalise-url.ts';
@@ -153,11 +153,14 @@ describe('the API’s errors, on their fields, in people’s words', () => {
     assert.match(errorWords(error, 'options.targets[1].url'), /^Enter where this rule sends people/);
   });
 
-  test('a field the server does not know yet (startsAt) lands on it, saying so', async () => {
-    const error = await answer({ url: 'https://example.com/', startsAt: '2031-01-01T00:00:00Z' });
+  test('a start the server refuses (not before the expiry) lands on “Starts”, in its section, in people’s words', async () => {
+    const error = await answer(
+      { url: 'https://example.com/', startsAt: '2031-01-02T00:00:00Z', expiresAt: '2031-01-01T00:00:00Z' },
+      new AppError('STARTS_AT_NOT_BEFORE_EXPIRY', undefined, { field: 'startsAt' }),
+    );
     assert.equal(errorField(error), 'startsAt');
     assert.equal(sectionOf('link-create', controlOf('link-create', 'startsAt')), 'schedule');
-    assert.match(errorWords(error, 'startsAt'), /cannot schedule a start yet/);
+    assert.equal(errorWords(error, 'startsAt'), WORDS.startAfterExpiry);
   });
 
   test('coded errors: by their field or their code, never in the API’s names of things', async () => {

@@ -58,6 +58,8 @@ const BY_CODE: Readonly<Record<string, string>> = {
   ALIAS_TAKEN: 'This alias is already taken on this domain: choose another.',
   EXPIRES_AT_IN_PAST: WORDS.expiryPast,
   EXPIRES_AT_INVALID: 'Enter a date and time within the next 100 years.',
+  STARTS_AT_INVALID: WORDS.dateInvalid,
+  STARTS_AT_NOT_BEFORE_EXPIRY: WORDS.startAfterExpiry,
   DOMAIN_UNKNOWN: 'This domain is not one of the workspace’s: choose another.',
   DOMAIN_NOT_VERIFIED: 'This domain is not verified yet: check its DNS record on the Domains page first.',
   REDIRECT_STATUS_INVALID: 'Choose one of the redirect types offered.',
@@ -67,7 +69,6 @@ const BY_CODE: Readonly<Record<string, string>> = {
 /** An error's sentence at `field` (null: an error of the whole form, whose own message is said). */
 export function errorWords(error: unknown, field: string | null): string {
   if (!(error instanceof ApiError)) return 'Something went wrong. Try again.';
-  if (field === 'startsAt' && /unknown field/.test(error.message)) return 'This service cannot schedule a start yet: leave “Starts” empty.';
   const byField = field === null ? undefined : BY_FIELD.find(([pattern]) => pattern.test(field))?.[1];
   if (error.code === 'SPLIT_INVALID' && field === 'options.split') return BY_CODE.SPLIT_INVALID as string;
   if (error.code === 'TARGET_RULE_INVALID' && field !== null && field.endsWith('.until') && /after/.test(error.message))
