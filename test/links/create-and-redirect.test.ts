@@ -24,6 +24,7 @@ describe('create, then redirect', () => {
       shortUrl: `${TEST_BASE_URL}/${code}`,
       url: 'https://example.com/a%20b?q=1#top',
       expiresAt: null,
+      startsAt: null,
       title: null,
       tags: [],
       options: null,

@@ -340,7 +340,8 @@ describe('in a browser', () => {
     await look(phone.page, 'sso-02-phone-sign-in');
     await provider.signInInBrowser(phone.page, phoneButton, 'kim');
     await phone.page.getByRole('heading', { name: 'Links', level: 1 }).waitFor();
-    await phone.page.locator('.who').getByText('kim at the provider').waitFor();
+    // Signed in: the name is in the header, behind the phone's menu.
+    await phone.page.locator('.who').getByText('kim at the provider').waitFor({ state: 'attached' });
     const kim = await sql<{ name: string }>(
       `SELECT w.name FROM memberships m JOIN workspaces w ON w.id = m.workspace_id JOIN people p ON p.id = m.person_id WHERE p.email = $1`,
       ['kim@acme.test'],
