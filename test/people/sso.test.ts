@@ -18,7 +18,7 @@ import { DEFAULT_WORKSPACE_ID } from '../../src/core/link.ts';
 import { addMembership, createPerson, findPersonByEmail } from '../../src/people/people-store.ts';
 import { openState, sealState } from '../../src/people/sso-state.ts';
 import { errorCode, startApp } from '../helpers/app.ts';
-import { launchChromium, look, watchedPage } from '../helpers/browser.ts';
+import { launchChromium, look, unfoldMenu, watchedPage } from '../helpers/browser.ts';
 import { createTestDatabase, withClient, type TestDatabase } from '../helpers/db.ts';
 import { startLoggedApp, type LogLine } from '../helpers/logs.ts';
 import { freePort } from '../helpers/redis.ts';
@@ -349,6 +349,7 @@ describe('in a browser', () => {
     assert.deepEqual(kim, [{ name: 'Acme' }]);
 
     // A refusal comes back to the sign-in page, which says what happened and what to do.
+    await unfoldMenu(phone.page);
     await phone.page.getByRole('button', { name: 'Sign out' }).click();
     await phone.page.goto(`${base}/app/sign-in?error=SSO_EMAIL_DOMAIN_NOT_ACCEPTED`);
     await phone.page.getByRole('alert').filter({ hasText: 'ask an admin' }).waitFor();
