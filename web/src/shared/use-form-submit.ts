@@ -46,7 +46,8 @@ export function useFormSubmit<P extends string>(send: () => Promise<void>, optio
     const first = problems === null ? undefined : (Object.keys(problems) as P[])[0];
     if (problems !== null && first !== undefined) {
       setErrors(problems);
-      focus(first);
+      // After the render that ties the message to its control (and opens the section it is in).
+      requestAnimationFrame(() => focus(first));
       return;
     }
     setBusy(true);
