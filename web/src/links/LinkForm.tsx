@@ -1,26 +1,19 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { errorMessage } from '../api/errors.ts';
-import { useApp } from '../auth/context.ts';
 import type { Domain } from '../domains/api.ts';
 import { DomainSelect } from '../domains/DomainSelect.tsx';
 import { Field } from '../shared/Field.tsx';
 import { FormButtons } from '../shared/FormButtons.tsx';
-import { formatDateTime } from '../shared/format.ts';
-import { useLoad } from '../shared/use-load.ts';
-import { listTags } from './api.ts';
+import { useFormSubmit } from '../shared/use-form-submit.ts';
 import { checkLink } from './builder/checks.ts';
 import { errorField, errorWords } from './builder/error-words.ts';
 import { ErrorSummary, type ShownError } from './builder/ErrorSummary.tsx';
-import { controlOf, SECTION_TITLES, SECTIONS, sectionOf, type SectionId } from './builder/fields.ts';
+import { controlOf, sectionOf, type SectionId } from './builder/fields.ts';
 import { normaliseUrl } from './builder/normalise-url.ts';
-import { Section } from './builder/Section.tsx';
-import { ShortLinkPreview } from './builder/ShortLinkPreview.tsx';
-import { sectionSummary, sectionUsed } from './builder/summaries.ts';
-import { TagSuggestions } from './builder/TagSuggestions.tsx';
-import { useAliasAvailability } from './builder/use-availability.ts';
+import { AliasField, TagsField } from './builder/LinkFields.tsx';
+import { OptionSections } from './builder/OptionSections.tsx';
 import type { LinkFormValues } from './builder/values.ts';
-import { LinkOptionsFields } from './options/LinkOptionsFields.tsx';
 import { TITLE_MAX } from './builder/limits.ts';
 
 export type { LinkFormValues };
@@ -51,9 +44,6 @@ interface LinkFormProps {
   aside?: (preview: LinkPreview) => ComponentChildren;
 }
 
-/** Errors by the id of the control they are about. */
-type Errors = Readonly<Record<string, string>>;
-
 const NO_SECTION_OPEN: Readonly<Record<SectionId, boolean>> = {
   schedule: false,
   protection: false,
@@ -70,92 +60,76 @@ const NO_SECTION_OPEN: Readonly<Record<SectionId, boolean>> = {
  * takes the focus, and a summary beside the submit button lists every problem.
  */
 export function LinkForm({ mode, initial, domains = [], defaultHost, submitLabel, busyLabel, onSubmit, onCancel, aside }: LinkFormProps) {
-  const { api } = useApp();
   const [values, setValues] = useState(initial);
-  const [errors, setErrors] = useState<Errors>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [open, setOpen] = useState(NO_SECTION_OPEN);
   const [focusTo, setFocusTo] = useState<string | null>(null);
   const prefix = `link-${mode}`;
   const showDomain = mode === 'create' && domains.length > 1;
-  const { data: knownTags } = useLoad((signal) => listTags(api, signal), 'tags');
   const origin = originOf(values.domain, defaultHost ?? domains.find((d) => d.isDefault)?.host ?? location.hostname);
   const host = origin.replace(/^[a-z]+:\/\//, '');
-  const availability = useAliasAvailability(mode === 'create' ? values.alias : '', values.domain);
   const typedUrl = normaliseUrl(values.url);
 
-  // Once the render that shows an error (and opens its section) is done: the focus, so the message is read with it.
+  // A focus asked for outside a submission (the error summary's links, a picked tag), once its render is done.
   useEffect(() => {
     if (focusTo === null) return;
     document.getElementById(focusTo)?.focus();
     setFocusTo(null);
   }, [focusTo]);
 
-  const show = (shown: { controlId: string; message: string }[]) => {
-    const next: Record<string, string> = {};
+  /** Opens the sections that hold these controls, in the render that shows their errors. */
+  const openSectionsOf = (controlIds: readonly string[]) => {
     const opened = { ...open };
-    for (const { controlId, message } of shown) {
-      next[controlId] ??= message;
+    for (const controlId of controlIds) {
       const section = sectionOf(prefix, controlId);
       if (section !== null) opened[section] = true;
     }
-    setErrors(next);
     setOpen(opened);
-    setFocusTo(shown[0]?.controlId ?? null);
   };
 
-  const goTo = (controlId: string) => {
-    const section = sectionOf(prefix, controlId);
-    if (section !== null) setOpen({ ...open, [section]: true });
-    setFocusTo(controlId);
-  };
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    if (busy) return;
-    setFormError(null);
-    const problems = checkLink(values, mode, Date.now(), initial);
-    // A field this form does not show (the domain with one domain) is the whole form's.
-    if (problems.length > 0) {
-      show(problems.map(({ field, message }) => ({ controlId: controlOf(prefix, field), message })));
-      return;
-    }
-    setErrors({});
-    setBusy(true);
-    try {
-      await onSubmit({ ...values, url: typedUrl.url });
-    } catch (error) {
+  // Errors by the id of the control they are about; a field this form does not show (the domain with one domain) is
+  // the whole form's.
+  const { busy, errors, formError, submit, clear } = useFormSubmit<string>(() => onSubmit({ ...values, url: typedUrl.url }), {
+    check: () => {
+      const problems = checkLink(values, mode, Date.now(), initial);
+      if (problems.length === 0) return null;
+      const shown: Record<string, string> = {};
+      for (const { field, message } of problems) shown[controlOf(prefix, field)] ??= message;
+      openSectionsOf(Object.keys(shown));
+      return shown;
+    },
+    placeOf: (error) => {
       const field = errorField(error);
       const controlId = field === null ? null : controlOf(prefix, field);
-      if (controlId !== null && document.getElementById(controlId) !== null) show([{ controlId, message: errorWords(error, field) }]);
-      else setFormError(field === null ? errorMessage(error) : errorWords(error, field));
-    } finally {
-      setBusy(false);
-    }
+      if (controlId === null || document.getElementById(controlId) === null) return null;
+      openSectionsOf([controlId]);
+      return controlId;
+    },
+    messageOf: (error) => {
+      const field = errorField(error);
+      return field === null ? errorMessage(error) : errorWords(error, field);
+    },
+  });
+
+  const goTo = (controlId: string) => {
+    openSectionsOf([controlId]);
+    setFocusTo(controlId);
   };
 
   const change = (field: Exclude<keyof LinkFormValues, 'options'>, value: string) => {
     setValues({ ...values, [field]: value });
-    clearError(`${prefix}-${field}`);
-  };
-  const clearError = (controlId: string) => {
-    if (errors[controlId] === undefined) return;
-    const rest = { ...errors };
-    delete rest[controlId];
-    setErrors(rest);
+    clear(`${prefix}-${field}`);
   };
   const input = (field: Exclude<keyof LinkFormValues, 'options'>) => (event: { currentTarget: HTMLInputElement }) =>
     change(field, event.currentTarget.value);
   const errorOf = (field: string) => errors[`${prefix}-${field}`];
 
   const shownErrors: ShownError[] = [
-    ...Object.entries(errors).map(([controlId, message]) => ({ controlId, label: labelOf(controlId), message })),
+    ...Object.entries(errors).map(([controlId, message = '']) => ({ controlId, label: labelOf(controlId), message })),
     ...(formError === null ? [] : [{ controlId: null, label: '', message: formError }]),
   ];
 
   const form = (
-    <form class="form builder" onSubmit={(event) => void submit(event)} noValidate>
+    <form class="form builder" onSubmit={submit} noValidate>
       <Field
         id={`${prefix}-url`}
         label="Target URL"
@@ -189,29 +163,14 @@ export function LinkForm({ mode, initial, domains = [], defaultHost, submitLabel
         </Field>
       )}
       {mode === 'create' && (
-        <>
-          <Field
-            id={`${prefix}-alias`}
-            label="Custom alias (optional)"
-            hint="3–64 letters, digits, - or _. Leave empty for a random code."
-            error={errorOf('alias')}
-          >
-            {(control) => (
-              <input
-                {...control}
-                aria-describedby={[control['aria-describedby'], `${prefix}-short-preview`].filter(Boolean).join(' ')}
-                type="text"
-                name="alias"
-                autoComplete="off"
-                autoCapitalize="off"
-                spellcheck={false}
-                value={values.alias}
-                onInput={input('alias')}
-              />
-            )}
-          </Field>
-          <ShortLinkPreview id={`${prefix}-short-preview`} host={host} alias={values.alias} availability={availability} />
-        </>
+        <AliasField
+          prefix={prefix}
+          value={values.alias}
+          domain={values.domain}
+          host={host}
+          error={errorOf('alias')}
+          onChange={(alias) => change('alias', alias)}
+        />
       )}
       <Field
         id={`${prefix}-title`}
@@ -221,67 +180,23 @@ export function LinkForm({ mode, initial, domains = [], defaultHost, submitLabel
       >
         {(control) => <input {...control} type="text" name="title" value={values.title} onInput={input('title')} />}
       </Field>
-      <Field
-        id={`${prefix}-tags`}
-        label="Tags (optional)"
-        hint="Separated by commas, up to 10, e.g. spring, newsletter."
+      <TagsField
+        prefix={prefix}
+        value={values.tags}
         error={errorOf('tags')}
-      >
-        {(control) => <input {...control} type="text" name="tags" autoComplete="off" value={values.tags} onInput={input('tags')} />}
-      </Field>
-      <TagSuggestions
-        typed={values.tags}
-        known={knownTags ?? []}
-        onPick={(tags) => {
-          change('tags', tags);
-          setFocusTo(`${prefix}-tags`);
-        }}
+        onChange={(tags) => change('tags', tags)}
+        onPicked={() => setFocusTo(`${prefix}-tags`)}
       />
       <h2 class="builder-options-heading">Options</h2>
-      {SECTIONS.map((section) => (
-        <Section
-          key={section}
-          id={`${prefix}-section-${section}`}
-          title={SECTION_TITLES[section]}
-          summary={sectionSummary(section, values, format)}
-          used={sectionUsed(section, values)}
-          open={open[section]}
-          onToggle={(isOpen) => isOpen !== open[section] && setOpen({ ...open, [section]: isOpen })}
-        >
-          {section === 'schedule' ? (
-            <div class="option-pair">
-              <Field
-                id={`${prefix}-startsAt`}
-                label="Starts (optional)"
-                hint="Before this, the link answers as not yet active."
-                error={errorOf('startsAt')}
-              >
-                {(control) => (
-                  <input {...control} type="datetime-local" name="startsAt" value={values.startsAt} onInput={input('startsAt')} />
-                )}
-              </Field>
-              <Field
-                id={`${prefix}-expiresAt`}
-                label="Expires (optional)"
-                hint={`In your time zone (${timeZone()}). Empty: the link works for good.`}
-                error={errorOf('expiresAt')}
-              >
-                {(control) => (
-                  <input {...control} type="datetime-local" name="expiresAt" value={values.expiresAt} onInput={input('expiresAt')} />
-                )}
-              </Field>
-            </div>
-          ) : (
-            <LinkOptionsFields
-              section={section}
-              prefix={prefix}
-              draft={values.options}
-              onChange={(options) => setValues({ ...values, options })}
-              errors={errors}
-            />
-          )}
-        </Section>
-      ))}
+      <OptionSections
+        prefix={prefix}
+        values={values}
+        errors={errors}
+        open={open}
+        onToggle={(section, isOpen) => isOpen !== open[section] && setOpen({ ...open, [section]: isOpen })}
+        onDate={change}
+        onOptions={(options) => setValues({ ...values, options })}
+      />
       <div class="builder-submit">
         <ErrorSummary errors={shownErrors} onGo={goTo} />
         <FormButtons busy={busy} submitLabel={submitLabel} busyLabel={busyLabel} onCancel={onCancel} />
@@ -302,11 +217,6 @@ export function LinkForm({ mode, initial, domains = [], defaultHost, submitLabel
   );
 }
 
-/** A date in a section's summary, as the reader's locale writes it. */
-function format(date: Date): string {
-  return formatDateTime(date.toISOString());
-}
-
 /** The label of a control as people see it, with its rule's or variant's name ("Rule 2: Countries"). */
 function labelOf(controlId: string): string {
   const control = document.getElementById(controlId);
@@ -323,8 +233,4 @@ function labelOf(controlId: string): string {
 function originOf(domain: string, defaultHost: string): string {
   if (domain !== '') return `${location.protocol}//${domain}`;
   return location.hostname === defaultHost ? location.origin : `${location.protocol}//${defaultHost}`;
-}
-
-function timeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
