@@ -48,16 +48,19 @@ export function domainOf(row: DomainRow): DomainRecord {
 
 /**
  * Every domain of the deployment, the default first, with its workspace's brand (the default
- * domain's: the first workspace's): what the host table serves. One query every REFRESH_MS; a
+ * domain's: the first workspace's) and which workspaces have it as their default: what the host table serves. One query every REFRESH_MS; a
  * logo's bytes are read only when they changed (brand-rows.ts).
  */
 export async function readServedDomains(
   db: Queryable,
   brands: BrandReader,
-): Promise<{ domains: DomainRecord[]; brands: ReadonlyMap<number, Brand> }> {
-  const { rows } = await db.query<DomainRow & BrandRow>(
-    `SELECT ${DOMAIN_COLUMNS}, w.id AS brand_workspace, w.brand_name, w.brand_color, w.brand_logo_type, md5(w.brand_logo) AS logo_hash ` +
+): Promise<{ domains: DomainRecord[]; brands: ReadonlyMap<number, Brand>; workspaceDefaults: ReadonlyMap<number, number> }> {
+  const { rows } = await db.query<DomainRow & BrandRow & { workspace_default: boolean }>(
+    `SELECT ${DOMAIN_COLUMNS}, w.id AS brand_workspace, w.brand_name, w.brand_color, w.brand_logo_type, md5(w.brand_logo) AS logo_hash, ` +
+      `d.workspace_id IS NOT NULL AND w.default_domain_id IS NOT DISTINCT FROM d.id AS workspace_default ` +
       `FROM domains d LEFT JOIN workspaces w ON w.id = coalesce(d.workspace_id, ${DEFAULT_WORKSPACE_ID}) ORDER BY d.id`,
   );
-  return { domains: rows.map(domainOf), brands: await brands.of(db, rows) };
+  // A workspace's default domain (its settings) is one of its own: the row of that domain says so.
+  const workspaceDefaults = new Map(rows.filter((row) => row.workspace_default).map((row) => [Number(row.workspace_id), Number(row.id)]));
+  return { domains: rows.map(domainOf), brands: await brands.of(db, rows), workspaceDefaults };
 }

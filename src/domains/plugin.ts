@@ -29,7 +29,7 @@ declare module 'fastify' {
 
 async function domainsPart(app: FastifyInstance, { config, log }: PartOptions): Promise<void> {
   const { hosts, codeSpace, propagation } = app;
-  const shortUrls = createShortUrls(config.baseUrl, hosts, (workspaceId) => app.defaultDomains.hostOf(workspaceId));
+  const shortUrls = createShortUrls(config.baseUrl, hosts);
   const verificationStore = new VerificationStore(app.db, app.breaker);
   const verification = new DomainVerifier({
     enabled: config.domainVerification,
@@ -83,4 +83,4 @@ function domainChecks(app: FastifyInstance, { config, log }: Pick<PartOptions, '
   return { checks, budget, perMinute: config.domainChecksPerMinute };
 }
 
-export default fp(domainsPart, { name: 'domains', dependencies: ['postgres', 'read-path', 'auth', 'people'] });
+export default fp(domainsPart, { name: 'domains', dependencies: ['postgres', 'read-path', 'auth'] });

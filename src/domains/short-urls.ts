@@ -36,9 +36,7 @@ const REFRESH_GAP_MS = 250;
 
 export function createShortUrls(
   baseUrl: string,
-  hosts: Pick<HostTable, 'byId' | 'byHost' | 'defaultDomain' | 'refresh'>,
-  /** The host of a workspace's default domain, or undefined for the deployment's. */
-  defaultHostOf: (workspaceId: number) => Promise<string | undefined> = async () => undefined,
+  hosts: Pick<HostTable, 'byId' | 'byHost' | 'defaultDomain' | 'refresh' | 'workspaceDefault'>,
 ): ShortUrls {
   const scheme = new URL(baseUrl).protocol;
   let refreshedAt = -Infinity;
@@ -53,8 +51,9 @@ export function createShortUrls(
       return { domain: host, shortUrl: `${scheme}//${host}/${link.code}` };
     },
     domainOf: (host, workspaceId, unknown = 'DOMAIN_UNKNOWN') => lookUp(host, workspaceId, unknown, false),
-    servedDomainOf: async (host, workspaceId, unknown = 'DOMAIN_UNKNOWN') =>
-      lookUp(host ?? (await defaultHostOf(workspaceId)), workspaceId, unknown, true),
+    // No host named: the workspace's default domain (its settings), else the deployment's.
+    servedDomainOf: (host, workspaceId, unknown = 'DOMAIN_UNKNOWN') =>
+      lookUp(host ?? hosts.workspaceDefault(workspaceId)?.host, workspaceId, unknown, true),
   };
 
   async function lookUp(host: string | undefined, workspaceId: number, unknown: ErrorCode, served: boolean): Promise<ServedDomain> {

@@ -18,7 +18,6 @@ import type { PeopleService } from './service.ts';
 import { DEFAULT_DOMAIN_ID, storedHostOf } from '../core/domains.ts';
 import type { HostTable } from '../resolve/hosts.ts';
 import { logoDataUrl } from './brand.ts';
-import type { DefaultDomains } from './default-domains.ts';
 import { auditedSettings, readSettings, writeSettings, type WorkspaceSettings } from './workspace-settings.ts';
 import { requireSecondFactorProblem } from './second-factor-requirement.ts';
 import { requireSsoProblem } from './sso-requirement.ts';
@@ -168,9 +167,8 @@ export async function memberRoutes(plain: FastifyInstance, deps: MemberDeps): Pr
 }
 
 export interface SettingsDeps extends MemberDeps {
-  /** The host table: the default domain is one it serves, and its pages read the brand again after a change. */
+  /** The host table: the default domain is one it serves; it reads the brand and the default domain again after a change. */
   readonly hosts: Pick<HostTable, 'byHost' | 'refresh' | 'defaultDomain'>;
-  readonly defaultDomains: Pick<DefaultDomains, 'forget'>;
   /** SESSION_TTL_HOURS, in ms: a session's length when the workspace sets none. */
   readonly sessionTtlMs: number;
 }
@@ -256,9 +254,9 @@ export async function settingsRoutes(plain: FastifyInstance, deps: SettingsDeps)
         before.sessionHours !== after.sessionHours
       )
         deps.credentials.forgetAll();
-      if (body.defaultDomain !== undefined) deps.defaultDomains.forget(admin.workspaceId);
-      // Visitors' pages on the workspace's domains show its brand, as the host table has read it.
-      if (body.brand !== undefined) await hosts.refresh();
+      // Visitors' pages on the workspace's domains show its brand, and creates go on its default domain, as the host
+      // table has read them: this instance reads them now, the others within REFRESH_MS.
+      if (body.brand !== undefined || body.defaultDomain !== undefined) await hosts.refresh();
       return view(after, request);
     },
   );

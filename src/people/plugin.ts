@@ -11,7 +11,6 @@ import { clientCounter } from '../api/counters.ts';
 import { HashSlots } from '../core/hash-slots.ts';
 import type { PartOptions } from '../part.ts';
 import { profileRoutes, recoveryRoutes, sessionListRoutes } from './account-routes.ts';
-import { DefaultDomains } from './default-domains.ts';
 import { acceptRoutes, invitationRoutes, joinRoutes } from './invitation-routes.ts';
 import { InvitationService } from './invitation-service.ts';
 import { auditPart, auditRoutes } from './audit-routes.ts';
@@ -22,13 +21,6 @@ import { secondFactorParts } from './second-factor-routes.ts';
 import { secondFactorsOf } from './second-factor-service.ts';
 import { signInRoutes } from './sign-in-routes.ts';
 import { ssoOf, ssoRoutes } from './sso-routes.ts';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Which domain a create naming none goes on, per workspace (its settings). */
-    defaultDomains: DefaultDomains;
-  }
-}
 
 async function peoplePart(app: FastifyInstance, { config, log }: PartOptions): Promise<void> {
   const counter = (namespace: string, what: string) =>
@@ -83,18 +75,15 @@ async function peoplePart(app: FastifyInstance, { config, log }: PartOptions): P
   await app.register(invitationRoutes, withInvitations);
   await app.register(joinRoutes, withInvitations);
   await app.register(memberRoutes, { people, credentials });
-  const defaultDomains = new DefaultDomains(app.db, app.breaker);
   await app.register(settingsRoutes, {
     people,
     credentials,
     sso: sso !== null,
     hosts: app.hosts,
-    defaultDomains,
     sessionTtlMs: config.sessionTtlMs,
   });
   await app.register(auditRoutes, { db: app.authDb, breaker: app.authBreaker });
   await app.register(auditPart, { db: app.authDb, breaker: app.authBreaker, log });
-  app.decorate('defaultDomains', defaultDomains);
 }
 
 export default fp(peoplePart, { name: 'people', dependencies: ['postgres', 'redis', 'read-path', 'auth'] });

@@ -83,15 +83,6 @@ export async function readSettings(db: Queryable, workspaceId: number): Promise<
   };
 }
 
-/** The host of a workspace's default domain, or null for the deployment's. */
-export async function defaultDomainHost(db: Queryable, workspaceId: number): Promise<string | null> {
-  const { rows } = await db.query<{ host: string | null }>(
-    'SELECT d.host FROM workspaces w JOIN domains d ON d.id = w.default_domain_id WHERE w.id = $1',
-    [workspaceId],
-  );
-  return rows[0]?.host ?? null;
-}
-
 function invalid(field: string, message: string): never {
   throw new AppError('WORKSPACE_SETTINGS_INVALID', message, { field });
 }

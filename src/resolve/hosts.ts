@@ -56,10 +56,14 @@ export interface ServedDomain {
 export interface ServedRows {
   readonly domains: readonly DomainRecord[];
   readonly brands: ReadonlyMap<number, Brand>;
+  /** The default domain (its id) of each workspace that chose one of its own (docs/settings.md). */
+  readonly workspaceDefaults?: ReadonlyMap<number, number>;
 }
 
 /** No workspace has a brand. */
 const NO_BRANDS: ReadonlyMap<number, Brand> = new Map();
+/** No workspace has a default domain of its own. */
+const NO_DEFAULTS: ReadonlyMap<number, number> = new Map();
 
 export interface HostsOptions {
   /** BASE_URL's host name: the default domain's. */
@@ -82,6 +86,7 @@ export class HostTable {
   #byName = new Map<string, ServedDomain>();
   #spellings = new Map<string, ServedDomain>();
   #byId = new Map<number, ServedDomain>();
+  #workspaceDefaults: ReadonlyMap<number, number> = NO_DEFAULTS;
   #byHost = new Map<string, ServedDomain>();
   /** Whether the domains have been read once: before that, a host that is no default name is not known to be unserved. */
   #loaded = false;
@@ -99,7 +104,7 @@ export class HostTable {
     this.#options = options;
     this.#anyHost = options.defaultAliases.includes('*');
     this.#default = this.#defaultIn(null, undefined);
-    this.#install([], NO_BRANDS);
+    this.#install([], NO_BRANDS, NO_DEFAULTS);
   }
 
   get defaultDomain(): ServedDomain {
@@ -139,6 +144,12 @@ export class HostTable {
     return this.#byId.get(id);
   }
 
+  /** The domain a create of `workspaceId` that names none goes on, when the workspace chose one (served or not); else undefined. */
+  workspaceDefault(workspaceId: number): ServedDomain | undefined {
+    const id = this.#workspaceDefaults.get(workspaceId);
+    return id === undefined ? undefined : this.#byId.get(id);
+  }
+
   /**
    * Whether requests for `host` (a stored host name) are served: the default domain's names and every
    * verified domain's, loopback names left out (a link may point at another port of this machine
@@ -168,11 +179,11 @@ export class HostTable {
   async refresh(): Promise<void> {
     const read = ++this.#reads;
     try {
-      const { domains: records, brands } = await this.#options.read();
+      const { domains: records, brands, workspaceDefaults = NO_DEFAULTS } = await this.#options.read();
       // A read begun before one already installed (the timer's, overtaken by the one after a change) is older news.
       if (read < this.#installed) return;
       this.#installed = read;
-      this.#install(records, brands);
+      this.#install(records, brands, workspaceDefaults);
       this.#loaded = true;
     } catch (err) {
       this.#options.log.debug({ err }, 'domains: read failed; serving the domains read before');
@@ -190,7 +201,7 @@ export class HostTable {
     return served(record, brand, before, true, this.#options.defaultRooted === true);
   }
 
-  #install(records: readonly DomainRecord[], brands: ReadonlyMap<number, Brand>): void {
+  #install(records: readonly DomainRecord[], brands: ReadonlyMap<number, Brand>, workspaceDefaults: ReadonlyMap<number, number>): void {
     const before = this.#byId;
     this.#default = this.#defaultIn(brands.get(DEFAULT_WORKSPACE_ID) ?? null, this.#default);
     const byName = new Map<string, ServedDomain>();
@@ -208,6 +219,7 @@ export class HostTable {
     }
     this.#byName = byName;
     this.#byId = byId;
+    this.#workspaceDefaults = workspaceDefaults;
     this.#byHost = byHost;
     this.#spellings = new Map();
     this.#lastHost = null;
