@@ -15,6 +15,7 @@ import { answers, drillLabel, filterParams, NO_FILTER, readViewFilter, viewSearc
 import { bearer, errorCode, startApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { keysWith } from '../helpers/workspaces.ts';
+import { COUNTRY_IP as IP } from '../helpers/geo.ts';
 
 const UA = {
   iphone:
@@ -24,8 +25,6 @@ const UA = {
   mac: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:127.0) Gecko/20100101 Firefox/127.0',
   googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
 };
-/** Addresses the shipped geography database places in these countries. */
-const IP = { us: '8.8.8.8', gb: '81.2.69.142', jp: '210.130.0.1' };
 
 interface Click {
   times: number;

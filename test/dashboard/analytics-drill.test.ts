@@ -12,10 +12,9 @@ import { launchChromium, look, signInWithKey, watchedPage } from '../helpers/bro
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { freePort } from '../helpers/redis.ts';
 import { keysWith } from '../helpers/workspaces.ts';
+import { COUNTRY_IP as IP } from '../helpers/geo.ts';
 
 const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-/** Addresses the shipped geography database places in these countries. */
-const IP = { us: '8.8.8.8', jp: '210.130.0.1' };
 
 let database: TestDatabase;
 let admin: CreatedKey;

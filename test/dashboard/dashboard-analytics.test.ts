@@ -17,6 +17,7 @@ import { launchChromium, look, screenshot, signInWithKey, startLandingPage, watc
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { freePort } from '../helpers/redis.ts';
 import { keysWith } from '../helpers/workspaces.ts';
+import { COUNTRY_IP as IP } from '../helpers/geo.ts';
 
 const UA = {
   chromeWindows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
@@ -28,7 +29,6 @@ const UA = {
   firefoxLinux: 'Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0',
   googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
 };
-const IP = { us: '8.8.8.8', gb: '81.2.69.142', jp: '210.130.0.1', nl: '193.0.6.139' };
 
 interface Click {
   times: number;

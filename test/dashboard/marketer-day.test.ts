@@ -5,17 +5,15 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { CreatedKey } from '../../src/auth/api-keys.ts';
 import { bearer, startApp } from '../helpers/app.ts';
-import { launchChromium, look, signInWithKey, unfoldMenu, watchedPage } from '../helpers/browser.ts';
+import { DESKTOP_UA, launchChromium, look, saved, signInWithKey, unfoldMenu, watchedPage } from '../helpers/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { freePort } from '../helpers/redis.ts';
 import { keysWith } from '../helpers/workspaces.ts';
+import { COUNTRY_IP as IP } from '../helpers/geo.ts';
 
-const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-/** Addresses the shipped geography database places in these countries. */
-const IP = { us: '8.8.8.8', jp: '210.130.0.1' };
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
@@ -33,11 +31,6 @@ after(async () => {
   await database.drop();
 });
 
-async function saved(page: Page, button: string, status: string): Promise<void> {
-  await page.getByRole('button', { name: button }).click();
-  await page.getByRole('status').filter({ hasText: status }).waitFor();
-}
-
 test('a marketer’s day on a desktop and a phone; a visitor’s browser gets a page for every dead link', async (t) => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -54,7 +47,7 @@ test('a marketer’s day on a desktop and a phone; a visitor’s browser gets a 
     return res.json<{ code: string; state?: string }>();
   };
   const click = async (code: string, country: keyof typeof IP) => {
-    const res = await app.inject({ url: `/${code}`, headers: { 'user-agent': UA, 'x-forwarded-for': IP[country] } });
+    const res = await app.inject({ url: `/${code}`, headers: { 'user-agent': DESKTOP_UA, 'x-forwarded-for': IP[country] } });
     assert.equal(res.statusCode, 302, `${code}: ${res.body}`);
   };
   // Links made before the day starts: two more tagged sms, one that expires during the day, one that starts tomorrow.

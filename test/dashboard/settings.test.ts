@@ -6,10 +6,10 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { CreatedKey } from '../../src/auth/api-keys.ts';
 import { bearer, startApp } from '../helpers/app.ts';
-import { launchChromium, look, signInWithKey, watchedPage } from '../helpers/browser.ts';
+import { launchChromium, look, saved, signInWithKey, watchedPage } from '../helpers/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { pngOf } from '../helpers/png.ts';
 import { freePort } from '../helpers/redis.ts';
@@ -32,11 +32,6 @@ after(async () => {
   await browser?.close();
   await database.drop();
 });
-
-async function saved(page: Page, button: string, status: string): Promise<void> {
-  await page.getByRole('button', { name: button }).click();
-  await page.getByRole('status').filter({ hasText: status }).waitFor();
-}
 
 test('an admin changes the name, brand, default domain and session length; a viewer reads them; on a desktop and a phone', async (t) => {
   const port = await freePort();

@@ -103,6 +103,12 @@ export async function inPage<T>(page: Page, expression: string): Promise<T> {
   return page.evaluate<T>(expression);
 }
 
+/** Presses a form's `button` and waits for the status it announces (`status`, part of the live region's text). */
+export async function saved(page: Page, button: string, status: string): Promise<void> {
+  await page.getByRole('button', { name: button }).click();
+  await page.getByRole('status').filter({ hasText: status }).waitFor();
+}
+
 /** Every page checked the same way: axe-core finds nothing serious, nothing scrolls sideways, and a screenshot. */
 export async function look(page: Page, name: string): Promise<void> {
   await page.waitForLoadState('networkidle');
