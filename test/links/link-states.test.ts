@@ -114,7 +114,7 @@ test('a scheduled link answers LINK_NOT_YET_ACTIVE until its start, then redirec
   const fast = await start(t, true, true);
   const node = await start(t, true, false);
   // Far enough ahead for the requests below on a busy machine; the wait for the flip is bounded.
-  const startsAt = new Date(Date.now() + 6000).toISOString();
+  const startsAt = new Date(Date.now() + 10_000).toISOString();
   const created = await create(fast, { url: 'https://example.com/opening', alias: 'opening', startsAt });
   assert.equal(created.startsAt, startsAt);
   // Asked twice of each: looked up, then the cached answer.
@@ -127,7 +127,8 @@ test('a scheduled link answers LINK_NOT_YET_ACTIVE until its start, then redirec
   assert.equal((await details(node, 'opening')).state, 'scheduled');
   // No change is made, no message sent: each instance's cached answer ends at the start.
   for (const app of [fast, node]) {
-    await until('the redirect begins', async () => (await app.inject({ url: '/opening' })).statusCode === 302, 20_000);
+    const bound = Date.parse(startsAt) - Date.now() + 20_000;
+    await until('the redirect begins', async () => (await app.inject({ url: '/opening' })).statusCode === 302, bound);
     assert.equal((await app.inject({ url: '/opening' })).headers.location, 'https://example.com/opening');
   }
   assert.equal((await details(fast, 'opening')).state, 'active');
