@@ -5,14 +5,12 @@ import { ErrorMessage, Field } from '../shared/Field.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
 import { useFormSubmit, type FormErrors } from '../shared/use-form-submit.ts';
 import { BrandPreview } from './BrandPreview.tsx';
+import { LogoField, logoProblemOf, readAsDataUrl } from './LogoField.tsx';
 import { settingsFieldIn, settingsMessage } from './fields.ts';
 
 type Place = 'brand.name' | 'brand.color' | 'brand.logo';
 const FIELDS: readonly Place[] = ['brand.name', 'brand.color', 'brand.logo'];
 const CONTROLS: Record<Place, string> = { 'brand.name': 'brand-name', 'brand.color': 'brand-color-code', 'brand.logo': 'brand-logo' };
-/** As the API takes them (src/people/brand.ts), which checks them again. */
-const LOGO_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
-const LOGO_MAX_BYTES = 32 * 1024;
 const COLOR = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 /** The picker's colour while none is set: the service's own accent. */
 const NO_COLOR = '#1d4ed8';
@@ -22,30 +20,6 @@ function pickerColor(code: string): string | null {
   const color = code.trim().toLowerCase();
   if (!COLOR.test(color)) return null;
   return color.length === 4 ? `#${color.slice(1).replace(/./g, (digit) => digit + digit)}` : color;
-}
-
-/** Why `file` is not a logo the API takes, or null; checked by its first bytes, as the API checks them again. */
-async function logoProblemOf(file: File): Promise<string | null> {
-  const head = new Uint8Array(await file.slice(0, 12).arrayBuffer());
-  const starts = (magic: readonly number[], at = 0) => magic.every((byte, i) => head[at + i] === byte);
-  const image =
-    starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) ||
-    starts([0xff, 0xd8, 0xff]) ||
-    (starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], 8));
-  if (!image) return 'Choose a PNG, JPEG or WebP image (SVG is not taken: it can carry script).';
-  if (file.size > LOGO_MAX_BYTES) return `This image is ${Math.ceil(file.size / 1024)} KB: choose one of at most 32 KB.`;
-  return null;
-}
-
-function readAsDataUrl(file: File): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.addEventListener('load', () =>
-      typeof reader.result === 'string' ? resolve(reader.result) : reject(new Error('The file could not be read.')),
-    );
-    reader.addEventListener('error', () => reject(reader.error ?? new Error('The file could not be read.')));
-    reader.readAsDataURL(file);
-  });
 }
 
 /** The brand visitors see on the workspace's domains: a name, a colour and a logo, with a preview of a dead link's page. */
@@ -79,9 +53,8 @@ export function BrandForm({ settings, onSaved }: { settings: WorkspaceSettings; 
     },
   );
 
-  const chooseLogo = async (input: HTMLInputElement) => {
+  const chooseLogo = async (file: File | undefined) => {
     clear('brand.logo');
-    const file = input.files?.[0];
     if (file === undefined) return;
     const problem = await logoProblemOf(file);
     setLogoProblem(problem);
@@ -146,37 +119,16 @@ export function BrandForm({ settings, onSaved }: { settings: WorkspaceSettings; 
               </div>
             )}
           </Field>
-          <Field
-            id="brand-logo"
-            label="Logo (optional)"
-            hint="A PNG, JPEG or WebP image of at most 32 KB; shown about 40 pixels high."
+          <LogoField
+            logo={logo}
             error={errors['brand.logo'] ?? logoProblem}
-          >
-            {(control) => (
-              <input
-                {...control}
-                type="file"
-                name="brandLogo"
-                accept={LOGO_TYPES.join(',')}
-                onChange={(event) => void chooseLogo(event.currentTarget)}
-              />
-            )}
-          </Field>
-          {logo !== null && (
-            <div class="logo-current">
-              <img src={logo} alt="The logo" class="logo-thumb" />
-              <button
-                type="button"
-                onClick={() => {
-                  setLogo(null);
-                  setLogoProblem(null);
-                  announce('Logo removed: save to keep the change');
-                }}
-              >
-                Remove logo
-              </button>
-            </div>
-          )}
+            onChoose={(file) => void chooseLogo(file)}
+            onRemove={() => {
+              setLogo(null);
+              setLogoProblem(null);
+              announce('Logo removed: save to keep the change');
+            }}
+          />
         </div>
         <BrandPreview name={name.trim() === '' ? settings.name : name.trim()} color={pickerColor(color)} logo={logo} />
       </div>
