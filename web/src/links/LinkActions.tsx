@@ -1,11 +1,11 @@
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { useApp } from '../auth/context.ts';
-import { ConfirmDialog } from '../shared/ConfirmDialog.tsx';
 import { ErrorMessage } from '../shared/Field.tsx';
 import { useAnnounce } from '../shared/Status.tsx';
 import { useAction } from '../shared/use-action.ts';
 import { deleteLink, updateLink, type Link } from './api.ts';
+import { DeleteLinkDialog } from './DeleteLinkDialog.tsx';
 import type { LinkKey } from './link-key.ts';
 
 interface LinkActionsProps {
@@ -59,10 +59,8 @@ export function LinkActions({ link, linkKey, onChange }: LinkActionsProps) {
           </p>
         </div>
       </div>
-      <ConfirmDialog
-        open={confirming}
-        title="Delete this link?"
-        confirmLabel="Delete link"
+      <DeleteLinkDialog
+        shortUrl={confirming ? link.shortUrl : null}
         busy={deleting.busy !== null}
         error={deleting.error}
         onConfirm={remove}
@@ -70,11 +68,7 @@ export function LinkActions({ link, linkKey, onChange }: LinkActionsProps) {
           setConfirming(false);
           deleting.setError(null);
         }}
-      >
-        <p>
-          <code>{link.shortUrl}</code> will stop redirecting at once, and its clicks are no longer shown. This cannot be undone.
-        </p>
-      </ConfirmDialog>
+      />
     </section>
   );
 }

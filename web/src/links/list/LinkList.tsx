@@ -2,11 +2,11 @@ import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import type { Session } from '../../api/client.ts';
 import { permissions, useApp } from '../../auth/context.ts';
-import { ConfirmDialog } from '../../shared/ConfirmDialog.tsx';
 import { ErrorMessage } from '../../shared/Field.tsx';
 import { useAnnounce } from '../../shared/Status.tsx';
 import { useAction } from '../../shared/use-action.ts';
 import { deleteLink, updateLink } from '../api.ts';
+import { DeleteLinkDialog } from '../DeleteLinkDialog.tsx';
 import { linkHref, type LinkKey } from '../link-key.ts';
 import { LinkTable } from '../LinkTable.tsx';
 import type { MenuItem } from './RowMenu.tsx';
@@ -57,10 +57,8 @@ export function LinkList({ links, defaultHost, busy, onChanged, onDeleted }: Lin
       {toggling.error !== null && <ErrorMessage>The link could not be changed: {toggling.error}</ErrorMessage>}
       <LinkTable links={links} defaultHost={defaultHost} busy={busy} menuOf={menuOf} />
       <QrDialog link={qr} onClose={() => setQr(null)} />
-      <ConfirmDialog
-        open={deleting !== null}
-        title="Delete this link?"
-        confirmLabel="Delete link"
+      <DeleteLinkDialog
+        shortUrl={deleting?.link.shortUrl ?? null}
         busy={removing.busy !== null}
         error={removing.error}
         onConfirm={() => deleting !== null && remove(deleting)}
@@ -68,11 +66,7 @@ export function LinkList({ links, defaultHost, busy, onChanged, onDeleted }: Lin
           setDeleting(null);
           removing.setError(null);
         }}
-      >
-        <p>
-          <code>{deleting?.link.shortUrl}</code> will stop redirecting at once, and its clicks are no longer shown. This cannot be undone.
-        </p>
-      </ConfirmDialog>
+      />
     </>
   );
 }
