@@ -2,6 +2,7 @@
 // (visitor-page.ts, password-page.ts): its name and logo in a bar of its colour, whose text is
 // black or white, whichever meets WCAG AA against it. Pure: no I/O.
 
+import { textOn } from './contrast.ts';
 import { escapeHtml } from './html-page.ts';
 
 export interface BrandLogo {
@@ -24,25 +25,6 @@ export interface Brand {
 export const NEUTRAL_ACCENT = '#1d4ed8';
 
 const HEX_COLOR = /^#[0-9a-f]{6}$/i;
-
-/** WCAG 2.x relative luminance of #rrggbb. */
-export function luminance(color: string): number {
-  const channel = (at: number) => {
-    const c = Number.parseInt(color.slice(at, at + 2), 16) / 255;
-    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
-}
-
-export function contrastRatio(a: string, b: string): number {
-  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
-  return (light + 0.05) / (dark + 0.05);
-}
-
-/** Black or white, whichever contrasts more with `background`: at least 4.58:1 on any colour (AA asks 4.5). */
-export function textOn(background: string): '#000000' | '#ffffff' {
-  return contrastRatio(background, '#ffffff') >= contrastRatio(background, '#000000') ? '#ffffff' : '#000000';
-}
 
 /** How a page looks in a brand: the CSS it adds, the bar it starts with, what its CSP must allow. */
 export interface BrandLook {

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
+import { textOn } from '../../../src/core/contrast.ts';
 
 interface BrandPreviewProps {
   /** The brand's name, or the workspace's when it has none. */
@@ -40,15 +41,4 @@ export function BrandPreview({ name, color, logo }: BrandPreviewProps) {
       </div>
     </figure>
   );
-}
-
-/** Black or white, whichever reads better on `color` (#rrggbb), by WCAG relative luminance. */
-export function textOn(color: string): string {
-  const [r, g, b] = [1, 3, 5].map((at) => {
-    const channel = parseInt(color.slice(at, at + 2), 16) / 255;
-    return channel <= 0.04045 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
-  }) as [number, number, number];
-  const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  // Contrast with white (1.05 / (L + 0.05)) against with black ((L + 0.05) / 0.05): the larger wins.
-  return 1.05 / (luminance + 0.05) >= (luminance + 0.05) / 0.05 ? '#ffffff' : '#000000';
 }
