@@ -1,19 +1,14 @@
+import { BRAND_LOGO_MAX_BYTES, imageTypeOf } from '../../../src/people/brand.ts';
 import { Field } from '../shared/Field.tsx';
 
-/** As the API takes them (src/people/brand.ts), which checks them again. */
+/** As the API takes them (src/people/brand.ts imageTypeOf), which checks them again. */
 const LOGO_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
-const LOGO_MAX_BYTES = 32 * 1024;
 
-/** Why `file` is not a logo the API takes, or null; checked by its first bytes, as the API checks them again. */
+/** Why `file` is not a logo the API takes, or null: by its first bytes and size, with the API's own rules (which it applies again). */
 export async function logoProblemOf(file: File): Promise<string | null> {
   const head = new Uint8Array(await file.slice(0, 12).arrayBuffer());
-  const starts = (magic: readonly number[], at = 0) => magic.every((byte, i) => head[at + i] === byte);
-  const image =
-    starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) ||
-    starts([0xff, 0xd8, 0xff]) ||
-    (starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], 8));
-  if (!image) return 'Choose a PNG, JPEG or WebP image (SVG is not taken: it can carry script).';
-  if (file.size > LOGO_MAX_BYTES) return `This image is ${Math.ceil(file.size / 1024)} KB: choose one of at most 32 KB.`;
+  if (imageTypeOf(head) === undefined) return 'Choose a PNG, JPEG or WebP image (SVG is not taken: it can carry script).';
+  if (file.size > BRAND_LOGO_MAX_BYTES) return `This image is ${Math.ceil(file.size / 1024)} KB: choose one of at most 32 KB.`;
   return null;
 }
 
