@@ -201,8 +201,12 @@ export class WriteQueue {
     this.#backoffMs = 0;
     // Committed: from here on nothing may answer these links as a failure (a retry would create a second link).
     await this.#announce(links.filter((link) => inserted.written.has(keyOf(link))));
-    this.#settle(batch, links, inserted);
-    if (inserted.keyTaken.size > 0) await this.#discard(links.filter((link) => inserted.keyTaken.has(keyOf(link))));
+    const lost = this.#settle(batch, links, inserted);
+    if (lost.length === 0) return;
+    // The creates that lost their key are told only once their links are gone: each answers with
+    // the winner's link, and by then its own is no longer counted anywhere.
+    await this.#discard(lost.map(([, link]) => link));
+    for (const [item, link] of lost) item.settle.reject(new IdempotencyKeyTaken(keyOf(link)));
   }
 
   async #announce(links: NewLink[]): Promise<void> {
@@ -221,15 +225,17 @@ export class WriteQueue {
     }
   }
 
-  #settle(batch: Pending[], links: NewLink[], { written, keyTaken }: Inserted): void {
+  /** Answers the batch's creates but those whose Idempotency-Key was taken: they are returned, with their links. */
+  #settle(batch: Pending[], links: NewLink[], { written, keyTaken }: Inserted): [Pending, NewLink][] {
     const retry: Pending[] = [];
+    const lost: [Pending, NewLink][] = [];
     for (const [i, item] of batch.entries()) {
       const link = links[i] as NewLink;
       const alias = item.request.alias;
       const delayMs = alias === undefined ? 0 : this.#store.ackDelayMs(alias);
       const key = keyOf(link);
       if (keyTaken.has(key)) {
-        item.settle.reject(new IdempotencyKeyTaken(key));
+        lost.push([item, link]);
       } else if (written.has(key)) {
         settleAfter(delayMs, () => item.settle.resolve(link));
       } else if (alias !== undefined) {
@@ -242,6 +248,7 @@ export class WriteQueue {
     }
     for (const item of retry) this.#rejoin(item);
     if (retry.length > 0) this.#queue = retry.concat(this.#queue);
+    return lost;
   }
 
   /** Nothing of the batch was committed: every link of it is refused. */

@@ -163,13 +163,24 @@ test('a batch that fails is refused whole with a 503 code: the database error, o
 
 test('a generated code that meets an existing row takes the next code; an alias that does is 409; a taken Idempotency-Key is said, and its link removed', async () => {
   const db = fakeDatabase();
-  const { queue, discarded } = queueOf(db);
+  // Removing a link takes a round trip to the database.
+  const discarded: string[] = [];
+  const { queue } = queueOf(db, {
+    discard: async (links) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      discarded.push(...links.map((link) => link.code));
+    },
+  });
   db.exists(['gen0', 'taken-alias']);
   db.keyTakenFor(['keyed']);
+  let discardedWhenTold: string[] = [];
   const [generated, alias, keyed] = await Promise.allSettled([
     queue.enqueue(request('https://example.com/generated')),
     queue.enqueue(request('https://example.com/alias', 'taken-alias')),
-    queue.enqueue(request('https://example.com/keyed', 'keyed')),
+    queue.enqueue(request('https://example.com/keyed', 'keyed')).catch((err: unknown) => {
+      discardedWhenTold = [...discarded];
+      throw err;
+    }),
   ]);
   assert.equal(generated.status === 'fulfilled' && generated.value.code, 'gen1');
   assert.equal(alias.status === 'rejected' && (alias.reason as AppError).code, 'ALIAS_TAKEN');
@@ -179,6 +190,7 @@ test('a generated code that meets an existing row takes the next code; an alias 
     [['gen0', 'taken-alias', 'keyed'], ['gen1']],
   );
   assert.deepEqual(discarded, ['keyed'], 'the link written with a key another create took is removed');
+  assert.deepEqual(discardedWhenTold, ['keyed'], 'before its create hears of it (it then answers with the link that won)');
 });
 
 test('the same alias twice goes in two batches, so the second meets the first and is 409', async () => {
