@@ -103,6 +103,20 @@ const rps = (run: RunResult) => run.rps;
 export const perCpuSecond = (run: RunResult): number =>
   run.cpu.server === null || run.cpu.server === 0 ? Number.NaN : run.rps / run.cpu.server;
 
+/** Under this share of its core a server was not saturated: its rate is not what it can do. */
+export const SATURATED_SERVER_CPU = 0.9;
+
+/**
+ * Why a run's server was not saturated (under 90 % of its core), or undefined: its rate then says
+ * more about the load generator than the server, and only its figure per second of server CPU is
+ * fair. Paced runs, runs without a server CPU reading and runs without requests are not judged.
+ */
+export function unsaturated(run: RunResult): string | undefined {
+  const cpu = run.cpu.server;
+  if (run.skipped !== undefined || run.requests === 0 || run.offeredRate !== null || cpu === null) return undefined;
+  return cpu < SATURATED_SERVER_CPU ? `server at ${Math.round(cpu * 100)} % of its core` : undefined;
+}
+
 /** The runs labelled `first` and `second`, when both are there and can be trusted; else target `name` N/A, saying why. */
 export function bothRuns(runs: Judged, name: string, first: string, second: string): [RunResult, RunResult] | TargetResult {
   const a = runs.find(first);
@@ -128,6 +142,31 @@ export function ratio(name: string, top: string, bottom: string, goal: number, p
       ...(limited.length === 0
         ? {}
         : { detail: `generator-limited: ${limited.map((l) => `"${l}"`).join(' and ')} (its rate is a lower bound)` }),
+    };
+  };
+}
+
+/**
+ * "`top` ≥ `goal` × `bottom`" per second of server CPU (perCpuSecond): the per-core figure, fair
+ * whether or not the load generator could saturate each server. Says which server was not saturated.
+ */
+export function perCoreRatio(name: string, top: string, bottom: string, goal: number): Target {
+  return (runs) => {
+    const both = bothRuns(runs, name, top, bottom);
+    if (!Array.isArray(both)) return both;
+    const [a, b] = both;
+    const unread = [a, b].filter((run) => !Number.isFinite(perCpuSecond(run))).map((run) => `"${run.label}"`);
+    if (unread.length > 0) return notApplicable(name, `no reading of the server's CPU for ${unread.join(' and ')}`);
+    const value = perCpuSecond(a) / perCpuSecond(b);
+    const loose = [a, b].flatMap((run) => {
+      const why = unsaturated(run);
+      return why === undefined ? [] : [`"${run.label}": ${why}`];
+    });
+    return {
+      name,
+      value: `${value.toFixed(2)}×`,
+      verdict: value >= goal ? 'PASS' : 'MISS',
+      ...(loose.length === 0 ? {} : { detail: `not saturated, ${loose.join('; ')}` }),
     };
   };
 }

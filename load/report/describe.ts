@@ -1,6 +1,7 @@
 // A run and its figures in words, for the page and the terminal table alike.
 
 import type { AnalyticsStorage, ListFigures, ListPlan, RunResult, StorageFigures, TargetResult, Verdict } from '../types.ts';
+import { perCpuSecond, unsaturated } from '../targets.ts';
 import { fmtMs, intFmt } from './format.ts';
 
 export function fmtCpu(share: number | null): string {
@@ -122,10 +123,18 @@ export function fmtRps(run: RunResult): string {
   return `${run.generatorLimited === undefined ? '' : '≥ '}${intFmt.format(run.rps)}`;
 }
 
-/** Why a figure is a lower bound or only informational; '' when it is neither. */
+/** Requests per second of the server's CPU (its per-core figure), when its CPU was read. */
+export function fmtPerCpu(run: RunResult): string {
+  const figure = perCpuSecond(run);
+  return run.rps <= 0 || !Number.isFinite(figure) ? '—' : intFmt.format(Math.round(figure));
+}
+
+/** Why a figure is a lower bound or only informational, or its server was not saturated; '' when none. */
 export function runNote(run: RunResult): string {
+  const loose = unsaturated(run);
   return [
     run.generatorLimited === undefined ? '' : `generator-limited (${run.generatorLimited})`,
+    loose === undefined ? '' : `not saturated (${loose})`,
     run.informational === undefined ? '' : `informational: ${run.informational}`,
   ]
     .filter((n) => n !== '')

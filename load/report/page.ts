@@ -2,7 +2,18 @@
 
 import type { RunResult, SuiteResult, TargetResult, Verdict } from '../types.ts';
 import { latencyChart, throughputChart } from './charts.ts';
-import { describeList, describeStorage, fmtCpu, fmtMemory, fmtRps, hasLatency, LIMIT_LEGEND, runNote, verdictSummary } from './describe.ts';
+import {
+  describeList,
+  describeStorage,
+  fmtCpu,
+  fmtMemory,
+  fmtPerCpu,
+  fmtRps,
+  hasLatency,
+  LIMIT_LEGEND,
+  runNote,
+  verdictSummary,
+} from './describe.ts';
 import { CSS, escapeHtml, fmtDuration, fmtMs, fmtStatuses, intFmt, td } from './format.ts';
 import { listSection } from './list.ts';
 
@@ -25,6 +36,7 @@ const RUN_HEADERS = [
   's',
   'requests',
   'req/s',
+  'req per server CPU-s',
   'p50',
   'p99',
   'p99.9',
@@ -48,6 +60,7 @@ function runRow(run: RunResult): string {
     td(String(run.seconds), 'num'),
     td(intFmt.format(run.requests), 'num'),
     td(fmtRps(run), run.generatorLimited === undefined ? 'num' : 'num limited'),
+    td(fmtPerCpu(run), 'num'),
     ...[run.latency.p50, run.latency.p99, run.latency.p999, run.latency.max].map((v) => td(ms(v), 'num')),
     // Keep each "code: count" pair on one line when the cell wraps.
     `<td>${escapeHtml(fmtStatuses(run.statuses)).replaceAll(': ', ':&nbsp;')}</td>`,

@@ -1,7 +1,18 @@
 // A load-suite result as plain-text tables for the terminal: the runs, the list's shapes, the targets.
 
 import type { RunResult, SuiteResult } from '../types.ts';
-import { describeList, describeStorage, fmtCpu, fmtMemory, fmtRps, hasLatency, LIMIT_LEGEND, runNote, verdictSummary } from './describe.ts';
+import {
+  describeList,
+  describeStorage,
+  fmtCpu,
+  fmtMemory,
+  fmtPerCpu,
+  fmtRps,
+  hasLatency,
+  LIMIT_LEGEND,
+  runNote,
+  verdictSummary,
+} from './describe.ts';
 import { fmtMs, fmtStatuses, intFmt, padColumns } from './format.ts';
 import { isListShape, LIST_HEADERS, listRows } from './list.ts';
 
@@ -13,6 +24,7 @@ function terminalRows(r: RunResult): string[][] {
     r.label,
     r.generator === 'wrk' ? 'wrk' : r.generator === 'autocannon' ? 'ac' : '—',
     fmtRps(r),
+    fmtPerCpu(r),
     ms(r.latency.p50),
     ms(r.latency.p99),
     ms(r.latency.p999),
@@ -33,11 +45,11 @@ function terminalRows(r: RunResult): string[][] {
 export function renderTable(result: SuiteResult): string {
   const runs = padColumns(
     [
-      ['run', 'gen', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'statuses', 'errors', 'cpu client / server', 'note'],
+      ['run', 'gen', 'req/s', 'per CPU-s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'statuses', 'errors', 'cpu client / server', 'note'],
       // The list's shapes have a table of their own, below.
       ...result.runs.filter((run) => !isListShape(run)).flatMap(terminalRows),
     ],
-    new Set([2, 3, 4, 5, 7]),
+    new Set([2, 3, 4, 5, 6, 8]),
   );
   const shapes = listRows(result.runs);
   const list =
