@@ -1,52 +1,15 @@
-// The process: config, then either serve here (WORKERS=1) or, as a node:cluster primary, run
-// WORKERS processes that each serve (src/process/cluster.ts). Run `node src/process/main.ts` directly (not
-// through npm or a shell) so that the signal reaches it. The one place the process exits.
+// The process's entry (`npm start`): Node's compile cache first, then the process (start.ts). Run
+// `node src/process/main.ts` directly (not through npm or a shell) so that the signals reach it.
+//
+// With the cache on, every start after the first reads each module's compiled code, and its source
+// with the types already stripped, from a folder instead of parsing and stripping it again: no
+// TypeScript stripper is loaded at all. The folder is NODE_COMPILE_CACHE, or the checkout's own
+// node_modules/.cache (not the shared temporary folder, where another user could leave code for
+// the service to run); where it cannot be written the service starts without it, and
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off. What it saves: docs/performance.md#start-up.
 
-// First: it must hold a tick object before anything else runs (see the file).
-// oxlint-disable-next-line import/no-unassigned-import
-import './tick-shape.ts';
-import cluster from 'node:cluster';
-import type { Logger } from 'pino';
-import { runPrimary } from './cluster.ts';
-import { ConfigError, isPublishedSecret, loadConfig, servingSecretProblem, type Config } from '../config/config.ts';
-import { createLogger } from './logger.ts';
-import { serve } from './serve.ts';
+import { enableCompileCache } from 'node:module';
 
-const EX_CONFIG = 78;
-
-async function main(): Promise<number> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    console.error(err.message);
-    return EX_CONFIG;
-  }
-  const secretProblem = servingSecretProblem(config);
-  if (secretProblem !== null) {
-    console.error(`invalid configuration:\n  ${secretProblem}`);
-    return EX_CONFIG;
-  }
-  if (config.workers === 1) {
-    const log = createLogger(config);
-    warnOnDevSecret(config, log);
-    return serve(config, log, { migrate: true });
-  }
-  if (cluster.isPrimary) {
-    const log = createLogger(config, { pid: process.pid, role: 'primary' });
-    warnOnDevSecret(config, log);
-    return runPrimary(config, log);
-  }
-  const log = createLogger(config, { pid: process.pid, role: 'worker', worker: cluster.worker?.id });
-  return serve(config, log, { migrate: false });
-}
-
-// Accepted only on a development machine (servingSecretProblem): still said, in case it is not one.
-function warnOnDevSecret({ codeSecret }: Config, log: Logger): void {
-  if (isPublishedSecret(codeSecret)) {
-    log.warn('CODE_SECRET is the development default or a placeholder: set your own so that codes cannot be predicted');
-  }
-}
-
-process.exit(await main());
+// Before any other module: a static import would be loaded, and compiled, before this line runs.
+enableCompileCache(process.env.NODE_COMPILE_CACHE ?? new URL('../../node_modules/.cache/node-compile-cache', import.meta.url).pathname);
+await import('./start.ts');
