@@ -57,6 +57,8 @@ export interface RunResult {
   };
   /** Only for the storage scenario. */
   readonly storage?: StorageFigures;
+  /** Only for the startup scenario. */
+  readonly startup?: StartupFigures;
   /** Only for the list scenario's run over all its shapes (label 'list'). */
   readonly list?: ListFigures;
   /** Only for the list scenario's shapes: the request paths cycled through, and the plan of each. */
@@ -66,6 +68,14 @@ export interface RunResult {
 }
 
 /** What a link costs where the service keeps it besides its LRU, written by the service itself. */
+/** Milliseconds from a service process's spawn until its /readyz answered 200. */
+export interface StartupFigures {
+  /** On fresh data and an empty compile cache. */
+  readonly firstMs: number;
+  /** Each start after it, on the data and the cache it left. */
+  readonly restartsMs: readonly number[];
+}
+
 export interface StorageFigures {
   readonly postgres: PostgresStorage;
   /** null without a Redis (REDIS_URL unset). */

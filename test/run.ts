@@ -14,7 +14,7 @@ import { spec } from 'node:test/reporters';
 const LONGEST_FIRST = [
   'test/fleet/fleet.test.ts', // 100
   'test/analytics/analytics.test.ts', // 68
-  'test/load/load-smoke.test.ts', // 46
+  'test/load/load-smoke.test.ts', // 55
   'test/edge/fast-path-differential.test.ts', // 46
   'test/resolve/read-replicas.test.ts', // 45
   'test/redis/redis-cluster.test.ts', // 43

@@ -13,6 +13,14 @@ export function fmtCpuPerRequest(run: RunResult): string {
   return run.cpu.server === null ? '—' : `${((run.cpu.server / run.rps) * 1e6).toFixed(1)} µs`;
 }
 
+/** A startup run's figures: the first start, then the restarts. */
+export function fmtStartup(run: RunResult): string {
+  const figures = run.startup;
+  if (figures === undefined) return '';
+  const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+  return `ready ${s(figures.firstMs)} after the first spawn (fresh data, empty compile cache); restarts ${figures.restartsMs.map(s).join(', ')}`;
+}
+
 export function fmtMemory(run: RunResult): string {
   const m = run.memory;
   if (m === undefined) return '';

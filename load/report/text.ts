@@ -7,6 +7,7 @@ import {
   fmtCpu,
   fmtMemory,
   fmtPerCpu,
+  fmtStartup,
   fmtRps,
   hasLatency,
   LIMIT_LEGEND,
@@ -37,6 +38,7 @@ function terminalRows(r: RunResult): string[][] {
   return [
     row,
     ...(r.memory === undefined ? [] : [['', `memory: ${fmtMemory(r)}`]]),
+    ...(r.startup === undefined ? [] : [['', `startup: ${fmtStartup(r)}`]]),
     ...(r.storage === undefined ? [] : describeStorage(r.storage).map((line) => ['', line])),
     ...(r.list === undefined ? [] : describeList(r.list).map((line) => ['', line])),
   ];

@@ -19,6 +19,7 @@ import { mixed } from './mixed.ts';
 import { notFound } from './not-found.ts';
 import { baseline, ceiling, go, hot, hotDomain, hotSlow } from './redirect.ts';
 import { rules } from './rules.ts';
+import { startup } from './startup.ts';
 import { storage } from './storage.ts';
 import { stream } from './stream.ts';
 import { postgres, redis } from './tiers.ts';
@@ -44,6 +45,7 @@ export const SCENARIOS: readonly Scenario[] = [
   dashboard,
   analytics,
   stream,
+  startup,
   memory,
 ];
 

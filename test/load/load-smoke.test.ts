@@ -1,7 +1,7 @@
 // The load suite must not rot: its scenarios run for a second against real servers, answer what
 // they should, and the results and the report are written. `npm test` runs one scenario of each
 // kind of machinery (the redirect rounds with wrk, autocannon's creates, the list's seeding, the
-// storage figures with a private Redis, the memory probe): SHORT, about 30 s. `npm run test:load`
+// storage figures with a private Redis, the start-up times, the memory probe): SHORT, about 45 s. `npm run test:load`
 // runs every scenario (LOAD_SMOKE=all, about two minutes). No figure is judged here: CI machines
 // are shared and noisy, and the targets are goals, not assertions. It passes with and without wrk
 // and Go on the PATH: without wrk, autocannon drives every run; without Go (or Debian's fasthttp
@@ -25,7 +25,7 @@ import { compileCacheEnv } from '../helpers/server-process.ts';
 const RUN = new URL('../../load/run.ts', import.meta.url).pathname;
 
 /** The scenarios of `npm test`'s smoke (and those they need); every scenario with LOAD_SMOKE=all. */
-const SHORT = ['baseline', 'hot', 'not-found', 'create', 'list', 'storage', 'memory'];
+const SHORT = ['baseline', 'hot', 'not-found', 'create', 'list', 'storage', 'startup', 'memory'];
 const ALL = process.env.LOAD_SMOKE === 'all';
 const CHOSEN = new Set(
   ALL ? SCENARIOS.map((scenario) => scenario.name) : choose(SCENARIOS, SHORT, { sharedDatabase: true }).map((scenario) => scenario.name),
@@ -49,6 +49,8 @@ const LABELS: Record<string, string> = {
   'dashboard · off': 'dashboard',
   rules: 'rules',
   'rules · plain': 'rules',
+  'startup · embedded': 'startup',
+  'startup · postgres': 'startup',
 };
 
 /** The redirect runs, driven by wrk exactly when it is installed, by label. */
@@ -125,6 +127,11 @@ test(
         const own = redis.private ?? assert.fail('no private redis-server figures');
         for (const bytes of [redis.memoryUsagePerKey, own.bytesPerKey, own.ttlBytesPerKey, own.negativeBytesPerKey])
           assert.ok(bytes > 0, JSON.stringify(redis));
+      } else if (run.scenario === 'startup') {
+        // Each engine started from nothing, then restarted three times; every start timed until ready.
+        const { firstMs, restartsMs } = run.startup ?? assert.fail(`${run.label}: no start-up figures`);
+        assert.equal(restartsMs.length, 3, run.label);
+        for (const ms of [firstMs, ...restartsMs]) assert.ok(ms > 0 && ms < 60_000, `${run.label}: ${ms} ms`);
       } else if (run.scenario === 'go' && run.skipped !== undefined) {
         assert.match(run.skipped, /apt-get install golang-go golang-github-valyala-fasthttp-dev/);
       } else if (run.scenario === 'list' && run.skipped !== undefined) {
@@ -160,7 +167,7 @@ test(
     }
     assert.match(output, wrk ? /load generator: wrk / : /wrk is not installed \(apt-get install wrk\)/);
     // Every target is judged, and printed.
-    assert.equal(result.targets.length, 23);
+    assert.equal(result.targets.length, 25);
     for (const target of result.targets) assert.match(output, new RegExp(`${target.verdict}\\s+${escape(target.name)}`));
 
     // The run's Redis keys are gone with it.
