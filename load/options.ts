@@ -13,6 +13,8 @@ export interface Options {
   readonly scenarios: readonly string[];
   readonly seconds: number;
   readonly rounds: number;
+  /** --starts: fresh starts of each server in the starts scenario. */
+  readonly starts: number;
   readonly links: number;
   readonly connections: number;
   readonly memoryLinks: number;
@@ -39,7 +41,7 @@ export interface Options {
   readonly out: string;
 }
 
-type Positive = 'seconds' | 'rounds' | 'links' | 'connections' | 'memory-links' | 'list-links' | 'list-requests' | 'zipf-s';
+type Positive = 'seconds' | 'rounds' | 'starts' | 'links' | 'connections' | 'memory-links' | 'list-links' | 'list-requests' | 'zipf-s';
 type CpuList = 'server-cpus' | 'generator-cpus' | 'cluster-cpus' | 'database-cpus';
 
 /** `args` read against the names of the scenarios there are (each default: all of them). */
@@ -51,6 +53,7 @@ export function parseOptions(args: readonly string[], scenarios: readonly string
       scenario: { type: 'string', default: scenarios.join(',') },
       seconds: { type: 'string', default: '5' },
       rounds: { type: 'string', default: '3' },
+      starts: { type: 'string', default: '10' },
       links: { type: 'string', default: '100000' },
       connections: { type: 'string', default: '100' },
       'memory-links': { type: 'string', default: '1000000' },
@@ -84,6 +87,7 @@ export function parseOptions(args: readonly string[], scenarios: readonly string
   const numbers = {
     seconds: positive('seconds'),
     rounds: Math.round(positive('rounds')),
+    starts: Math.round(positive('starts')),
     links: positive('links'),
     connections: positive('connections'),
     memoryLinks: positive('memory-links'),

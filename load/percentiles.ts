@@ -23,3 +23,14 @@ export function roundTo(n: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(n * f) / f;
 }
+
+/** The median of `values` (the lower middle of an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
+}
+
+/** How widely `values` spread: (max − min) ÷ median. */
+export function spreadOf(values: readonly number[]): number {
+  return (Math.max(...values) - Math.min(...values)) / median(values);
+}

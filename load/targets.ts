@@ -24,7 +24,11 @@ export function judged(runs: readonly RunResult[], invalid: (run: RunResult) => 
 }
 
 /** A run that sent no traffic (skipped, or the memory and storage probes): no requests, no latency. */
-export function quietRun(scenario: string, label: string, extra: Pick<RunResult, 'skipped' | 'memory' | 'storage' | 'startup'>): RunResult {
+export function quietRun(
+  scenario: string,
+  label: string,
+  extra: Pick<RunResult, 'skipped' | 'memory' | 'storage' | 'startup' | 'starts'>,
+): RunResult {
   return {
     scenario,
     variant: 'service',

@@ -59,6 +59,8 @@ export interface RunResult {
   readonly storage?: StorageFigures;
   /** Only for the startup scenario. */
   readonly startup?: StartupFigures;
+  /** Only for the starts scenario. */
+  readonly starts?: StartsFigures;
   /** Only for the list scenario's run over all its shapes (label 'list'). */
   readonly list?: ListFigures;
   /** Only for the list scenario's shapes: the request paths cycled through, and the plan of each. */
@@ -74,6 +76,12 @@ export interface StartupFigures {
   readonly firstMs: number;
   /** Each start after it, on the data and the cache it left. */
   readonly restartsMs: readonly number[];
+}
+
+/** The hot path of one server in each of its fresh starts. */
+export interface StartsFigures {
+  /** Requests per second of server CPU, a figure per start, in the order of the starts. */
+  readonly perCpuSecond: readonly number[];
 }
 
 export interface StorageFigures {

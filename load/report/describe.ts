@@ -1,6 +1,7 @@
 // A run and its figures in words, for the page and the terminal table alike.
 
 import type { AnalyticsStorage, ListFigures, ListPlan, RunResult, StorageFigures, TargetResult, Verdict } from '../types.ts';
+import { median, spreadOf } from '../percentiles.ts';
 import { perCpuSecond, unsaturated } from '../targets.ts';
 import { fmtMs, intFmt } from './format.ts';
 
@@ -19,6 +20,16 @@ export function fmtStartup(run: RunResult): string {
   if (figures === undefined) return '';
   const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
   return `ready ${s(figures.firstMs)} after the first spawn (fresh data, empty compile cache); restarts ${figures.restartsMs.map(s).join(', ')}`;
+}
+
+/** A starts run's figures: each start's requests per server CPU-second, and their spread. */
+export function fmtStarts(run: RunResult): string {
+  const figures = run.starts?.perCpuSecond;
+  if (figures === undefined || figures.length === 0) return '';
+  return (
+    `${figures.length} fresh starts, per server CPU-second: ${figures.map((n) => intFmt.format(n)).join(', ')} ` +
+    `(median ${intFmt.format(median(figures))}, spread ${(spreadOf(figures) * 100).toFixed(0)} %)`
+  );
 }
 
 export function fmtMemory(run: RunResult): string {

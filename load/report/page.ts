@@ -8,6 +8,7 @@ import {
   fmtCpu,
   fmtMemory,
   fmtPerCpu,
+  fmtStarts,
   fmtStartup,
   fmtRps,
   hasLatency,
@@ -75,9 +76,10 @@ function runRow(run: RunResult): string {
     `<tr class="sub"><td colspan="4"></td><td colspan="${RUN_HEADERS.length - 4}">${escapeHtml(text)}</td></tr>`;
   const memory = run.memory === undefined ? '' : sub(`memory: ${fmtMemory(run)}`);
   const startup = run.startup === undefined ? '' : sub(`startup: ${fmtStartup(run)}`);
+  const starts = run.starts === undefined ? '' : sub(`starts: ${fmtStarts(run)}`);
   const storage = run.storage === undefined ? '' : describeStorage(run.storage).map(sub).join('');
   const list = run.list === undefined ? '' : describeList(run.list).map(sub).join('');
-  return `<tr>${head}${cells.join('')}</tr>${memory}${startup}${storage}${list}`;
+  return `<tr>${head}${cells.join('')}</tr>${memory}${startup}${starts}${storage}${list}`;
 }
 
 function runsTable(runs: readonly RunResult[]): string {

@@ -7,6 +7,7 @@ import {
   fmtCpu,
   fmtMemory,
   fmtPerCpu,
+  fmtStarts,
   fmtStartup,
   fmtRps,
   hasLatency,
@@ -39,6 +40,7 @@ function terminalRows(r: RunResult): string[][] {
     row,
     ...(r.memory === undefined ? [] : [['', `memory: ${fmtMemory(r)}`]]),
     ...(r.startup === undefined ? [] : [['', `startup: ${fmtStartup(r)}`]]),
+    ...(r.starts === undefined ? [] : [['', `starts: ${fmtStarts(r)}`]]),
     ...(r.storage === undefined ? [] : describeStorage(r.storage).map((line) => ['', line])),
     ...(r.list === undefined ? [] : describeList(r.list).map((line) => ['', line])),
   ];

@@ -19,6 +19,7 @@ import { mixed } from './mixed.ts';
 import { notFound } from './not-found.ts';
 import { baseline, ceiling, go, hot, hotDomain, hotSlow } from './redirect.ts';
 import { rules } from './rules.ts';
+import { starts } from './starts.ts';
 import { startup } from './startup.ts';
 import { storage } from './storage.ts';
 import { stream } from './stream.ts';
@@ -45,6 +46,7 @@ export const SCENARIOS: readonly Scenario[] = [
   dashboard,
   analytics,
   stream,
+  starts,
   startup,
   memory,
 ];

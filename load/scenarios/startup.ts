@@ -17,6 +17,7 @@ import { LOAD_CODE_SECRET, loadScript, SERVICE_NODE_OPTIONS } from '../processes
 import { LoadError, ONLY_LOCAL, type OnItsOwn } from '../scenario.ts';
 import { notApplicable, quietRun, type Target } from '../targets.ts';
 import type { RunResult, StartupFigures } from '../types.ts';
+import { median } from '../percentiles.ts';
 
 /** Starts after the first, on the data the first left: their median is judged where restarts are. */
 const RESTARTS = 3;
@@ -125,12 +126,6 @@ async function ready(port: number): Promise<boolean> {
 
 /** Seconds, to two decimals. */
 const fmtSeconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
-
-/** The median of `values` (the lower middle of an even count). */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
-}
 
 /** Judges the first start, or the median of the restarts, of the run `label` against `goalS` seconds. */
 export function startTarget(name: string, label: string, which: 'first' | 'restart', goalS: number): Target {

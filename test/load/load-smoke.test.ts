@@ -49,6 +49,8 @@ const LABELS: Record<string, string> = {
   'dashboard · off': 'dashboard',
   rules: 'rules',
   'rules · plain': 'rules',
+  'starts · service': 'starts',
+  'starts · baseline': 'starts',
   'startup · embedded': 'startup',
   'startup · postgres': 'startup',
 };
@@ -78,7 +80,7 @@ test(
     const out = await mkdtemp(join(tmpdir(), 'load-smoke-'));
     t.after(() => rm(out, { recursive: true, force: true }));
     const args = ['--seconds', '1', '--rounds', '1', '--links', '300', '--connections', '20', '--memory-links', '20000'];
-    args.push('--list-links', '5000', '--list-requests', '20', '--out', out);
+    args.push('--list-links', '5000', '--list-requests', '20', '--starts', '2', '--out', out);
     if (!ALL) args.push('--scenario', SHORT.join(','));
     const child = spawn(process.execPath, [RUN, ...args], {
       env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), DATABASE_URL: ADMIN_URL, REDIS_URL: SHARED_REDIS_URL },
@@ -127,6 +129,14 @@ test(
         const own = redis.private ?? assert.fail('no private redis-server figures');
         for (const bytes of [redis.memoryUsagePerKey, own.bytesPerKey, own.ttlBytesPerKey, own.negativeBytesPerKey])
           assert.ok(bytes > 0, JSON.stringify(redis));
+      } else if (run.scenario === 'starts') {
+        // Two fresh starts of each server, each measured.
+        const figures = run.starts?.perCpuSecond ?? assert.fail(`${run.label}: no figures`);
+        assert.equal(figures.length, 2, run.label);
+        assert.ok(
+          figures.every((n) => n > 0),
+          `${run.label}: ${figures.join(', ')}`,
+        );
       } else if (run.scenario === 'startup') {
         // Each engine started from nothing, then restarted three times; every start timed until ready.
         const { firstMs, restartsMs } = run.startup ?? assert.fail(`${run.label}: no start-up figures`);
@@ -167,7 +177,7 @@ test(
     }
     assert.match(output, wrk ? /load generator: wrk / : /wrk is not installed \(apt-get install wrk\)/);
     // Every target is judged, and printed.
-    assert.equal(result.targets.length, 25);
+    assert.equal(result.targets.length, 26);
     for (const target of result.targets) assert.match(output, new RegExp(`${target.verdict}\\s+${escape(target.name)}`));
 
     // The run's Redis keys are gone with it.
