@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api/errors.ts';
 import { requestPasswordReset } from '../people/api.ts';
 import { personMessage } from '../people/fields.ts';
@@ -50,7 +50,7 @@ function ResetRequestForm({ onSent }: { onSent: (email: string) => void }) {
   const { api } = useAuth();
   const [email, setEmail] = useState('');
   const input = useRef<HTMLInputElement>(null);
-  useEffect(() => input.current?.focus(), []);
+  useLayoutEffect(() => input.current?.focus(), []);
 
   const send = async () => {
     await requestPasswordReset(api, email.trim());

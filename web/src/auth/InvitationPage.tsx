@@ -1,5 +1,5 @@
 import { useLocation } from 'preact-iso';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Session } from '../api/client.ts';
 import { acceptInvitation, viewInvitation, type InvitationView } from '../people/api.ts';
 import { newPasswordProblem, PASSWORD_HINT, personFieldIn, personMessage } from '../people/fields.ts';
@@ -125,7 +125,7 @@ function NewAccountForm({ token, email, onJoined }: { token: string; email: stri
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const first = useRef<HTMLInputElement>(null);
-  useEffect(() => first.current?.focus(), []);
+  useLayoutEffect(() => first.current?.focus(), []);
 
   const { busy, errors, formError, submit } = useFormSubmit<Place>(
     async () => onJoined(await acceptInvitation(api, token, { name: name.trim(), password })),

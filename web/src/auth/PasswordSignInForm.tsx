@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { signInWithPassword, type SecondFactorStep } from '../people/second-factors/api.ts';
 import { personMessage } from '../people/fields.ts';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
@@ -18,7 +18,7 @@ export function PasswordSignInForm({ notice, onSecondStep }: { notice: string | 
   const [password, setPassword] = useState('');
   const first = useRef<HTMLInputElement>(null);
 
-  useEffect(() => first.current?.focus(), []);
+  useLayoutEffect(() => first.current?.focus(), []);
 
   const send = async () => {
     const answer = await signInWithPassword(api, email.trim(), password);

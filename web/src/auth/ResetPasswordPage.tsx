@@ -1,5 +1,5 @@
 import { useLocation } from 'preact-iso';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { confirmPasswordReset } from '../people/api.ts';
 import { newPasswordProblem, PASSWORD_HINT, personFieldIn, personMessage } from '../people/fields.ts';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
@@ -39,7 +39,7 @@ function ResetForm({ token, mail, onDone }: { token: string; mail: boolean; onDo
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   const first = useRef<HTMLInputElement>(null);
-  useEffect(() => first.current?.focus(), []);
+  useLayoutEffect(() => first.current?.focus(), []);
 
   const { busy, errors, formError, submit } = useFormSubmit<Place>(
     async () => {

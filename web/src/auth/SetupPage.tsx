@@ -1,5 +1,5 @@
 import { useLocation } from 'preact-iso';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { getSetup, setUp, type SetupState } from '../people/api.ts';
 import { newPasswordProblem, PASSWORD_HINT, personFieldIn, personMessage } from '../people/fields.ts';
 import { ErrorMessage, Field } from '../shared/Field.tsx';
@@ -52,7 +52,7 @@ function SetupForm({ state }: { state: SetupState }) {
   // The link the server logs at start carries the token (/app/setup?token=…).
   const [values, setValues] = useState<Record<Place, string>>({ name: '', email: '', password: '', token: query['token'] ?? '' });
   const first = useRef<HTMLInputElement>(null);
-  useEffect(() => first.current?.focus(), []);
+  useLayoutEffect(() => first.current?.focus(), []);
 
   const send = async () => {
     const { name, email, password, token } = values;

@@ -1,11 +1,11 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { CopyButton } from '../shared/CopyButton.tsx';
 import type { CreatedKey } from './api.ts';
 
 /** The new key's secret, shown this once: the service keeps only its hash. */
 export function NewSecret({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
   const box = useRef<HTMLElement>(null);
-  useEffect(() => box.current?.focus(), [created.id]);
+  useLayoutEffect(() => box.current?.focus(), [created.id]);
   return (
     <section class="panel secret" aria-labelledby="secret-heading" ref={box} tabIndex={-1}>
       <h2 id="secret-heading">Key “{created.name}” created</h2>

@@ -1,11 +1,11 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { SecretValue } from '../shared/SecretValue.tsx';
 import type { CreatedWebhook } from './api.ts';
 
 /** A new endpoint's signing secret, shown as it is made, with how a receiver checks a request with it. */
 export function NewWebhookSecret({ created, onDone }: { created: CreatedWebhook; onDone: () => void }) {
   const box = useRef<HTMLElement>(null);
-  useEffect(() => box.current?.focus(), [created.id]);
+  useLayoutEffect(() => box.current?.focus(), [created.id]);
   return (
     <section class="panel secret" aria-labelledby="webhook-secret-heading" ref={box} tabIndex={-1}>
       <h2 id="webhook-secret-heading">Endpoint added: its signing secret</h2>

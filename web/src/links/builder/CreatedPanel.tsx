@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { CopyButton } from '../../shared/CopyButton.tsx';
 import { useAnnounce } from '../../shared/Status.tsx';
 import type { CreatedLink } from '../api.ts';
@@ -15,7 +15,7 @@ interface CreatedPanelProps {
 export function CreatedPanel({ link, domain, onAnother }: CreatedPanelProps) {
   const announce = useAnnounce();
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useLayoutEffect(() => heading.current?.focus(), []);
   const canShare = typeof navigator.share === 'function';
 
   const share = async () => {

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { DateText } from '../../shared/DateText.tsx';
 import { SecretValue } from '../../shared/SecretValue.tsx';
 
@@ -19,7 +19,7 @@ interface HandOverLinkProps {
  */
 export function HandOverLink({ id, title, children, url, expiresAt, onDone }: HandOverLinkProps) {
   const box = useRef<HTMLElement>(null);
-  useEffect(() => box.current?.focus(), [url]);
+  useLayoutEffect(() => box.current?.focus(), [url]);
   return (
     <section class="panel secret" aria-labelledby={`${id}-heading`} ref={box} tabIndex={-1}>
       <h2 id={`${id}-heading`}>{title}</h2>

@@ -1,5 +1,5 @@
 import { browserSupportsWebAuthn } from '@simplewebauthn/browser';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../api/errors.ts';
 import { useAuth } from '../../auth/context.ts';
 import { ErrorMessage, Field } from '../../shared/Field.tsx';
@@ -26,7 +26,7 @@ export function SecondFactorStep({ step, onRestart }: { step: Step; onRestart: (
   const field = useRef<HTMLInputElement>(null);
   const typed = hasApp || hasCodes;
 
-  useEffect(() => field.current?.focus(), [mode]);
+  useLayoutEffect(() => field.current?.focus(), [mode]);
 
   const failed = (error: unknown): string => {
     if (error instanceof ApiError && error.code === 'SECOND_FACTOR_TICKET_INVALID') {
