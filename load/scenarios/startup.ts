@@ -1,7 +1,7 @@
 // How long the service takes from the spawn of its process to a 200 from GET /readyz, started as
 // `npm start` starts it: on the embedded engine (a fresh data folder, which the first start creates
 // and migrates: a newcomer's `npm ci && npm start`) and on Postgres (a scratch database, migrated
-// by the first start; then restarted, as every deploy restarts it). Each engine starts with a
+// by the first start; then restarted --rounds times, as every deploy restarts it). Each engine starts with a
 // compile cache folder of its own, empty at its first start. Issue 39's bars: the embedded engine's
 // first start ≤ 3 s, Postgres's restarts ≤ 1.5 s (their median).
 //
@@ -19,8 +19,6 @@ import { notApplicable, quietRun, type Target } from '../targets.ts';
 import type { RunResult, StartupFigures } from '../types.ts';
 import { median } from '../percentiles.ts';
 
-/** Starts after the first, on the data the first left: their median is judged where restarts are. */
-const RESTARTS = 3;
 /** A start slower than this is stuck, not slow. */
 const START_TIMEOUT_MS = 60_000;
 const POLL_MS = 10;
@@ -60,12 +58,12 @@ export const startup: OnItsOwn = {
   },
 };
 
-/** The first start on `env`'s data, then RESTARTS more, each stopped once ready. */
+/** The first start on `env`'s data, then --rounds more (the restarts, whose median is judged), each stopped once ready. */
 async function starts(context: Context, label: string, env: Record<string, string>): Promise<RunResult> {
   const cache = join(context.processes.scratch, `compile-cache-${label.replace(/\W+/g, '-')}`);
   const first = await readyAfter(context, { ...env, NODE_COMPILE_CACHE: cache });
   const restarts: number[] = [];
-  for (let i = 0; i < RESTARTS; i++) restarts.push(await readyAfter(context, { ...env, NODE_COMPILE_CACHE: cache }));
+  for (let i = 0; i < context.options.rounds; i++) restarts.push(await readyAfter(context, { ...env, NODE_COMPILE_CACHE: cache }));
   const figures: StartupFigures = { firstMs: first, restartsMs: restarts };
   context.log(`${label}: ready ${fmtSeconds(first)} after the first spawn, then ${restarts.map(fmtSeconds).join(', ')}`);
   return quietRun('startup', label, { startup: figures });
