@@ -13,13 +13,15 @@ type Logs = Pick<Context, 'log' | 'options'>;
 
 /**
  * Seeds `count` links through POST /links, on the domain of host `domain` and with link `options`
- * if given; returns [code, url] of each one created, and fails unless every one was.
+ * if given, with API key `key` if given (a link on another domain or with options needs one: a
+ * create without a key makes plain links only); returns [code, url] of each one created, and
+ * fails unless every one was.
  */
 export async function seed(
   context: Logs,
   url: string,
   count: number,
-  { domain, options }: { domain?: string; options?: object } = {},
+  { domain, options, key }: { domain?: string; options?: object; key?: string } = {},
 ): Promise<[string, string][]> {
   const links: [string, string][] = [];
   const refused = new Map<string, number>();
@@ -37,7 +39,11 @@ export async function seed(
     ...(domain === undefined ? {} : { domain }),
     ...(options === undefined ? {} : { options }),
   });
-  const requests = Array.from({ length: count }, (_, i): Request => ({ ...post('/links', body(i)), onResponse }));
+  const authorization = key === undefined ? {} : { authorization: `Bearer ${key}` };
+  const requests = Array.from({ length: count }, (_, i): Request => {
+    const request = post('/links', body(i));
+    return { ...request, headers: { ...request.headers, ...authorization }, onResponse };
+  });
   // Many connections: creates are group-committed, so more of them in flight seed faster.
   const run = await measure(
     { scenario: 'seed', variant: 'service', label: 'seed', url, connections: SEED_CONNECTIONS, requests: () => requests, amount: count },

@@ -175,7 +175,7 @@ async function brandedPaths(context: Context, databaseUrl: string): Promise<Requ
   });
   if (added.status !== 201) throw new LoadError(`POST /domains answered ${added.status}: ${await added.text()}`);
   context.log(`seeding ${context.options.links.toLocaleString('en-US')} links on ${BRANDED_HOST} through POST ${base}/links`);
-  const codes = (await seed(context, base, context.options.links, { domain: BRANDED_HOST })).map(([code]) => code);
+  const codes = (await seed(context, base, context.options.links, { domain: BRANDED_HOST, key: key.secret })).map(([code]) => code);
   await warmUp(context, base, codes, `the service on ${BRANDED_HOST}`, { host: BRANDED_HOST });
   return hotPaths(context.options, codes, getOn(BRANDED_HOST));
 }

@@ -5,6 +5,8 @@
 //
 //   taskset -c 0 npm run load -- --server-cpus 1 --database-cpus 0 --scenario hot,rules --against ../old
 
+import { createApiKey } from '../../src/auth/api-keys.ts';
+import { withClient } from '../../test/helpers/db.ts';
 import { inRounds, ONLY_LOCAL, skippedInRounds, type InRounds } from '../scenario.ts';
 import { hotPaths, seed, warmUp } from '../seeding.ts';
 import { mainAnswering } from '../service.ts';
@@ -32,8 +34,15 @@ export const rules: InRounds = {
   async rounds(context) {
     const { service, options } = context;
     if (service.main === null) return skippedInRounds(context.skip('rules', 'rules', ONLY_LOCAL));
+    // Links with options are made with an API key only: one is written into the database.
+    const databaseUrl = service.database?.env.DATABASE_URL;
+    if (databaseUrl === undefined) {
+      const why = 'needs DATABASE_URL (its key is written into the database; the embedded engine is one session, held by the service)';
+      return skippedInRounds(context.skip('rules', 'rules', why));
+    }
+    const key = await withClient(databaseUrl, (client) => createApiKey(client, { name: 'load: links with rules', role: 'member' }));
     context.log(`seeding ${options.links.toLocaleString('en-US')} links with rules through POST ${service.url}/links`);
-    const ruled = (await seed(context, service.url, options.links, { options: RULED_OPTIONS })).map(([code]) => code);
+    const ruled = (await seed(context, service.url, options.links, { options: RULED_OPTIONS, key: key.secret })).map(([code]) => code);
     await warmUp(context, service.url, ruled, 'the links with rules');
     const clicked = clicking(23);
     const ruledClicks = clicked(hotPaths(options, ruled));
