@@ -3,7 +3,7 @@
 import type { AnalyticsStorage, ListFigures, ListPlan, RunResult, StorageFigures, TargetResult, Verdict } from '../types.ts';
 import { median, spreadOf } from '../percentiles.ts';
 import { perCpuSecond, unsaturated } from '../targets.ts';
-import { fmtMs, intFmt } from './format.ts';
+import { fmtMs, fmtSeconds, intFmt } from './format.ts';
 
 export function fmtCpu(share: number | null): string {
   return share === null ? '—' : `${Math.round(share * 100)} %`;
@@ -18,8 +18,7 @@ export function fmtCpuPerRequest(run: RunResult): string {
 export function fmtStartup(run: RunResult): string {
   const figures = run.startup;
   if (figures === undefined) return '';
-  const s = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
-  return `ready ${s(figures.firstMs)} after the first spawn (fresh data, empty compile cache); restarts ${figures.restartsMs.map(s).join(', ')}`;
+  return `ready ${fmtSeconds(figures.firstMs)} after the first spawn (fresh data, empty compile cache); restarts ${figures.restartsMs.map(fmtSeconds).join(', ')}`;
 }
 
 /** A starts run's figures: each start's requests per server CPU-second, and their spread. */

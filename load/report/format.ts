@@ -20,6 +20,11 @@ export function fmtStatuses(statuses: Readonly<Record<string, number>>): string 
   return entries.length === 0 ? '—' : entries.map(([code, n]) => `${code}: ${intFmt.format(n)}`).join(', ');
 }
 
+/** Milliseconds as seconds, to two decimals: "1.46 s". */
+export function fmtSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
 export function fmtDuration(seconds: number): string {
   const s = Math.round(seconds);
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${s % 60} s`;

@@ -49,7 +49,10 @@ export const starts: OnItsOwn = {
     const file = join(processes.scratch, 'starts-links.json');
     await writeFile(file, JSON.stringify(service.links));
     const seconds = Math.max(1, options.seconds / options.starts);
-    const figures: Record<string, number[]> = { [SERVICE]: [], [BASELINE]: [] };
+    const figures = new Map<string, number[]>([
+      [SERVICE, []],
+      [BASELINE, []],
+    ]);
     for (let i = 0; i < options.starts; i++) {
       const order = i % 2 === 0 ? [SERVICE, BASELINE] : [BASELINE, SERVICE];
       for (const label of order) {
@@ -60,14 +63,13 @@ export const starts: OnItsOwn = {
           const run = await measure(redirectVariant(context, 'starts', label, label, serverAnswering(server)), seconds);
           const problem = untrusted(run, starts.answers);
           if (problem !== undefined) return [context.skip('starts', label, `start ${i + 1}: ${problem}`)];
-          (figures[label] as number[]).push(perCpuSecond(run));
+          figures.get(label)?.push(perCpuSecond(run));
         } finally {
           await processes.stop(server);
         }
       }
     }
-    return [SERVICE, BASELINE].map((label) => {
-      const perCpu = figures[label] as number[];
+    return [...figures].map(([label, perCpu]) => {
       const each: StartsFigures = { perCpuSecond: perCpu.map(Math.round) };
       context.log(`${label}: ${each.perCpuSecond.map((n) => n.toLocaleString('en-US')).join(', ')} per server CPU-second`);
       return quietRun('starts', label, { starts: each });

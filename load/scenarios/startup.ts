@@ -7,17 +7,15 @@
 //
 //   DATABASE_URL=postgres://… npm run load -- --scenario startup
 
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../test/helpers/redis.ts';
 import type { Context } from '../context.ts';
 import { prepareDatabase } from '../databases.ts';
-import { LOAD_CODE_SECRET, loadScript, SERVICE_NODE_OPTIONS } from '../processes.ts';
 import { LoadError, ONLY_LOCAL, type OnItsOwn } from '../scenario.ts';
 import { notApplicable, quietRun, type Target } from '../targets.ts';
 import type { RunResult, StartupFigures } from '../types.ts';
 import { median } from '../percentiles.ts';
+import { fmtSeconds } from '../report/format.ts';
 
 /** A start slower than this is stuck, not slow. */
 const START_TIMEOUT_MS = 60_000;
@@ -69,61 +67,35 @@ async function starts(context: Context, label: string, env: Record<string, strin
   return quietRun('startup', label, { startup: figures });
 }
 
-/** Milliseconds from the spawn of one service process until its /readyz answers 200; it is then stopped. */
+/**
+ * Milliseconds from the spawn of one service process (launched as the suite launches every server)
+ * until its /readyz answers 200; it is then stopped.
+ */
 async function readyAfter(context: Context, env: Record<string, string>): Promise<number> {
-  const port = await freePort();
-  const flags = SERVICE_NODE_OPTIONS === '' ? [] : SERVICE_NODE_OPTIONS.split(' ');
-  const command = [...context.setup.serverPrefix, process.execPath, ...flags, loadScript('../src/process/main.ts')];
-  const [file, ...args] = [command[0] ?? process.execPath, ...command.slice(1)];
   const started = performance.now();
-  const child = spawn(file, args, {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      CODE_SECRET: LOAD_CODE_SECRET,
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  let exited = false;
-  const exit = new Promise<void>((resolve) => {
-    child.once('exit', () => {
-      exited = true;
-      resolve();
-    });
-  });
+  const server = await context.processes.launch(env);
   try {
-    for (;;) {
-      if (exited) throw new LoadError(`the service exited before it was ready: ${stderr.trim().slice(-500)}`);
+    // Listening is not yet ready: /readyz also asks Postgres.
+    while (!(await ready(server.url))) {
       if (performance.now() - started > START_TIMEOUT_MS)
-        throw new LoadError(`the service was not ready after ${START_TIMEOUT_MS / 1000} s`);
-      if (await ready(port)) return performance.now() - started;
+        throw new LoadError(`the service was not ready ${START_TIMEOUT_MS / 1000} s after its spawn`);
       await sleep(POLL_MS);
     }
+    return performance.now() - started;
   } finally {
-    child.kill('SIGTERM');
-    await exit;
+    await context.processes.stop(server);
   }
 }
 
-async function ready(port: number): Promise<boolean> {
+async function ready(url: string): Promise<boolean> {
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1000) });
+    const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
     await res.arrayBuffer();
     return res.status === 200;
   } catch {
     return false;
   }
 }
-
-/** Seconds, to two decimals. */
-const fmtSeconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 
 /** Judges the first start, or the median of the restarts, of the run `label` against `goalS` seconds. */
 export function startTarget(name: string, label: string, which: 'first' | 'restart', goalS: number): Target {

@@ -9,7 +9,7 @@ import { privateRedisOn } from '../databases.ts';
 import { fmtCpuPerRequest } from '../report/describe.ts';
 import type { OnItsOwn } from '../scenario.ts';
 import { hotSideBySide } from '../side-by-side.ts';
-import { perCpuSecond, ratio } from '../targets.ts';
+import { perCoreRatio, ratio } from '../targets.ts';
 import { clicking } from '../visitors.ts';
 
 /**
@@ -27,13 +27,7 @@ export const stream: OnItsOwn = {
     ratio('click stream on ≥ 0.90 × off', 'stream', 'stream · off', 0.9),
     // The same, as server CPU per request at the same offered rate: what the stream costs the
     // service itself, apart from the CPU its Redis takes from the generator's core on this machine.
-    ratio(
-      'click stream: requests per server CPU second, same rate, on ≥ 0.90 × off',
-      'stream · paced',
-      'stream · off · paced',
-      0.9,
-      perCpuSecond,
-    ),
+    perCoreRatio('click stream: requests per server CPU second, same rate, on ≥ 0.90 × off', 'stream · paced', 'stream · off · paced', 0.9),
   ],
   async run(context) {
     // With --database-cpus, a Redis of the run's own there, at nice 19 as its Postgres: the stream's
