@@ -10,7 +10,13 @@ import { startServer, type ServerProcess } from '../test/helpers/server-process.
 
 // Servers run with the Node flags that `npm start` gives the service (package.json), nothing else.
 const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
-export const SERVICE_NODE_OPTIONS = /^node((?: --\S+)*) src\/process\/main\.ts$/.exec(packageJson.scripts.start)?.[1]?.trim() ?? '';
+// Given as arguments, not NODE_OPTIONS, which refuses V8's own flags (--liftoff-only).
+export const SERVICE_NODE_FLAGS: readonly string[] =
+  /^node((?: --\S+)*) src\/process\/main\.ts$/
+    .exec(packageJson.scripts.start)?.[1]
+    ?.trim()
+    .split(' ')
+    .filter((flag) => flag !== '') ?? [];
 
 /** A file of load/ (a server, a probe) by its name there. */
 export function loadScript(name: string): string {
@@ -47,7 +53,6 @@ export class Processes {
     // DOMAIN_VERIFICATION=false serves it as added.
     const server = await startServer(
       {
-        NODE_OPTIONS: SERVICE_NODE_OPTIONS,
         NOT_FOUND_LIMIT_PER_MINUTE: '0',
         RATE_LIMIT_ENABLED: 'false',
         CODE_SECRET: LOAD_CODE_SECRET,
@@ -58,6 +63,7 @@ export class Processes {
       120_000,
       name.startsWith('/') ? name : loadScript(name),
       prefix,
+      SERVICE_NODE_FLAGS,
     );
     return this.adopt(server);
   }

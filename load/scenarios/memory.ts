@@ -4,7 +4,7 @@
 //   npm run load -- --scenario memory
 
 import { spawn } from 'node:child_process';
-import { loadScript, SERVICE_NODE_OPTIONS } from '../processes.ts';
+import { loadScript, SERVICE_NODE_FLAGS } from '../processes.ts';
 import { LoadError, type OnItsOwn } from '../scenario.ts';
 import { notApplicable, quietRun } from '../targets.ts';
 import type { RunResult } from '../types.ts';
@@ -28,8 +28,7 @@ export const memory: OnItsOwn = {
     },
   ],
   async run(context) {
-    const flags = SERVICE_NODE_OPTIONS === '' ? [] : SERVICE_NODE_OPTIONS.split(' ');
-    const args = ['--expose-gc', ...flags, loadScript('memory-probe.ts'), '--links', String(context.options.memoryLinks)];
+    const args = ['--expose-gc', ...SERVICE_NODE_FLAGS, loadScript('memory-probe.ts'), '--links', String(context.options.memoryLinks)];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -38,6 +38,15 @@ export const RUNTIME_SETTINGS = {
     expected: 'a folder path',
     doc: 'data folder of the embedded engine',
   },
+  embeddedTemplateDir: {
+    env: 'EMBEDDED_TEMPLATE_DIR',
+    schema: optional(Type.String({ minLength: 1 })),
+    expected: 'a folder path',
+    shownDefault: '`node_modules/.cache/shortener` of the checkout',
+    doc:
+      'where the embedded engine keeps a pristine database, made once per PGlite version (by `npm ci`, or by the first start ' +
+      'that finds none); a new data folder starts as a copy of it instead of running initdb. See [Start-up](performance.md#start-up)',
+  },
   databaseReplicaUrls: {
     env: 'DATABASE_REPLICA_URLS',
     secret: true,

@@ -14,9 +14,11 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
   if (config.databaseUrl !== undefined) {
     return { url: config.databaseUrl, poolMax: config.dbPoolMax, stop: async () => {} };
   }
-  const embedded = await startEmbeddedPostgres(config.embeddedDataDir);
+  const embedded = await startEmbeddedPostgres(config.embeddedDataDir, config.embeddedTemplateDir, (err) =>
+    log.warn({ err, templateDir: config.embeddedTemplateDir }, 'the embedded template cannot be made or copied: initdb runs instead'),
+  );
   log.warn(
-    { dataDir: config.embeddedDataDir },
+    { dataDir: config.embeddedDataDir, dataFrom: embedded.dataFrom },
     'DATABASE_URL is unset: running on the embedded Postgres engine (PGlite), for development and trials only',
   );
   // PGlite is one session: its socket server interleaves connections per protocol message, so

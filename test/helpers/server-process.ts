@@ -31,13 +31,14 @@ process.on('exit', () => {
 
 /**
  * Starts `script` (the service by default) on a free port and waits for its "listening" log line;
- * `prefix` runs it under another command (`['taskset', '-c', '1']`).
+ * `prefix` runs it under another command (`['taskset', '-c', '1']`), `nodeFlags` are Node's.
  */
 export async function startServer(
   env: Record<string, string>,
   timeoutMs = 30_000,
   script: string = SERVER,
   prefix: readonly string[] = [],
+  nodeFlags: readonly string[] = [],
 ): Promise<ServerProcess> {
   // Every create of a test comes from one address: no create limits unless the test sets them;
   // plain links are created without a key, as startApp's tests create them. A CODE_SECRET of its
@@ -52,7 +53,7 @@ export async function startServer(
     CODE_SECRET: 'server-process-test-code-secret',
     CREATE_REQUIRES_API_KEY: 'false',
   };
-  return startListening([...prefix, process.execPath, script], { ...defaults, ...env }, timeoutMs, 'server');
+  return startListening([...prefix, process.execPath, ...nodeFlags, script], { ...defaults, ...env }, timeoutMs, 'server');
 }
 
 /**

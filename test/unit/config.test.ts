@@ -195,6 +195,7 @@ const CASES: Readonly<Record<string, Case>> = {
     invalid: 'mysql://x',
   },
   EMBEDDED_DATA_DIR: { key: 'embeddedDataDir', unset: './data/pglite', valid: ['/var/lib/shortener', '/var/lib/shortener'] },
+  EMBEDDED_TEMPLATE_DIR: { key: 'embeddedTemplateDir', unset: undefined, valid: ['/var/cache/shortener', '/var/cache/shortener'] },
   DATABASE_REPLICA_URLS: {
     key: 'databaseReplicaUrls',
     unset: [],
