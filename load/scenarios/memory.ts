@@ -9,7 +9,8 @@ import { LoadError, type OnItsOwn } from '../scenario.ts';
 import { notApplicable, quietRun } from '../targets.ts';
 import type { RunResult } from '../types.ts';
 
-const MEMORY_GOAL_MB = 350;
+// Issue 39: a million cached links in 250 MB, the process's own start-up footprint included.
+const MEMORY_GOAL_MB = 250;
 
 export const memory: OnItsOwn = {
   name: 'memory',

@@ -152,5 +152,4 @@ export const RUNTIME_SETTINGS = {
       '`json`: one JSON object a line, for a log shipper; `pretty`: coloured lines for people ' +
       '(pino-pretty); `auto`: pretty when standard output is a terminal, JSON otherwise',
   },
-  // lru-cache allocates its index arrays for `max` entries up front (~44 bytes each).
 } satisfies Settings;

@@ -23,7 +23,7 @@ export const SERVING_SETTINGS = {
   cacheMaxEntries: {
     env: 'CACHE_MAX_ENTRIES',
     schema: Type.Integer({ minimum: 1, maximum: 20_000_000, default: 1_000_000 }),
-    doc: 'LRU size in links (at most 20 million; the LRU reserves ~44 bytes of index per entry up front)',
+    doc: 'LRU size in links (at most 20 million; its index grows with the links it holds, about 60 bytes each)',
   },
   cacheMaxBytes: {
     env: 'CACHE_MAX_BYTES',

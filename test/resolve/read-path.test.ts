@@ -124,6 +124,37 @@ test('"not found" never replaces a link the LRU holds: that link was created whi
   assert.deepEqual(cache.get('never-made'), { answer: 'LINK_NOT_FOUND' });
 });
 
+test('the LRU holds at most CACHE_MAX_ENTRIES links: a new one pushes out the least recently used, a refill of one it holds pushes out none', () => {
+  const cache = createLinkCache({ ...testConfig(database.url), cacheMaxEntries: 3 });
+  const now = Date.now();
+  const fill = (code: string): unknown =>
+    cache.fill(
+      code as LinkKey,
+      {
+        domainId: 0,
+        code: code as ShortCode,
+        url: `https://example.com/${code}`,
+        expiresAt: null,
+        startsAt: null,
+        disabled: false,
+        deleted: false,
+        version: 0,
+        options: null,
+      },
+      now,
+    );
+  for (const code of ['a', 'b', 'c']) fill(code);
+  fill('c');
+  assert.equal(cache.get('a'), 'https://example.com/a', 'the refill of c made no room: a, the least recently used, is still there');
+  // a is used: b is now the least recently used.
+  fill('d');
+  assert.deepEqual(
+    ['a', 'b', 'c', 'd'].map((code) => cache.get(code) !== undefined),
+    [true, false, true, true],
+    'b, the least recently used, and only b, left for d',
+  );
+});
+
 test('a scanner asking for many unknown codes does not push hot links out of the LRU', async (t) => {
   const { app, lookups } = await countedApp(t, { CACHE_MAX_ENTRIES: '20', NEGATIVE_MAX_ENTRIES: '50' });
   for (let i = 1; i <= 10; i++) assert.equal((await app.inject({ url: `/seed${i}` })).statusCode, 302);
