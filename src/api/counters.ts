@@ -5,6 +5,7 @@
 // taken may be given back (refund): an attempt reserved before it is judged, and then forgiven.
 
 import { LRUCache } from 'lru-cache';
+import { upTo } from '../cache/bounded.ts';
 import type { Logger } from 'pino';
 import type { RedisClient } from '../redis/client.ts';
 
@@ -25,7 +26,7 @@ export class LocalCounter {
   readonly #windows: LRUCache<string, { count: number; endsAt: number }>;
 
   constructor(maxClients: number) {
-    this.#windows = new LRUCache({ max: maxClients });
+    this.#windows = new LRUCache({ ...upTo(maxClients) });
   }
 
   /** Adds `weight` to `key`'s window unless that would pass `max`. */

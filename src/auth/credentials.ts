@@ -7,6 +7,7 @@
 // redirects and creates. docs/security.md#api-keys.
 
 import { LRUCache } from 'lru-cache';
+import { upTo } from '../cache/bounded.ts';
 import { AttemptBudget } from '../api/attempt-budget.ts';
 import type { Counter } from '../api/counters.ts';
 import { hashSecret, KEY_SHAPE } from './api-keys.ts';
@@ -40,8 +41,8 @@ export function lookupBudget(counter: Counter, perMinute: number): Budget | null
 
 /** Remembered answers, known-good ids and look-ups in flight for one kind of credential, by id (a hash). */
 class Remembered<T> {
-  readonly #answers = new LRUCache<string, { value: T | false }>({ max: REMEMBERED_MAX, ttl: ANSWER_MS });
-  readonly #good = new LRUCache<string, true>({ max: REMEMBERED_MAX, ttl: GOOD_MS });
+  readonly #answers = new LRUCache<string, { value: T | false }>({ ...upTo(REMEMBERED_MAX), ttl: ANSWER_MS });
+  readonly #good = new LRUCache<string, true>({ ...upTo(REMEMBERED_MAX), ttl: GOOD_MS });
   readonly #inFlight = new Map<string, Promise<Lookup<T>>>();
   readonly #budget: Budget | null;
 

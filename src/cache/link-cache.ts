@@ -7,6 +7,7 @@
 // hot links out. Why a URL string per link (measured): docs/performance.md#other-figures.
 
 import { LRUCache } from 'lru-cache';
+import { upTo } from './bounded.ts';
 import type { Config } from '../config/config.ts';
 import type { LinkKey } from '../core/domains.ts';
 import type { Link } from '../core/link.ts';
@@ -80,7 +81,7 @@ export function createLinkCache(options: CacheOptions): LinkCache {
     ttl: options.cacheTtlMs,
     updateAgeOnGet: false,
   });
-  const unknown = new LRUCache<string, CacheEntry>({ max: options.negativeMaxEntries, ttl: options.negativeTtlMs });
+  const unknown = new LRUCache<string, CacheEntry>({ ...upTo(options.negativeMaxEntries), ttl: options.negativeTtlMs });
   let maxTtl = Infinity;
   let generation = 0;
   const defaults: RuleDefaults = { redirectStatus: options.redirectStatus, forwardQuery: options.forwardQuery };

@@ -5,6 +5,7 @@
 // its own buckets, in a bounded LRU. docs/architecture.md#hostile-requests, docs/configuration.md.
 
 import { LRUCache } from 'lru-cache';
+import { upTo } from '../cache/bounded.ts';
 
 interface Bucket {
   tokens: number;
@@ -22,7 +23,7 @@ export class NotFoundLimit {
     this.#capacity = perMinute;
     this.#perMs = perMinute / 60_000;
     this.retryAfterSeconds = Math.max(1, Math.ceil(60 / perMinute));
-    this.#buckets = new LRUCache({ max: maxClients });
+    this.#buckets = new LRUCache({ ...upTo(maxClients) });
   }
 
   /** Spends one 404 of `client` (`now`: a monotonic clock, in ms); false if it had none left. */
