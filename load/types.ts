@@ -72,8 +72,10 @@ export interface RunResult {
 /** What a link costs where the service keeps it besides its LRU, written by the service itself. */
 /** Milliseconds from a service process's spawn until its /readyz answered 200. */
 export interface StartupFigures {
-  /** On fresh data and an empty compile cache. */
-  readonly firstMs: number;
+  /** What scripts/prepare.ts, run by `npm ci`, took before each first start. */
+  readonly prepareMs: readonly number[];
+  /** First starts, each on fresh data with what its own prepare made. */
+  readonly firstMs: readonly number[];
   /** Each start after it, on the data and the cache it left. */
   readonly restartsMs: readonly number[];
 }

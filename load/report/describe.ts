@@ -18,7 +18,10 @@ export function fmtCpuPerRequest(run: RunResult): string {
 export function fmtStartup(run: RunResult): string {
   const figures = run.startup;
   if (figures === undefined) return '';
-  return `ready ${fmtSeconds(figures.firstMs)} after the first spawn (fresh data, empty compile cache); restarts ${figures.restartsMs.map(fmtSeconds).join(', ')}`;
+  return (
+    `npm ci's prepare ${figures.prepareMs.map(fmtSeconds).join(', ')}; first starts (fresh data) ready ${figures.firstMs.map(fmtSeconds).join(', ')}; ` +
+    `restarts ${figures.restartsMs.map(fmtSeconds).join(', ')}`
+  );
 }
 
 /** A starts run's figures: each start's requests per server CPU-second, and their spread. */

@@ -3,7 +3,7 @@
 // same `pg` code path runs against it as against a real server.
 //
 // A new data folder starts as a copy of a template: a database cluster fresh from PGlite's initdb,
-// made once per PGlite version (by `npm ci`'s prepare, scripts/embedded-template.ts, or else by the
+// made once per PGlite version (by `npm ci`'s prepare, scripts/prepare.ts, or else by the
 // first start that finds none) and kept in EMBEDDED_TEMPLATE_DIR. initdb in WASM takes 2.6 s; the
 // copy takes 50 ms (docs/performance.md#start-up). Nothing of a deployment is in the template: the
 // migrations, and everything a start writes, run on the copy.
