@@ -63,8 +63,8 @@ export const startup: OnItsOwn = {
 };
 
 /**
- * --rounds first starts, each on fresh data after its own npm ci's prepare (its own compile cache
- * and template), as many newcomers would start it; then --rounds restarts on what the last one
+ * --rounds first starts, each on fresh data after its own npm ci's prepare (a compile cache of its
+ * own), as many newcomers would start it; then --rounds restarts on what the last one
  * left. Each start is stopped once ready; the medians are judged.
  */
 async function starts(context: Context, label: string, freshData: (round: number) => Promise<Record<string, string>>): Promise<RunResult> {
@@ -73,7 +73,12 @@ async function starts(context: Context, label: string, freshData: (round: number
   let env: Record<string, string> = {};
   for (let i = 0; i < context.options.rounds; i++) {
     const folder = (what: string): string => join(context.processes.scratch, `${what}-${label.replace(/\W+/g, '-')}-${i}`);
-    env = { ...(await freshData(i)), NODE_COMPILE_CACHE: folder('compile-cache'), EMBEDDED_TEMPLATE_DIR: folder('templates') };
+    // The template is the same for every install of this PGlite: made by the first prepare, found by the others.
+    env = {
+      ...(await freshData(i)),
+      NODE_COMPILE_CACHE: folder('compile-cache'),
+      EMBEDDED_TEMPLATE_DIR: join(context.processes.scratch, 'templates'),
+    };
     prepareMs.push(await prepare(env));
     firstMs.push(await readyAfter(context, env));
   }
