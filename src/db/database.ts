@@ -2,7 +2,6 @@
 
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
-import { startEmbeddedPostgres } from './embedded.ts';
 
 export interface DatabaseTarget {
   readonly url: string;
@@ -14,6 +13,8 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
   if (config.databaseUrl !== undefined) {
     return { url: config.databaseUrl, poolMax: config.dbPoolMax, stop: async () => {} };
   }
+  // Loaded only here: PGlite and its socket server are no part of a process on Postgres.
+  const { startEmbeddedPostgres } = await import('./embedded.ts');
   const embedded = await startEmbeddedPostgres(config.embeddedDataDir, config.embeddedTemplateDir, (err) =>
     log.warn({ err, templateDir: config.embeddedTemplateDir }, 'the embedded template cannot be made or copied: initdb runs instead'),
   );

@@ -5,15 +5,11 @@
 // taken by the answer (passkey-store.ts); the signature counter must grow. docs/second-factors.md.
 
 import { createHmac } from 'node:crypto';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Logger } from 'pino';
 import { AppError, isAppError } from '../errors.ts';
@@ -28,6 +24,13 @@ import {
   type NewPasskey,
   type Passkey,
 } from './passkey-store.ts';
+
+/**
+ * @simplewebauthn/server, loaded at the first ceremony: about 10 MB of a process's resident memory
+ * that a process which never sees a passkey does without (docs/performance.md#start-up).
+ */
+let simpleWebAuthn: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const webAuthn = (): Promise<typeof import('@simplewebauthn/server')> => (simpleWebAuthn ??= import('@simplewebauthn/server'));
 import type { Person } from './people-store.ts';
 import type { PeopleService } from './service.ts';
 
@@ -78,6 +81,7 @@ export class Passkeys {
   async registrationOptions(person: Person): Promise<PublicKeyCredentialCreationOptionsJSON> {
     this.assertAvailable();
     const existing = await this.#people.read((db) => personPasskeys(db, person.id));
+    const { generateRegistrationOptions } = await webAuthn();
     const options = await generateRegistrationOptions({
       rpName: this.#rp.name,
       rpID: this.#rp.id,
@@ -98,6 +102,7 @@ export class Passkeys {
   /** The passkey of the browser's answer to registrationOptions, verified (not saved yet); 400 PASSKEY_REGISTRATION_FAILED. */
   async register(person: Person, name: string, response: RegistrationResponseJSON): Promise<NewPasskey> {
     this.assertAvailable();
+    const { verifyRegistrationResponse } = await webAuthn();
     const verified = await this.#judged('register', () =>
       verifyRegistrationResponse({
         response,
@@ -128,6 +133,7 @@ export class Passkeys {
   async assertionOptions(personId: number | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
     this.assertAvailable();
     const theirs = personId === null ? [] : await this.#people.read((db) => personPasskeys(db, personId));
+    const { generateAuthenticationOptions } = await webAuthn();
     const options = await generateAuthenticationOptions({
       rpID: this.#rp.id,
       timeout: CEREMONY_MS,
@@ -150,6 +156,7 @@ export class Passkeys {
     if (passkey === undefined || (personId !== null && passkey.personId !== personId)) return undefined;
     const handle = response.response.userHandle;
     if (handle !== undefined && !Buffer.from(handle, 'base64url').equals(this.userHandle(passkey.personId))) return undefined;
+    const { verifyAuthenticationResponse } = await webAuthn();
     const verified = await this.#judged('sign-in', () =>
       verifyAuthenticationResponse({
         response,
