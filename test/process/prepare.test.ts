@@ -51,7 +51,7 @@ test('after the prepare script, a first start takes every module of the service 
     'src/process/serve.ts',
     'src/app.ts',
     'src/edge/fast-path.ts',
-    'src/db/embedded.ts',
+    'src/db/database.ts',
     'node_modules/fastify/fastify.js',
   ]) {
     // Node names an ES module by its URL, a CommonJS one by its path.
