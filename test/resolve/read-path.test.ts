@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { LinkKey } from '../../src/core/domains.ts';
 import { after, before, test } from 'node:test';
 import { createLinkCache } from '../../src/cache/link-cache.ts';
-import type { ShortCode } from '../../src/core/codes.ts';
+import { plainLink } from '../helpers/links.ts';
 import type { Queryable } from '../../src/db/pool.ts';
 import { startApp, startCountedApp, testConfig, onDefault, type Cleanup, type StartOptions, lruMisses } from '../helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase, holdLookups } from '../helpers/db.ts';
@@ -105,17 +105,7 @@ test("a lookup that saw a link's old target must not overwrite the change made w
 test('"not found" never replaces a link the LRU holds: that link was created while the lookup ran', () => {
   const cache = createLinkCache(testConfig(database.url));
   const code = 'made-meanwhile' as LinkKey;
-  const link = {
-    domainId: 0,
-    code: code as string as ShortCode,
-    url: 'https://example.com/meanwhile',
-    expiresAt: null,
-    startsAt: null,
-    disabled: false,
-    deleted: false,
-    version: 0,
-    options: null,
-  };
+  const link = plainLink(code, 'https://example.com/meanwhile');
   assert.equal(cache.fill(code, link, Date.now()), link.url);
   assert.equal(cache.fill(code, undefined, Date.now()), link.url, 'the lookup is answered with the link');
   assert.equal(cache.get(code), link.url);
@@ -127,22 +117,7 @@ test('"not found" never replaces a link the LRU holds: that link was created whi
 test('the LRU holds at most CACHE_MAX_ENTRIES links: a new one pushes out the least recently used, a refill of one it holds pushes out none', () => {
   const cache = createLinkCache({ ...testConfig(database.url), cacheMaxEntries: 3 });
   const now = Date.now();
-  const fill = (code: string): unknown =>
-    cache.fill(
-      code as LinkKey,
-      {
-        domainId: 0,
-        code: code as ShortCode,
-        url: `https://example.com/${code}`,
-        expiresAt: null,
-        startsAt: null,
-        disabled: false,
-        deleted: false,
-        version: 0,
-        options: null,
-      },
-      now,
-    );
+  const fill = (code: string): unknown => cache.fill(code as LinkKey, plainLink(code), now);
   for (const code of ['a', 'b', 'c']) fill(code);
   fill('c');
   assert.equal(cache.get('a'), 'https://example.com/a', 'the refill of c made no room: a, the least recently used, is still there');

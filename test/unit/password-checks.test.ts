@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import { AttemptBudget } from '../../src/api/attempt-budget.ts';
 import { LocalCounter } from '../../src/api/counters.ts';
 import { ABSENT, entryOf } from '../../src/cache/link-cache.ts';
-import type { ShortCode } from '../../src/core/codes.ts';
 import type { Link } from '../../src/core/link.ts';
+import { plainLink } from '../helpers/links.ts';
 import { LinkRules } from '../../src/core/redirect-rules.ts';
 import { privateCacheControl } from '../../src/edge/respond.ts';
 import { HashSlots } from '../../src/core/hash-slots.ts';
@@ -63,18 +63,7 @@ test('attempts are reserved before they are judged, and a right one is given bac
   assert.equal((await budget.take('another link')).ok, true);
 });
 
-const link = (extra: Partial<Link>): Link => ({
-  domainId: 0,
-  code: 'abcdefg' as ShortCode,
-  url: 'https://example.com/a',
-  expiresAt: null,
-  startsAt: null,
-  disabled: false,
-  deleted: false,
-  version: 0,
-  options: null,
-  ...extra,
-});
+const link = (extra: Partial<Link>): Link => plainLink('abcdefg', 'https://example.com/a', extra);
 
 test('a link whose Location would not be visible ASCII is never an answer the cache holds', () => {
   assert.equal(entryOf(link({}), 0), 'https://example.com/a');

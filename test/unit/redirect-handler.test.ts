@@ -7,7 +7,6 @@ import { createServer, request, type IncomingMessage, type ServerResponse } from
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { createLinkCache, entryOf, type CacheEntry } from '../../src/cache/link-cache.ts';
-import type { ShortCode } from '../../src/core/codes.ts';
 import type { LinkKey } from '../../src/core/domains.ts';
 import { HostTable } from '../../src/resolve/hosts.ts';
 import { AppError } from '../../src/errors.ts';
@@ -15,21 +14,12 @@ import { nodeTransport, redirectPath } from '../../src/edge/node-transport.ts';
 import { RedirectHandler } from '../../src/edge/redirect-handler.ts';
 import type { RedirectObserver } from '../../src/edge/redirect-observer.ts';
 import { testConfig } from '../helpers/app.ts';
+import { plainLink } from '../helpers/links.ts';
 import { recordEscapes } from '../helpers/escapes.ts';
 import { visitorReaders } from '../../src/edge/visitor.ts';
 import { memoryLogger } from '../helpers/logs.ts';
 
-const link = (code: string) => ({
-  domainId: 0,
-  code: code as ShortCode,
-  url: `https://example.com/${code}`,
-  expiresAt: null,
-  startsAt: null,
-  disabled: false,
-  deleted: false,
-  version: 0,
-  options: null,
-});
+const link = (code: string) => plainLink(code);
 
 /** What the fake resolver answers for each code: an entry, or a rejection. */
 const LOOKUPS: Record<string, () => Promise<CacheEntry>> = {

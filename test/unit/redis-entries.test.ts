@@ -6,6 +6,7 @@ import type { LinkKey } from '../../src/core/domains.ts';
 import { test } from 'node:test';
 import type { ShortCode } from '../../src/core/codes.ts';
 import type { Link } from '../../src/core/link.ts';
+import { plainLink } from '../helpers/links.ts';
 import { reconnectDelay } from '../../src/redis/client.ts';
 import { passTagOf } from '../../src/core/link-passwords.ts';
 import {
@@ -21,18 +22,7 @@ import {
 
 const code = 'Ab3dE5f' as ShortCode;
 const key = code as string as LinkKey;
-const link = (extra: Partial<Link> = {}): Link => ({
-  domainId: 0,
-  code,
-  url: 'https://example.com/a?b=c',
-  expiresAt: null,
-  startsAt: null,
-  disabled: false,
-  deleted: false,
-  version: 0,
-  options: null,
-  ...extra,
-});
+const link = (extra: Partial<Link> = {}): Link => plainLink(code, 'https://example.com/a?b=c', extra);
 
 test('every link state survives encoding: active, expiring, starting, disabled, deleted, and "no such link"', () => {
   const states: (Link | null)[] = [
