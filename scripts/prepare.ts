@@ -32,8 +32,8 @@ try {
 try {
   const started = performance.now();
   const { loadConfig } = await import('../src/config/config.ts');
-  const { DEFAULT_TEMPLATE_DIR, embeddedTemplate } = await import('../src/db/embedded.ts');
-  const template = await embeddedTemplate(loadConfig().embeddedTemplateDir ?? DEFAULT_TEMPLATE_DIR);
+  const { embeddedTemplate } = await import('../src/db/embedded.ts');
+  const template = await embeddedTemplate(loadConfig().embeddedTemplateDir);
   say(`embedded engine template: ${template} (${Math.round(performance.now() - started)} ms)`);
 } catch (err) {
   console.error(`the embedded engine's template was not made, so the first start will run initdb: ${(err as Error).message}`);

@@ -137,7 +137,7 @@ async function ready(url: string): Promise<boolean> {
   }
 }
 
-/** Judges the first start, or the median of the restarts, of the run `label` against `goalS` seconds. */
+/** Judges the median of the first starts, or of the restarts, of the run `label` against `goalS` seconds. */
 export function startTarget(name: string, label: string, which: 'first' | 'restart', goalS: number): Target {
   return (runs) => {
     const run = runs.find(label);

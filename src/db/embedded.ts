@@ -25,15 +25,15 @@ export interface EmbeddedPostgres {
 /** The pool (one connection) and the migration runner, with room for a reconnect. */
 const EMBEDDED_MAX_CONNECTIONS = 3;
 
-/** The checkout's own cache folder, beside Node's compile cache (src/process/main.ts). */
-export const DEFAULT_TEMPLATE_DIR = new URL('../../node_modules/.cache/shortener', import.meta.url).pathname;
+/** EMBEDDED_TEMPLATE_DIR's default: the checkout's own cache folder, beside Node's compile cache (src/process/main.ts). */
+const DEFAULT_TEMPLATE_DIR = new URL('../../node_modules/.cache/shortener', import.meta.url).pathname;
 
 /** pg_trgm: the link list's search index (migrations/0005_workspaces.sql). */
 const EXTENSIONS = { pg_trgm };
 
 export async function startEmbeddedPostgres(
   dataDir: string,
-  templateDir: string = DEFAULT_TEMPLATE_DIR,
+  templateDir: string | undefined,
   onTemplateProblem: (err: Error) => void = () => {},
 ): Promise<EmbeddedPostgres> {
   let dataFrom: EmbeddedPostgres['dataFrom'] = 'existing';
@@ -62,11 +62,12 @@ export async function startEmbeddedPostgres(
 }
 
 /**
- * The template for this PGlite version under `templateDir`, made if it is not there yet: initdb
+ * The template for this PGlite version under `templateDir` (EMBEDDED_TEMPLATE_DIR; unset: the
+ * checkout's cache folder), made if it is not there yet: initdb
  * into a folder of this process's own, then renamed into place, so that a start that stops halfway,
  * or two that make it at once, never leave a half-made template.
  */
-export async function embeddedTemplate(templateDir: string): Promise<string> {
+export async function embeddedTemplate(templateDir: string = DEFAULT_TEMPLATE_DIR): Promise<string> {
   const template = join(templateDir, `pglite-${pgliteVersion()}`);
   if (isCluster(template)) return template;
   await mkdir(templateDir, { recursive: true });

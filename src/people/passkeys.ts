@@ -24,6 +24,8 @@ import {
   type NewPasskey,
   type Passkey,
 } from './passkey-store.ts';
+import type { Person } from './people-store.ts';
+import type { PeopleService } from './service.ts';
 
 /**
  * @simplewebauthn/server, loaded at the first ceremony: about 10 MB of a process's resident memory
@@ -31,8 +33,6 @@ import {
  */
 let simpleWebAuthn: Promise<typeof import('@simplewebauthn/server')> | undefined;
 const webAuthn = (): Promise<typeof import('@simplewebauthn/server')> => (simpleWebAuthn ??= import('@simplewebauthn/server'));
-import type { Person } from './people-store.ts';
-import type { PeopleService } from './service.ts';
 
 export interface RelyingParty {
   readonly id: string;
