@@ -72,8 +72,9 @@ let axeSource: string | undefined;
 /** axe-core's serious and critical violations on the page as it is now. */
 export async function seriousViolations(page: Page): Promise<string[]> {
   axeSource ??= await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-  // Evaluated through the DevTools protocol, which the page's CSP does not govern (an injected <script> would be refused).
-  await page.evaluate(axeSource);
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern (an injected <script> would be refused);
+  // once a document (a third of a second of a core each time on a slow machine), not at every look at the same page.
+  if (await page.evaluate<boolean>("typeof axe === 'undefined'")) await page.evaluate(axeSource);
   const violations = await page.evaluate<AxeViolation[]>('axe.run(document).then((result) => result.violations)');
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
