@@ -79,7 +79,7 @@ export function targetHostProblem(hostname: string, policy: TargetPolicy): Error
 /** An IP literal outside public unicast space, or a name that cannot be public. */
 function isPrivateHost(host: string): boolean {
   const literal = host.startsWith('[') ? host.slice(1, -1) : host;
-  if (ipaddr.isValid(literal)) return !isPublicAddress(ipaddr.parse(literal));
+  if (isIpLiteral(literal)) return !isPublicAddress(ipaddr.parse(literal));
   // A single label ("intranet", "router") is resolved through the visitor's search domains.
   if (!host.includes('.')) return true;
   return inDomains(host, PRIVATE_SUFFIXES);
@@ -102,7 +102,17 @@ function isPublicAddress(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
 
 /** Whether `ip`, an address a name resolved to, is in public unicast space (where a webhook may connect). */
 export function isPublicIp(ip: string): boolean {
-  return ipaddr.isValid(ip) && isPublicAddress(ipaddr.parse(ip));
+  return isIpLiteral(ip) && isPublicAddress(ipaddr.parse(ip));
+}
+
+/**
+ * ipaddr.isValid, asked only of text shaped like an address: on a name it builds and throws an
+ * Error to say no. That was 7 % of the service's CPU samples under the create scenario (the
+ * largest single function) and 10 µs a check under `--liftoff-only`, against 0.3 µs now (100,000
+ * checks of a name, 2026-12-07): the shape checks parse without throwing.
+ */
+function isIpLiteral(text: string): boolean {
+  return (ipaddr.IPv4.isIPv4(text) || ipaddr.IPv6.isIPv6(text)) && ipaddr.isValid(text);
 }
 
 /** Whether `host` is one of `domains` or a subdomain of one: one set lookup per label. */
