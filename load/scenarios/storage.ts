@@ -12,7 +12,7 @@ import { measure } from '../measure.ts';
 import { describeStorage } from '../report/describe.ts';
 import { ONLY_LOCAL, type OnItsOwn } from '../scenario.ts';
 import { analyticsStorage, clicksStorage, clickTableSizes, linksStorage, redisStorage } from '../storage.ts';
-import { quietRun } from '../targets.ts';
+import { notApplicable, quietRun } from '../targets.ts';
 import { codePaths } from '../traffic.ts';
 import type { AnalyticsStorage, RunResult } from '../types.ts';
 import { clicking } from '../visitors.ts';
@@ -26,9 +26,28 @@ const CLICK_SAMPLE = 20_000;
 /** Clicks on each of those links, in all, for the storage of a busy link's day of analytics. */
 const BUSY_CLICKS = 20;
 
+// Issue 39: a link's row in Postgres, every index of it included.
+const BYTES_GOAL = 400;
+
 export const storage: OnItsOwn = {
   name: 'storage',
   needs: ['service', 'processes', 'postgres', 'redis'],
+  targets: [
+    (runs) => {
+      const name = `storage: a link ≤ ${BYTES_GOAL} B in Postgres, indexes included`;
+      const figures = runs.find('storage')?.storage?.postgres;
+      if (figures === undefined) return notApplicable(name, 'the storage run did not happen');
+      const search = figures.indexBytesPerLinkByName.links_list_search;
+      return {
+        name,
+        value: `${figures.bytesPerLink.toLocaleString('en-US')} B/link`,
+        verdict: figures.bytesPerLink <= BYTES_GOAL ? 'PASS' : 'MISS',
+        detail:
+          `heap ${figures.heapBytesPerLink}, indexes ${figures.indexBytesPerLink}` +
+          `${search === undefined ? '' : ` (the search's ${search})`}; with link_totals ${figures.allBytesPerLink}`,
+      };
+    },
+  ],
   async run(context) {
     const { service } = context;
     const databaseUrl = service.database?.env.DATABASE_URL;

@@ -177,7 +177,7 @@ test(
     }
     assert.match(output, wrk ? /load generator: wrk / : /wrk is not installed \(apt-get install wrk\)/);
     // Every target is judged, and printed.
-    assert.equal(result.targets.length, 26);
+    assert.equal(result.targets.length, 28);
     for (const target of result.targets) assert.match(output, new RegExp(`${target.verdict}\\s+${escape(target.name)}`));
 
     // The run's Redis keys are gone with it.
