@@ -39,6 +39,8 @@ declare module 'fastify' {
     clickStream: ClickStream | null;
     /** Click counts on their way to Postgres (flush() writes them now). */
     clicks: ClickFlusher;
+    /** Click statistics of links and workspaces, as GET /links/:code/stats and /stats answer them (and the compatible APIs). */
+    stats: StatsService;
   }
 }
 
@@ -147,6 +149,7 @@ async function analyticsPart(
     kept: visits?.dimensions ?? [],
   });
   await app.register(statsRoutes, { stats });
+  app.decorate('stats', stats);
 
   app.decorate('visits', visits);
   app.decorate('upkeep', upkeep);

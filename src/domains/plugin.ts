@@ -24,6 +24,8 @@ import { VerificationStore } from './verification-store.ts';
 declare module 'fastify' {
   interface FastifyInstance {
     shortUrls: ShortUrls;
+    /** The workspaces' own domains, as /domains serves them (and the compatible APIs). */
+    domainService: DomainService;
   }
 }
 
@@ -61,6 +63,7 @@ async function domainsPart(app: FastifyInstance, { config, log }: PartOptions): 
   await app.register(domainsRoutes, { domains, defaultRoot: config.rootRedirect === 'none' ? null : config.rootRedirect });
   await app.register(domainCheckRoutes, domainChecks(app, { config, log }, verificationStore));
   app.decorate('shortUrls', shortUrls);
+  app.decorate('domainService', domains);
 }
 
 /** GET /domains/:host/check's parts: the checker as configured, and its budget per workspace. */

@@ -62,26 +62,32 @@ function keyOf(request: FastifyRequest): Principal | null {
   return request.apiKey ?? null;
 }
 
+/** The count of creates that every context's limiter shares (in Redis, or else in this process). */
+export function createCounter({ config, redis, log }: CreateLimitsDeps): Counter {
+  return clientCounter(redis, config.redisKeyPrefix, log, 'creates:', 'create rate limits');
+}
+
 /**
  * Registers the limiter (nothing when RATE_LIMIT_ENABLED is false) and returns the route `config`
- * that puts a route under it; undefined when off. Register before the routes that use it.
+ * that puts a route under it; undefined when off. Register before the routes that use it. Limiters
+ * of several contexts given the same `counter` count one client's creates together.
  */
 export async function registerCreateLimits(
   app: FastifyInstance,
   { config, redis, log }: CreateLimitsDeps,
+  counter?: Counter,
 ): Promise<{ rateLimit: RateLimitOptions } | undefined> {
   if (!config.rateLimitEnabled) return undefined;
-  const counter = clientCounter(redis, config.redisKeyPrefix, log, 'creates:', 'create rate limits');
+  const counts = counter ?? createCounter({ config, redis, log });
   const perKey = config.rateLimitCreatesPerKey;
   const perIp = config.rateLimitCreatesPerIp;
   const windowSeconds = Math.round(config.rateLimitWindowMs / 1000);
-
   await app.register(rateLimit, {
     global: false,
     // After the API-key hook (onRequest) and after validation: a bulk's size is known, and a
     // malformed body is a 400 that costs no count.
     hook: 'preHandler',
-    store: storeOf(counter),
+    store: storeOf(counts),
     timeWindow: config.rateLimitWindowMs,
     keyGenerator: (request) => {
       const key = keyOf(request);

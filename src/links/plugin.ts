@@ -18,7 +18,7 @@ import { aliasRoutes } from './alias-routes.ts';
 import { AliasStore } from './alias-store.ts';
 import { LinkChanges } from './changes.ts';
 import { ClickLimits } from './click-limits.ts';
-import { registerCreateLimits } from './create-limits.ts';
+import { createCounter, registerCreateLimits } from './create-limits.ts';
 import { linksRoutes } from './create-routes.ts';
 import { LinkCreates } from './creates.ts';
 import { importRoutes } from './import-routes.ts';
@@ -38,7 +38,17 @@ declare module 'fastify' {
     links: LinkChanges;
     /** The link list's pages, read through listDb, and how each was planned. */
     linkLists: LinkLists;
+    /** What the compatible APIs (compat/) call, as the routes here do. */
+    linkApi: LinkApi;
   }
+}
+
+/** The links' services, for routes registered by other parts in contexts of their own. */
+export interface LinkApi {
+  readonly creates: LinkCreates;
+  readonly links: LinkService;
+  /** Registers the create limits in `context` (sharing one count with POST /links); its route config, or undefined when off. */
+  createLimits(context: FastifyInstance): Promise<Record<string, unknown> | undefined>;
 }
 
 /** Click limits count in Redis when there is one (never Postgres beside it, which would count apart), else in Postgres. */
@@ -69,8 +79,11 @@ async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Pr
   const links = new LinkService({ found: new WorkspaceLinks(store, shortUrls), changes, policy, hashPassword: hashNew, counts: limits });
   app.redirectPorts.limits = limits;
 
+  const limitsDeps = { config, redis: app.redis?.client ?? null, log };
+  const createCounts = createCounter(limitsDeps);
+  const createLimits = (context: FastifyInstance) => registerCreateLimits(context, limitsDeps, createCounts);
   await app.register(async function linkRoutes(routes) {
-    const createRouteConfig = await registerCreateLimits(routes, { config, redis: app.redis?.client ?? null, log });
+    const createRouteConfig = await createLimits(routes);
     const limited = createRouteConfig === undefined ? {} : { createRouteConfig };
     await routes.register(linksRoutes, {
       creates,
@@ -118,6 +131,7 @@ async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Pr
   });
   app.decorate('links', changes);
   app.decorate('linkLists', lists);
+  app.decorate('linkApi', { creates, links, createLimits });
 }
 
 export default fp(linksPart, { name: 'links', dependencies: ['write-path', 'edge', 'auth', 'domains', 'webhooks'] });
