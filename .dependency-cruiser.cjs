@@ -6,6 +6,7 @@ const FLOORS = [
   ['src/app\\.ts$'],
   ['src/ops/'],
   ['src/dashboard/'],
+  ['src/compat/'],
   ['src/analytics/'],
   ['src/links/'],
   ['src/webhooks/'],

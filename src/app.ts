@@ -22,6 +22,7 @@ import edge, { type EdgeOptions } from './edge/plugin.ts';
 import { serverFactoryOf, type RedirectEdge } from './edge/server.ts';
 import { BODY_LIMIT_BYTES } from './links/create-routes.ts';
 import links from './links/plugin.ts';
+import compat from './compat/plugin.ts';
 import metrics from './metrics/plugin.ts';
 import ops from './ops/plugin.ts';
 import people from './people/plugin.ts';
@@ -60,6 +61,7 @@ export const PARTS: readonly AppPart[] = [
   analytics,
   writePath,
   links,
+  compat,
   ops,
 ];
 

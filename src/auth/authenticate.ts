@@ -50,6 +50,10 @@ const API_PREFIXES = [
   '/invitations',
   '/workspace',
   '/audit',
+  // The compatible APIs (compat/): Kutt's (its /api/v2/health takes no key, and its client sends an empty one).
+  '/api/v2/links',
+  '/api/v2/users',
+  '/api/v2/domains',
 ];
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The cookie's name: `__Host-` makes browsers refuse it unless it is Secure, host-only and for the whole site. */

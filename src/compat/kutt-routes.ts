@@ -1,0 +1,254 @@
+// Kutt's API v2 (`/api/v2`), so that Kutt's clients (the `kutt` npm package, scripts written against
+// kutt.it) work with a base URL and one of our keys in X-API-KEY. A thin adapter: each route reads
+// Kutt's shapes, calls the same services as our own routes (creates through the write queue and the
+// create limits, changes and deletions with their roles and audit, the list, the stats), and answers
+// in Kutt's shapes, errors as Kutt's `{"error": "<message>"}` (with our stable `code` beside it).
+// Coverage, and what is refused and why: docs/compat.md#kutt.
+
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { StatsService } from '../analytics/stats.ts';
+import { actorOf } from '../audit/audit.ts';
+import { requireKey } from '../auth/authenticate.ts';
+import type { DomainService } from '../domains/service.ts';
+import type { ShortUrls } from '../domains/short-urls.ts';
+import { DEFAULT_DOMAIN_ID } from '../core/domains.ts';
+import { AppError, ERRORS } from '../errors.ts';
+import { creatorOf } from '../links/create-routes.ts';
+import type { CreatedLinkState, LinkCreates } from '../links/creates.ts';
+import type { LinkLists } from '../links/list-store.ts';
+import { readListQuery, TOTAL_MAX } from '../links/list-query.ts';
+import { createBody, patchBody } from './kutt-bodies.ts';
+import { kuttStats } from './kutt-stats.ts';
+import type { LinkService } from '../links/service.ts';
+import type { LinkDetails } from '../links/store.ts';
+
+export interface KuttDeps {
+  readonly creates: LinkCreates;
+  readonly links: LinkService;
+  readonly lists: LinkLists;
+  readonly shortUrls: ShortUrls;
+  /** The workspaces' own domains (Kutt's user's domains). */
+  readonly domains: DomainService;
+  /** The click statistics; null where the app is built without them. */
+  readonly stats: StatsService | null;
+  /** Creates need an API key (CREATE_REQUIRES_API_KEY); Kutt's anonymous creates follow it. */
+  readonly keyRequired: boolean;
+  /** Route options of the creates (the create limits), as our POST /links has them. */
+  readonly createRouteConfig?: Record<string, unknown>;
+}
+
+/** Kutt's own caps: 50 links a page; deeper than our list's counted total, a page is refused. */
+export const KUTT_LIMIT_MAX = 50;
+const KUTT_LIMIT_DEFAULT = 10;
+const SKIP_MAX = TOTAL_MAX;
+/** Our list's largest page, walked to reach `skip`. */
+const WALK_PAGE = 100;
+
+/** A Kutt link: `id` names it in Kutt's paths (its code, or `<host>:<code>` on a workspace's own domain). */
+export interface KuttLink {
+  id: string;
+  address: string;
+  banned: boolean;
+  created_at: string;
+  updated_at: string;
+  password: boolean;
+  description: string | null;
+  expire_in: string | null;
+  target: string;
+  visit_count: number;
+  domain: string | null;
+  link: string;
+}
+
+export async function kuttRoutes(app: FastifyInstance, deps: KuttDeps): Promise<void> {
+  const { creates, links, lists, shortUrls } = deps;
+  // Kutt's API is documented as Kutt's (docs/compat.md), not in this service's OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
+  app.setErrorHandler(kuttError);
+  // Kutt's client sends Content-Type: application/json on every request, with no body on GET and DELETE.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined);
+    else void json(request, body as string, done);
+  });
+  app.setNotFoundHandler((_request, reply) => sendKuttError(reply, 404, 'ROUTE_NOT_FOUND', 'Not found.'));
+
+  const view = (link: LinkDetails): KuttLink => {
+    const created = link.createdAt.toISOString();
+    return {
+      id: idOf(link.domainHost, link.code),
+      address: link.code,
+      banned: link.disabled,
+      created_at: created,
+      // Kutt's updated_at: we keep no time of a link's last change; its creation stands in.
+      updated_at: created,
+      password: link.options?.passwordHash !== undefined,
+      description: link.title,
+      expire_in: link.expiresAt?.toISOString() ?? null,
+      target: link.url,
+      visit_count: link.clicks,
+      domain: link.domainHost,
+      link: shortUrls.of(link).shortUrl,
+    };
+  };
+
+  app.get('/health', async (_request, reply) => reply.type('text/html; charset=utf-8').send('OK'));
+
+  app.get('/users', async (request) => {
+    const key = requireKey(request);
+    return {
+      apikey: null,
+      email: key.name,
+      domains: (await deps.domains.list(key.workspaceId)).flatMap((domain) =>
+        domain.host === null
+          ? []
+          : [
+              {
+                id: domain.host,
+                address: domain.host,
+                banned: false,
+                homepage: domain.rootRedirect,
+                created_at: domain.createdAt.toISOString(),
+                updated_at: domain.createdAt.toISOString(),
+              },
+            ],
+      ),
+    };
+  });
+
+  app.get('/links', async (request) => {
+    const key = requireKey(request);
+    const query = request.query as Record<string, unknown>;
+    const limit = Math.min(KUTT_LIMIT_MAX, integerParam(query.limit, 'limit', KUTT_LIMIT_DEFAULT, 1));
+    const skip = integerParam(query.skip, 'skip', 0, 0);
+    if (skip > SKIP_MAX) throw new AppError('LIST_QUERY_INVALID', `skip must be at most ${SKIP_MAX}.`);
+    const search = query.search;
+    if (search !== undefined && typeof search !== 'string') throw new AppError('LIST_QUERY_INVALID', 'search query is not valid.');
+    const { total, page } = await pageAt(lists, key.workspaceId, search === '' ? undefined : search, skip, limit);
+    return { total, limit, skip, data: page.map(view) };
+  });
+
+  app.post('/links', deps.createRouteConfig === undefined ? {} : { config: deps.createRouteConfig }, async (request, reply) => {
+    const creator = creatorOf(request, deps.keyRequired);
+    const body = createBody(bodyOf(request));
+    const { link } = await creates.create(body, creator, undefined);
+    return reply.code(201).send(createdView(link, shortUrls, view));
+  });
+
+  app.patch('/links/:id', async (request) => {
+    const key = requireKey(request);
+    const { host, code } = parseId((request.params as { id: string }).id);
+    const current = await links.find(key, host, code);
+    const change = patchBody(bodyOf(request), current);
+    return view(await links.change(key, host, code, change, actorOf(key, request.ip)));
+  });
+
+  app.delete('/links/:id', async (request) => {
+    const key = requireKey(request);
+    const { host, code } = parseId((request.params as { id: string }).id);
+    await links.remove(key, host, code, actorOf(key, request.ip));
+    return { message: 'Link has been deleted successfully.' };
+  });
+
+  // The `kutt` client's stats() sends DELETE (a bug of its 3.0.2): both methods read the stats, neither deletes.
+  const linkStats = async (request: FastifyRequest) => {
+    const key = requireKey(request);
+    if (deps.stats === null) throw new AppError('ROUTE_NOT_FOUND', 'Stats are not served by this deployment.');
+    const { host, code } = parseId((request.params as { id: string }).id);
+    const link = await links.find(key, host, code);
+    return { ...(await kuttStats(deps.stats, key, link)), ...view(link) };
+  };
+  app.get('/links/:id/stats', linkStats);
+  app.delete('/links/:id/stats', linkStats);
+
+  app.post('/domains', async () => {
+    throw new AppError('ROUTE_NOT_FOUND', 'Add domains with POST /domains of this service’s own API: they are verified by DNS first.');
+  });
+  app.delete('/domains/:id', async () => {
+    throw new AppError('ROUTE_NOT_FOUND', 'Remove domains with DELETE /domains/:host of this service’s own API.');
+  });
+}
+
+/** A link's Kutt id: its code on the default domain, `<host>:<code>` on a workspace's own. */
+export function idOf(host: string | null, code: string): string {
+  return host === null ? code : `${host}:${code}`;
+}
+
+function parseId(id: string): { host: string | undefined; code: string } {
+  const colon = id.lastIndexOf(':');
+  return colon === -1 ? { host: undefined, code: id } : { host: id.slice(0, colon), code: id.slice(colon + 1) };
+}
+
+function bodyOf(request: FastifyRequest): Record<string, unknown> {
+  const body = request.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new AppError('BODY_INVALID', 'Send a JSON object.');
+  return body as Record<string, unknown>;
+}
+
+function integerParam(value: unknown, name: string, fallback: number, min: number): number {
+  if (value === undefined || value === '') return fallback;
+  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value) || Number(value) < min)
+    throw new AppError('LIST_QUERY_INVALID', `${name} query is not valid.`);
+  return Number(value);
+}
+
+function createdView(link: CreatedLinkState, shortUrls: ShortUrls, view: (link: LinkDetails) => KuttLink): KuttLink {
+  return view({
+    ...link,
+    domainHost: link.domainId === DEFAULT_DOMAIN_ID ? null : shortUrls.of(link).domain,
+    createdAt: new Date(),
+    workspaceId: 0,
+    ownerKeyId: null,
+    ownerPersonId: null,
+    ownerName: null,
+    disabled: false,
+    deleted: false,
+    version: 0,
+    clicks: 0,
+    botClicks: 0,
+    clicksUsed: null,
+  });
+}
+
+/** Links `skip`..`skip + limit` of the workspace's list, newest first, walked through the list's own pages; and how many there are. */
+async function pageAt(
+  lists: LinkLists,
+  workspaceId: number,
+  search: string | undefined,
+  skip: number,
+  limit: number,
+): Promise<{ total: number; page: LinkDetails[] }> {
+  const verdict = readListQuery({ limit: String(WALK_PAGE), ...(search === undefined ? {} : { q: search }) });
+  if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
+  let request = verdict.request;
+  let total = 0;
+  let seen = 0;
+  const page: LinkDetails[] = [];
+  for (let first = true; ; first = false) {
+    const listed = await lists.page(workspaceId, request, first);
+    if (first) total = listed.total?.count ?? 0;
+    for (const link of listed.links) {
+      if (seen >= skip && page.length < limit) page.push(link);
+      seen++;
+    }
+    if (page.length >= limit || listed.next === undefined) return { total, page };
+    request = { ...request, after: listed.next };
+  }
+}
+
+/** Every error in Kutt's shape: `{"error": "<message>"}` with our status, and our stable code beside it. */
+function kuttError(err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (err instanceof AppError) return sendKuttError(reply, err.statusCode, err.code, err.message);
+  if (err.validation !== undefined) return sendKuttError(reply, 400, 'BODY_INVALID', err.message);
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) return sendKuttError(reply, status, 'BAD_REQUEST', err.message);
+  request.log.error({ err }, 'unhandled error');
+  return sendKuttError(reply, 500, 'INTERNAL', ERRORS.INTERNAL.message);
+}
+
+function sendKuttError(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send({ error: message, code });
+}

@@ -1,0 +1,30 @@
+// Other shorteners' APIs as a part: each a thin adapter (docs/compat.md) onto the services of the
+// parts below it, in a context of its own (its error shape, its body rules), with the same create
+// limits as POST /links (one count per client across both).
+
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { PartOptions } from '../part.ts';
+import { kuttRoutes } from './kutt-routes.ts';
+
+async function compatPart(app: FastifyInstance, { config }: PartOptions): Promise<void> {
+  const { linkApi, linkLists, shortUrls, domainService } = app;
+  await app.register(
+    async function kutt(routes) {
+      const createRouteConfig = await linkApi.createLimits(routes);
+      await routes.register(kuttRoutes, {
+        creates: linkApi.creates,
+        links: linkApi.links,
+        lists: linkLists,
+        shortUrls,
+        domains: domainService,
+        stats: app.hasDecorator('stats') ? app.stats : null,
+        keyRequired: config.createRequiresApiKey,
+        ...(createRouteConfig === undefined ? {} : { createRouteConfig }),
+      });
+    },
+    { prefix: '/api/v2' },
+  );
+}
+
+export default fp(compatPart, { name: 'compat', dependencies: ['links', 'domains'] });
