@@ -9,7 +9,7 @@ import Kutt from 'kutt';
 import { startApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { freePort } from '../helpers/redis.ts';
-import { keysWith } from '../helpers/workspaces.ts';
+import { keysWith, workspaceWith } from '../helpers/workspaces.ts';
 
 /** A browser's User-Agent: its click counts as a person's. */
 const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
@@ -162,6 +162,14 @@ test('Kutt clients get our rules and limits, in Kutt’s error shape: bad input,
   assert.deepEqual([viewerCreate.status, viewerCreate.code], [403, 'ROLE_FORBIDDEN']);
   const viewerDelete = await refusal(asViewer.remove('kutt-taken'));
   assert.deepEqual([viewerDelete.status, viewerDelete.code], [403, 'ROLE_FORBIDDEN']);
+
+  // Another workspace's key neither sees nor touches the link.
+  const other = await workspaceWith(database.url, 'kutt-other', { admin: 'admin' });
+  const elsewhere = client(other.keys.admin.secret).links();
+  assert.equal((await elsewhere.list()).total, 0);
+  const foreign = await refusal(elsewhere.remove('kutt-taken'));
+  assert.deepEqual([foreign.status, foreign.code], [404, 'LINK_NOT_FOUND']);
+  assert.equal((await links.list({ skip: 0, limit: 50 })).data.filter((link) => link.id === 'kutt-taken').length, 1);
 });
 
 test("Kutt's creates and POST /links share one create limit per key", async (t) => {
