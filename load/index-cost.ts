@@ -13,10 +13,10 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createCodeCodec } from '../src/core/codes.ts';
-import { DEFAULT_DOMAIN_ID } from '../src/core/domains.ts';
 import { createPermutation } from '../src/core/permutation.ts';
 import { insertLinks, type NewLink } from '../src/db/links.ts';
 import { createTestDatabase } from '../test/helpers/db.ts';
+import { plainLink } from '../test/helpers/links.ts';
 import { targetUrl } from './traffic.ts';
 
 const BATCH = 500;
@@ -98,15 +98,7 @@ try {
 
 function newLink(n: number): NewLink {
   return {
-    domainId: DEFAULT_DOMAIN_ID,
-    code: codec.fromId(n),
-    url: targetUrl(n),
-    expiresAt: null,
-    startsAt: null,
-    disabled: false,
-    deleted: false,
-    version: 0,
-    options: null,
+    ...plainLink(codec.fromId(n), targetUrl(n)),
     generated: true,
     workspaceId: DEFAULT_WORKSPACE_ID,
     ownerKeyId: null,
