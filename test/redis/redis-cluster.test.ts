@@ -189,9 +189,16 @@ test('Redis Cluster: a master that hangs, then dies, costs no request: every ans
   );
   const c = await instance(t);
   await until('C on the cluster', live(c.app), 20_000);
-  const answers = await Promise.all(changed.map(async (code) => ({ code, res: await get(c.app, code) })));
-  for (const { code, res } of answers) assert.deepEqual(res, { status: 302, location: `https://example.com/${code}-v2` });
-  assert.equal(c.lookups(), 0, 'C read them from the cluster');
+  // From the cluster, not Postgres: as above, a batch past REDIS_COMMAND_TIMEOUT_MS on a busy machine
+  // (a CI run) is rightly answered from Postgres; then C forgets what it cached, and asks again.
+  await until('C read them from the cluster', async () => {
+    const seen = c.lookups();
+    const answers = await Promise.all(changed.map(async (code) => ({ code, res: await get(c.app, code) })));
+    for (const { code, res } of answers) assert.deepEqual(res, { status: 302, location: `https://example.com/${code}-v2` });
+    if (c.lookups() === seen) return true;
+    c.app.cache.reset();
+    return false;
+  });
   await looksUpOnce(c, 'flt-control');
 });
 
