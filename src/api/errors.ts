@@ -39,9 +39,14 @@ declare module 'fastify' {
   }
 }
 
-export function registerErrorHandlers(app: FastifyInstance): void {
+/** An error answer's body from its code, message and field: ours by default (errorBody); a compatible API's in its own shape. */
+export type ErrorRender = (code: ErrorCode, message: string, field?: string) => string;
+
+/** Every error of `app`'s routes (and its unknown paths) answered with its status, headers and a body by `render`. */
+export function registerErrorHandlers(app: FastifyInstance, render: ErrorRender = errorBody): void {
+  const send = (reply: FastifyReply, code: ErrorCode, message?: string, field?: string) => sendError(reply, code, message, field, render);
   app.setErrorHandler(function onError(err: FastifyError | AppError, request, reply) {
-    if (err instanceof AppError) return sendError(reply, err.code, err.message, err.field);
+    if (err instanceof AppError) return send(reply, err.code, err.message, err.field);
     if (err.validation !== undefined) {
       const code =
         err.validationContext === 'body'
@@ -49,28 +54,34 @@ export function registerErrorHandlers(app: FastifyInstance): void {
           : err.validationContext === 'querystring'
             ? (request.routeOptions.config.queryError ?? 'BAD_REQUEST')
             : 'BAD_REQUEST';
-      return sendError(reply, code, validationMessage(err, request.query));
+      return send(reply, code, validationMessage(err, request.query));
     }
     const mapped = err.code === undefined ? undefined : FASTIFY_CODES[err.code];
     const bodyType = request.routeOptions.config.bodyType;
-    if (mapped === 'UNSUPPORTED_MEDIA_TYPE' && bodyType !== undefined) return sendError(reply, mapped, `Send the body as ${bodyType}.`);
-    if (mapped !== undefined) return sendError(reply, mapped);
+    if (mapped === 'UNSUPPORTED_MEDIA_TYPE' && bodyType !== undefined) return send(reply, mapped, `Send the body as ${bodyType}.`);
+    if (mapped !== undefined) return send(reply, mapped);
     const status = err.statusCode ?? 500;
-    if (status >= 400 && status < 500) return sendError(reply, BY_STATUS[status] ?? 'BAD_REQUEST');
+    if (status >= 400 && status < 500) return send(reply, BY_STATUS[status] ?? 'BAD_REQUEST');
     request.log.error({ err }, 'unhandled error');
-    return sendError(reply, 'INTERNAL');
+    return send(reply, 'INTERNAL');
   });
 
   app.setNotFoundHandler(function notFound(_request, reply) {
-    return sendError(reply, 'ROUTE_NOT_FOUND');
+    return send(reply, 'ROUTE_NOT_FOUND');
   });
 }
 
-function sendError(reply: FastifyReply, code: ErrorCode, message: string = ERRORS[code].message, field?: string): FastifyReply {
+function sendError(
+  reply: FastifyReply,
+  code: ErrorCode,
+  message: string = ERRORS[code].message,
+  field?: string,
+  render: ErrorRender = errorBody,
+): FastifyReply {
   return reply
     .code(ERRORS[code].status)
     .headers(errorHeaders(code))
-    .send(errorBody(code, message, field));
+    .send(render(code, message, field));
 }
 
 function validationMessage(err: FastifyError, query: unknown): string {

@@ -114,7 +114,7 @@ const EXPIRE_SHAPE = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i;
 const EXPIRE_INVALID = 'Expire format is invalid. Valid examples: 1m, 8h, 42 days.';
 
 /** Kutt's expire_in ("2 minutes", "8h", "42 days": the forms of the `ms` package) as an RFC 3339 expiry from now. */
-export function expiryOf(expireIn: string, now = Date.now()): string {
+function expiryOf(expireIn: string, now = Date.now()): string {
   const match = EXPIRE_SHAPE.exec(expireIn.trim());
   if (match === null) throw new AppError('BODY_INVALID', EXPIRE_INVALID, { field: 'expire_in' });
   const unitName = (match[2] ?? '').toLowerCase();

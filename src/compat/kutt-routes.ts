@@ -5,14 +5,15 @@
 // in Kutt's shapes, errors as Kutt's `{"error": "<message>"}` (with our stable `code` beside it).
 // Coverage, and what is refused and why: docs/compat.md#kutt.
 
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { StatsService } from '../analytics/stats.ts';
 import { actorOf } from '../audit/audit.ts';
 import { requireKey } from '../auth/authenticate.ts';
 import type { DomainService } from '../domains/service.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
 import { DEFAULT_DOMAIN_ID } from '../core/domains.ts';
-import { AppError, ERRORS } from '../errors.ts';
+import { registerErrorHandlers } from '../api/errors.ts';
+import { AppError } from '../errors.ts';
 import { creatorOf } from '../links/create-routes.ts';
 import type { CreatedLinkState, LinkCreates } from '../links/creates.ts';
 import type { LinkLists } from '../links/list-store.ts';
@@ -38,7 +39,7 @@ export interface KuttDeps {
 }
 
 /** Kutt's own caps: 50 links a page; deeper than our list's counted total, a page is refused. */
-export const KUTT_LIMIT_MAX = 50;
+const KUTT_LIMIT_MAX = 50;
 const KUTT_LIMIT_DEFAULT = 10;
 const SKIP_MAX = TOTAL_MAX;
 /** Our list's largest page, walked to reach `skip`. */
@@ -66,7 +67,8 @@ export async function kuttRoutes(app: FastifyInstance, deps: KuttDeps): Promise<
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
   });
-  app.setErrorHandler(kuttError);
+  // Every error in Kutt's shape, `{"error": "<message>"}`, with our status, headers and stable code beside it.
+  registerErrorHandlers(app, (code, message) => JSON.stringify({ error: message, code }));
   // Kutt's client sends Content-Type: application/json on every request, with no body on GET and DELETE.
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
@@ -74,7 +76,6 @@ export async function kuttRoutes(app: FastifyInstance, deps: KuttDeps): Promise<
     if (body === '') done(null, undefined);
     else void json(request, body as string, done);
   });
-  app.setNotFoundHandler((_request, reply) => sendKuttError(reply, 404, 'ROUTE_NOT_FOUND', 'Not found.'));
 
   const view = (link: LinkDetails): KuttLink => {
     const created = link.createdAt.toISOString();
@@ -173,7 +174,7 @@ export async function kuttRoutes(app: FastifyInstance, deps: KuttDeps): Promise<
 }
 
 /** A link's Kutt id: its code on the default domain, `<host>:<code>` on a workspace's own. */
-export function idOf(host: string | null, code: string): string {
+function idOf(host: string | null, code: string): string {
   return host === null ? code : `${host}:${code}`;
 }
 
@@ -237,18 +238,4 @@ async function pageAt(
     if (page.length >= limit || listed.next === undefined) return { total, page };
     request = { ...request, after: listed.next };
   }
-}
-
-/** Every error in Kutt's shape: `{"error": "<message>"}` with our status, and our stable code beside it. */
-function kuttError(err: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (err instanceof AppError) return sendKuttError(reply, err.statusCode, err.code, err.message);
-  if (err.validation !== undefined) return sendKuttError(reply, 400, 'BODY_INVALID', err.message);
-  const status = err.statusCode ?? 500;
-  if (status >= 400 && status < 500) return sendKuttError(reply, status, 'BAD_REQUEST', err.message);
-  request.log.error({ err }, 'unhandled error');
-  return sendKuttError(reply, 500, 'INTERNAL', ERRORS.INTERNAL.message);
-}
-
-function sendKuttError(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send({ error: message, code });
 }

@@ -125,8 +125,11 @@ test("Kutt's client creates, lists, updates, reads the stats of and deletes link
 });
 
 test('Kutt clients get our rules and limits, in Kutt’s error shape: bad input, a wrong key, a viewer, what the adapter refuses', async (t) => {
-  const { client } = await serve(t);
+  const { base, client } = await serve(t);
   const { admin, viewer } = await keysWith(database.url, { admin: 'admin', viewer: 'viewer' });
+  const nowhere = await fetch(`${base}/api/v2/nowhere`);
+  assert.equal(nowhere.status, 404);
+  assert.deepEqual(await nowhere.json(), { error: 'No such route.', code: 'ROUTE_NOT_FOUND' });
   const links = client(admin.secret).links();
 
   const missing = await refusal(links.create({ target: '' }));
