@@ -39,8 +39,19 @@ declare module 'fastify' {
   }
 }
 
-/** An error answer's body from its code, message and field: ours by default (errorBody); a compatible API's in its own shape. */
-export type ErrorRender = (code: ErrorCode, message: string, field?: string) => string;
+/**
+ * An error answer's body from its code, message and field: ours by default (errorBody); a compatible
+ * API's in its own shape, and, where that API answers some error with another status or media type
+ * than ours (Shlink: a taken slug is a 400, as application/problem+json), with those.
+ */
+export type ErrorRender = (code: ErrorCode, message: string, field?: string) => string | RenderedError;
+
+export interface RenderedError {
+  readonly body: string;
+  /** The status, where it is not the code's own. */
+  readonly status?: number;
+  readonly contentType?: string;
+}
 
 /** Every error of `app`'s routes (and its unknown paths) answered with its status, headers and a body by `render`. */
 export function registerErrorHandlers(app: FastifyInstance, render: ErrorRender = errorBody): void {
@@ -78,10 +89,11 @@ function sendError(
   field?: string,
   render: ErrorRender = errorBody,
 ): FastifyReply {
-  return reply
-    .code(ERRORS[code].status)
-    .headers(errorHeaders(code))
-    .send(render(code, message, field));
+  const rendered = render(code, message, field);
+  reply.headers(errorHeaders(code));
+  if (typeof rendered === 'string') return reply.code(ERRORS[code].status).send(rendered);
+  if (rendered.contentType !== undefined) reply.type(rendered.contentType);
+  return reply.code(rendered.status ?? ERRORS[code].status).send(rendered.body);
 }
 
 function validationMessage(err: FastifyError, query: unknown): string {

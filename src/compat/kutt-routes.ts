@@ -17,9 +17,9 @@ import { AppError } from '../errors.ts';
 import { creatorOf } from '../links/create-routes.ts';
 import type { CreatedLinkState, LinkCreates } from '../links/creates.ts';
 import type { LinkLists } from '../links/list-store.ts';
-import { readListQuery, TOTAL_MAX } from '../links/list-query.ts';
 import { createBody, patchBody } from './kutt-bodies.ts';
 import { kuttStats } from './kutt-stats.ts';
+import { OFFSET_MAX, pageAt } from './pages.ts';
 import type { LinkService } from '../links/service.ts';
 import type { LinkDetails } from '../links/store.ts';
 
@@ -41,9 +41,6 @@ export interface KuttDeps {
 /** Kutt's own caps: 50 links a page; deeper than our list's counted total, a page is refused. */
 const KUTT_LIMIT_MAX = 50;
 const KUTT_LIMIT_DEFAULT = 10;
-const SKIP_MAX = TOTAL_MAX;
-/** Our list's largest page, walked to reach `skip`. */
-const WALK_PAGE = 100;
 
 /** A Kutt link: `id` names it in Kutt's paths (its code, or `<host>:<code>` on a workspace's own domain). */
 export interface KuttLink {
@@ -125,10 +122,11 @@ export async function kuttRoutes(app: FastifyInstance, deps: KuttDeps): Promise<
     const query = request.query as Record<string, unknown>;
     const limit = Math.min(KUTT_LIMIT_MAX, integerParam(query.limit, 'limit', KUTT_LIMIT_DEFAULT, 1));
     const skip = integerParam(query.skip, 'skip', 0, 0);
-    if (skip > SKIP_MAX) throw new AppError('LIST_QUERY_INVALID', `skip must be at most ${SKIP_MAX}.`);
+    if (skip > OFFSET_MAX) throw new AppError('LIST_QUERY_INVALID', `skip must be at most ${OFFSET_MAX}.`);
     const search = query.search;
     if (search !== undefined && typeof search !== 'string') throw new AppError('LIST_QUERY_INVALID', 'search query is not valid.');
-    const { total, page } = await pageAt(lists, key.workspaceId, search === '' ? undefined : search, skip, limit);
+    const params = search === '' || search === undefined ? {} : { q: search };
+    const { total, page } = await pageAt(lists, key.workspaceId, { params, skip, limit });
     return { total, limit, skip, data: page.map(view) };
   });
 
@@ -212,30 +210,4 @@ function createdView(link: CreatedLinkState, shortUrls: ShortUrls, view: (link: 
     botClicks: 0,
     clicksUsed: null,
   });
-}
-
-/** Links `skip`..`skip + limit` of the workspace's list, newest first, walked through the list's own pages; and how many there are. */
-async function pageAt(
-  lists: LinkLists,
-  workspaceId: number,
-  search: string | undefined,
-  skip: number,
-  limit: number,
-): Promise<{ total: number; page: LinkDetails[] }> {
-  const verdict = readListQuery({ limit: String(WALK_PAGE), ...(search === undefined ? {} : { q: search }) });
-  if (!verdict.ok) throw new AppError(verdict.code, verdict.message);
-  let request = verdict.request;
-  let total = 0;
-  let seen = 0;
-  const page: LinkDetails[] = [];
-  for (let first = true; ; first = false) {
-    const listed = await lists.page(workspaceId, request, first);
-    if (first) total = listed.total?.count ?? 0;
-    for (const link of listed.links) {
-      if (seen >= skip && page.length < limit) page.push(link);
-      seen++;
-    }
-    if (page.length >= limit || listed.next === undefined) return { total, page };
-    request = { ...request, after: listed.next };
-  }
 }

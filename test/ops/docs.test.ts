@@ -28,6 +28,9 @@ interface SeenRoute {
   body: boolean;
 }
 
+/** Where the other shorteners' APIs answer (src/compat/). */
+const COMPAT_PATHS = ['/api/v2/', '/rest/', '/v4/', '/yourls-api.php'];
+
 /**
  * Every route Fastify registers, as it registers it. Built before the app's own parts: an onRoute
  * hook sees only the routes added after it. Not encapsulated (fastify-plugin), so it sees them all.
@@ -40,8 +43,10 @@ function routeSpy() {
       // people, not the API: GET / goes there), and Kutt's API; a route hidden otherwise still counts.
       if (route.url === '/docs' || route.url.startsWith('/docs/')) return;
       if (route.url === '/' || route.url === '/app' || route.url.startsWith('/app/')) return;
-      // Other shorteners' APIs, documented as theirs in docs/compat.md (test/compat/ drives their clients).
-      if (route.url.startsWith('/api/v2/')) return;
+      // Other shorteners' APIs, documented as theirs in docs/compat.md (test/compat/ drives their clients):
+      // under their own paths, or (Dub's) on host names of their own.
+      if (COMPAT_PATHS.some((prefix) => route.url.startsWith(prefix))) return;
+      if ((route.constraints as { host?: unknown } | undefined)?.host !== undefined) return;
       const schema = route.schema as { response?: Record<string, unknown>; body?: unknown } | undefined;
       const path = route.url.replace(/:(\w+)/g, '{$1}');
       for (const method of [route.method].flat()) {
