@@ -54,6 +54,11 @@ const API_PREFIXES = [
   '/api/v2/links',
   '/api/v2/users',
   '/api/v2/domains',
+  // Shlink's (its health takes no key).
+  '/rest/v3/short-urls',
+  '/rest/v3/tags',
+  '/rest/v3/domains',
+  '/rest/v3/visits',
 ];
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The cookie's name: `__Host-` makes browsers refuse it unless it is Secure, host-only and for the whole site. */

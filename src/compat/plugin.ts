@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { PartOptions } from '../part.ts';
 import { kuttRoutes } from './kutt-routes.ts';
+import { health as shlinkHealth, shlinkRoutes } from './shlink-routes.ts';
 
 async function compatPart(app: FastifyInstance, { config }: PartOptions): Promise<void> {
   const { linkApi, linkLists, shortUrls, domainService } = app;
@@ -25,6 +26,26 @@ async function compatPart(app: FastifyInstance, { config }: PartOptions): Promis
     },
     { prefix: '/api/v2' },
   );
+  await app.register(
+    async function shlink(routes) {
+      const createRouteConfig = await linkApi.createLimits(routes);
+      await routes.register(shlinkRoutes, {
+        creates: linkApi.creates,
+        links: linkApi.links,
+        lists: linkLists,
+        shortUrls,
+        domains: domainService,
+        stats: app.hasDecorator('stats') ? app.stats : null,
+        keyRequired: config.createRequiresApiKey,
+        forwardQuery: config.forwardQuery,
+        defaultHost: domainService.defaultHost,
+        ...(createRouteConfig === undefined ? {} : { createRouteConfig }),
+      });
+    },
+    { prefix: '/rest/v3' },
+  );
+  // Shlink's health answers without a version in the path too.
+  app.get('/rest/health', { schema: { hide: true } }, async () => shlinkHealth());
 }
 
 export default fp(compatPart, { name: 'compat', dependencies: ['links', 'domains'] });
