@@ -73,11 +73,8 @@ export function registerAuthentication(app: FastifyInstance, credentials: Creden
   app.decorateRequest('apiKey', null);
   app.decorateRequest('session', null);
 
-  const keyOf = async (secret: string, request: FastifyRequest, reply: FastifyReply): Promise<Principal> => {
-    const key = lookedUp(await credentials.key(secret, clientKey(request.ip)), reply);
-    if (key === false) throw new AppError('API_KEY_INVALID');
-    return key;
-  };
+  const keyOf = (secret: string, request: FastifyRequest, reply: FastifyReply): Promise<Principal> =>
+    keyOfSecret(credentials, secret, request, reply);
 
   const sessionOf = async (token: string, request: FastifyRequest, reply: FastifyReply): Promise<Session> => {
     const session = lookedUp(await credentials.session(token, clientKey(request.ip)), reply);
@@ -122,6 +119,22 @@ export function pendingRequirement(
   if (session.requires.sso && !session.methods.includes('sso')) return 'SSO_REQUIRED';
   if (session.requires.secondFactor && !session.methods.some((method) => SECOND_FACTORS.includes(method))) return 'SECOND_FACTOR_REQUIRED';
   return undefined;
+}
+
+/**
+ * The active key whose secret this is, however the request carried it (a header here; a query or
+ * form parameter for a compatible API), within its client's look-up budget: 401 API_KEY_INVALID
+ * if none, 429 CREDENTIALS_RATE_LIMITED out of budget.
+ */
+export async function keyOfSecret(
+  credentials: Pick<Credentials, 'key'>,
+  secret: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<Principal> {
+  const key = lookedUp(await credentials.key(secret, clientKey(request.ip)), reply);
+  if (key === false) throw new AppError('API_KEY_INVALID');
+  return key;
 }
 
 /** What a look-up found; out of budget, a 429 CREDENTIALS_RATE_LIMITED with Retry-After. */

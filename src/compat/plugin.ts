@@ -7,6 +7,7 @@ import fp from 'fastify-plugin';
 import type { PartOptions } from '../part.ts';
 import { kuttRoutes } from './kutt-routes.ts';
 import { health as shlinkHealth, shlinkRoutes } from './shlink-routes.ts';
+import { yourlsRoutes } from './yourls-routes.ts';
 
 async function compatPart(app: FastifyInstance, { config }: PartOptions): Promise<void> {
   const { linkApi, linkLists, shortUrls, domainService } = app;
@@ -44,6 +45,22 @@ async function compatPart(app: FastifyInstance, { config }: PartOptions): Promis
     },
     { prefix: '/rest/v3' },
   );
+  // YOURLS's one route, /yourls-api.php: its key comes in a parameter (not through the API-key hook, nor a session cookie).
+  await app.register(async function yourls(routes) {
+    const createRouteConfig = await linkApi.createLimits(routes);
+    await routes.register(yourlsRoutes, {
+      creates: linkApi.creates,
+      links: linkApi.links,
+      lists: linkLists,
+      shortUrls,
+      stats: app.hasDecorator('stats') ? app.stats : null,
+      credentials: app.auth.credentials,
+      keyRequired: config.createRequiresApiKey,
+      baseUrl: config.baseUrl,
+      // Only its shorturl action creates: the limiter runs there, not on the route.
+      createLimit: createRouteConfig === undefined ? null : routes.rateLimit(),
+    });
+  });
   // Shlink's health answers without a version in the path too.
   app.get('/rest/health', { schema: { hide: true } }, async () => shlinkHealth());
 }
