@@ -118,7 +118,7 @@ export async function buildApp({
   app.removeContentTypeParser('text/plain');
   registerErrorHandlers(app);
   // Before every part's hooks: a short domain's host never reaches the API's authentication.
-  refuseOffApiHosts(app, apiHostRule(config.apiHosts, config.baseUrl), hostReader(trustProxy));
+  refuseOffApiHosts(app, apiHostRule(config.apiHosts, config.baseUrl, config.dubApiHosts), hostReader(trustProxy));
   const options: AppOptions = { config, log, lifecycle, migrate, wrapDb, edge: slot, addressOf: addressOfReader(trustProxy, log) };
   for (const part of parts) app.register(part, options);
   try {

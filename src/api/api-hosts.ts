@@ -20,11 +20,19 @@ function isAddress(name: string): boolean {
 
 /**
  * Whether a request's host is one the API answers on. `apiHosts`: API_HOSTS (empty: BASE_URL's
- * host alone; `*`: every host).
+ * host alone; `*`: every host); `alsoHosts`: other APIs' own names (DUB_API_HOSTS), API hosts as well.
  */
-export function apiHostRule(apiHosts: readonly string[], baseUrl: string): ((host: string | undefined) => boolean) | null {
+export function apiHostRule(
+  apiHosts: readonly string[],
+  baseUrl: string,
+  alsoHosts: readonly string[] = [],
+): ((host: string | undefined) => boolean) | null {
   if (apiHosts.includes('*')) return null;
-  const names = new Set([...(apiHosts.length === 0 ? [requestHostName(new URL(baseUrl).host)] : apiHosts), ...LOOPBACK_HOSTS]);
+  const names = new Set([
+    ...(apiHosts.length === 0 ? [requestHostName(new URL(baseUrl).host)] : apiHosts),
+    ...alsoHosts,
+    ...LOOPBACK_HOSTS,
+  ]);
   return (host) => {
     // Without a Host (HTTP/1.0), a request names no short domain.
     if (host === undefined) return true;

@@ -59,6 +59,8 @@ const API_PREFIXES = [
   '/rest/v3/tags',
   '/rest/v3/domains',
   '/rest/v3/visits',
+  // Dub's (on DUB_API_HOSTS): its /links, /domains and /tags are above.
+  '/analytics',
 ];
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The cookie's name: `__Host-` makes browsers refuse it unless it is Secure, host-only and for the whole site. */

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { PartOptions } from '../part.ts';
 import { kuttRoutes } from './kutt-routes.ts';
+import { dubRoutes } from './dub-routes.ts';
 import { health as shlinkHealth, shlinkRoutes } from './shlink-routes.ts';
 import { yourlsRoutes } from './yourls-routes.ts';
 
@@ -63,6 +64,22 @@ async function compatPart(app: FastifyInstance, { config }: PartOptions): Promis
   });
   // Shlink's health answers without a version in the path too.
   app.get('/rest/health', { schema: { hide: true } }, async () => shlinkHealth());
+  // Dub's API at the root of host names of its own (DUB_API_HOSTS): on every other host, nothing of it.
+  if (config.dubApiHosts.length > 0) {
+    await app.register(async function dub(routes) {
+      const createRouteConfig = await linkApi.createLimits(routes);
+      await routes.register(dubRoutes, {
+        hosts: config.dubApiHosts,
+        creates: linkApi.creates,
+        links: linkApi.links,
+        lists: linkLists,
+        shortUrls,
+        domains: domainService,
+        stats: app.hasDecorator('stats') ? app.stats : null,
+        ...(createRouteConfig === undefined ? {} : { createRouteConfig }),
+      });
+    });
+  }
 }
 
 export default fp(compatPart, { name: 'compat', dependencies: ['links', 'domains'] });

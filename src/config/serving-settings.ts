@@ -169,6 +169,18 @@ export const SERVING_SETTINGS = {
       '(redirects, password forms, QR codes, `/`, `/healthz`): other paths answer `404 ROUTE_NOT_ON_HOST`. `*`: every host ' +
       '(the behaviour of earlier releases)',
   },
+  dubApiHosts: {
+    env: 'DUB_API_HOSTS',
+    // Names, not `*` or addresses: Dub's paths (/links, /domains, /tags) would hide this service's own on every host.
+    schema: Type.Decode(
+      commaList((host) => host !== '*' && isHostName(host) && !/^[\d.]+(:\d+)?$|^\[/.test(host)),
+      (hosts) => hosts.map(requestHostName),
+    ),
+    expected: 'a comma-separated list of host names',
+    doc:
+      "host names on which Dub's API answers (`https://dub.sho.rt`: see [Dub](compat.md#dub)), at the root as Dub's own; " +
+      "on every other host the paths stay this service's. They are API hosts too (as `API_HOSTS`). Unset: Dub's API is not served",
+  },
   dashboardEnabled: {
     env: 'DASHBOARD_ENABLED',
     schema: Type.Boolean({ default: true }),

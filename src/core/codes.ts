@@ -51,6 +51,8 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   'members',
   'invitations',
   'audit',
+  // Dub's API (compat/dub-routes.ts) reads GET /analytics on its hosts.
+  'analytics',
 ]);
 
 /** The code if it has the shape of a link code (generated or alias), else undefined. */

@@ -57,7 +57,7 @@ async function domainsPart(app: FastifyInstance, { config, log }: PartOptions): 
     codeSpace,
     policy: targetPolicyOf(config, (host) => hosts.serves(host)),
     // The deployment's own names: the default domain's and the API's.
-    reservedHosts: [...config.defaultDomainHosts, ...config.apiHosts.filter((host) => host !== '*')],
+    reservedHosts: [...config.defaultDomainHosts, ...config.apiHosts.filter((host) => host !== '*'), ...config.dubApiHosts],
     verification,
   });
   await app.register(domainsRoutes, { domains, defaultRoot: config.rootRedirect === 'none' ? null : config.rootRedirect });

@@ -275,6 +275,7 @@ const CASES: Readonly<Record<string, Case>> = {
     valid: ['Api.Sho.rt:8443, internal-lb', ['api.sho.rt', 'internal-lb']],
     invalid: 'https://api.sho.rt',
   },
+  DUB_API_HOSTS: { key: 'dubApiHosts', unset: [], valid: ['Dub.Sho.rt:8443, dub-internal', ['dub.sho.rt', 'dub-internal']], invalid: '*' },
   DASHBOARD_ENABLED: { key: 'dashboardEnabled', unset: true, valid: ['false', false], invalid: 'hidden' },
   ROOT_REDIRECT: {
     key: 'rootRedirect',

@@ -1,0 +1,35 @@
+// Dub's query parameters (the list's, the count's, the tags' and domains' pages) as ours: each
+// parameter given once, and one Dub does not send here refused (422) rather than ignored.
+
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+
+/** The list's own filters from Dub's: search, one tag, the order. */
+export async function listParams(query: Record<string, string | undefined>): Promise<{ q?: string; tag?: string; sort?: string }> {
+  const tags = [query.tagNames, query.tagIds, query.tagId].flatMap((list) => list?.split(',') ?? []).filter((tag) => tag !== '');
+  if (new Set(tags).size > 1) throw new AppError('LIST_QUERY_INVALID', 'tagNames: one tag at a time here.', { field: 'tagNames' });
+  const sortBy = query.sortBy ?? query.sort ?? 'createdAt';
+  if ((sortBy !== 'createdAt' && sortBy !== 'clicks') || (query.sortOrder !== undefined && query.sortOrder !== 'desc'))
+    throw new AppError('LIST_QUERY_INVALID', 'sortBy: createdAt or clicks, sortOrder: desc (the orders of this service’s list).');
+  const search = query.search === undefined || query.search === '' ? {} : { q: query.search };
+  return { ...search, ...(tags[0] === undefined ? {} : { tag: tags[0] }), sort: sortBy === 'clicks' ? 'clicks' : 'created' };
+}
+
+/** The query's parameters among `names`, each given once; any other is refused (422). */
+export function stringQuery(request: FastifyRequest, names: readonly string[]): Record<string, string | undefined> {
+  const query = request.query as Record<string, unknown>;
+  for (const [name, value] of Object.entries(query)) {
+    if (!names.includes(name))
+      throw new AppError('LIST_QUERY_INVALID', `${name}: this query parameter is not served here (see docs/compat.md#dub).`);
+    if (typeof value !== 'string') throw new AppError('LIST_QUERY_INVALID', `The query parameter "${name}" is given more than once.`);
+  }
+  return query as Record<string, string | undefined>;
+}
+
+/** An integer parameter from `min` to `max`; `fallback` when absent. */
+export function integer(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= min && n <= max)) throw new AppError('LIST_QUERY_INVALID', `${name} must be an integer from ${min} to ${max}.`);
+  return n;
+}
