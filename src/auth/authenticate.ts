@@ -34,6 +34,8 @@ declare module 'fastify' {
     factorsPending?: boolean;
     /** Asking whether one is signed in: a session that is no longer good, or lacks a factor, is no error (request.session says). */
     sessionOptional?: boolean;
+    /** Bitly's API: its clients (the `bitly` npm package) send `Authorization: <key>`, without "Bearer". */
+    bareAuthorization?: boolean;
   }
 }
 
@@ -61,6 +63,8 @@ const API_PREFIXES = [
   '/rest/v3/visits',
   // Dub's (on DUB_API_HOSTS): its /links, /domains and /tags are above.
   '/analytics',
+  // Bitly's API v4.
+  '/v4/',
 ];
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The cookie's name: `__Host-` makes browsers refuse it unless it is Secure, host-only and for the whole site. */
@@ -183,7 +187,9 @@ function presentedSecret(request: FastifyRequest): string | undefined {
     throw new AppError('API_KEY_INVALID', 'Send one Authorization header.');
   }
   if (authorization !== undefined) {
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+    const match = (request.routeOptions.config.bareAuthorization === true ? /^(?:Bearer\s+)?(\S+)$/i : /^Bearer\s+(\S+)$/i).exec(
+      authorization,
+    );
     if (match === null) throw new AppError('API_KEY_INVALID', 'Authorization must be "Bearer <API key>".');
     return match[1];
   }

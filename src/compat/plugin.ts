@@ -7,6 +7,8 @@ import fp from 'fastify-plugin';
 import type { PartOptions } from '../part.ts';
 import { kuttRoutes } from './kutt-routes.ts';
 import { dubRoutes } from './dub-routes.ts';
+import { bitlyRoutes } from './bitly-routes.ts';
+import { readSettings } from '../people/workspace-settings.ts';
 import { health as shlinkHealth, shlinkRoutes } from './shlink-routes.ts';
 import { yourlsRoutes } from './yourls-routes.ts';
 
@@ -62,6 +64,23 @@ async function compatPart(app: FastifyInstance, { config }: PartOptions): Promis
       createLimit: createRouteConfig === undefined ? null : routes.rateLimit(),
     });
   });
+  await app.register(
+    async function bitly(routes) {
+      const createRouteConfig = await linkApi.createLimits(routes);
+      await routes.register(bitlyRoutes, {
+        creates: linkApi.creates,
+        links: linkApi.links,
+        lists: linkLists,
+        shortUrls,
+        domains: domainService,
+        stats: app.hasDecorator('stats') ? app.stats : null,
+        apiBase: `${config.baseUrl}/v4`,
+        workspaceName: async (id) => (await app.authBreaker.run(() => readSettings(app.authDb, id))).name,
+        ...(createRouteConfig === undefined ? {} : { createRouteConfig }),
+      });
+    },
+    { prefix: '/v4' },
+  );
   // Shlink's health answers without a version in the path too.
   app.get('/rest/health', { schema: { hide: true } }, async () => shlinkHealth());
   // Dub's API at the root of host names of its own (DUB_API_HOSTS): on every other host, nothing of it.
