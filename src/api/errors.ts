@@ -2,7 +2,7 @@
 // Fastify's own errors (body parsing, validation) are translated to our stable codes here; errors
 // of requests that never became requests are the edge's (edge/client-errors.ts).
 
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERRORS, errorBody, errorHeaders, type ErrorCode } from '../errors.ts';
 
 const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
@@ -53,32 +53,41 @@ export interface RenderedError {
   readonly contentType?: string;
 }
 
-/** Every error of `app`'s routes (and its unknown paths) answered with its status, headers and a body by `render`. */
-export function registerErrorHandlers(app: FastifyInstance, render: ErrorRender = errorBody): void {
-  const send = (reply: FastifyReply, code: ErrorCode, message?: string, field?: string) => sendError(reply, code, message, field, render);
-  app.setErrorHandler(function onError(err: FastifyError | AppError, request, reply) {
-    if (err instanceof AppError) return send(reply, err.code, err.message, err.field);
-    if (err.validation !== undefined) {
-      const code =
-        err.validationContext === 'body'
-          ? 'BODY_INVALID'
-          : err.validationContext === 'querystring'
-            ? (request.routeOptions.config.queryError ?? 'BAD_REQUEST')
-            : 'BAD_REQUEST';
-      return send(reply, code, validationMessage(err, request.query));
-    }
-    const mapped = err.code === undefined ? undefined : FASTIFY_CODES[err.code];
-    const bodyType = request.routeOptions.config.bodyType;
-    if (mapped === 'UNSUPPORTED_MEDIA_TYPE' && bodyType !== undefined) return send(reply, mapped, `Send the body as ${bodyType}.`);
-    if (mapped !== undefined) return send(reply, mapped);
-    const status = err.statusCode ?? 500;
-    if (status >= 400 && status < 500) return send(reply, BY_STATUS[status] ?? 'BAD_REQUEST');
-    request.log.error({ err }, 'unhandled error');
-    return send(reply, 'INTERNAL');
-  });
+/** What an error a route threw is, as our code, message and field (a fault of ours is INTERNAL, and logged). */
+export function errorOf(err: FastifyError | AppError, request: FastifyRequest): { code: ErrorCode; message?: string; field?: string } {
+  if (err instanceof AppError) return { code: err.code, message: err.message, ...(err.field === undefined ? {} : { field: err.field }) };
+  if (err.validation !== undefined) {
+    const code =
+      err.validationContext === 'body'
+        ? 'BODY_INVALID'
+        : err.validationContext === 'querystring'
+          ? (request.routeOptions.config.queryError ?? 'BAD_REQUEST')
+          : 'BAD_REQUEST';
+    return { code, message: validationMessage(err, request.query) };
+  }
+  const mapped = err.code === undefined ? undefined : FASTIFY_CODES[err.code];
+  const bodyType = request.routeOptions.config.bodyType;
+  if (mapped === 'UNSUPPORTED_MEDIA_TYPE' && bodyType !== undefined) return { code: mapped, message: `Send the body as ${bodyType}.` };
+  if (mapped !== undefined) return { code: mapped };
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) return { code: BY_STATUS[status] ?? 'BAD_REQUEST' };
+  request.log.error({ err }, 'unhandled error');
+  return { code: 'INTERNAL' };
+}
 
-  app.setNotFoundHandler(function notFound(_request, reply) {
-    return send(reply, 'ROUTE_NOT_FOUND');
+/**
+ * Every error of `app`'s routes answered with its status, headers and a body by `render`; and its
+ * unknown paths, unless `notFound` is false (a context without a prefix of its own: the root's
+ * not-found handler is the one Fastify calls there, and it allows no second).
+ */
+export function registerErrorHandlers(app: FastifyInstance, render: ErrorRender = errorBody, { notFound = true } = {}): void {
+  app.setErrorHandler(function onError(err: FastifyError | AppError, request, reply) {
+    const { code, message, field } = errorOf(err, request);
+    return sendError(reply, code, message, field, render);
+  });
+  if (!notFound) return;
+  app.setNotFoundHandler(function onNotFound(_request, reply) {
+    return sendError(reply, 'ROUTE_NOT_FOUND', undefined, undefined, render);
   });
 }
 

@@ -3,8 +3,9 @@
 // stable code rides beside it (`"code": "LINK_NOT_FOUND"`, docs/errors.md). Dub's routes have no
 // prefix of their own, so Fastify's not-found handler stays ours; every error they throw comes here.
 
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { AppError, ERRORS, errorHeaders, type ErrorCode } from '../errors.ts';
+import type { FastifyInstance } from 'fastify';
+import { registerErrorHandlers } from '../api/errors.ts';
+import { ERRORS, type ErrorCode } from '../errors.ts';
 
 /** Dub's error codes (its SDK's enum), each with the status Dub answers it with. */
 const DUB_STATUS = {
@@ -21,14 +22,6 @@ export type DubCode = keyof typeof DUB_STATUS;
 
 /** Ours that Dub answers 400 (a request it cannot read); every other 400 of ours is input Dub's schemas refuse: 422. */
 const UNREADABLE: ReadonlySet<ErrorCode> = new Set(['BAD_REQUEST', 'BODY_INVALID_JSON', 'BODY_EMPTY', 'HOST_INVALID']);
-
-const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
-  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'BODY_EMPTY',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'BODY_INVALID_JSON',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
-};
 
 /**
  * Dub's code and status for one of ours. Where Dub has no status of the kind (405, 413, 415, 503),
@@ -55,21 +48,7 @@ export function dubErrorBody(code: ErrorCode, message: string = ERRORS[code].mes
   return { status: dub.status, body: JSON.stringify({ error: { code: dub.code, message, doc_url: docUrl }, code }) };
 }
 
-/** Every error of `app`'s routes answered in Dub's shape. */
+/** Every error of `app`'s routes answered in Dub's shape (its unknown paths stay the root's: Dub's routes have no prefix). */
 export function registerDubErrors(app: FastifyInstance): void {
-  app.setErrorHandler(function onDubError(err: FastifyError | AppError, request, reply) {
-    let code: ErrorCode;
-    let message: string | undefined;
-    if (err instanceof AppError) {
-      code = err.code;
-      message = err.message;
-    } else {
-      const mapped = err.code === undefined ? undefined : FASTIFY_CODES[err.code];
-      const status = err.statusCode ?? 500;
-      code = mapped ?? (status >= 400 && status < 500 ? 'BAD_REQUEST' : 'INTERNAL');
-      if (code === 'INTERNAL') request.log.error({ err }, 'unhandled error');
-    }
-    const { status, body } = dubErrorBody(code, message);
-    return reply.code(status).headers(errorHeaders(code)).type('application/json; charset=utf-8').send(body);
-  });
+  registerErrorHandlers(app, (code, message) => dubErrorBody(code, message), { notFound: false });
 }
