@@ -12,34 +12,20 @@ import { registerErrorHandlers } from '../api/errors.ts';
 import { actorOf } from '../audit/audit.ts';
 import { requireKey } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/roles.ts';
-import type { DomainService } from '../domains/service.ts';
-import type { ShortUrls } from '../domains/short-urls.ts';
 import { AppError } from '../errors.ts';
 import { creatorOf } from '../links/create-routes.ts';
-import type { LinkCreates } from '../links/creates.ts';
-import type { LinkLists } from '../links/list-store.ts';
-import type { LinkService } from '../links/service.ts';
 import type { LinkDetails } from '../links/store.ts';
 import { BITLY_DOMAIN, createBody, groupGuid, patchBody, workspaceOfGuid } from './bitly-bodies.ts';
 import { bitlyErrors } from './bitly-errors.ts';
 import { bitlyTime, FACETS, linkClicks, linkClicksSummary, linkFacet, type Facet } from './bitly-metrics.ts';
+import { bodyOf, createdDetails, peerRoutes, wholeNumber, type CompatServices } from './adapter.ts';
 import { pageAt } from './pages.ts';
 
-export interface BitlyDeps {
-  readonly creates: LinkCreates;
-  readonly links: LinkService;
-  readonly lists: LinkLists;
-  readonly shortUrls: ShortUrls;
-  /** The workspaces' own domains (a group's `bsds`). */
-  readonly domains: DomainService;
-  /** The click statistics; null where the app is built without them. */
-  readonly stats: StatsService | null;
+export interface BitlyDeps extends CompatServices {
   /** This service's /v4, absolute (BASE_URL's): where references point, as Bitly's point at api-ssl.bitly.com/v4. */
   readonly apiBase: string;
   /** A workspace's name (a group's). */
   readonly workspaceName: (workspaceId: number) => Promise<string>;
-  /** Route options of the creates (the create limits), as our POST /links has them. */
-  readonly createRouteConfig?: Record<string, unknown>;
 }
 
 /** Bitly's page size for a group's bitlinks: 50 by default, at most 100 (Bitly allows 1000; our list pages end at 100). */
@@ -52,10 +38,7 @@ export async function bitlyRoutes(app: FastifyInstance, deps: BitlyDeps): Promis
   const { creates, links, shortUrls } = deps;
   // Bitly's API is documented as Bitly's (docs/compat.md), not in this service's OpenAPI document;
   // its clients send the key without "Bearer" (auth/authenticate.ts).
-  app.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, hide: true };
-    route.config = { ...route.config, bareAuthorization: true };
-  });
+  peerRoutes(app, { bareAuthorization: true });
   registerErrorHandlers(app, bitlyErrors('bitlinks'));
 
   /** A bitlink's id: its host and code. */
@@ -90,13 +73,11 @@ export async function bitlyRoutes(app: FastifyInstance, deps: BitlyDeps): Promis
     const creator = creatorOf(request, true);
     const body = createBody(bodyOf(request), creator.workspaceId);
     const { link } = await creates.create(body, creator, undefined);
-    const key = requireKey(request);
-    return view(await links.find(key, shortUrls.of(link).domain, link.code));
+    return view(createdDetails(link, creator, shortUrls, requireKey(request).name));
   };
-  const createOptions = deps.createRouteConfig === undefined ? {} : { config: deps.createRouteConfig };
   // Every create makes a new link: Bitly answers 200 with the bitlink it made before for the same long_url.
-  app.post('/shorten', createOptions, async (request, reply) => reply.code(201).send(await create(request)));
-  app.post('/bitlinks', createOptions, async (request, reply) => reply.code(201).send(await create(request)));
+  app.post('/shorten', deps.createRoute, async (request, reply) => reply.code(201).send(await create(request)));
+  app.post('/bitlinks', deps.createRoute, async (request, reply) => reply.code(201).send(await create(request)));
 
   app.get('/bitlinks/:host/:code', async (request) => {
     const { host, code } = request.params as Params;
@@ -201,8 +182,8 @@ async function groupRoutes(app: FastifyInstance, deps: BitlyDeps & { view: (link
   app.get('/:guid/bitlinks', async (request) => {
     const key = ownGroup(request);
     const query = request.query as Record<string, unknown>;
-    const size = Math.min(SIZE_MAX, integerParam(query.size, 'size', SIZE_DEFAULT));
-    const page = integerParam(query.page, 'page', 1);
+    const size = Math.min(SIZE_MAX, wholeNumber(query.size, 'size', SIZE_DEFAULT, 1, Number.MAX_SAFE_INTEGER));
+    const page = wholeNumber(query.page, 'page', 1, 1, Number.MAX_SAFE_INTEGER);
     const search = query.query ?? query.keyword;
     if (search !== undefined && typeof search !== 'string') throw new AppError('LIST_QUERY_INVALID', 'query is not valid.');
     // Links are never archived here: `archived=on` (archived links only) lists none.
@@ -232,15 +213,3 @@ function ownGroup(request: FastifyRequest): Principal {
 
 /** Bitly's roles in a group for ours. */
 const ROLES = { admin: 'group-admin', member: 'member', viewer: 'viewer' } as const;
-
-function bodyOf(request: FastifyRequest): Record<string, unknown> {
-  const body = request.body;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new AppError('BODY_INVALID', 'Send a JSON object.');
-  return body as Record<string, unknown>;
-}
-
-function integerParam(value: unknown, name: string, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  if (typeof value !== 'string' || !/^[1-9]\d{0,8}$/.test(value)) throw new AppError('LIST_QUERY_INVALID', `${name} is not valid.`);
-  return Number(value);
-}

@@ -3,6 +3,7 @@
 // and Dub's link ids. A field Dub has and we do not is refused when it asks for something (422), and
 // taken when it asks for nothing (false, null, []), as Dub's SDK and dashboards send those.
 
+import { jsonObject } from './adapter.ts';
 import { AppError } from '../errors.ts';
 import type { CreateLinkBody, PatchLinkBody } from '../links/schemas.ts';
 import type { LinkDetails } from '../links/store.ts';
@@ -75,12 +76,6 @@ function unprocessable(field: string, message: string): AppError {
 }
 
 /** A JSON object, or a 422. */
-export function objectOf(body: unknown, what = 'The body'): Record<string, unknown> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw new AppError('BODY_INVALID', `${what} must be a JSON object.`);
-  return body as Record<string, unknown>;
-}
-
 function refuseUnserved(body: Record<string, unknown>): void {
   for (const [field, value] of Object.entries(body)) {
     if (!KNOWN.has(field)) throw unprocessable(field, 'is not a field of a Dub link.');
@@ -143,7 +138,7 @@ function previewOf(body: Record<string, unknown>): { title?: string; description
  * their `domain`, as they name dub.sh.
  */
 export function createBody(raw: unknown, defaultHost: string): CreateLinkBody {
-  const body = objectOf(raw);
+  const body = jsonObject(raw);
   refuseUnserved(body);
   const url = text(body, 'url');
   if (url === undefined || url.trim() === '') throw unprocessable('url', 'is required.');
@@ -175,7 +170,7 @@ export function createBody(raw: unknown, defaultHost: string): CreateLinkBody {
  * options keep the link's other settings.
  */
 export function patchBody(raw: unknown, current: LinkDetails, defaultHost: string): PatchLinkBody {
-  const body = objectOf(raw);
+  const body = jsonObject(raw);
   refuseUnserved(body);
   const key = text(body, 'key');
   if (key !== undefined && key !== current.code)

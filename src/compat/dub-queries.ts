@@ -25,11 +25,3 @@ export function stringQuery(request: FastifyRequest, names: readonly string[]): 
   }
   return query as Record<string, string | undefined>;
 }
-
-/** An integer parameter from `min` to `max`; `fallback` when absent. */
-export function integer(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined || value === '') return fallback;
-  const n = /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(n >= min && n <= max)) throw new AppError('LIST_QUERY_INVALID', `${name} must be an integer from ${min} to ${max}.`);
-  return n;
-}

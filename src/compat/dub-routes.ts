@@ -7,38 +7,24 @@
 // the stats; answers in Dub's shapes, errors in Dub's (dub-errors.ts). Coverage: docs/compat.md#dub.
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { StatsService } from '../analytics/stats.ts';
 import { actorOf } from '../audit/audit.ts';
 import { requireKey } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/roles.ts';
-import { DEFAULT_DOMAIN_ID } from '../core/domains.ts';
-import type { DomainService } from '../domains/service.ts';
-import type { ShortUrls } from '../domains/short-urls.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { creatorOf } from '../links/create-routes.ts';
-import type { CreatedLinkState, LinkCreates } from '../links/creates.ts';
-import type { LinkLists } from '../links/list-store.ts';
-import type { LinkService } from '../links/service.ts';
+import type { CreatedLinkState, Creator } from '../links/creates.ts';
 import type { LinkDetails } from '../links/store.ts';
 import { dubAnalytics, readAnalyticsQuery, statsFor } from './dub-analytics.ts';
-import { createBody, objectOf, parseLinkId, patchBody } from './dub-bodies.ts';
+import { createBody, parseLinkId, patchBody } from './dub-bodies.ts';
 import { dubErrorOf, registerDubErrors } from './dub-errors.ts';
 import { dubLink, dubTag } from './dub-views.ts';
-import { integer, listParams, stringQuery } from './dub-queries.ts';
+import { listParams, stringQuery } from './dub-queries.ts';
+import { createdDetails, jsonObject, peerRoutes, wholeNumber, type CompatServices } from './adapter.ts';
 import { pageAt } from './pages.ts';
 
-export interface DubDeps {
+export interface DubDeps extends CompatServices {
   /** DUB_API_HOSTS: the host names Dub's routes answer on. */
   readonly hosts: readonly string[];
-  readonly creates: LinkCreates;
-  readonly links: LinkService;
-  readonly lists: LinkLists;
-  readonly shortUrls: ShortUrls;
-  readonly domains: DomainService;
-  /** The click statistics; null where the app is built without them. */
-  readonly stats: StatsService | null;
-  /** Route options of the creates (the create limits), as our POST /links has them. */
-  readonly createRouteConfig?: Record<string, unknown>;
 }
 
 /** Dub's own caps: 100 links a page, 100 links a bulk. */
@@ -60,7 +46,7 @@ interface DubContext {
   /** Of the creates: the hosts and the create limits. */
   readonly createOn: { readonly constraints: { readonly host: RegExp }; readonly config?: Record<string, unknown> };
   readonly view: (link: LinkDetails) => ReturnType<typeof dubLink>;
-  readonly created: (link: CreatedLinkState, key: Principal) => ReturnType<typeof dubLink>;
+  readonly created: (link: CreatedLinkState, creator: Creator) => ReturnType<typeof dubLink>;
   /** The link a Dub id names, in the key's workspace. */
   readonly byId: (key: Principal, id: string) => Promise<LinkDetails>;
   readonly change: (request: FastifyRequest, key: Principal, link: LinkDetails, body: unknown) => Promise<LinkDetails>;
@@ -70,19 +56,16 @@ export async function dubRoutes(app: FastifyInstance, deps: DubDeps): Promise<vo
   const { links, shortUrls } = deps;
   const defaultHost = deps.domains.defaultHost;
   const on = { constraints: { host: hostConstraint(deps.hosts) } };
-  // Dub's API is documented as Dub's (docs/compat.md), not in this service's OpenAPI document.
-  app.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, hide: true };
-  });
+  peerRoutes(app);
   registerDubErrors(app);
   const view = (link: LinkDetails) => dubLink(link, shortUrls);
   const context: DubContext = {
     deps,
     defaultHost,
     on,
-    createOn: deps.createRouteConfig === undefined ? on : { ...on, config: deps.createRouteConfig },
+    createOn: { ...on, ...deps.createRoute },
     view,
-    created: (link, key) => view(detailsOfCreated(link, key, shortUrls)),
+    created: (link, creator) => view(createdDetails(link, creator, shortUrls)),
     byId: (key, id) => {
       const { host, code } = parseLinkId(id);
       return links.find(key, host, code);
@@ -100,10 +83,10 @@ function linkRoutes(app: FastifyInstance, c: DubContext): void {
   const { defaultHost, on, createOn, view, created, byId, change } = c;
   const { creates, links, lists } = c.deps;
   app.post('/links', createOn, async (request) => {
-    const key = requireKey(request);
-    const { link } = await creates.create(createBody(request.body, defaultHost), creatorOf(request, true), undefined);
+    const creator = creatorOf(request, true);
+    const { link } = await creates.create(createBody(request.body, defaultHost), creator, undefined);
     // Dub answers a create 200, not 201.
-    return created(link, key);
+    return created(link, creator);
   });
 
   app.get('/links/info', on, async (request) => {
@@ -133,13 +116,14 @@ function linkRoutes(app: FastifyInstance, c: DubContext): void {
       'showArchived',
       'withTags',
     ]);
-    const page = integer(query.page, 'page', 1, 1, Number.MAX_SAFE_INTEGER);
-    const pageSize = integer(query.pageSize, 'pageSize', PAGE_SIZE_MAX, 1, PAGE_SIZE_MAX);
+    const page = wholeNumber(query.page, 'page', 1, 1, Number.MAX_SAFE_INTEGER);
+    const pageSize = wholeNumber(query.pageSize, 'pageSize', PAGE_SIZE_MAX, 1, PAGE_SIZE_MAX);
     const { page: listed } = await pageAt(lists, key.workspaceId, {
       params: await listParams(query),
       ...(await domainFilter(c, query.domain, key)),
       skip: (page - 1) * pageSize,
       limit: pageSize,
+      counted: false,
     });
     return listed.map(view);
   });
@@ -169,10 +153,11 @@ function linkRoutes(app: FastifyInstance, c: DubContext): void {
     const asked = createBody(request.body, defaultHost);
     const existing = await linkWithUrl(c, key, asked.url);
     if (existing === undefined) {
-      const { link } = await creates.create(asked, creatorOf(request, true), undefined);
-      return created(link, key);
+      const creator = creatorOf(request, true);
+      const { link } = await creates.create(asked, creator, undefined);
+      return created(link, creator);
     }
-    const { url: _same, ...rest } = objectOf(request.body);
+    const { url: _same, ...rest } = jsonObject(request.body);
     return Object.keys(rest).length === 0 ? view(existing) : view(await change(request, key, existing, rest));
   });
 
@@ -202,13 +187,12 @@ function bulkRoutes(app: FastifyInstance, c: DubContext): void {
       },
     },
     async (request) => {
-      const key = requireKey(request);
       const creator = { ...creatorOf(request, true), share: 'refuse' as const };
       const items = (request.body as { links: unknown[] }).links;
       return Promise.all(
         items.map(async (item) => {
           try {
-            return created((await creates.create(createBody(item, defaultHost), creator, undefined)).link, key);
+            return created((await creates.create(createBody(item, defaultHost), creator, undefined)).link, creator);
           } catch (err) {
             if (!isAppError(err)) throw err;
             return { link: item, error: err.message, code: dubErrorOf(err.code).code };
@@ -220,7 +204,7 @@ function bulkRoutes(app: FastifyInstance, c: DubContext): void {
 
   app.patch('/links/bulk', on, async (request) => {
     const key = requireKey(request);
-    const body = objectOf(request.body);
+    const body = jsonObject(request.body);
     if (body.externalIds !== undefined) throw new AppError('BODY_INVALID', 'externalIds: links have no external ids here; use linkIds.');
     const ids = body.linkIds;
     if (!Array.isArray(ids) || ids.length === 0 || ids.length > BULK_MAX || !ids.every((id) => typeof id === 'string'))
@@ -279,8 +263,8 @@ function workspaceRoutes(app: FastifyInstance, c: DubContext): void {
   app.get('/tags', on, async (request) => {
     const key = requireKey(request);
     const query = stringQuery(request, ['search', 'page', 'pageSize', 'ids', 'sortBy', 'sortOrder']);
-    const page = integer(query.page, 'page', 1, 1, Number.MAX_SAFE_INTEGER);
-    const pageSize = integer(query.pageSize, 'pageSize', PAGE_SIZE_MAX, 1, PAGE_SIZE_MAX);
+    const page = wholeNumber(query.page, 'page', 1, 1, Number.MAX_SAFE_INTEGER);
+    const pageSize = wholeNumber(query.pageSize, 'pageSize', PAGE_SIZE_MAX, 1, PAGE_SIZE_MAX);
     const search = query.search?.toLowerCase();
     const ids = query.ids?.split(',');
     const tags = (await lists.tags(key.workspaceId))
@@ -300,8 +284,8 @@ function workspaceRoutes(app: FastifyInstance, c: DubContext): void {
   app.get('/domains', on, async (request) => {
     const key = requireKey(request);
     const query = stringQuery(request, ['archived', 'search', 'page', 'pageSize']);
-    const page = integer(query.page, 'page', 1, 1, Number.MAX_SAFE_INTEGER);
-    const pageSize = integer(query.pageSize, 'pageSize', 50, 1, 50);
+    const page = wholeNumber(query.page, 'page', 1, 1, Number.MAX_SAFE_INTEGER);
+    const pageSize = wholeNumber(query.pageSize, 'pageSize', 50, 1, 50);
     const own = (await deps.domains.list(key.workspaceId)).filter(
       (domain) => domain.host !== null && (query.search === undefined || domain.host.includes(query.search.toLowerCase())),
     );
@@ -360,30 +344,11 @@ async function linkWithUrl(c: DubContext, key: Principal, url: string): Promise<
     return undefined;
   }
   const q = url.length > 100 ? url.slice(-100) : url;
-  const { page } = await pageAt(c.deps.lists, key.workspaceId, { params: { q }, skip: 0, limit: PAGE_SIZE_MAX });
+  const { page } = await pageAt(c.deps.lists, key.workspaceId, { params: { q }, skip: 0, limit: PAGE_SIZE_MAX, counted: false });
   return page.find((link) => link.url === url || link.url === normal);
 }
 
 function notFoundAsUndefined(err: unknown): undefined {
   if (isAppError(err) && err.statusCode === 404) return undefined;
   throw err;
-}
-
-/** A link just committed, as the list would read it: made now, by the key, with no clicks yet. */
-function detailsOfCreated(link: CreatedLinkState, key: Principal, shortUrls: ShortUrls): LinkDetails {
-  return {
-    ...link,
-    domainHost: link.domainId === DEFAULT_DOMAIN_ID ? null : shortUrls.of(link).domain,
-    createdAt: new Date(),
-    workspaceId: key.workspaceId,
-    ownerKeyId: key.id,
-    ownerPersonId: null,
-    ownerName: null,
-    disabled: false,
-    deleted: false,
-    version: 0,
-    clicks: 0,
-    botClicks: 0,
-    clicksUsed: null,
-  };
 }

@@ -6,37 +6,19 @@
 // Coverage, and what is refused and why: docs/compat.md#kutt.
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { StatsService } from '../analytics/stats.ts';
+import { registerErrorHandlers } from '../api/errors.ts';
 import { actorOf } from '../audit/audit.ts';
 import { requireKey } from '../auth/authenticate.ts';
-import type { DomainService } from '../domains/service.ts';
-import type { ShortUrls } from '../domains/short-urls.ts';
-import { DEFAULT_DOMAIN_ID } from '../core/domains.ts';
-import { registerErrorHandlers } from '../api/errors.ts';
 import { AppError } from '../errors.ts';
 import { creatorOf } from '../links/create-routes.ts';
-import type { CreatedLinkState, LinkCreates } from '../links/creates.ts';
-import type { LinkLists } from '../links/list-store.ts';
+import type { LinkDetails } from '../links/store.ts';
+import { acceptEmptyJsonBodies, bodyOf, createdDetails, peerRoutes, wholeNumber, type CompatServices } from './adapter.ts';
 import { createBody, patchBody } from './kutt-bodies.ts';
 import { kuttStats } from './kutt-stats.ts';
 import { OFFSET_MAX, pageAt } from './pages.ts';
-import type { LinkService } from '../links/service.ts';
-import type { LinkDetails } from '../links/store.ts';
 
-export interface KuttDeps {
-  readonly creates: LinkCreates;
-  readonly links: LinkService;
-  readonly lists: LinkLists;
-  readonly shortUrls: ShortUrls;
-  /** The workspaces' own domains (Kutt's user's domains). */
-  readonly domains: DomainService;
-  /** The click statistics; null where the app is built without them. */
-  readonly stats: StatsService | null;
-  /** Creates need an API key (CREATE_REQUIRES_API_KEY); Kutt's anonymous creates follow it. */
-  readonly keyRequired: boolean;
-  /** Route options of the creates (the create limits), as our POST /links has them. */
-  readonly createRouteConfig?: Record<string, unknown>;
-}
+/** Kutt's user's domains are the workspace's own (services.domains). */
+export type KuttDeps = CompatServices;
 
 /** Kutt's own caps: 50 links a page; deeper than our list's counted total, a page is refused. */
 const KUTT_LIMIT_MAX = 50;
@@ -60,19 +42,10 @@ export interface KuttLink {
 
 export async function kuttRoutes(app: FastifyInstance, deps: KuttDeps): Promise<void> {
   const { creates, links, lists, shortUrls } = deps;
-  // Kutt's API is documented as Kutt's (docs/compat.md), not in this service's OpenAPI document.
-  app.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, hide: true };
-  });
+  peerRoutes(app);
   // Every error in Kutt's shape, `{"error": "<message>"}`, with our status, headers and stable code beside it.
   registerErrorHandlers(app, (code, message) => JSON.stringify({ error: message, code }));
-  // Kutt's client sends Content-Type: application/json on every request, with no body on GET and DELETE.
-  const json = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else void json(request, body as string, done);
-  });
+  acceptEmptyJsonBodies(app);
 
   const view = (link: LinkDetails): KuttLink => {
     const created = link.createdAt.toISOString();
@@ -120,9 +93,9 @@ export async function kuttRoutes(app: FastifyInstance, deps: KuttDeps): Promise<
   app.get('/links', async (request) => {
     const key = requireKey(request);
     const query = request.query as Record<string, unknown>;
-    const limit = Math.min(KUTT_LIMIT_MAX, integerParam(query.limit, 'limit', KUTT_LIMIT_DEFAULT, 1));
-    const skip = integerParam(query.skip, 'skip', 0, 0);
-    if (skip > OFFSET_MAX) throw new AppError('LIST_QUERY_INVALID', `skip must be at most ${OFFSET_MAX}.`);
+    // As Kutt: a limit above its cap is taken as the cap.
+    const limit = Math.min(KUTT_LIMIT_MAX, wholeNumber(query.limit, 'limit', KUTT_LIMIT_DEFAULT, 1, Number.MAX_SAFE_INTEGER));
+    const skip = wholeNumber(query.skip, 'skip', 0, 0, OFFSET_MAX);
     const search = query.search;
     if (search !== undefined && typeof search !== 'string') throw new AppError('LIST_QUERY_INVALID', 'search query is not valid.');
     const params = search === '' || search === undefined ? {} : { q: search };
@@ -130,11 +103,11 @@ export async function kuttRoutes(app: FastifyInstance, deps: KuttDeps): Promise<
     return { total, limit, skip, data: page.map(view) };
   });
 
-  app.post('/links', deps.createRouteConfig === undefined ? {} : { config: deps.createRouteConfig }, async (request, reply) => {
+  app.post('/links', deps.createRoute, async (request, reply) => {
     const creator = creatorOf(request, deps.keyRequired);
     const body = createBody(bodyOf(request));
     const { link } = await creates.create(body, creator, undefined);
-    return reply.code(201).send(createdView(link, shortUrls, view));
+    return reply.code(201).send(view(createdDetails(link, creator, shortUrls)));
   });
 
   app.patch('/links/:id', async (request) => {
@@ -179,35 +152,4 @@ function idOf(host: string | null, code: string): string {
 function parseId(id: string): { host: string | undefined; code: string } {
   const colon = id.lastIndexOf(':');
   return colon === -1 ? { host: undefined, code: id } : { host: id.slice(0, colon), code: id.slice(colon + 1) };
-}
-
-function bodyOf(request: FastifyRequest): Record<string, unknown> {
-  const body = request.body;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new AppError('BODY_INVALID', 'Send a JSON object.');
-  return body as Record<string, unknown>;
-}
-
-function integerParam(value: unknown, name: string, fallback: number, min: number): number {
-  if (value === undefined || value === '') return fallback;
-  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value) || Number(value) < min)
-    throw new AppError('LIST_QUERY_INVALID', `${name} query is not valid.`);
-  return Number(value);
-}
-
-function createdView(link: CreatedLinkState, shortUrls: ShortUrls, view: (link: LinkDetails) => KuttLink): KuttLink {
-  return view({
-    ...link,
-    domainHost: link.domainId === DEFAULT_DOMAIN_ID ? null : shortUrls.of(link).domain,
-    createdAt: new Date(),
-    workspaceId: 0,
-    ownerKeyId: null,
-    ownerPersonId: null,
-    ownerName: null,
-    disabled: false,
-    deleted: false,
-    version: 0,
-    clicks: 0,
-    botClicks: 0,
-    clicksUsed: null,
-  });
 }

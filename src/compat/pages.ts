@@ -19,9 +19,11 @@ export interface OffsetQuery {
   readonly domainId?: number;
   readonly skip: number;
   readonly limit: number;
+  /** false: the total is not needed (it is then 0), and not counted. */
+  readonly counted?: boolean;
 }
 
-/** Links `skip`..`skip + limit` of the workspace's list, walked through the list's own pages; and how many there are. */
+/** Links `skip`..`skip + limit` of the workspace's list, walked through the list's own pages; and how many there are (unless not `counted`). */
 export async function pageAt(lists: LinkLists, workspaceId: number, query: OffsetQuery): Promise<{ total: number; page: LinkDetails[] }> {
   if (query.skip > OFFSET_MAX) throw new AppError('LIST_QUERY_INVALID', `Pages end ${OFFSET_MAX} links deep.`);
   const verdict = readListQuery({ ...query.params, limit: String(WALK_PAGE) });
@@ -33,7 +35,7 @@ export async function pageAt(lists: LinkLists, workspaceId: number, query: Offse
   let seen = 0;
   const page: LinkDetails[] = [];
   for (let first = true; ; first = false) {
-    const listed = await lists.page(workspaceId, request, first);
+    const listed = await lists.page(workspaceId, request, first && query.counted !== false);
     if (first) total = listed.total?.count ?? 0;
     for (const link of listed.links) {
       if (seen >= query.skip && page.length < query.limit) page.push(link);

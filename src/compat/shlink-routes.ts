@@ -8,40 +8,23 @@
 // Coverage, and what is refused and why: docs/compat.md#shlink.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { StatsService } from '../analytics/stats.ts';
 import { registerErrorHandlers } from '../api/errors.ts';
 import { actorOf } from '../audit/audit.ts';
 import { requireKey } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/roles.ts';
 import { utcDay } from '../core/day-range.ts';
 import { DEFAULT_DOMAIN_ID } from '../core/domains.ts';
-import type { DomainService } from '../domains/service.ts';
-import type { ShortUrls } from '../domains/short-urls.ts';
 import { AppError } from '../errors.ts';
 import { creatorOf } from '../links/create-routes.ts';
-import type { LinkCreates } from '../links/creates.ts';
-import type { LinkLists } from '../links/list-store.ts';
-import type { LinkService } from '../links/service.ts';
 import type { LinkDetails } from '../links/store.ts';
+import { acceptEmptyJsonBodies, bodyOf, createdDetails, peerRoutes, wholeNumber, type CompatServices } from './adapter.ts';
 import { OFFSET_MAX, pageAt } from './pages.ts';
 import { createBody, editBody, invalid, shortUrlView } from './shlink-bodies.ts';
 import { shlinkProblem } from './shlink-problems.ts';
 
-export interface ShlinkDeps {
-  readonly creates: LinkCreates;
-  readonly links: LinkService;
-  readonly lists: LinkLists;
-  readonly shortUrls: ShortUrls;
-  readonly domains: DomainService;
-  /** The click statistics; null where the app is built without them. */
-  readonly stats: StatsService | null;
-  readonly keyRequired: boolean;
+export interface ShlinkDeps extends CompatServices {
   /** FORWARD_QUERY: a link's forwardQuery when it does not choose. */
   readonly forwardQuery: boolean;
-  /** The default domain's host (BASE_URL's). */
-  readonly defaultHost: string;
-  /** Route options of the creates (the create limits), as our POST /links has them. */
-  readonly createRouteConfig?: Record<string, unknown>;
 }
 
 /**
@@ -64,9 +47,7 @@ const ORDERS: Readonly<Record<string, 'created' | 'clicks'>> = {
 };
 
 export async function shlinkRoutes(app: FastifyInstance, deps: ShlinkDeps): Promise<void> {
-  app.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, hide: true };
-  });
+  peerRoutes(app);
   registerErrorHandlers(app, shlinkProblem);
   app.addHook('onSend', async (_request, reply) => {
     reply.header('access-control-allow-origin', '*');
@@ -80,13 +61,7 @@ export async function shlinkRoutes(app: FastifyInstance, deps: ShlinkDeps): Prom
       .header('access-control-max-age', '3600')
       .send(),
   );
-  // Shlink's clients send Content-Type: application/json on every request, a DELETE's with no body.
-  const json = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else void json(request, body as string, done);
-  });
+  acceptEmptyJsonBodies(app);
 
   app.get('/health', async () => health());
   shortUrlRoutes(app, deps);
@@ -101,7 +76,7 @@ function shortUrlRoutes(app: FastifyInstance, deps: ShlinkDeps): void {
   /** The host a `domain` parameter names for a link's address: absent, or the default's, is the default domain. */
   const hostOf = (request: FastifyRequest): string | undefined => {
     const domain = (request.query as Record<string, unknown>).domain;
-    if (domain === undefined || domain === '' || domain === 'DEFAULT' || domain === deps.defaultHost) return undefined;
+    if (domain === undefined || domain === '' || domain === 'DEFAULT' || domain === deps.domains.defaultHost) return undefined;
     if (typeof domain !== 'string') throw invalid('domain', 'domain must be a host name.');
     return domain;
   };
@@ -109,8 +84,8 @@ function shortUrlRoutes(app: FastifyInstance, deps: ShlinkDeps): void {
   app.get('/short-urls', async (request) => {
     const key = requireKey(request);
     const query = request.query as Record<string, unknown>;
-    const itemsPerPage = integerParam(query.itemsPerPage, 'itemsPerPage', ITEMS_DEFAULT, 1, ITEMS_MAX);
-    const page = integerParam(query.page, 'page', 1, 1, OFFSET_MAX);
+    const itemsPerPage = wholeNumber(query.itemsPerPage, 'itemsPerPage', ITEMS_DEFAULT, 1, ITEMS_MAX);
+    const page = wholeNumber(query.page, 'page', 1, 1, OFFSET_MAX);
     const params = await listParams(query, key, deps);
     const skip = (page - 1) * itemsPerPage;
     const { total, page: found } = await pageAt(lists, key.workspaceId, { ...params, skip, limit: itemsPerPage });
@@ -129,25 +104,10 @@ function shortUrlRoutes(app: FastifyInstance, deps: ShlinkDeps): void {
   });
 
   // Shlink answers a create 200, not 201.
-  app.post('/short-urls', deps.createRouteConfig === undefined ? {} : { config: deps.createRouteConfig }, async (request) => {
+  app.post('/short-urls', deps.createRoute, async (request) => {
     const creator = creatorOf(request, deps.keyRequired);
     const { link } = await creates.create(createBody(bodyOf(request)), creator, undefined);
-    const domainHost = link.domainId === DEFAULT_DOMAIN_ID ? null : shortUrls.of(link).domain;
-    return view({
-      ...link,
-      domainHost,
-      createdAt: new Date(),
-      workspaceId: creator.workspaceId,
-      ownerKeyId: creator.ownerKeyId,
-      ownerPersonId: null,
-      ownerName: null,
-      disabled: false,
-      deleted: false,
-      version: 0,
-      clicks: 0,
-      botClicks: 0,
-      clicksUsed: null,
-    });
+    return view(createdDetails(link, creator, shortUrls));
   });
 
   app.get('/short-urls/:shortCode', async (request) => view(await links.find(requireKey(request), hostOf(request), codeOf(request))));
@@ -247,7 +207,7 @@ function tagAndDomainRoutes(app: FastifyInstance, deps: ShlinkDeps): void {
             },
           ],
     );
-    return { domains: { data: [{ domain: deps.defaultHost, isDefault: true, redirects: none }, ...own], defaultRedirects: none } };
+    return { domains: { data: [{ domain: deps.domains.defaultHost, isDefault: true, redirects: none }, ...own], defaultRedirects: none } };
   });
 
   app.patch('/domains/redirects', async () => {
@@ -332,16 +292,3 @@ const noTagEdits = async () => {
 };
 
 const codeOf = (request: FastifyRequest) => (request.params as { shortCode: string }).shortCode;
-
-function bodyOf(request: FastifyRequest): Record<string, unknown> {
-  const body = request.body;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid(undefined, 'Send a JSON object.');
-  return body as Record<string, unknown>;
-}
-
-function integerParam(value: unknown, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined || value === '') return fallback;
-  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value) || Number(value) < min || Number(value) > max)
-    throw new AppError('LIST_QUERY_INVALID', `${name} must be a whole number from ${min} to ${max}.`, { field: name });
-  return Number(value);
-}

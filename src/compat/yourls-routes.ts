@@ -7,36 +7,25 @@
 // look-up, the list, the stats) and answers in YOURLS's shapes and formats (yourls-answers.ts,
 // yourls-output.ts). Coverage, and what is refused and why: docs/compat.md#yourls.
 
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { StatsService } from '../analytics/stats.ts';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorOf } from '../api/errors.ts';
 import { keyOfSecret } from '../auth/authenticate.ts';
 import type { Credentials } from '../auth/credentials.ts';
 import type { Principal } from '../auth/roles.ts';
 import { utcDay } from '../core/day-range.ts';
-import type { ShortUrls } from '../domains/short-urls.ts';
-import { AppError, ERRORS, type ErrorCode } from '../errors.ts';
+import { AppError, ERRORS } from '../errors.ts';
 import { creatorOf } from '../links/create-routes.ts';
-import type { LinkCreates } from '../links/creates.ts';
 import type { CreateLinkBody } from '../links/schemas.ts';
-import type { LinkLists } from '../links/list-store.ts';
 import { LIST_LIMIT_MAX, TOTAL_MAX, type ListSort } from '../links/list-query.ts';
-import type { LinkService } from '../links/service.ts';
 import type { LinkDetails } from '../links/store.ts';
+import { peerRoutes, type CompatServices } from './adapter.ts';
 import { pageAt } from './pages.ts';
 import * as answers from './yourls-answers.ts';
 import { writeAnswer, type YourlsAnswer } from './yourls-output.ts';
 import { acceptFormBodies, paramsOf, type YourlsParams } from './yourls-params.ts';
 
-export interface YourlsDeps {
-  readonly creates: LinkCreates;
-  readonly links: LinkService;
-  readonly lists: LinkLists;
-  readonly shortUrls: ShortUrls;
-  /** The click statistics; null where the app is built without them (db-stats and stats then refuse). */
-  readonly stats: StatsService | null;
+export interface YourlsDeps extends Pick<CompatServices, 'creates' | 'links' | 'lists' | 'shortUrls' | 'stats' | 'keyRequired'> {
   readonly credentials: Pick<Credentials, 'key'>;
-  /** Creates need an API key (CREATE_REQUIRES_API_KEY); a YOURLS "public" shorturl follows it. */
-  readonly keyRequired: boolean;
   /** BASE_URL: a full short URL on the default domain starts with it. */
   readonly baseUrl: string;
   /** The create limits of POST /links, run for the shorturl action only; null when they are off. */
@@ -50,17 +39,13 @@ const PLEASE_LOG_IN = 'Please log in';
 const INVALID_LOGIN = 'Invalid username or password';
 
 export async function yourlsRoutes(app: FastifyInstance, deps: YourlsDeps): Promise<void> {
-  // YOURLS's API is documented as YOURLS's (docs/compat.md), not in this service's OpenAPI document.
-  app.addHook('onRoute', (route) => {
-    route.schema = { ...route.schema, hide: true };
-  });
+  peerRoutes(app);
   acceptFormBodies(app);
   // What fails before the action runs (a body too large or of another type): YOURLS's shape, in the query's format.
-  app.setErrorHandler(function onError(err: Error & { code?: string; statusCode?: number }, request, reply) {
-    const code = errorCodeOf(err);
-    if (code === 'INTERNAL') request.log.error({ err }, 'unhandled error');
+  app.setErrorHandler(function onError(err: FastifyError | AppError, request, reply) {
+    const { code, message = ERRORS[code].message } = errorOf(err, request);
     const format = new URLSearchParams(request.url.split('?')[1] ?? '').get('format') ?? 'xml';
-    return send(reply, format, answers.failed(code, err instanceof AppError ? err.message : ERRORS[code].message));
+    return send(reply, format, answers.failed(code, message));
   });
 
   app.route({
@@ -217,7 +202,9 @@ async function statsAnswer(params: YourlsParams, key: Principal, deps: YourlsDep
   const start = countParam(params.get('start'), 'start', TOTAL_MAX);
   // YOURLS lists links only for a limit above 0 (its default, with no limit, is none).
   const [listed, sums] = await Promise.all([
-    limit === 0 ? [] : pageAt(deps.lists, key.workspaceId, { params: { sort }, skip: start, limit }).then(({ page }) => page),
+    limit === 0
+      ? []
+      : pageAt(deps.lists, key.workspaceId, { params: { sort }, skip: start, limit, counted: false }).then(({ page }) => page),
     totals(key, deps),
   ]);
   return answers.stats(
@@ -250,13 +237,4 @@ async function totals(key: Principal, deps: YourlsDeps): Promise<answers.Totals>
 
 function filled(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
-}
-
-/** Fastify's own errors (a body too large, of another type) as our codes. */
-function errorCodeOf(err: Error & { code?: string; statusCode?: number }): ErrorCode {
-  if (err instanceof AppError) return err.code;
-  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'BODY_TOO_LARGE';
-  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'UNSUPPORTED_MEDIA_TYPE';
-  const status = err.statusCode ?? 500;
-  return status >= 400 && status < 500 ? 'BAD_REQUEST' : 'INTERNAL';
 }
