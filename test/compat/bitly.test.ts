@@ -10,14 +10,13 @@ import assert from 'node:assert/strict';
 import https from 'node:https';
 import { after, before, test } from 'node:test';
 import { BitlyClient } from 'bitly';
-import { startApp } from '../helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
+import type { startApp } from '../helpers/app.ts';
+import { DESKTOP_UA } from '../helpers/agents.ts';
+import { servedApp } from '../helpers/compat.ts';
 import { freePort } from '../helpers/redis.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { loopbackHost, startTlsTerminator } from '../helpers/tls-terminator.ts';
 import { keysWith, workspaceWith } from '../helpers/workspaces.ts';
-
-/** A browser's User-Agent: its click counts as a person's. */
-const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
 
 let database: TestDatabase;
 before(async () => {
@@ -58,8 +57,7 @@ async function serve(t: Parameters<typeof startApp>[0]) {
   // The environment, not the client: Node's default agent (which axios uses) trusts the test authority, and only it.
   https.globalAgent.options.ca = terminator.ca;
   const base = `https://${host}`;
-  const { app } = await startApp(t, database.url, { BASE_URL: base, ANALYTICS_ENABLED: 'true', CLICK_FLUSH_INTERVAL_MS: '60000' });
-  await app.listen({ port, host: '127.0.0.1' });
+  const { app } = await servedApp(t, database.url, { BASE_URL: base }, port);
   const client = (secret: string, apiUrl = host) => new BitlyClient(secret, { apiUrl, domain: host });
   return { app, host, base, terminator, client };
 }
@@ -94,7 +92,7 @@ function request(url: string, init: { method?: string; headers?: Record<string, 
 function click(url: string) {
   return new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {
     https
-      .get(url, { headers: { 'user-agent': PERSON } }, (res) => {
+      .get(url, { headers: { 'user-agent': DESKTOP_UA } }, (res) => {
         res.resume();
         resolve({ status: res.statusCode ?? 0, location: res.headers.location });
       })

@@ -11,13 +11,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Dub } from 'dub';
 import * as errors from 'dub/models/errors';
-import { startApp } from '../helpers/app.ts';
+import type { startApp } from '../helpers/app.ts';
+import { DESKTOP_UA } from '../helpers/agents.ts';
+import { createThroughOurApi, servedApp } from '../helpers/compat.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { freePort } from '../helpers/redis.ts';
 import { keysWith, workspaceWith } from '../helpers/workspaces.ts';
-
-/** A browser's User-Agent: its click counts as a person's. */
-const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
 
 let database: TestDatabase;
 before(async () => {
@@ -27,16 +25,7 @@ after(() => database.drop());
 
 /** The service on a port of its own, Dub's API on `localhost`; a Dub SDK for `token` pointed at it. */
 async function serve(t: Parameters<typeof startApp>[0], env: Record<string, string> = {}) {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const { app } = await startApp(t, database.url, {
-    BASE_URL: base,
-    DUB_API_HOSTS: 'localhost',
-    ANALYTICS_ENABLED: 'true',
-    CLICK_FLUSH_INTERVAL_MS: '60000',
-    ...env,
-  });
-  await app.listen({ port, host: '127.0.0.1' });
+  const { app, port, base } = await servedApp(t, database.url, { DUB_API_HOSTS: 'localhost', ...env });
   const client = (token: string) => new Dub({ token, serverURL: `http://localhost:${port}` });
   return { app, base, dubBase: `http://localhost:${port}`, client };
 }
@@ -103,7 +92,7 @@ test("Dub's SDK creates, reads, lists, changes, upserts, bulk-edits and deletes 
     changed.tags?.map((tag) => tag.name),
     ['launch', 'summer'],
   );
-  const followed = await fetch(`${base}/dub-spring`, { redirect: 'manual', headers: { 'user-agent': PERSON } });
+  const followed = await fetch(`${base}/dub-spring`, { redirect: 'manual', headers: { 'user-agent': DESKTOP_UA } });
   assert.equal(followed.status, 302);
   assert.equal(followed.headers.get('location'), 'https://example.com/summer');
 
@@ -235,10 +224,6 @@ test("Dub's bulk creates count each link against our create limit", async (t) =>
     errors.RateLimitExceeded,
   );
   assert.deepEqual([limited.status, limited.code], [429, 'RATE_LIMITED']);
-  const ours = await fetch(`${base}/links`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${member.secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ url: 'https://example.com/limit/5' }),
-  });
+  const ours = await createThroughOurApi(base, member.secret, 'https://example.com/limit/5');
   assert.equal(ours.status, 201, 'two of three left: the refused bulk took none');
 });

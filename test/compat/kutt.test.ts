@@ -6,13 +6,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Kutt from 'kutt';
-import { startApp } from '../helpers/app.ts';
+import type { startApp } from '../helpers/app.ts';
+import { DESKTOP_UA } from '../helpers/agents.ts';
+import { createThroughOurApi, servedApp } from '../helpers/compat.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { freePort } from '../helpers/redis.ts';
 import { keysWith, workspaceWith } from '../helpers/workspaces.ts';
-
-/** A browser's User-Agent: its click counts as a person's. */
-const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
 
 let database: TestDatabase;
 before(async () => {
@@ -22,15 +20,7 @@ after(() => database.drop());
 
 /** The service listening on a port of its own, and a Kutt client for `secret` pointed at its /api/v2. */
 async function serve(t: Parameters<typeof startApp>[0], env: Record<string, string> = {}) {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const { app } = await startApp(t, database.url, {
-    BASE_URL: base,
-    ANALYTICS_ENABLED: 'true',
-    CLICK_FLUSH_INTERVAL_MS: '60000',
-    ...env,
-  });
-  await app.listen({ port, host: '127.0.0.1' });
+  const { app, base } = await servedApp(t, database.url, env);
   const client = (secret: string) => new Kutt().set('api', `${base}/api/v2`).set('key', secret);
   return { app, base, client };
 }
@@ -98,7 +88,7 @@ test("Kutt's client creates, lists, updates, reads the stats of and deletes link
   });
   assert.equal(changed.target, 'https://example.com/summer');
   assert.equal(changed.description, 'Summer');
-  const followed = await fetch(`${base}/kutt-spring`, { redirect: 'manual', headers: { 'user-agent': PERSON } });
+  const followed = await fetch(`${base}/kutt-spring`, { redirect: 'manual', headers: { 'user-agent': DESKTOP_UA } });
   assert.equal(followed.status, 302);
   assert.equal(followed.headers.get('location'), 'https://example.com/summer');
 
@@ -178,12 +168,7 @@ test('Kutt clients get our rules and limits, in Kutt’s error shape: bad input,
 test("Kutt's creates and POST /links share one create limit per key", async (t) => {
   const { base, client } = await serve(t, { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_CREATES_PER_KEY: '3' });
   const { member } = await keysWith(database.url, { member: 'member' });
-  const ours = (i: number) =>
-    fetch(`${base}/links`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${member.secret}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `https://example.com/limit/${i}` }),
-    });
+  const ours = (i: number) => createThroughOurApi(base, member.secret, `https://example.com/limit/${i}`);
   assert.equal((await ours(1)).status, 201);
   assert.equal((await ours(2)).status, 201);
   const links = client(member.secret).links();

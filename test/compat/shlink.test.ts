@@ -8,13 +8,11 @@ import { after, before, test } from 'node:test';
 import { ShlinkApiClient } from '@shlinkio/shlink-js-sdk';
 import { FetchHttpClient } from '@shlinkio/shlink-js-sdk/fetch';
 import { ErrorType } from '@shlinkio/shlink-js-sdk/api-contract';
-import { startApp } from '../helpers/app.ts';
+import type { startApp } from '../helpers/app.ts';
+import { DESKTOP_UA } from '../helpers/agents.ts';
+import { servedApp } from '../helpers/compat.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { freePort } from '../helpers/redis.ts';
 import { keysWith, workspaceWith } from '../helpers/workspaces.ts';
-
-/** A browser's User-Agent: its click counts as a person's. */
-const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
 
 let database: TestDatabase;
 before(async () => {
@@ -23,10 +21,7 @@ before(async () => {
 after(() => database.drop());
 
 async function serve(t: Parameters<typeof startApp>[0]) {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const { app } = await startApp(t, database.url, { BASE_URL: base, ANALYTICS_ENABLED: 'true', CLICK_FLUSH_INTERVAL_MS: '60000' });
-  await app.listen({ port, host: '127.0.0.1' });
+  const { app, base } = await servedApp(t, database.url);
   const client = (apiKey: string) => new ShlinkApiClient(new FetchHttpClient(), { baseUrl: base, apiKey });
   return { app, base, client };
 }
@@ -123,7 +118,7 @@ test("Shlink's client creates, gets, lists, edits, counts the visits of and dele
   assert.deepEqual(edited.tags, ['campaign', 'spring']);
 
   // A real click, through the redirect, in the visit counts once flushed.
-  const followed = await fetch(`${base}/shlink-spring?utm_source=sms`, { redirect: 'manual', headers: { 'user-agent': PERSON } });
+  const followed = await fetch(`${base}/shlink-spring?utm_source=sms`, { redirect: 'manual', headers: { 'user-agent': DESKTOP_UA } });
   assert.equal(followed.status, 302);
   assert.equal(followed.headers.get('location'), 'https://example.com/summer?utm_source=sms');
   await app.clicks.flush();

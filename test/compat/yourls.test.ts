@@ -8,13 +8,11 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startApp } from '../helpers/app.ts';
+import type { startApp } from '../helpers/app.ts';
+import { DESKTOP_UA } from '../helpers/agents.ts';
+import { createThroughOurApi, servedApp } from '../helpers/compat.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
-import { freePort } from '../helpers/redis.ts';
 import { keysWith, workspaceWith } from '../helpers/workspaces.ts';
-
-/** A browser's User-Agent: its click counts as a person's. */
-const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
 
 let database: TestDatabase;
 before(async () => {
@@ -47,10 +45,7 @@ interface Answer {
 
 /** The service on a port of its own, and YOURLS's calls to its /yourls-api.php. */
 async function serve(t: Parameters<typeof startApp>[0], env: Record<string, string> = {}) {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const { app } = await startApp(t, database.url, { BASE_URL: base, ANALYTICS_ENABLED: 'true', CLICK_FLUSH_INTERVAL_MS: '60000', ...env });
-  await app.listen({ port, host: '127.0.0.1' });
+  const { app, base } = await servedApp(t, database.url, env);
   const api = `${base}/yourls-api.php`;
   const answer = async (response: Response): Promise<Answer> => ({
     status: response.status,
@@ -159,7 +154,7 @@ test("YOURLS's documented calls create, expand, read the stats of and count link
   assert.match(jsonp.text, /"shorturl":"http:\\\/\\\/127\.0\.0\.1/, 'json_encode escapes slashes');
 
   // A real click, once written, in url-stats.
-  const followed = await fetch(`${base}/yourls-spring`, { redirect: 'manual', headers: { 'user-agent': PERSON } });
+  const followed = await fetch(`${base}/yourls-spring`, { redirect: 'manual', headers: { 'user-agent': DESKTOP_UA } });
   assert.equal(followed.status, 302);
   await app.clicks.flush();
   const linkStats = await json(post({ signature, action: 'url-stats', shorturl: 'yourls-spring', format: 'json' }));
@@ -334,12 +329,7 @@ test('a YOURLS shorturl without credentials follows CREATE_REQUIRES_API_KEY, and
     status: 403,
     body: { message: 'Please log in', errorCode: '403', callback: '', stableCode: 'API_KEY_REQUIRED' },
   });
-  const ours = (i: number) =>
-    fetch(`${base}/links`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${member.secret}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `https://example.com/limit/${i}` }),
-    });
+  const ours = (i: number) => createThroughOurApi(base, member.secret, `https://example.com/limit/${i}`);
   assert.equal((await ours(1)).status, 201);
   assert.equal((await ours(2)).status, 201);
   // Reads are no creates: they spend nothing of the limit.
