@@ -3,6 +3,7 @@
 // time), until stopped or until `maxMs`. Every answer is recorded with the phase it was sent in,
 // and every create that got a 201 with its code and URL (a Jepsen set: each one must be found).
 
+import { randomUUID } from 'node:crypto';
 import { withClient } from './db.ts';
 import { until } from './wait.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -343,15 +344,18 @@ export interface BurstCreate {
 /**
  * Keeps `concurrency` creates in flight (each client sends its next one when the last is answered)
  * until `stop()`. Records every create, and every code that got a 201 with its URL. `send(n)`
- * sends n more at once, besides the clients' (say, just before a signal).
+ * sends n more at once, besides the clients' (say, just before a signal). Every burst's targets are
+ * its own (`label` and a random part): a burst earlier in the same database made links with the
+ * same numbers, and a check of "is this target committed" would find those.
  */
 export function createBurst(base: string, concurrency: number, label = 'burst') {
+  const own = `${label}-${randomUUID().slice(0, 8)}`;
   const acknowledged = new Map<string, string>();
   const creates: BurstCreate[] = [];
   const state = { running: true };
   let n = 0;
   const create = async (): Promise<BurstCreate> => {
-    const url = `https://example.com/${label}/${n++}`;
+    const url = `https://example.com/${own}/${n++}`;
     const sentAt = performance.now();
     let outcome: string;
     try {
