@@ -97,3 +97,15 @@ export function createdDetails(
     clicksUsed: null,
   };
 }
+
+/** A field that must be a string when given; absent or null: undefined. 400 BODY_INVALID naming it otherwise. */
+export function stringField(value: unknown, name: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new AppError('BODY_INVALID', `${name} must be a string.`, { field: name });
+  return value;
+}
+
+/** A target without a scheme, as the peer takes it: with `scheme` (Kutt and YOURLS: http, Dub: https). */
+export function withScheme(target: string, scheme: 'http' | 'https'): string {
+  return /^[a-z][a-z0-9+.-]*:/i.test(target) ? target : `${scheme}://${target}`;
+}

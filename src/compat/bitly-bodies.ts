@@ -4,6 +4,7 @@
 
 import { decodeBase62, encodeBase62 } from '../core/base62.ts';
 import { AppError } from '../errors.ts';
+import { stringField } from './adapter.ts';
 import type { CreateLinkBody, PatchLinkBody } from '../links/schemas.ts';
 
 /** Bitly's own short domain: the `bitly` client's default, and what it rewrites every id with a 6+ character back-half to. */
@@ -105,12 +106,6 @@ export function checkGroup(guid: unknown, workspaceId: number): void {
 function refuseDeeplinks(deeplinks: unknown): void {
   if (deeplinks === undefined || deeplinks === null || (Array.isArray(deeplinks) && deeplinks.length === 0)) return;
   throw new AppError('BODY_INVALID', 'deeplinks: set app links with options.deepLink of this service’s own API.', { field: 'deeplinks' });
-}
-
-function stringField(value: unknown, name: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new AppError('BODY_INVALID', `${name} must be a string.`, { field: name });
-  return value;
 }
 
 function tagsField(value: unknown): string[] | undefined {

@@ -3,7 +3,7 @@
 // and Dub's link ids. A field Dub has and we do not is refused when it asks for something (422), and
 // taken when it asks for nothing (false, null, []), as Dub's SDK and dashboards send those.
 
-import { jsonObject } from './adapter.ts';
+import { jsonObject, withScheme } from './adapter.ts';
 import { AppError } from '../errors.ts';
 import type { CreateLinkBody, PatchLinkBody } from '../links/schemas.ts';
 import type { LinkDetails } from '../links/store.ts';
@@ -105,11 +105,6 @@ function tagsOf(body: Record<string, unknown>): string[] | undefined {
   return tags === undefined ? undefined : [...new Set(tags)];
 }
 
-/** Dub takes a URL without a scheme as https://. */
-function withScheme(url: string): string {
-  return /^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `https://${url}`;
-}
-
 /** Dub's social preview: title, description and image, served to crawlers when `proxy` is true. */
 function previewOf(body: Record<string, unknown>): { title?: string; description?: string; image?: string } | undefined {
   const title = text(body, 'title');
@@ -154,7 +149,7 @@ export function createBody(raw: unknown, defaultHost: string): CreateLinkBody {
     ...(preview === undefined ? {} : { preview }),
   };
   return {
-    url: withScheme(url.trim()),
+    url: withScheme(url.trim(), 'https'),
     ...(domain === undefined || domain === '' || domain.toLowerCase() === defaultHost ? {} : { domain }),
     ...(key === undefined || key === '' ? {} : { alias: key }),
     ...(comments === undefined || comments === '' ? {} : { title: comments }),
@@ -187,7 +182,7 @@ export function patchBody(raw: unknown, current: LinkDetails, defaultHost: strin
   const tags = tagsOf(body);
   const expiresAt = body.expiresAt === null ? null : text(body, 'expiresAt');
   return {
-    ...(url === undefined ? {} : { url: withScheme(url.trim()) }),
+    ...(url === undefined ? {} : { url: withScheme(url.trim(), 'https') }),
     ...(comments === undefined ? {} : { title: comments === '' ? null : comments }),
     ...(tags === undefined ? {} : { tags }),
     ...(expiresAt === undefined ? {} : { expiresAt }),

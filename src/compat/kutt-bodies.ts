@@ -2,6 +2,7 @@
 // apply unchanged: the alias's shape, the target policy, the password's length, the limits.
 
 import { AppError } from '../errors.ts';
+import { stringField, withScheme } from './adapter.ts';
 import type { CreateLinkBody, PatchLinkBody } from '../links/schemas.ts';
 import type { LinkDetails } from '../links/store.ts';
 
@@ -35,7 +36,7 @@ export function createBody(body: KuttCreateBody): CreateLinkBody {
   const domain = stringField(body.domain, 'domain');
   const expiresIn = stringField(body.expire_in, 'expire_in');
   return {
-    url: withScheme(target.trim()),
+    url: withScheme(target.trim(), 'http'),
     ...(alias === undefined || alias === '' ? {} : { alias }),
     ...(title === undefined || title === '' ? {} : { title }),
     ...(domain === undefined || domain === '' ? {} : { domain }),
@@ -58,21 +59,10 @@ export function patchBody(body: KuttUpdateBody, current: LinkDetails): PatchLink
   const expiresIn = stringField(body.expire_in, 'expire_in');
   // As Kutt does, a field changes only when given a value (an empty one changes nothing).
   return {
-    ...(target === undefined || target === '' ? {} : { url: withScheme(target.trim()) }),
+    ...(target === undefined || target === '' ? {} : { url: withScheme(target.trim(), 'http') }),
     ...(title === undefined || title === '' ? {} : { title }),
     ...(expiresIn === undefined || expiresIn === '' ? {} : { expiresAt: expiryOf(expiresIn) }),
   };
-}
-
-function stringField(value: unknown, name: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new AppError('BODY_INVALID', `${name} must be a string.`, { field: name });
-  return value;
-}
-
-/** Kutt takes a target without a scheme as http://. */
-function withScheme(target: string): string {
-  return /^[a-z][a-z0-9+.-]*:/i.test(target) ? target : `http://${target}`;
 }
 
 const UNIT_MS: Readonly<Record<string, number>> = {

@@ -3,6 +3,7 @@
 // its list query as our list's, and a link as Shlink's ShortUrl.
 
 import { AppError } from '../errors.ts';
+import { stringField } from './adapter.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
 import type { CreateLinkBody, PatchLinkBody } from '../links/schemas.ts';
 import type { LinkDetails } from '../links/store.ts';
@@ -49,15 +50,16 @@ export function shortUrlView(link: LinkDetails, shortUrls: ShortUrls, forwardQue
 
 /** Shlink's create body as ours. */
 export function createBody(body: Record<string, unknown>): CreateLinkBody {
-  const longUrl = stringField(body, 'longUrl');
+  const longUrl = stringField(body.longUrl, 'longUrl');
   if (longUrl === undefined || longUrl.trim() === '') throw invalid('longUrl', 'longUrl is missing.');
   if (body.findIfExists === true)
     throw invalid('findIfExists', 'findIfExists is not supported: every create makes a new link (search with searchTerm).');
-  if (stringField(body, 'pathPrefix') !== undefined) throw invalid('pathPrefix', 'pathPrefix is not supported: a code has no prefix here.');
+  if (stringField(body.pathPrefix, 'pathPrefix') !== undefined)
+    throw invalid('pathPrefix', 'pathPrefix is not supported: a code has no prefix here.');
   refuseCrawlable(body);
-  const alias = stringField(body, 'customSlug');
+  const alias = stringField(body.customSlug, 'customSlug');
   const title = nullableString(body, 'title');
-  const domain = stringField(body, 'domain');
+  const domain = stringField(body.domain, 'domain');
   const startsAt = nullableString(body, 'validSince');
   const expiresAt = nullableString(body, 'validUntil');
   const tags = tagsField(body);
@@ -77,7 +79,7 @@ export function createBody(body: Record<string, unknown>): CreateLinkBody {
 /** Shlink's edit body as our PATCH: a field given changes, null clears it; maxVisits and forwardQuery keep the link's other options. */
 export function editBody(body: Record<string, unknown>, current: LinkDetails): PatchLinkBody {
   refuseCrawlable(body);
-  const longUrl = stringField(body, 'longUrl');
+  const longUrl = stringField(body.longUrl, 'longUrl');
   const title = nullableString(body, 'title');
   const startsAt = nullableString(body, 'validSince');
   const expiresAt = nullableString(body, 'validUntil');
@@ -130,15 +132,8 @@ function tagsField(body: Record<string, unknown>): string[] | undefined {
   return tags as string[];
 }
 
-function stringField(body: Record<string, unknown>, name: string): string | undefined {
-  const value = body[name];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw invalid(name, `${name} must be a string.`);
-  return value;
-}
-
 function nullableString(body: Record<string, unknown>, name: string): string | null | undefined {
-  return body[name] === null ? null : stringField(body, name);
+  return body[name] === null ? null : stringField(body[name], name);
 }
 
 /** Bad input, named by Shlink's field (its problem's invalidElements). */

@@ -18,7 +18,7 @@ import { creatorOf } from '../links/create-routes.ts';
 import type { CreateLinkBody } from '../links/schemas.ts';
 import { LIST_LIMIT_MAX, TOTAL_MAX, type ListSort } from '../links/list-query.ts';
 import type { LinkDetails } from '../links/store.ts';
-import { peerRoutes, type CompatServices } from './adapter.ts';
+import { peerRoutes, withScheme, type CompatServices } from './adapter.ts';
 import { pageAt } from './pages.ts';
 import * as answers from './yourls-answers.ts';
 import { writeAnswer, type YourlsAnswer } from './yourls-output.ts';
@@ -157,7 +157,7 @@ function createBody(params: YourlsParams, keyword: string): CreateLinkBody {
   const title = params.get('title') ?? '';
   return {
     // YOURLS takes a URL without a scheme as http://.
-    url: /^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `http://${url}`,
+    url: withScheme(url, 'http'),
     ...(keyword === '' ? {} : { alias: keyword }),
     ...(title === '' ? {} : { title }),
   };
