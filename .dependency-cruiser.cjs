@@ -2,11 +2,11 @@
 // may only go down it. Floors, top first; a folder imports only from floors below its own.
 /** @type {string[][]} */
 const FLOORS = [
-  ['src/process/'],
+  ['src/process/', 'src/cli/'],
   ['src/app\\.ts$'],
   ['src/ops/'],
   ['src/dashboard/'],
-  ['src/compat/'],
+  ['src/compat/', 'src/mcp/'],
   ['src/analytics/'],
   ['src/links/'],
   ['src/webhooks/'],
@@ -25,6 +25,7 @@ const FLOORS = [
   ['src/part\\.ts$', 'src/config/'],
   ['src/core/'],
   ['src/errors\\.ts$'],
+  ['src/client/'],
 ];
 
 const pathOf = (floor) => `^(${floor.join('|')})`;
@@ -49,7 +50,8 @@ module.exports = {
       name: 'no-circular',
       comment: 'Modules that import each other, even through others, are one idea in two rooms.',
       severity: 'error',
-      from: { path: '^src/' },
+      // But in the generated client's runtime, which is the generator's (scripts/client.ts).
+      from: { path: '^src/', pathNot: '^src/client/generated/' },
       to: { circular: true },
     },
     {
