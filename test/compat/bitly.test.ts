@@ -49,7 +49,7 @@ interface BitlyError {
 }
 
 /** The service behind HAProxy on https://<host> (BASE_URL too), and a Bitly client for `secret` pointed at it. */
-async function serve(t: Parameters<typeof startApp>[0]) {
+async function serve(t: Parameters<typeof startApp>[0], env: Record<string, string> = {}) {
   const host = loopbackHost();
   const port = await freePort();
   const terminator = await startTlsTerminator(host, port);
@@ -57,7 +57,7 @@ async function serve(t: Parameters<typeof startApp>[0]) {
   // The environment, not the client: Node's default agent (which axios uses) trusts the test authority, and only it.
   https.globalAgent.options.ca = terminator.ca;
   const base = `https://${host}`;
-  const { app } = await servedApp(t, database.url, { BASE_URL: base }, port);
+  const { app } = await servedApp(t, database.url, { BASE_URL: base, ...env }, port);
   const client = (secret: string, apiUrl = host) => new BitlyClient(secret, { apiUrl, domain: host });
   return { app, host, base, terminator, client };
 }
@@ -272,4 +272,22 @@ test('Bitly clients get our rules and roles, in Bitly’s error shape with its s
   const ownList = await got<{ links: unknown[] }>(elsewhere.bitlyRequest(`groups/${own.groups[0]?.guid}/bitlinks`, {}, 'GET'));
   assert.deepEqual(ownList.links, []);
   assert.equal((await got(bitly.info(link.id))).title, null, 'untouched');
+});
+
+test("Bitly's creates and POST /links share one create limit per key", async (t) => {
+  const { base, client } = await serve(t, { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_CREATES_PER_KEY: '3' });
+  const { member } = await keysWith(database.url, { member: 'member' });
+  const ours = (i: number) =>
+    request(`${base}/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${member.secret}` },
+      body: { url: `https://example.com/limit/${i}` },
+    });
+  assert.equal((await ours(1)).status, 201);
+  assert.equal((await ours(2)).status, 201);
+  const bitly = client(member.secret);
+  await bitly.shorten('https://example.com/limit/3');
+  const limited = await refusal(bitly.shorten('https://example.com/limit/4'));
+  assert.equal(limited.message, 'RATE_LIMIT_EXCEEDED');
+  assert.equal((await ours(5)).status, 429);
 });

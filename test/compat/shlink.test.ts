@@ -10,7 +10,7 @@ import { FetchHttpClient } from '@shlinkio/shlink-js-sdk/fetch';
 import { ErrorType } from '@shlinkio/shlink-js-sdk/api-contract';
 import type { startApp } from '../helpers/app.ts';
 import { DESKTOP_UA } from '../helpers/agents.ts';
-import { servedApp } from '../helpers/compat.ts';
+import { createThroughOurApi, servedApp } from '../helpers/compat.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.ts';
 import { keysWith, workspaceWith } from '../helpers/workspaces.ts';
 
@@ -20,8 +20,8 @@ before(async () => {
 });
 after(() => database.drop());
 
-async function serve(t: Parameters<typeof startApp>[0]) {
-  const { app, base } = await servedApp(t, database.url);
+async function serve(t: Parameters<typeof startApp>[0], env: Record<string, string> = {}) {
+  const { app, base } = await servedApp(t, database.url, env);
   const client = (apiKey: string) => new ShlinkApiClient(new FetchHttpClient(), { baseUrl: base, apiKey });
   return { app, base, client };
 }
@@ -241,4 +241,17 @@ test('Shlink clients get our rules and limits as Shlink’s problem details: bad
   assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /X-Api-Key/i);
   const answered = await fetch(`${base}/rest/v3/short-urls`, { headers: { 'x-api-key': admin.secret, origin: 'https://app.shlink.io' } });
   assert.equal(answered.headers.get('access-control-allow-origin'), '*');
+});
+
+test("Shlink's creates and POST /links share one create limit per key", async (t) => {
+  const { base, client } = await serve(t, { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_CREATES_PER_KEY: '3' });
+  const { member } = await keysWith(database.url, { member: 'member' });
+  const ours = (i: number) => createThroughOurApi(base, member.secret, `https://example.com/limit/${i}`);
+  assert.equal((await ours(1)).status, 201);
+  assert.equal((await ours(2)).status, 201);
+  const shlink = client(member.secret);
+  await shlink.createShortUrl({ longUrl: 'https://example.com/limit/3' });
+  const limited = await problem(shlink.createShortUrl({ longUrl: 'https://example.com/limit/4' }));
+  assert.deepEqual([limited.status, limited.code], [429, 'RATE_LIMITED']);
+  assert.equal((await ours(5)).status, 429);
 });
