@@ -60,9 +60,9 @@ export function shortenerClient(options: ClientOptions): Client {
 /** What the generated client threw (the parsed error body, its text, or fetch's own error) as a ShortenerError. */
 export function asShortenerError(error: unknown, response: Response | undefined): ShortenerError {
   if (error instanceof ShortenerError) return error;
+  // An aborted request stays an abort, the caller asked for it: also one aborted while its answer's body was read.
+  if (error instanceof DOMException && error.name === 'AbortError') throw error;
   if (response === undefined) {
-    // An aborted request stays an abort: the caller asked for it.
-    if (error instanceof DOMException && error.name === 'AbortError') throw error;
     const cause = error instanceof Error ? `: ${error.message}` : '';
     return new ShortenerError(0, 'NETWORK_ERROR', `The service could not be reached${cause}.`);
   }

@@ -2,8 +2,9 @@
 import type { Static } from 'typebox';
 import type * as schema from '../../../src/analytics/schemas.ts';
 import type { DIMENSIONS as SERVER_DIMENSIONS, Dimension } from '../../../src/core/dimensions.ts';
+import * as sdk from '../../../src/client/operations.ts';
 import type { Api } from '../api/client.ts';
-import { linkPath, type LinkKey } from '../links/link-key.ts';
+import { linkPath, linkRequest, type LinkKey } from '../links/link-key.ts';
 
 /** What a click is counted by, besides its day, in the order the views show them; the operator may switch any of them off. */
 export const DIMENSIONS = [
@@ -48,12 +49,22 @@ export type StatsQuery = Required<Pick<Static<typeof schema.StatsQuery>, 'from' 
   filter?: Record<string, string>;
 };
 
-export function getStats(api: Api, link: LinkKey, query: StatsQuery, signal?: AbortSignal): Promise<Stats> {
-  return api.request<Stats>(linkPath(link, '/stats', statsParams(query)), { signal });
+export async function getStats(api: Api, link: LinkKey, query: StatsQuery, signal?: AbortSignal): Promise<Stats> {
+  const { path, query: onDomain } = linkRequest(link);
+  const statsQuery = { ...statsParams(query), ...onDomain };
+  const { data } = await sdk.getLinksByCodeStats({
+    client: api.client,
+    throwOnError: true,
+    path,
+    query: statsQuery,
+    signal: signal ?? null,
+  });
+  return data;
 }
 
-export function getWorkspaceStats(api: Api, query: StatsQuery, signal?: AbortSignal): Promise<WorkspaceStats> {
-  return api.request<WorkspaceStats>(`/stats?${new URLSearchParams(statsParams(query))}`, { signal });
+export async function getWorkspaceStats(api: Api, query: StatsQuery, signal?: AbortSignal): Promise<WorkspaceStats> {
+  const { data } = await sdk.getStats({ client: api.client, throwOnError: true, query: statsParams(query), signal: signal ?? null });
+  return data;
 }
 
 function statsParams(query: StatsQuery): Record<string, string> {

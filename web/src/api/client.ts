@@ -1,30 +1,43 @@
-// The dashboard's only data source: a client of the service's JSON API (same origin, session cookie). Every
-// state-changing request carries the session's CSRF token, kept in memory only; every error becomes an ApiError
-// (errors.ts) with the API's stable code. Each feature's requests sit beside it (links/api.ts, domains/api.ts…).
+// The dashboard's only data source: the service's typed client (src/client/, generated from its OpenAPI document),
+// on the page's own origin with the session cookie. Every state-changing request carries the session's CSRF token,
+// kept in memory only; every error becomes an ApiError (errors.ts) with the API's stable code. Each feature's
+// requests sit beside it (links/api.ts, domains/api.ts…), as the generated operations called with `api.client`.
 // Every route that opens or moves a session (a key, a password, the first admin, an invitation, another workspace)
 // goes through startSession, which keeps the new session's CSRF token.
 import type { Static } from 'typebox';
-import type { SessionInfo, SignInBody } from '../../../src/auth/schemas.ts';
-import { ApiError, readError, type ApiErrorCode } from './errors.ts';
+import type { SessionInfo } from '../../../src/auth/schemas.ts';
+import { shortenerClient, type Client } from '../../../src/client/client.ts';
+import * as sdk from '../../../src/client/operations.ts';
+import { toApiError, type ApiError, type ApiErrorCode } from './errors.ts';
 
 /** The signed-in person (null: signed in with an API key), the key the session acts through, its workspace, and the token its changes carry. */
 export type Session = Static<typeof SessionInfo>;
 
 const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
-export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-  json?: unknown;
-  body?: Blob;
-  contentType?: string;
-  signal?: AbortSignal | undefined;
-  /** False for the session routes themselves, where a 401 is an answer and not a lost session. */
-  signedOutHandler?: boolean;
-}
+/**
+ * The routes used before or around a session (its options, signing in or out, the first run, emailed links), as the
+ * operations name them: a 401 there is an answer (no session yet, a wrong password), not a session that was lost.
+ */
+const SESSION_ROUTES: ReadonlySet<string> = new Set([
+  '/auth/options',
+  '/auth/setup',
+  '/auth/session',
+  '/auth/session/workspace',
+  '/auth/sign-in',
+  '/auth/sign-in/second-factor',
+  '/auth/passkey/options',
+  '/auth/passkey/sign-in',
+  '/auth/password-reset',
+  '/auth/password-reset/confirm',
+  '/auth/email/verify',
+  '/auth/invitations/{token}',
+  '/auth/invitations/{token}/accept',
+]);
 
-/** What a feature's requests need of the client: one request, sent with the session's token, its answer or an ApiError. */
+/** What a feature's requests need: the generated client, sending the session's token; its errors are ApiErrors. */
 export interface Api {
-  request<T>(path: string, options?: RequestOptions): Promise<T>;
+  readonly client: Client;
 }
 
 export interface ApiClientOptions {
@@ -33,76 +46,59 @@ export interface ApiClientOptions {
 }
 
 export class ApiClient implements Api {
+  readonly client: Client;
   #csrfToken: string | null = null;
   readonly #onSignedOut: (code: ApiErrorCode) => void;
 
   constructor(options: ApiClientOptions) {
     this.#onSignedOut = options.onSignedOut;
+    this.client = shortenerClient({ baseUrl: '', credentials: 'same-origin' });
+    this.client.interceptors.request.use((request) => this.#withCsrfToken(request));
+    // After the client's own, which makes every failure a ShortenerError (and lets an abort through untouched).
+    this.client.interceptors.error.use((error, response, _request, sent) => this.#failed(toApiError(error, response), sent.url));
   }
 
   async getSession(signal?: AbortSignal): Promise<Session> {
-    const session = await this.request<Session>('/auth/session', { signal, signedOutHandler: false });
-    this.#csrfToken = session.csrfToken;
-    return session;
+    const { data } = await sdk.getAuthSession({ client: this.client, throwOnError: true, signal: signal ?? null });
+    this.#csrfToken = data.csrfToken;
+    return data;
   }
 
   signIn(key: string): Promise<Session> {
-    const body: Static<typeof SignInBody> = { key };
-    return this.startSession('/auth/session', body);
+    return this.startSession(sdk.postAuthSession({ client: this.client, throwOnError: true, body: { key } }));
   }
 
   /**
-   * POSTs `body` to a route whose answer is a session (sign-in, set-up, accepting an invitation, switching workspace),
-   * and sends the new session's CSRF token from then on. A 401 there is an answer, not a lost session.
+   * The answer of a route that opens a session (sign-in, set-up, accepting an invitation, switching workspace), whose
+   * CSRF token is sent from then on.
    */
-  async startSession<T extends object = Session>(path: string, body: unknown): Promise<T> {
-    const answer = await this.request<T>(path, { method: 'POST', json: body, signedOutHandler: false });
+  async startSession<T extends object>(request: Promise<{ data: T }>): Promise<T> {
+    const { data } = await request;
     // A password sign-in that asks for a second factor answers without a session (nor its token) yet.
-    if ('csrfToken' in answer && typeof answer.csrfToken === 'string') this.#csrfToken = answer.csrfToken;
-    return answer;
+    if ('csrfToken' in data && typeof data.csrfToken === 'string') this.#csrfToken = data.csrfToken;
+    return data;
   }
 
   async signOut(): Promise<void> {
     try {
-      await this.request<void>('/auth/session', { method: 'DELETE', signedOutHandler: false });
+      await sdk.deleteAuthSession({ client: this.client, throwOnError: true });
     } finally {
       this.#csrfToken = null;
     }
   }
 
-  async request<T>(path: string, options: RequestOptions = {}): Promise<T> {
-    const method = options.method ?? 'GET';
-    const headers = new Headers({ accept: 'application/json' });
-    let body: NonNullable<RequestInit['body']> | undefined;
-    if (options.json !== undefined) {
-      headers.set('content-type', 'application/json');
-      body = JSON.stringify(options.json);
-    } else if (options.body !== undefined) {
-      headers.set('content-type', options.contentType ?? 'application/octet-stream');
-      body = options.body;
-    }
-    if (UNSAFE_METHODS.has(method) && this.#csrfToken !== null) headers.set('x-csrf-token', this.#csrfToken);
+  #withCsrfToken(request: Request): Request {
+    if (UNSAFE_METHODS.has(request.method) && this.#csrfToken !== null) request.headers.set('x-csrf-token', this.#csrfToken);
+    return request;
+  }
 
-    let response: Response;
-    try {
-      response = await fetch(path, { method, headers, body: body ?? null, credentials: 'same-origin', signal: options.signal ?? null });
-    } catch (error) {
-      if (error instanceof DOMException && error.name === 'AbortError') throw error;
-      throw new ApiError(0, 'NETWORK_ERROR', 'The service could not be reached. Check your connection and try again.');
-    }
-
-    if (response.ok) {
-      if (response.status === 204) return undefined as T;
-      return (await response.json()) as T;
-    }
-
-    const error = await readError(response);
+  #failed(error: ApiError, route: string): ApiError {
     // The dashboard sends no API key, so any 401 means its session is gone: NOT_SIGNED_IN or SESSION_EXPIRED,
     // or API_KEY_REQUIRED once the browser has dropped an expired cookie and sends none.
-    if (error.status === 401 && options.signedOutHandler !== false) {
+    if (error.status === 401 && !SESSION_ROUTES.has(route)) {
       this.#csrfToken = null;
       this.#onSignedOut(error.code);
     }
-    throw error;
+    return error;
   }
 }

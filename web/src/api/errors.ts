@@ -1,7 +1,7 @@
 // The API's errors as the dashboard meets them: an ApiError with the stable code of the answer (src/errors.ts),
 // the message people are shown, and the body field it is about, which a form shows the error next to.
-import type { Static } from 'typebox';
-import type { ErrorBody, ErrorCode } from '../../../src/errors.ts';
+import { asShortenerError } from '../../../src/client/client.ts';
+import type { ErrorCode } from '../../../src/errors.ts';
 
 /** The API's codes, and the dashboard's own for no answer and for an answer that is not the API's. */
 export type ApiErrorCode = ErrorCode | 'NETWORK_ERROR' | `HTTP_${number}`;
@@ -25,26 +25,21 @@ export class ApiError extends Error {
   }
 }
 
-type ErrorFields = Static<typeof ErrorBody>['error'];
+const NOT_REACHED = 'The service could not be reached. Check your connection and try again.';
 
-/** An error answer as an ApiError: its code, its message and the field it names, as ErrorBody has them. */
-export async function readError(response: Response): Promise<ApiError> {
-  const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-  try {
-    const body = (await response.json()) as { error?: { [K in keyof ErrorFields]?: unknown } };
-    const { code, message, field } = body.error ?? {};
-    if (typeof code === 'string' && typeof message === 'string') {
-      return new ApiError(response.status, code as ErrorCode, message, retryAfter, typeof field === 'string' ? field : null);
-    }
-  } catch {
-    // Not JSON (a proxy's error page, say): fall through to a generic error.
+/**
+ * What an operation of the typed client threw (a ShortenerError, src/client/client.ts) as an ApiError: the API's
+ * code, message and field; for an answer that is not the API's (a proxy's error page, say), its status.
+ */
+export function toApiError(thrown: unknown, response: Response | undefined): ApiError {
+  const error = asShortenerError(thrown, response);
+  if (error.code === 'NETWORK_ERROR') return new ApiError(0, 'NETWORK_ERROR', NOT_REACHED);
+  const retryAfter = parseRetryAfter(response?.headers.get('retry-after') ?? null);
+  if (error.code === `HTTP_${error.status}`) {
+    const statusText = response?.statusText ?? '';
+    return new ApiError(error.status, `HTTP_${error.status}`, `The service answered ${error.status} ${statusText}.`, retryAfter);
   }
-  return new ApiError(
-    response.status,
-    `HTTP_${response.status}`,
-    `The service answered ${response.status} ${response.statusText}.`,
-    retryAfter,
-  );
+  return new ApiError(error.status, error.code as ErrorCode, error.message, retryAfter, error.field ?? null);
 }
 
 function parseRetryAfter(value: string | null): number | null {

@@ -1,6 +1,7 @@
 // The keys routes of the API: the workspace's API keys, a new one (its secret shown once), and revoking one.
 import type { Static } from 'typebox';
 import type * as schema from '../../../src/auth/schemas.ts';
+import * as sdk from '../../../src/client/operations.ts';
 import type { Api } from '../api/client.ts';
 
 export type ApiKey = Static<typeof schema.KeyInfo>;
@@ -9,14 +10,15 @@ export type NewKey = Static<typeof schema.CreateKeyBody>;
 export type CreatedKey = Static<typeof schema.CreatedKey>;
 
 export async function listKeys(api: Api, signal?: AbortSignal): Promise<ApiKey[]> {
-  const answer = await api.request<Static<typeof schema.KeyList>>('/keys', { signal });
-  return answer.keys;
+  const { data } = await sdk.getKeys({ client: api.client, throwOnError: true, signal: signal ?? null });
+  return data.keys;
 }
 
-export function createKey(api: Api, key: NewKey): Promise<CreatedKey> {
-  return api.request<CreatedKey>('/keys', { method: 'POST', json: key });
+export async function createKey(api: Api, key: NewKey): Promise<CreatedKey> {
+  const { data } = await sdk.postKeys({ client: api.client, throwOnError: true, body: key });
+  return data;
 }
 
-export function revokeKey(api: Api, id: number): Promise<void> {
-  return api.request<void>(`/keys/${id}`, { method: 'DELETE' });
+export async function revokeKey(api: Api, id: number): Promise<void> {
+  await sdk.deleteKeysById({ client: api.client, throwOnError: true, path: { id: String(id) } });
 }

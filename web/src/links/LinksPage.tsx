@@ -35,7 +35,7 @@ export function LinksPage() {
   const { path, query, route } = useLocation();
   const filters = readFilters(query);
   const apiQuery = listQuery(filters, session.key.id);
-  const queryKey = listParams(apiQuery).toString();
+  const queryKey = new URLSearchParams(listParams(apiQuery)).toString();
   const can = permissions(session);
 
   const [list, setList] = useState<ListState>(LOADING);

@@ -4,8 +4,9 @@ import type { LinkState } from '../../../src/core/link.ts';
 import type { ListSort } from '../../../src/links/list-query.ts';
 import type { QrLevel } from '../../../src/links/qr-image.ts';
 import type * as schema from '../../../src/links/schemas.ts';
+import * as sdk from '../../../src/client/operations.ts';
 import type { Api } from '../api/client.ts';
-import { linkPath, type LinkKey } from './link-key.ts';
+import { linkPath, linkRequest, type LinkKey } from './link-key.ts';
 
 export type { LinkState };
 
@@ -27,43 +28,48 @@ export type ListQuery = Pick<Static<typeof schema.ListQuery>, 'q' | 'domain' | '
   sort?: ListSort;
 };
 
-export function listLinks(api: Api, query: ListQuery, cursor: string | null, signal?: AbortSignal): Promise<LinkPage> {
-  const params = listParams(query);
-  params.set('limit', '25');
-  if (cursor !== null) params.set('cursor', cursor);
-  return api.request<LinkPage>(`/links?${params}`, { signal });
+/** GET /links's query parameters. */
+export type ListParams = NonNullable<sdk.GetLinksData['query']>;
+
+export async function listLinks(api: Api, query: ListQuery, cursor: string | null, signal?: AbortSignal): Promise<LinkPage> {
+  const page = { ...listParams(query), limit: '25', ...(cursor === null ? {} : { cursor }) };
+  const { data } = await sdk.getLinks({ client: api.client, throwOnError: true, query: page, signal: signal ?? null });
+  return data;
 }
 
-export function getLink(api: Api, link: LinkKey, signal?: AbortSignal): Promise<Link> {
-  return api.request<Link>(linkPath(link), { signal });
+export async function getLink(api: Api, link: LinkKey, signal?: AbortSignal): Promise<Link> {
+  const { data } = await sdk.getLinksByCode({ client: api.client, throwOnError: true, ...linkRequest(link), signal: signal ?? null });
+  return data;
 }
 
-export function createLink(api: Api, link: NewLink): Promise<CreatedLink> {
-  return api.request<CreatedLink>('/links', { method: 'POST', json: link });
+export async function createLink(api: Api, link: NewLink): Promise<CreatedLink> {
+  const { data } = await sdk.postLinks({ client: api.client, throwOnError: true, body: link });
+  return data;
 }
 
-export function updateLink(api: Api, link: LinkKey, changes: LinkChanges): Promise<Link> {
-  return api.request<Link>(linkPath(link), { method: 'PATCH', json: changes });
+export async function updateLink(api: Api, link: LinkKey, changes: LinkChanges): Promise<Link> {
+  const { data } = await sdk.patchLinksByCode({ client: api.client, throwOnError: true, ...linkRequest(link), body: changes });
+  return data;
 }
 
-export function deleteLink(api: Api, link: LinkKey): Promise<void> {
-  return api.request<void>(linkPath(link), { method: 'DELETE' });
+export async function deleteLink(api: Api, link: LinkKey): Promise<void> {
+  await sdk.deleteLinksByCode({ client: api.client, throwOnError: true, ...linkRequest(link) });
 }
 
 export async function listTags(api: Api, signal?: AbortSignal): Promise<TagCount[]> {
-  const answer = await api.request<Static<typeof schema.TagList>>('/tags', { signal });
-  return answer.tags;
+  const { data } = await sdk.getTags({ client: api.client, throwOnError: true, signal: signal ?? null });
+  return data.tags;
 }
 
-/** The list's filters as the API's query parameters (also used for the CSV export link). */
-export function listParams(query: ListQuery): URLSearchParams {
-  const params = new URLSearchParams();
-  if (query.q !== undefined) params.set('q', query.q);
-  if (query.domain !== undefined) params.set('domain', query.domain);
-  if (query.tag !== undefined) params.set('tag', query.tag);
-  if (query.state !== undefined) params.set('state', query.state);
-  if (query.creator !== undefined) params.set('creator', String(query.creator));
-  if (query.sort !== undefined) params.set('sort', query.sort);
+/** The list's filters as the API's query parameters (also those of the CSV export link). */
+export function listParams(query: ListQuery): ListParams {
+  const params: ListParams = {};
+  if (query.q !== undefined) params.q = query.q;
+  if (query.domain !== undefined) params.domain = query.domain;
+  if (query.tag !== undefined) params.tag = query.tag;
+  if (query.state !== undefined) params.state = query.state;
+  if (query.creator !== undefined) params.creator = String(query.creator);
+  if (query.sort !== undefined) params.sort = query.sort;
   return params;
 }
 

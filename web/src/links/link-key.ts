@@ -28,6 +28,11 @@ export function linkElementId(prefix: string, link: LinkKey): string {
   return link.domain === null ? `${prefix}-${link.code}` : `${prefix}-${link.domain}/${link.code}`;
 }
 
+/** The `path` and `query` of the API's operations on one link: `domain` off the default domain, as linkPath says. */
+export function linkRequest(link: LinkKey): { path: { code: string }; query: { domain?: string } } {
+  return { path: { code: link.code }, query: link.domain === null ? {} : { domain: link.domain } };
+}
+
 /**
  * The API's path of one link (and of its `/stats`, `/stats.csv` or `/qr`), with `?domain=` for a link that is not on the
  * default domain: without it, the API reads the code on the default domain.

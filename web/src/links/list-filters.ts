@@ -75,6 +75,6 @@ export function listQuery(filters: Filters, myKeyId: number): ListQuery {
 /** The CSV export of what the list shows (every page of it): the same filters, no order, cursor or limit. */
 export function exportHref(filters: Filters, myKeyId: number): string {
   const { sort: _sort, ...query } = listQuery(filters, myKeyId);
-  const search = listParams(query).toString();
+  const search = new URLSearchParams(listParams(query)).toString();
   return search === '' ? '/links/export.csv' : `/links/export.csv?${search}`;
 }

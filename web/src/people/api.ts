@@ -4,6 +4,7 @@ import type { Static } from 'typebox';
 import type { Role } from '../../../src/auth/roles.ts';
 import type * as A from '../../../src/people/audit-schemas.ts';
 import type * as S from '../../../src/people/schemas.ts';
+import * as sdk from '../../../src/client/operations.ts';
 import type { Api, ApiClient, Session } from '../api/client.ts';
 
 /** What the sign-in page may offer (`mail`: links are emailed; without it, people pass them on), and whether the first admin is still to be set up. */
@@ -26,135 +27,144 @@ type AuditList = Static<typeof A.AuditList>;
 /** The audit log's filters (without the page's cursor and size). */
 export type AuditQuery = Static<typeof A.AuditExportQuery>;
 
-const NOT_SIGNED_IN = { signedOutHandler: false } as const;
-
 // Before a session: the first run, signing in, a forgotten password, an emailed link.
 
-export function getAuthOptions(api: Api, signal?: AbortSignal): Promise<AuthOptions> {
-  return api.request<AuthOptions>('/auth/options', { signal, ...NOT_SIGNED_IN });
+export async function getAuthOptions(api: Api, signal?: AbortSignal): Promise<AuthOptions> {
+  const { data } = await sdk.getAuthOptions({ client: api.client, throwOnError: true, signal: signal ?? null });
+  return data;
 }
 
-export function getSetup(api: Api, signal?: AbortSignal): Promise<SetupState> {
-  return api.request<SetupState>('/auth/setup', { signal, ...NOT_SIGNED_IN });
+export async function getSetup(api: Api, signal?: AbortSignal): Promise<SetupState> {
+  const { data } = await sdk.getAuthSetup({ client: api.client, throwOnError: true, signal: signal ?? null });
+  return data;
 }
 
 export function setUp(api: ApiClient, body: SetupBody): Promise<Session> {
-  return api.startSession('/auth/setup', body);
+  return api.startSession(sdk.postAuthSetup({ client: api.client, throwOnError: true, body }));
 }
 
-export function signInWithPassword(api: ApiClient, email: string, password: string): Promise<Session> {
-  return api.startSession('/auth/sign-in', { email, password } satisfies S.PasswordSignInBody);
+export async function requestPasswordReset(api: Api, email: string): Promise<void> {
+  await sdk.postAuthPasswordReset({ client: api.client, throwOnError: true, body: { email } });
 }
 
-export function requestPasswordReset(api: Api, email: string): Promise<void> {
-  return api.request<void>('/auth/password-reset', { method: 'POST', json: { email } satisfies S.ResetRequestBody, ...NOT_SIGNED_IN });
+export async function confirmPasswordReset(api: Api, token: string, password: string): Promise<void> {
+  await sdk.postAuthPasswordResetConfirm({ client: api.client, throwOnError: true, body: { token, password } });
 }
 
-export function confirmPasswordReset(api: Api, token: string, password: string): Promise<void> {
-  return api.request<void>('/auth/password-reset/confirm', {
-    method: 'POST',
-    json: { token, password } satisfies S.ResetBody,
-    ...NOT_SIGNED_IN,
-  });
+export async function verifyEmail(api: Api, token: string): Promise<void> {
+  await sdk.postAuthEmailVerify({ client: api.client, throwOnError: true, body: { token } });
 }
 
-export function verifyEmail(api: Api, token: string): Promise<void> {
-  return api.request<void>('/auth/email/verify', { method: 'POST', json: { token } satisfies S.TokenBody, ...NOT_SIGNED_IN });
-}
-
-export function viewInvitation(api: Api, token: string, signal?: AbortSignal): Promise<InvitationView> {
-  return api.request<InvitationView>(`/auth/invitations/${encodeURIComponent(token)}`, { signal, ...NOT_SIGNED_IN });
+export async function viewInvitation(api: Api, token: string, signal?: AbortSignal): Promise<InvitationView> {
+  const { data } = await sdk.getAuthInvitationsByToken({ client: api.client, throwOnError: true, path: { token }, signal: signal ?? null });
+  return data;
 }
 
 /** With `account` (name and password), a new person; without, the signed-in person joins. */
 export function acceptInvitation(api: ApiClient, token: string, account?: { name: string; password: string }): Promise<Session> {
-  return api.startSession(`/auth/invitations/${encodeURIComponent(token)}/accept`, (account ?? {}) satisfies S.AcceptBody);
+  const body = account ?? {};
+  return api.startSession(sdk.postAuthInvitationsByTokenAccept({ client: api.client, throwOnError: true, path: { token }, body }));
 }
 
 export function switchWorkspace(api: ApiClient, workspaceId: number): Promise<Session> {
-  return api.startSession('/auth/session/workspace', { workspaceId } satisfies S.SwitchBody);
+  return api.startSession(sdk.postAuthSessionWorkspace({ client: api.client, throwOnError: true, body: { workspaceId } }));
 }
 
 // The signed-in person.
 
-export function updateName(api: Api, name: string): Promise<Person> {
-  return api.request<Person>('/auth/profile', { method: 'PATCH', json: { name } satisfies S.ProfileBody });
+export async function updateName(api: Api, name: string): Promise<Person> {
+  const { data } = await sdk.patchAuthProfile({ client: api.client, throwOnError: true, body: { name } });
+  return data;
 }
 
-export function changePassword(api: Api, currentPassword: string, newPassword: string): Promise<void> {
-  return api.request<void>('/auth/password', { method: 'PUT', json: { currentPassword, newPassword } satisfies S.PasswordChangeBody });
+export async function changePassword(api: Api, currentPassword: string, newPassword: string): Promise<void> {
+  await sdk.putAuthPassword({ client: api.client, throwOnError: true, body: { currentPassword, newPassword } });
 }
 
-export function changeEmail(api: Api, email: string, password: string): Promise<Person> {
-  return api.request<Person>('/auth/email', { method: 'PUT', json: { email, password } satisfies S.EmailChangeBody });
+export async function changeEmail(api: Api, email: string, password: string): Promise<Person> {
+  const { data } = await sdk.putAuthEmail({ client: api.client, throwOnError: true, body: { email, password } });
+  return data;
 }
 
-export function resendVerification(api: Api): Promise<void> {
-  return api.request<void>('/auth/email/verification', { method: 'POST' });
+export async function resendVerification(api: Api): Promise<void> {
+  await sdk.postAuthEmailVerification({ client: api.client, throwOnError: true });
 }
 
 export async function listSessions(api: Api, signal?: AbortSignal): Promise<PersonSession[]> {
-  return (await api.request<Static<typeof S.SessionList>>('/auth/sessions', { signal })).sessions;
+  const { data } = await sdk.getAuthSessions({ client: api.client, throwOnError: true, signal: signal ?? null });
+  return data.sessions;
 }
 
-export function closeSession(api: Api, id: string): Promise<void> {
-  return api.request<void>(`/auth/sessions/${encodeURIComponent(id)}`, { method: 'DELETE' });
+export async function closeSession(api: Api, id: string): Promise<void> {
+  await sdk.deleteAuthSessionsById({ client: api.client, throwOnError: true, path: { id } });
 }
 
 // The workspace's people.
 
 export async function listMembers(api: Api, signal?: AbortSignal): Promise<Member[]> {
-  return (await api.request<Static<typeof S.MemberList>>('/members', { signal })).members;
+  const { data } = await sdk.getMembers({ client: api.client, throwOnError: true, signal: signal ?? null });
+  return data.members;
 }
 
-export function changeRole(api: Api, id: number, role: Role): Promise<Member> {
-  return api.request<Member>(`/members/${id}`, { method: 'PATCH', json: { role } satisfies S.RoleBody });
+export async function changeRole(api: Api, id: number, role: Role): Promise<Member> {
+  const { data } = await sdk.patchMembersById({ client: api.client, throwOnError: true, path: { id: String(id) }, body: { role } });
+  return data;
 }
 
 /** An admin removes a member; a member removes themselves (leaves). */
-export function removeMember(api: Api, id: number): Promise<void> {
-  return api.request<void>(`/members/${id}`, { method: 'DELETE' });
+export async function removeMember(api: Api, id: number): Promise<void> {
+  await sdk.deleteMembersById({ client: api.client, throwOnError: true, path: { id: String(id) } });
 }
 
-export function makeResetLink(api: Api, id: number): Promise<Static<typeof S.ResetLink>> {
-  return api.request<Static<typeof S.ResetLink>>(`/members/${id}/reset-link`, { method: 'POST' });
+export async function makeResetLink(api: Api, id: number): Promise<Static<typeof S.ResetLink>> {
+  const { data } = await sdk.postMembersByIdResetLink({ client: api.client, throwOnError: true, path: { id: String(id) } });
+  return data;
 }
 
 export async function listInvitations(api: Api, signal?: AbortSignal): Promise<Invitation[]> {
-  return (await api.request<Static<typeof S.InvitationList>>('/invitations', { signal })).invitations;
+  const { data } = await sdk.getInvitations({ client: api.client, throwOnError: true, signal: signal ?? null });
+  return data.invitations;
 }
 
-export function invite(api: Api, email: string, role: Role): Promise<CreatedInvitation> {
-  return api.request<CreatedInvitation>('/invitations', { method: 'POST', json: { email, role } satisfies S.InviteBody });
+export async function invite(api: Api, email: string, role: Role): Promise<CreatedInvitation> {
+  const { data } = await sdk.postInvitations({ client: api.client, throwOnError: true, body: { email, role } });
+  return data;
 }
 
-export function withdrawInvitation(api: Api, id: number): Promise<void> {
-  return api.request<void>(`/invitations/${id}`, { method: 'DELETE' });
+export async function withdrawInvitation(api: Api, id: number): Promise<void> {
+  await sdk.deleteInvitationsById({ client: api.client, throwOnError: true, path: { id: String(id) } });
 }
 
-export function getWorkspace(api: Api, signal?: AbortSignal): Promise<WorkspaceSettings> {
-  return api.request<WorkspaceSettings>('/workspace', { signal });
+export async function getWorkspace(api: Api, signal?: AbortSignal): Promise<WorkspaceSettings> {
+  const { data } = await sdk.getWorkspace({ client: api.client, throwOnError: true, signal: signal ?? null });
+  return data;
 }
 
-export function updateWorkspace(api: Api, changes: WorkspaceChanges): Promise<WorkspaceSettings> {
-  return api.request<WorkspaceSettings>('/workspace', { method: 'PATCH', json: changes });
+export async function updateWorkspace(api: Api, changes: WorkspaceChanges): Promise<WorkspaceSettings> {
+  const { data } = await sdk.patchWorkspace({ client: api.client, throwOnError: true, body: changes });
+  return data;
 }
 
-/** The audit query as URL parameters: only the filters that are set. */
-export function auditParams(query: AuditQuery, cursor: string | null = null): URLSearchParams {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (typeof value === 'string' && value !== '') params.set(name, value);
-  if (cursor !== null) params.set('cursor', cursor);
-  return params;
+/** GET /audit's query parameters. */
+type AuditParams = NonNullable<sdk.GetAuditData['query']>;
+
+/** The audit query (auditQuery sets only the filters given) as the API's parameters, with the page's cursor. */
+export function auditParams(query: AuditQuery, cursor: string | null = null): AuditParams {
+  return cursor === null ? { ...query } : { ...query, cursor };
 }
 
-export function listAudit(api: Api, query: AuditQuery, cursor: string | null, signal?: AbortSignal): Promise<AuditList> {
-  const search = auditParams(query, cursor).toString();
-  return api.request<AuditList>(`/audit${search === '' ? '' : `?${search}`}`, { signal });
+export async function listAudit(api: Api, query: AuditQuery, cursor: string | null, signal?: AbortSignal): Promise<AuditList> {
+  const { data } = await sdk.getAudit({
+    client: api.client,
+    throwOnError: true,
+    query: auditParams(query, cursor),
+    signal: signal ?? null,
+  });
+  return data;
 }
 
 /** The CSV download of the same entries (the browser sends the session cookie with the link). */
 export function auditExportHref(query: AuditQuery): string {
-  const search = auditParams(query).toString();
+  const search = new URLSearchParams(auditParams(query)).toString();
   return `/audit/export${search === '' ? '' : `?${search}`}`;
 }

@@ -3,6 +3,7 @@ import type { Static } from 'typebox';
 import type { WEBHOOK_EVENTS as SERVER_EVENTS, WebhookEvent } from '../../../src/core/webhooks.ts';
 import type * as schema from '../../../src/webhooks/schemas.ts';
 import type { DELIVERY_STATES as SERVER_DELIVERY_STATES, DeliveryState } from '../../../src/core/webhooks.ts';
+import * as sdk from '../../../src/client/operations.ts';
 import type { Api } from '../api/client.ts';
 
 /** The events an endpoint may take (README: Webhooks), in the API's order. */
@@ -32,62 +33,80 @@ export type Delivery = Static<typeof schema.DeliveryView>;
 export type DeliveryPage = Static<typeof schema.DeliveryList>;
 
 export async function listWebhooks(api: Api, signal?: AbortSignal): Promise<Webhook[]> {
-  const answer = await api.request<Static<typeof schema.WebhookList>>('/webhooks', { signal });
-  return answer.webhooks;
+  const { data } = await sdk.getWebhooks({ client: api.client, throwOnError: true, signal: signal ?? null });
+  return data.webhooks;
 }
 
-export function createWebhook(api: Api, fields: NewWebhook): Promise<CreatedWebhook> {
-  return api.request<CreatedWebhook>('/webhooks', { method: 'POST', json: fields });
+export async function createWebhook(api: Api, fields: NewWebhook): Promise<CreatedWebhook> {
+  const { data } = await sdk.postWebhooks({ client: api.client, throwOnError: true, body: fields });
+  return data;
 }
 
-export function updateWebhook(api: Api, id: number, changes: WebhookChanges): Promise<Webhook> {
-  return api.request<Webhook>(`/webhooks/${id}`, { method: 'PATCH', json: changes });
+export async function updateWebhook(api: Api, id: number, changes: WebhookChanges): Promise<Webhook> {
+  const { data } = await sdk.patchWebhooksById({ client: api.client, throwOnError: true, path: { id: String(id) }, body: changes });
+  return data;
 }
 
-export function deleteWebhook(api: Api, id: number): Promise<void> {
-  return api.request<void>(`/webhooks/${id}`, { method: 'DELETE' });
+export async function deleteWebhook(api: Api, id: number): Promise<void> {
+  await sdk.deleteWebhooksById({ client: api.client, throwOnError: true, path: { id: String(id) } });
 }
 
-export function getWebhookSecret(api: Api, id: number): Promise<WebhookSecret> {
-  return api.request<WebhookSecret>(`/webhooks/${id}/secret`);
+export async function getWebhookSecret(api: Api, id: number): Promise<WebhookSecret> {
+  const { data } = await sdk.getWebhooksByIdSecret({ client: api.client, throwOnError: true, path: { id: String(id) } });
+  return data;
 }
 
 /** A new secret signs from now on; the old one too, until previousSecretExpiresAt. */
-export function rotateWebhookSecret(api: Api, id: number): Promise<WebhookSecret> {
-  return api.request<WebhookSecret>(`/webhooks/${id}/secret`, { method: 'POST' });
+export async function rotateWebhookSecret(api: Api, id: number): Promise<WebhookSecret> {
+  const { data } = await sdk.postWebhooksByIdSecret({ client: api.client, throwOnError: true, path: { id: String(id) } });
+  return data;
 }
 
 /** One page of an endpoint's delivery log, newest first: of one state (null: all), after the delivery `before`. */
-export function listDeliveries(
+export async function listDeliveries(
   api: Api,
   id: number,
   state: DeliveryState | null,
   before: string | null,
   signal?: AbortSignal,
 ): Promise<DeliveryPage> {
-  const params = new URLSearchParams({ limit: '25' });
-  if (state !== null) params.set('state', state);
-  if (before !== null) params.set('before', before);
-  return api.request<DeliveryPage>(`/webhooks/${id}/deliveries?${params}`, { signal });
+  const query = { limit: '25', ...(state === null ? {} : { state }), ...(before === null ? {} : { before }) };
+  const { data } = await sdk.getWebhooksByIdDeliveries({
+    client: api.client,
+    throwOnError: true,
+    path: { id: String(id) },
+    query,
+    signal: signal ?? null,
+  });
+  return data;
 }
 
 /** The event again, as a new delivery (same webhook-id) due now. */
-export function resendDelivery(api: Api, id: number, delivery: number): Promise<Delivery> {
-  return api.request<Delivery>(`/webhooks/${id}/deliveries/${delivery}/resend`, { method: 'POST' });
+export async function resendDelivery(api: Api, id: number, delivery: number): Promise<Delivery> {
+  const path = { id: String(id), delivery: String(delivery) };
+  const { data } = await sdk.postWebhooksByIdDeliveriesByDeliveryResend({ client: api.client, throwOnError: true, path });
+  return data;
 }
 
 /** What POST /webhooks/:id/test answers: the delivery of the test event, to follow in the log. */
 export type TestEventSent = Static<typeof schema.TestEventSent>;
 
 /** Queues a test event for the endpoint, delivered as any event is (signed, retried, logged). */
-export function sendTestEvent(api: Api, id: number): Promise<TestEventSent> {
-  return api.request<TestEventSent>(`/webhooks/${id}/test`, { method: 'POST' });
+export async function sendTestEvent(api: Api, id: number): Promise<TestEventSent> {
+  const { data } = await sdk.postWebhooksByIdTest({ client: api.client, throwOnError: true, path: { id: String(id) } });
+  return data;
 }
 
 /** One delivery of the log: the page of one before the next id; null if it is gone (removed, or pruned). */
 export async function getDelivery(api: Api, id: number, delivery: number, signal?: AbortSignal): Promise<Delivery | null> {
-  const params = new URLSearchParams({ before: String(delivery + 1), limit: '1' });
-  const page = await api.request<DeliveryPage>(`/webhooks/${id}/deliveries?${params}`, { signal });
-  const [found] = page.deliveries;
+  const query = { before: String(delivery + 1), limit: '1' };
+  const { data } = await sdk.getWebhooksByIdDeliveries({
+    client: api.client,
+    throwOnError: true,
+    path: { id: String(id) },
+    query,
+    signal: signal ?? null,
+  });
+  const [found] = data.deliveries;
   return found?.id === delivery ? found : null;
 }

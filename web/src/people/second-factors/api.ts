@@ -5,6 +5,7 @@
 import { startAuthentication, startRegistration, WebAuthnError } from '@simplewebauthn/browser';
 import type { Static } from 'typebox';
 import type * as F from '../../../../src/people/second-factor-schemas.ts';
+import * as sdk from '../../../../src/client/operations.ts';
 import type { Api, ApiClient, Session } from '../../api/client.ts';
 
 export type SecondFactors = Static<typeof F.SecondFactors>;
@@ -18,68 +19,86 @@ type Options<K extends 'create' | 'get'> = K extends 'create'
   ? Parameters<typeof startRegistration>[0]['optionsJSON']
   : Parameters<typeof startAuthentication>[0]['optionsJSON'];
 
-export function getSecondFactors(api: Api, signal?: AbortSignal): Promise<SecondFactors> {
-  return api.request<SecondFactors>('/auth/second-factors', { signal });
+export async function getSecondFactors(api: Api, signal?: AbortSignal): Promise<SecondFactors> {
+  const { data } = await sdk.getAuthSecondFactors({ client: api.client, throwOnError: true, signal: signal ?? null });
+  return data;
 }
 
 /** Registers a passkey of this device (the browser asks the person), named `name`; recovery codes with the first factor. */
 export async function addPasskey(api: Api, name: string): Promise<{ passkey: PasskeyView; recoveryCodes: string[] | null }> {
-  const { options } = await api.request<{ options: Options<'create'> }>('/auth/passkeys/registration', { method: 'POST' });
-  const response = await startRegistration({ optionsJSON: options });
-  return api.request('/auth/passkeys', { method: 'POST', json: { name, response } });
+  const { data: ceremony } = await sdk.postAuthPasskeysRegistration({ client: api.client, throwOnError: true });
+  const registration = await startRegistration({ optionsJSON: webAuthnOptions<'create'>(ceremony) });
+  // The browser's types declare the extension results as an interface, which TypeScript does not take for the
+  // schema's open object: the same JSON, as an object of its own.
+  const response = { ...registration, clientExtensionResults: { ...registration.clientExtensionResults } };
+  const { data } = await sdk.postAuthPasskeys({ client: api.client, throwOnError: true, body: { name, response } });
+  return data;
 }
 
-export function removePasskey(api: Api, id: number): Promise<void> {
-  return api.request<void>(`/auth/passkeys/${id}`, { method: 'DELETE' });
+export async function removePasskey(api: Api, id: number): Promise<void> {
+  await sdk.deleteAuthPasskeysById({ client: api.client, throwOnError: true, path: { id: String(id) } });
 }
 
-export function renamePasskey(api: Api, id: number, name: string): Promise<PasskeyView> {
-  return api.request<PasskeyView>(`/auth/passkeys/${id}`, { method: 'PATCH', json: { name } satisfies F.PasskeyRenameBody });
+export async function renamePasskey(api: Api, id: number, name: string): Promise<PasskeyView> {
+  const { data } = await sdk.patchAuthPasskeysById({ client: api.client, throwOnError: true, path: { id: String(id) }, body: { name } });
+  return data;
 }
 
-export function startTotp(api: Api): Promise<TotpEnrolment> {
-  return api.request<TotpEnrolment>('/auth/totp', { method: 'POST' });
+export async function startTotp(api: Api): Promise<TotpEnrolment> {
+  const { data } = await sdk.postAuthTotp({ client: api.client, throwOnError: true });
+  return data;
 }
 
-export function confirmTotp(api: Api, code: string): Promise<{ recoveryCodes: string[] | null }> {
-  return api.request('/auth/totp/confirm', { method: 'POST', json: { code } satisfies F.CodeBody });
+export async function confirmTotp(api: Api, code: string): Promise<{ recoveryCodes: string[] | null }> {
+  const { data } = await sdk.postAuthTotpConfirm({ client: api.client, throwOnError: true, body: { code } });
+  return data;
 }
 
-export function disableTotp(api: Api, proof: F.TotpDisableBody): Promise<void> {
-  return api.request<void>('/auth/totp/disable', { method: 'POST', json: proof });
+export async function disableTotp(api: Api, proof: F.TotpDisableBody): Promise<void> {
+  await sdk.postAuthTotpDisable({ client: api.client, throwOnError: true, body: proof });
 }
 
 export async function newRecoveryCodes(api: Api): Promise<string[]> {
-  return (await api.request<{ codes: string[] }>('/auth/recovery-codes', { method: 'POST' })).codes;
+  const { data } = await sdk.postAuthRecoveryCodes({ client: api.client, throwOnError: true });
+  return data.codes;
 }
 
 /** Email and password: a session, or the second step that is due. */
 export async function signInWithPassword(api: ApiClient, email: string, password: string): Promise<Session | SecondFactorStep> {
-  const answer = await api.startSession<Session | Static<typeof F.SecondFactorStep>>('/auth/sign-in', { email, password });
+  const answer = await api.startSession(sdk.postAuthSignIn({ client: api.client, throwOnError: true, body: { email, password } }));
   return 'secondFactor' in answer ? answer.secondFactor : answer;
 }
 
 /** The second step with a code of the app or a recovery code. */
 export function completeWithCode(api: ApiClient, ticket: string, proof: { code: string } | { recoveryCode: string }): Promise<Session> {
-  return api.startSession('/auth/sign-in/second-factor', { ticket, ...proof });
+  return api.startSession(sdk.postAuthSignInSecondFactor({ client: api.client, throwOnError: true, body: { ticket, ...proof } }));
+}
+
+/**
+ * The options of a WebAuthn ceremony, as @simplewebauthn/server made them: the API's schema names only their
+ * challenge and leaves the rest to WebAuthn's own definition, which @simplewebauthn/browser types.
+ */
+function webAuthnOptions<K extends 'create' | 'get'>(ceremony: { options: { challenge: string } }): Options<K> {
+  return ceremony.options as Options<K>;
 }
 
 /** A passkey's assertion, for a sign-in with it alone (no ticket) or as the second step of `ticket`. */
 async function assertion(api: Api, ticket?: string) {
-  const { options } = await api.request<{ options: Options<'get'> }>('/auth/passkey/options', {
-    method: 'POST',
-    json: (ticket === undefined ? {} : { ticket }) satisfies F.PasskeySignInOptionsBody,
-    signedOutHandler: false,
-  });
-  return startAuthentication({ optionsJSON: options });
+  const body = ticket === undefined ? {} : { ticket };
+  const { data } = await sdk.postAuthPasskeyOptions({ client: api.client, throwOnError: true, body });
+  const answer = await startAuthentication({ optionsJSON: webAuthnOptions<'get'>(data) });
+  // As for a registration (addPasskey): the extension results as an object of their own.
+  return { ...answer, clientExtensionResults: { ...answer.clientExtensionResults } };
 }
 
 export async function signInWithPasskey(api: ApiClient): Promise<Session> {
-  return api.startSession('/auth/passkey/sign-in', { response: await assertion(api) });
+  const response = await assertion(api);
+  return api.startSession(sdk.postAuthPasskeySignIn({ client: api.client, throwOnError: true, body: { response } }));
 }
 
 export async function completeWithPasskey(api: ApiClient, ticket: string): Promise<Session> {
-  return api.startSession('/auth/sign-in/second-factor', { ticket, passkey: await assertion(api, ticket) });
+  const passkey = await assertion(api, ticket);
+  return api.startSession(sdk.postAuthSignInSecondFactor({ client: api.client, throwOnError: true, body: { ticket, passkey } }));
 }
 
 /** The browser's own refusal of a passkey ceremony (the person cancelled, the time ran out), said for people; null for another error. */
