@@ -23,6 +23,7 @@ import { serverFactoryOf, type RedirectEdge } from './edge/server.ts';
 import { BODY_LIMIT_BYTES } from './links/create-routes.ts';
 import links from './links/plugin.ts';
 import compat from './compat/plugin.ts';
+import mcp from './mcp/plugin.ts';
 import metrics from './metrics/plugin.ts';
 import ops from './ops/plugin.ts';
 import people from './people/plugin.ts';
@@ -62,6 +63,8 @@ export const PARTS: readonly AppPart[] = [
   writePath,
   links,
   compat,
+  // The MCP server at /mcp: its tools call the routes above in process, with the caller's key.
+  mcp,
   ops,
 ];
 

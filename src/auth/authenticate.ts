@@ -179,7 +179,7 @@ function sameToken(sent: string | string[] | undefined, expected: string): boole
 }
 
 /** The secret a request presents, undefined if none; a header that is present but malformed is refused. */
-function presentedSecret(request: FastifyRequest): string | undefined {
+export function presentedSecret(request: FastifyRequest): string | undefined {
   const authorization = request.headers.authorization;
   const header = request.headers['x-api-key'];
   // Node keeps the first of several Authorization headers and drops the rest: which key was meant?

@@ -53,6 +53,8 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   'audit',
   // Dub's API (compat/dub-routes.ts) reads GET /analytics on its hosts.
   'analytics',
+  // The MCP server's endpoint (mcp/plugin.ts): GET /mcp must reach it, not the redirect path.
+  'mcp',
 ]);
 
 /** The code if it has the shape of a link code (generated or alias), else undefined. */

@@ -285,6 +285,7 @@ const ROUTE_STATUS: Readonly<Record<string, number>> = {
   invitations: 401,
   audit: 401,
   workspace: 401,
+  mcp: 401,
   app: 308,
 };
 

@@ -46,6 +46,8 @@ function routeSpy() {
       // Other shorteners' APIs, documented as theirs in docs/compat.md (test/compat/ drives their clients):
       // under their own paths, or (Dub's) on host names of their own.
       if (COMPAT_PATHS.some((prefix) => route.url.startsWith(prefix))) return;
+      // The MCP server's endpoint (src/mcp/, docs/mcp.md): JSON-RPC messages, described by the MCP specification.
+      if (route.url === '/mcp') return;
       if ((route.constraints as { host?: unknown } | undefined)?.host !== undefined) return;
       const schema = route.schema as { response?: Record<string, unknown>; body?: unknown } | undefined;
       const path = route.url.replace(/:(\w+)/g, '{$1}');
