@@ -25,6 +25,7 @@ const LONGEST_FIRST = [
   'test/faults/redis-outage.test.ts', // 33
   'test/faults/fault-matrix-redis.test.ts', // 31
   'test/process/process-lifecycle.test.ts', // 30
+  'test/cli/cli.test.ts', // 32-41 with three other jobs on the two cores: ~45 runs of the command
   'test/process/cluster.test.ts', // 29
   'test/links/link-options.test.ts', // 29
   'test/faults/fault-matrix-process.test.ts', // 28
