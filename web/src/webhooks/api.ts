@@ -70,7 +70,15 @@ export async function listDeliveries(
   before: string | null,
   signal?: AbortSignal,
 ): Promise<DeliveryPage> {
-  const query = { limit: '25', ...(state === null ? {} : { state }), ...(before === null ? {} : { before }) };
+  return deliveriesPage(api, id, { limit: '25', ...(state === null ? {} : { state }), ...(before === null ? {} : { before }) }, signal);
+}
+
+async function deliveriesPage(
+  api: Api,
+  id: number,
+  query: NonNullable<sdk.GetWebhooksByIdDeliveriesData['query']>,
+  signal: AbortSignal | undefined,
+): Promise<DeliveryPage> {
   const { data } = await sdk.getWebhooksByIdDeliveries({
     client: api.client,
     throwOnError: true,
@@ -99,14 +107,7 @@ export async function sendTestEvent(api: Api, id: number): Promise<TestEventSent
 
 /** One delivery of the log: the page of one before the next id; null if it is gone (removed, or pruned). */
 export async function getDelivery(api: Api, id: number, delivery: number, signal?: AbortSignal): Promise<Delivery | null> {
-  const query = { before: String(delivery + 1), limit: '1' };
-  const { data } = await sdk.getWebhooksByIdDeliveries({
-    client: api.client,
-    throwOnError: true,
-    path: { id: String(id) },
-    query,
-    signal: signal ?? null,
-  });
-  const [found] = data.deliveries;
+  const page = await deliveriesPage(api, id, { before: String(delivery + 1), limit: '1' }, signal);
+  const [found] = page.deliveries;
   return found?.id === delivery ? found : null;
 }
