@@ -4,7 +4,8 @@
 // with --profile is asked for on the command line, so it comes before the environment. The file
 // holds keys: it is written with mode 0600, and a looser one is warned about.
 
-import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
@@ -77,10 +78,16 @@ export async function saveProfile(path: string, name: string, profile: Profile):
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   // Written whole beside it and renamed over it: a failure never leaves half a file, and the key is
   // never readable by others, not even for a moment (the mode is set as the file is created).
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
-  await chmod(temporary, 0o600);
-  await rename(temporary, path);
+  // A name nobody can guess, created here ('wx': never a file someone else made first, whose mode would stay theirs).
+  const temporary = `${path}.${randomBytes(8).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+    await chmod(temporary, 0o600);
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
 }
 
 /** The root command's options: the global flags. */
@@ -137,6 +144,9 @@ export function checkBaseUrl(url: string): string {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new CliError('URL_INVALID', `the service URL must start with http:// or https://, not ${parsed.protocol}`, EXIT.usage);
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new CliError('URL_INVALID', 'the service URL must not hold a user name or password', EXIT.usage);
   }
   return url.replace(/\/+$/, '');
 }

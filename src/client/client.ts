@@ -39,11 +39,24 @@ export interface ClientOptions {
   credentials?: 'include' | 'omit' | 'same-origin';
 }
 
+/** What an API key can be in a header: printable ASCII without spaces. */
+const KEY_SHAPE = /^[\x21-\x7e]+$/;
+
 /**
  * A client whose operations (`import * as api from '.../client/operations.ts'`, then
  * `api.getLinks({ client, throwOnError: true })`) answer the data or throw a ShortenerError.
  */
 export function shortenerClient(options: ClientOptions): Client {
+  // Refused here, with nothing of either in the message: fetch's own errors would quote the header or the URL whole.
+  if (options.key !== undefined && !KEY_SHAPE.test(options.key)) {
+    throw new ShortenerError(401, 'API_KEY_INVALID', 'The API key holds a character no key has (a space or a line break?): copy it again.');
+  }
+  if (URL.canParse(options.baseUrl)) {
+    const { username, password } = new URL(options.baseUrl);
+    if (username !== '' || password !== '') {
+      throw new ShortenerError(400, 'URL_CREDENTIALS_NOT_ALLOWED', 'The service URL must not hold a user name or password.');
+    }
+  }
   const client = createClient(
     createConfig({
       baseUrl: options.baseUrl,
@@ -68,7 +81,8 @@ export function asShortenerError(error: unknown, response: Response | undefined)
   }
   const retryAfter = Number.parseInt(response.headers.get('retry-after') ?? '', 10);
   const coded = codedError(error);
-  const message = coded?.message ?? (typeof error === 'string' && error !== '' ? error : `HTTP ${response.status}`);
+  // Not the API's error (a proxy's page of HTML, say): its status, not its body.
+  const message = coded?.message ?? `HTTP ${response.status}${response.statusText === '' ? '' : ` ${response.statusText}`}`;
   return new ShortenerError(
     response.status,
     coded?.code ?? `HTTP_${response.status}`,

@@ -30,6 +30,10 @@ function optionsFrom(env: NodeJS.ProcessEnv): { baseUrl: string; key: string } |
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
     return { problem: 'SHORTENER_URL must be the http:// or https:// URL of the service, e.g. https://sho.rt.' };
   }
+  const { username, password } = new URL(baseUrl);
+  if (username !== '' || password !== '') return { problem: 'SHORTENER_URL must not hold a user name or password.' };
+  if (!/^[\x21-\x7e]+$/.test(key))
+    return { problem: 'SHORTENER_API_KEY holds a character no key has (a space or a line break?): copy it again.' };
   return { baseUrl, key };
 }
 
@@ -39,7 +43,6 @@ if (import.meta.main) {
     process.stderr.write(`shortener mcp: ${options.problem}\n`);
     process.exitCode = USAGE_EXIT_CODE;
   } else {
-    // The origin only: a URL may carry a user name and password.
     process.stderr.write(`shortener mcp: serving on stdio, calling ${new URL(options.baseUrl).origin}\n`);
     await serveMcpOverStdio(options);
   }

@@ -60,6 +60,12 @@ test('the client answers data, throws the API’s coded errors as ShortenerError
   const refused = await thrown(api.getLinks({ client: wrongKey, throwOnError: true }));
   assert.deepEqual([refused.status, refused.code], [401, 'API_KEY_INVALID']);
   assert.ok(!refused.message.includes('sk_wrong'), refused.message);
+  // A key pasted with a line break, or a URL with a password: refused before fetch, whose errors would quote them.
+  const pasted = await thrown((async () => shortenerClient({ baseUrl: base, key: `${admin.secret}\nsk_next` }))());
+  assert.deepEqual([pasted.status, pasted.code], [401, 'API_KEY_INVALID']);
+  assert.ok(!pasted.message.includes(admin.secret), pasted.message);
+  const withPassword = await thrown((async () => shortenerClient({ baseUrl: base.replace('//', '//user:hunter2@'), key: admin.secret }))());
+  assert.deepEqual([withPassword.code, withPassword.message.includes('hunter2')], ['URL_CREDENTIALS_NOT_ALLOWED', false]);
 
   await app.close();
   const gone = await thrown(api.getLinks({ client, throwOnError: true }));
