@@ -78,11 +78,16 @@ async function* fileRecords(path: string): AsyncGenerator<FileRecord> {
   pipeline(Readable.from(utf8Text(path)), parser, () => {});
   let lines = 0;
   let emptyLines = 0;
+  let yielded = false;
   try {
     for await (const read of parser as AsyncIterable<{ record: (string | null)[]; info: { lines: number; empty_lines: number } }>) {
       const line = lines + 1 + (read.info.empty_lines - emptyLines);
       lines = read.info.lines;
       emptyLines = read.info.empty_lines;
+      // A row of empty fields (a spreadsheet's trailing ",,,") is no row to the service, which answers
+      // nothing for it (links/import-formats.ts): it is neither sent nor counted. The header is a header.
+      if (yielded && !read.record.some((field) => (field ?? '').trim() !== '')) continue;
+      yielded = true;
       yield { fields: read.record, line };
     }
   } catch (error) {

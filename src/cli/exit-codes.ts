@@ -37,8 +37,8 @@ export const EXIT_CODES: readonly ExitCodeRow[] = [
   { code: EXIT.invalid, meaning: 'conflict or invalid input: 400, 409, 413, 422', statuses: [400, 409, 413, 422] },
   {
     code: EXIT.unavailable,
-    meaning: 'rate limited or unavailable: 429, 503, or the service cannot be reached (NETWORK_ERROR)',
-    statuses: [429, 503, 0],
+    meaning: 'rate limited or unavailable: 429, 502, 503, 504, or the service cannot be reached (NETWORK_ERROR)',
+    statuses: [429, 502, 503, 504, 0],
   },
   { code: EXIT.partial, meaning: 'partial failure: an import in which some rows failed', statuses: [] },
 ];

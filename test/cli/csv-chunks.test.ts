@@ -100,3 +100,13 @@ test('a file that is not UTF-8, or not CSV, is refused before any chunk; a missi
   assert.deepEqual([notCsv.code, notCsv.exitCode], ['IMPORT_INVALID', 5]);
   assert.deepEqual([missing.code, missing.exitCode], ['FILE_UNREADABLE', 2]);
 });
+
+test("a row of empty fields (a spreadsheet's trailing ',,') is neither sent nor counted, as the service answers nothing for it", async () => {
+  const path = await fileOf('blank-rows.csv', 'url,title\nhttps://example.com/a,A\n, \n"",NULL\nhttps://example.com/b,B\n,,\n');
+  assert.equal(await countRows(path), 2);
+  const chunks = await chunksOf(path, 1000);
+  assert.deepEqual(
+    chunks.map((chunk) => chunk.lines),
+    [[2, 5]],
+  );
+});
