@@ -1,7 +1,8 @@
 // What a link and its options share of a field's value: how its length is counted, and how a time
 // is read. Pure: no I/O.
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+/** An RFC 3339 date-time with its offset (`T` and `Z` in either case, as RFC 3339 allows). */
+export const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** Characters as Postgres counts them (char_length): code points, not UTF-16 units. */
 export function codePoints(text: string): number {

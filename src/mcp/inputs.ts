@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { STATS_MAX_DAYS } from '../core/day-range.ts';
 import { DIMENSIONS } from '../core/dimensions.ts';
+import { RFC3339 } from '../core/field-values.ts';
 import { LINK_STATES, TAG_MAX_LENGTH, TAGS_MAX, TITLE_MAX_LENGTH } from '../core/link.ts';
 import { URL_MAX_LENGTH } from '../core/url-rules.ts';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, SEARCH_MAX, SEARCH_MIN } from '../links/list-query.ts';
@@ -34,17 +35,19 @@ export const alias = z
   .regex(CODE_PATTERN)
   .describe('A custom code instead of a generated one: 3–64 characters of A-Z a-z 0-9 _ -, not a reserved word (e.g. "links", "stats").');
 
+// Trimmed first, as the API trims them: surrounding spaces do not count against a length.
 export const title = z
   .string()
+  .trim()
   .max(TITLE_MAX_LENGTH)
   .describe(`A title for people, searched by find_links: at most ${TITLE_MAX_LENGTH} characters.`);
 
+// Not bounded in number here: the API counts a tag repeated in another case once (core/link.ts).
 export const tags = z
-  .array(z.string().min(1).max(TAG_MAX_LENGTH))
-  .max(TAGS_MAX)
+  .array(z.string().trim().min(1).max(TAG_MAX_LENGTH))
   .describe(`At most ${TAGS_MAX} tags of 1–${TAG_MAX_LENGTH} characters, without "," or "|".`);
 
-export const dateTime = z.iso.datetime({ offset: true });
+export const dateTime = z.string().regex(RFC3339).describe('An RFC 3339 date-time with its offset, e.g. "2030-01-31T23:59:59Z".');
 
 export const limit = z
   .number()
@@ -57,11 +60,12 @@ export const cursor = z.string().min(1).describe('The nextCursor of the page bef
 
 export const search = z
   .string()
+  .trim()
   .min(SEARCH_MIN)
   .max(SEARCH_MAX)
   .describe(`Text searched, ignoring case, in the code, the target URL and the title: ${SEARCH_MIN}–${SEARCH_MAX} characters.`);
 
-export const tag = z.string().min(1).max(TAG_MAX_LENGTH).describe('Only links with this tag.');
+export const tag = z.string().trim().min(1).max(TAG_MAX_LENGTH).describe('Only links with this tag.');
 
 export const state = z.enum(LINK_STATES).describe('Only links whose redirect answers in this state now.');
 

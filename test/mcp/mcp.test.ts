@@ -226,6 +226,16 @@ test("over HTTP, a tool acts with its key's role and workspace, and the API's co
   assert.equal(invalid.isError, true);
   assert.match(invalid.text, /Input validation error/);
   assert.match((await call(asAdmin, 'update_link', { code: 'mcp-roles' })).text, /at least one field to change/);
+  // What the API takes the schema takes too: a title with spaces around its 200 characters, a lower-case
+  // RFC 3339 date-time, eleven tags of which two differ only in case.
+  const loose = await call(asAdmin, 'create_link', {
+    url: 'https://example.com/loose',
+    title: `  ${'t'.repeat(200)}  `,
+    expiresAt: '2099-01-31t23:59:59z',
+    tags: ['Spring', 'spring', ...Array.from({ length: 9 }, (_, i) => `tag${i}`)],
+  });
+  assert.equal(loose.isError, false, loose.text);
+  assert.deepEqual([loose.data.title?.length, loose.data.tags.length], [200, 10]);
 
   const asViewer = await overHttp(t, base, { authorization: `Bearer ${viewer.secret}` });
   assert.equal(await refusedWith(asViewer, 'create_link', { url: 'https://example.com/viewer' }), 'ROLE_FORBIDDEN');
