@@ -21,6 +21,7 @@ export const ERRORS = {
     message: 'url points at a loopback, private, link-local or otherwise non-public address or host name.',
   },
   URL_DOMAIN_BLOCKED: { status: 400, message: 'url points at a domain this service does not link to.' },
+  URL_BLOCKLISTED: { status: 400, message: 'url is on a blocklist of this service.' },
   URL_SHORTENER_NOT_ALLOWED: { status: 400, message: 'url points at another URL shortener; link to the final destination instead.' },
   ALIAS_INVALID: { status: 400, message: 'alias must be 3 to 64 characters of A-Z, a-z, 0-9, "_" and "-".' },
   ALIAS_RESERVED: { status: 400, message: 'alias is a reserved word of this service.' },

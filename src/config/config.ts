@@ -4,6 +4,7 @@
 // The machinery is schema.ts.
 
 import { decodeSettings, type Decoded, type Env, type Settings } from './schema.ts';
+import { BLOCKLIST_SETTINGS } from './blocklist-settings.ts';
 import { DOMAIN_CHECK_SETTINGS } from './domain-check-settings.ts';
 import { ENGINE_SETTINGS } from './engine-settings.ts';
 import { EVENT_SETTINGS } from './events-settings.ts';
@@ -21,6 +22,7 @@ export { DEV_CODE_SECRET, type LogFormat, type LogLevel } from './values.ts';
 export const SETTINGS = {
   ...RUNTIME_SETTINGS,
   ...SERVING_SETTINGS,
+  ...BLOCKLIST_SETTINGS,
   ...DOMAIN_CHECK_SETTINGS,
   ...ENGINE_SETTINGS,
   ...EVENT_SETTINGS,

@@ -6,6 +6,7 @@ import { checkLinkOptions, withPasswordHash, type LinkOptions } from '../core/li
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { checkTargetUrl } from '../core/url-rules.ts';
 import { AppError } from '../errors.ts';
+import { refuseBlocklisted, type BlocklistCheck } from './blocklist-refusal.ts';
 import type { PatchLinkBody } from './schemas.ts';
 import type { LinkChange, LinkDetails } from './store.ts';
 
@@ -34,16 +35,18 @@ export async function withPassword(
   return { ...change, options: withPasswordHash(change.options ?? null, stored) };
 }
 
-/** A PATCH body as a change, by the same rules as a create, and the password it asks for. */
+/** A PATCH body as a change, by the same rules as a create (the blocklists too), and the password it asks for. */
 export function checkChange(
   body: PatchLinkBody,
   policy: TargetPolicy,
   now: number,
+  blocklists: BlocklistCheck,
 ): { change: LinkChange; password: string | true | undefined } {
   let url: string | undefined;
   if (body.url !== undefined) {
     const verdict = checkTargetUrl(body.url, policy);
     if (!verdict.ok) throw new AppError(verdict.code);
+    refuseBlocklisted(verdict.url, blocklists);
     url = verdict.url;
   }
   let expiresAt: Date | null | undefined;

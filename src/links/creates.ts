@@ -7,6 +7,7 @@ import { withPasswordHash } from '../core/link-options.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { IdempotencyKeyTaken, type CreateOptions, type WriteQueue } from '../write/write-queue.ts';
+import { refuseBlocklisted, type BlocklistCheck } from './blocklist-refusal.ts';
 import type { IdempotencyRecord, LinkStore } from './store.ts';
 import { type IdempotencyKey } from '../core/link.ts';
 
@@ -45,6 +46,8 @@ export interface CreatesDeps {
   store: Pick<LinkStore, 'idempotencyKey' | 'details'>;
   /** Where links may point. */
   policy: TargetPolicy;
+  /** The destination blocklists (blocklists.ts), asked after the policy. */
+  blocklists: BlocklistCheck;
   /** Hashes a new password (core/link-passwords.ts hashPassword, in a slot: core/hash-slots.ts). */
   hashPassword(password: string): Promise<string>;
   /** The id of the domain a create names by host (absent: the default) for a workspace; rejects with DOMAIN_UNKNOWN. */
@@ -71,6 +74,7 @@ export class LinkCreates {
     const verdict = checkLinkRequest(body, this.#deps.policy, Date.now(), domainId);
     if (!verdict.ok) throw new AppError(verdict.code, verdict.message, verdict.field === undefined ? undefined : { field: verdict.field });
     let request = verdict.request;
+    refuseBlocklisted(request.url, this.#deps.blocklists);
     if (verdict.password === true)
       throw new AppError('PASSWORD_INVALID', 'options.password: true keeps the password a link has; a new link has none.', {
         field: 'options.password',

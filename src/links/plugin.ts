@@ -14,6 +14,7 @@ import { deriveKey } from '../core/keys.ts';
 import { hashPassword, PASS_KEY_PURPOSE } from '../core/link-passwords.ts';
 import { targetPolicyOf } from '../core/target-policy.ts';
 import type { PartOptions } from '../part.ts';
+import { Blocklists } from './blocklists.ts';
 import { aliasRoutes } from './alias-routes.ts';
 import { AliasStore } from './alias-store.ts';
 import { LinkChanges } from './changes.ts';
@@ -38,6 +39,8 @@ declare module 'fastify' {
     links: LinkChanges;
     /** The link list's pages, read through listDb, and how each was planned. */
     linkLists: LinkLists;
+    /** The destination blocklists every create and change is checked against; refresh() reads them again. */
+    blocklists: Blocklists;
     /** What the compatible APIs (compat/) call, as the routes here do. */
     linkApi: LinkApi;
   }
@@ -60,9 +63,25 @@ function clickLimitsOf(app: FastifyInstance, config: Config): ClickLimits {
   );
 }
 
+/** BLOCKLISTS read once before the first create, then on their schedule until the app closes. */
+async function loadedBlocklists(app: FastifyInstance, config: Config, log: PartOptions['log']): Promise<Blocklists> {
+  const blocklists = new Blocklists({
+    lists: config.blocklists,
+    allowFile: config.blocklistAllowFile,
+    maxBytes: config.blocklistMaxBytes,
+    log,
+    metrics: app.metrics,
+  });
+  await blocklists.refresh();
+  blocklists.schedule(config.blocklistRefreshMs);
+  app.addHook('onClose', async () => blocklists.stop());
+  return blocklists;
+}
+
 async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Promise<void> {
   const { db, breaker, shortUrls, propagation, codeSpace } = app;
   const policy = targetPolicyOf(config, (host) => app.hosts.serves(host));
+  const blocklists = await loadedBlocklists(app, config, log);
   const store = new LinkStore(db, breaker);
   const changes = new LinkChanges(store, propagation);
   const slots = new HashSlots(config.passwordHashesAtOnce, config.passwordGuessesWaiting);
@@ -72,11 +91,19 @@ async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Pr
     queue: app.writeQueue,
     store,
     policy,
+    blocklists,
     domainOf: async (host, workspaceId) => (await shortUrls.servedDomainOf(host, workspaceId)).id,
   });
   const limits = clickLimitsOf(app, config);
   const lists = new LinkLists(app.listDb, app.listBreaker, limits);
-  const links = new LinkService({ found: new WorkspaceLinks(store, shortUrls), changes, policy, hashPassword: hashNew, counts: limits });
+  const links = new LinkService({
+    found: new WorkspaceLinks(store, shortUrls),
+    changes,
+    policy,
+    blocklists,
+    hashPassword: hashNew,
+    counts: limits,
+  });
   app.redirectPorts.limits = limits;
 
   const limitsDeps = { config, redis: app.redis?.client ?? null, log };
@@ -129,6 +156,7 @@ async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Pr
       passKey: deriveKey(config.codeSecret, PASS_KEY_PURPOSE),
     });
   });
+  app.decorate('blocklists', blocklists);
   app.decorate('links', changes);
   app.decorate('linkLists', lists);
   app.decorate('linkApi', { creates, links, createLimits });

@@ -7,6 +7,7 @@ import { changeProblem, type Principal } from '../auth/roles.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { scheduleProblem } from '../core/link.ts';
 import { AppError } from '../errors.ts';
+import type { BlocklistCheck } from './blocklist-refusal.ts';
 import { withClicksUsed, type LimitCounts } from './clicks-used.ts';
 import { checkChange, withPassword } from './change-rules.ts';
 import type { LinkChanges } from './changes.ts';
@@ -19,6 +20,8 @@ export interface LinkServiceDeps {
   readonly changes: LinkChanges;
   /** Where links may point. */
   readonly policy: TargetPolicy;
+  /** The destination blocklists (blocklists.ts), asked of a new url after the policy. */
+  readonly blocklists: BlocklistCheck;
   /** Hashes a new password (core/link-passwords.ts hashPassword, in a slot: core/hash-slots.ts). */
   readonly hashPassword: (password: string) => Promise<string>;
   /** The redirects counted against links' click limits, shown as clicksUsed. */
@@ -41,7 +44,7 @@ export class LinkService {
   /** Changes the link by a PATCH body; 403 for a viewer, or a member that did not create it. Returns its new details. */
   async change(key: Principal, domainHost: string | undefined, code: string, body: PatchLinkBody, actor: Actor): Promise<LinkDetails> {
     const link = await this.#changeable(key, domainHost, code);
-    const { change: asked, password } = checkChange(body, this.#deps.policy, Date.now());
+    const { change: asked, password } = checkChange(body, this.#deps.policy, Date.now(), this.#deps.blocklists);
     // The start and expiry the link will have, each as asked or as it is.
     const order = scheduleProblem(
       asked.startsAt === undefined ? link.startsAt : asked.startsAt,

@@ -9,6 +9,7 @@ import type { Queryable } from '../db/pool.ts';
 import type { ReplicaSet } from '../db/replicas.ts';
 import type { RedisTier } from '../redis/tier.ts';
 import type { Lifecycle } from '../part.ts';
+import type { ListStatus } from '../links/blocklists.ts';
 import type { WriteQueue } from '../write/write-queue.ts';
 
 /** How long an answer of the probe stands: requests within it share it. */
@@ -25,6 +26,8 @@ export interface HealthDeps {
   redis: RedisTier | null;
   /** Informative too: without a replica, the primary takes the reads. */
   replicas: Pick<ReplicaSet, 'status'> | null;
+  /** Informative too: a list that fails to load keeps its last good version. Absent: none configured. */
+  blocklists?: () => readonly ListStatus[];
 }
 
 export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
@@ -48,6 +51,7 @@ export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
       queueDepth: deps.queue.depth,
       redis: deps.redis?.status() ?? 'off',
       replicas: deps.replicas?.status() ?? 'off',
+      ...(deps.blocklists === undefined ? {} : { blocklists: deps.blocklists() }),
     };
   });
 }

@@ -10,7 +10,18 @@ import { registerMetricsRoute } from './metrics-route.ts';
 
 async function opsPart(app: FastifyInstance, { lifecycle }: PartOptions): Promise<void> {
   const { authDb, breaker, writeQueue, redis, replicas } = app;
-  registerHealth(app, { db: authDb, breaker, queue: writeQueue, lifecycle, pingTimeoutMs: 1000, redis, replicas });
+  // Absent when a test builds the parts before links only.
+  const blocklists = app.hasDecorator('blocklists') ? () => app.blocklists.status() : undefined;
+  registerHealth(app, {
+    db: authDb,
+    breaker,
+    queue: writeQueue,
+    lifecycle,
+    pingTimeoutMs: 1000,
+    redis,
+    replicas,
+    ...(blocklists === undefined ? {} : { blocklists }),
+  });
   if (app.metrics !== null) registerMetricsRoute(app, app.metrics);
 }
 

@@ -41,6 +41,8 @@ export class BlocklistMatcher {
 
   /** The entry `url` matches, or null: an exact URL first, then its host and parent domains. */
   match(url: string): BlocklistMatch | null {
+    // No list configured (the default): a create pays no URL parse for it.
+    if (this.#lists.length === 0) return null;
     const parsed = URL.parse(url);
     if (parsed === null) return null;
     const href = parsed.href;
