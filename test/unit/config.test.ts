@@ -260,6 +260,26 @@ const CASES: Readonly<Record<string, Case>> = {
     invalid: join(listDir, 'none.txt'),
   },
   ALLOW_SHORTENER_TARGETS: { key: 'allowShortenerTargets', unset: false, valid: ['true', true], invalid: 'maybe' },
+  BLOCKLISTS: {
+    key: 'blocklists',
+    unset: [],
+    valid: [
+      `local=domains:${BLOCKED_FILE},feed=auto:https://lists.example/feed.txt`,
+      [
+        { name: 'local', format: 'domains', source: BLOCKED_FILE, remote: false },
+        { name: 'feed', format: 'auto', source: 'https://lists.example/feed.txt', remote: true },
+      ],
+    ],
+    invalid: 'local=zip:/tmp/list.txt',
+  },
+  BLOCKLIST_ALLOW_FILE: {
+    key: 'blocklistAllowFile',
+    unset: undefined,
+    valid: [BLOCKED_FILE, BLOCKED_FILE],
+    invalid: join(listDir, 'none.txt'),
+  },
+  BLOCKLIST_REFRESH_MINUTES: { key: 'blocklistRefreshMs', unset: 60 * MINUTE, valid: ['10', 10 * MINUTE], invalid: '4' },
+  BLOCKLIST_MAX_BYTES: { key: 'blocklistMaxBytes', unset: 64 * 1024 * 1024, valid: ['2048', 2048], invalid: '10' },
   NOT_FOUND_LIMIT_PER_MINUTE: { key: 'notFoundLimitPerMinute', unset: 120, valid: ['0', 0], invalid: '-1' },
   NOT_FOUND_LIMIT_CLIENTS: { key: 'notFoundLimitClients', unset: 100_000, valid: ['10', 10], invalid: '0' },
   PASSWORD_HASHES_AT_ONCE: { key: 'passwordHashesAtOnce', unset: 2, valid: ['4', 4], invalid: '0' },
