@@ -27,7 +27,8 @@ export interface StatsDeps {
 }
 
 const LIMIT_DEFAULT = 10;
-const LIMIT_MAX = 100;
+/** Values per dimension a stats read may ask for. */
+export const LIMIT_MAX = 100;
 const TOP_LINKS = 10;
 /**
  * A tag's links summed, at most (its most clicked of all time): each costs an index range scan of

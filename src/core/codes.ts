@@ -10,7 +10,8 @@ export type ShortCode = string & { readonly __brand: 'ShortCode' };
 export const CODE_LENGTH_MIN = 5;
 export const CODE_LENGTH_MAX = 8;
 
-const CODE_SHAPE = /^[A-Za-z0-9_-]{3,64}$/;
+/** A code's or an alias's shape (generated codes are a narrower case of it). */
+export const CODE_SHAPE = /^[A-Za-z0-9_-]{3,64}$/;
 
 /** Path words that belong to the service, now or soon; never a link. Compared case-insensitively. */
 export const RESERVED_WORDS: ReadonlySet<string> = new Set([

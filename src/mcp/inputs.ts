@@ -3,6 +3,8 @@
 // every value again: these only refuse sooner what it would refuse.
 
 import { z } from 'zod';
+import { LIMIT_MAX as STATS_LIMIT_MAX } from '../analytics/stats.ts';
+import { CODE_SHAPE } from '../core/codes.ts';
 import { STATS_MAX_DAYS } from '../core/day-range.ts';
 import { DIMENSIONS } from '../core/dimensions.ts';
 import { RFC3339 } from '../core/field-values.ts';
@@ -10,16 +12,12 @@ import { LINK_STATES, TAG_MAX_LENGTH, TAGS_MAX, TITLE_MAX_LENGTH } from '../core
 import { URL_MAX_LENGTH } from '../core/url-rules.ts';
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, SEARCH_MAX, SEARCH_MIN } from '../links/list-query.ts';
 
-/** A code or alias: core/codes.ts's shape (it keeps its pattern to itself). */
-const CODE_PATTERN = /^[A-Za-z0-9_-]{3,64}$/;
 /** A DNS name's longest spelling. */
 const HOST_MAX_LENGTH = 253;
-/** Values per dimension of a stats answer (analytics/stats.ts). */
-const STATS_LIMIT_MAX = 100;
 
 export const code = z
   .string()
-  .regex(CODE_PATTERN)
+  .regex(CODE_SHAPE)
   .describe('The short code: the last path segment of the short URL (case-sensitive), e.g. "aB3xY9k" or a custom alias.');
 
 export const domain = z
@@ -32,7 +30,7 @@ export const url = z.string().min(1).max(URL_MAX_LENGTH).describe('The target: a
 
 export const alias = z
   .string()
-  .regex(CODE_PATTERN)
+  .regex(CODE_SHAPE)
   .describe('A custom code instead of a generated one: 3–64 characters of A-Z a-z 0-9 _ -, not a reserved word (e.g. "links", "stats").');
 
 // Trimmed first, as the API trims them: surrounding spaces do not count against a length.
