@@ -44,7 +44,19 @@ for (let i = 0; i < links; i++) {
   const code = codec.fromId(i);
   cache.fill(
     code as string as LinkKey,
-    { domainId: 0, code, url, expiresAt: null, startsAt: null, disabled: false, deleted: false, version: 0, options: null },
+    {
+      domainId: 0,
+      code,
+      url,
+      expiresAt: null,
+      startsAt: null,
+      disabled: false,
+      safety: null,
+      safetyList: null,
+      deleted: false,
+      version: 0,
+      options: null,
+    },
     now,
   );
 }

@@ -150,7 +150,7 @@ export const ERRORS = {
   WEBHOOK_EVENTS_INVALID: {
     status: 400,
     message:
-      'events must list one or more of link.created, link.updated, link.deleted, link.expired, link.click_limit_reached, link.clicked.',
+      'events must list one or more of link.created, link.updated, link.deleted, link.expired, link.click_limit_reached, link.clicked, link.blocked, link.flagged.',
   },
   WEBHOOK_DESCRIPTION_INVALID: { status: 400, message: 'description must be at most 200 characters, without control characters.' },
   WEBHOOK_QUERY_INVALID: {
@@ -224,6 +224,10 @@ export const ERRORS = {
   LINK_DISABLED: { status: 410, message: 'This link has been disabled.' },
   LINK_CLICK_LIMIT_REACHED: { status: 410, message: 'This link has given all the clicks it was made for.' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used with a different request.' },
+  LINK_BLOCKED: {
+    status: 451,
+    message: 'This link has been blocked: its destination is on a list of sites known for phishing, malware or abuse.',
+  },
   // 413, 415, 429
   BODY_TOO_LARGE: {
     status: 413,

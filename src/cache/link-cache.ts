@@ -18,7 +18,7 @@ export type RedirectTarget = string & { readonly __brand: 'RedirectTarget' };
 
 /** A code that does not redirect, and the answer it gets instead. */
 export interface NoRedirect {
-  readonly answer: 'LINK_NOT_FOUND' | 'LINK_EXPIRED' | 'LINK_DISABLED' | 'LINK_NOT_YET_ACTIVE';
+  readonly answer: 'LINK_NOT_FOUND' | 'LINK_EXPIRED' | 'LINK_DISABLED' | 'LINK_NOT_YET_ACTIVE' | 'LINK_BLOCKED';
 }
 
 /** A string: redirect there. LinkRules: evaluate them. Another object: answer with its error. */
@@ -28,6 +28,7 @@ export const ABSENT: NoRedirect = Object.freeze({ answer: 'LINK_NOT_FOUND' });
 const EXPIRED: NoRedirect = Object.freeze({ answer: 'LINK_EXPIRED' });
 const DISABLED: NoRedirect = Object.freeze({ answer: 'LINK_DISABLED' });
 export const NOT_YET_ACTIVE: NoRedirect = Object.freeze({ answer: 'LINK_NOT_YET_ACTIVE' });
+const BLOCKED: NoRedirect = Object.freeze({ answer: 'LINK_BLOCKED' });
 
 export function isRedirect(entry: CacheEntry): entry is RedirectTarget {
   return typeof entry === 'string';
@@ -137,9 +138,11 @@ export const PLAIN_DEFAULTS: RuleDefaults = Object.freeze({ redirectStatus: 302,
 export function entryOf(link: Link | undefined, now: number, defaults: RuleDefaults = PLAIN_DEFAULTS): CacheEntry {
   if (link === undefined || link.deleted || !locationsWritable(link.url, link.options)) return ABSENT;
   if (link.disabled) return DISABLED;
+  if (link.safety === 'blocked') return BLOCKED;
   if (link.expiresAt !== null && link.expiresAt.getTime() <= now) return EXPIRED;
   if (link.startsAt !== null && link.startsAt.getTime() > now) return NOT_YET_ACTIVE;
-  return compileRules(link.url, link.options, defaults) ?? (link.url as RedirectTarget);
+  const warning = link.safety === 'flagged' ? (link.safetyList ?? '') : null;
+  return compileRules(link.url, link.options, defaults, warning) ?? (link.url as RedirectTarget);
 }
 
 /**

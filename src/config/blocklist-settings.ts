@@ -29,10 +29,13 @@ function sourcesOf(raw: string): (BlocklistSource | undefined)[] {
   return raw.split(',').map(sourceOf);
 }
 
+/** The name of the deployment's own list (operator_blocklist), which no configured list may take. */
+export const OPERATOR_LIST = 'operator';
+
 function isBlocklists(raw: string): boolean {
   const sources = sourcesOf(raw);
   const names = sources.map((source) => source?.name);
-  return sources.every((source) => source !== undefined) && new Set(names).size === names.length;
+  return sources.every((source) => source !== undefined) && new Set(names).size === names.length && !names.includes(OPERATOR_LIST);
 }
 
 export const BLOCKLIST_SETTINGS = {
@@ -42,7 +45,7 @@ export const BLOCKLIST_SETTINGS = {
       raw === undefined ? [] : (sourcesOf(raw) as BlocklistSource[]),
     ),
     expected:
-      `comma-separated name=format:source, each name unique and of 1 to 40 of a-z, 0-9 and "-", the format one of ${FORMATS.join(', ')}, ` +
+      `comma-separated name=format:source, each name unique, not "${OPERATOR_LIST}", and of 1 to 40 of a-z, 0-9 and "-", the format one of ${FORMATS.join(', ')}, ` +
       'the source a file path or an http(s) URL',
     doc:
       'destination blocklists no link may point into: comma-separated `name=format:source`, the format `domains`, `hosts`, `adblock`, ' +
@@ -50,6 +53,15 @@ export const BLOCKLIST_SETTINGS = {
       '(`urlhaus=urls:https://urlhaus.abuse.ch/downloads/text/,local=domains:/etc/shortener/blocked.txt`); ' +
       'a create or change whose target is on one gets `400 URL_BLOCKLISTED`. A list that cannot be read at start-up is empty until ' +
       'it can be ([Destination blocklists](security.md#destination-blocklists))',
+  },
+  blocklistAction: {
+    env: 'BLOCKLIST_ACTION',
+    schema: Type.Enum(['block', 'warn'], { default: 'block' }),
+    doc:
+      "what is done to a link made before a list named its target, once a list (or the operators' own) gains an entry " +
+      'that matches it: `block`, its redirect answers `451 LINK_BLOCKED` (a page saying why, for a browser); `warn`, every ' +
+      'visitor gets a warning page naming the target and the list, with a link on. Each such link is sent as a `link.blocked` ' +
+      'or `link.flagged` event',
   },
   blocklistAllowFile: {
     env: 'BLOCKLIST_ALLOW_FILE',

@@ -7,6 +7,7 @@ import { codePoints, parseDateTime } from './field-values.ts';
 import type { TargetPolicy } from './target-policy.ts';
 import { appSchemeProblem } from './app-schemes.ts';
 import { checkTargetUrl, URL_MAX_LENGTH } from './url-rules.ts';
+import { isWebUrl } from './app-page.ts';
 
 export const REDIRECT_STATUSES = [301, 302, 307, 308] as const;
 export type RedirectStatus = (typeof REDIRECT_STATUSES)[number];
@@ -90,6 +91,23 @@ export const PASSWORD_MAX_LENGTH = 128;
 export function withPasswordHash(options: LinkOptions | null, hash: string | undefined): LinkOptions | null {
   if (hash === undefined) return options;
   return { ...options, passwordHash: hash };
+}
+
+/**
+ * Every URL a link can send a visitor to, with the field that holds it: its url, its rules' and its
+ * split's, and its apps' web (https) links. What a blocklist is checked against (links/blocklist-refusal.ts)
+ * and what the links' index of target domains is made of (core/blocklist/entries.ts targetDomains).
+ */
+export function linkTargets(url: string, options: LinkOptions | null): { readonly field: string; readonly url: string }[] {
+  const targets = [{ field: 'url', url }];
+  if (options === null) return targets;
+  options.targets?.forEach((rule, i) => targets.push({ field: `options.targets[${i}].url`, url: rule.url }));
+  options.split?.forEach((variant, i) => targets.push({ field: `options.split[${i}].url`, url: variant.url }));
+  for (const os of ['ios', 'android'] as const) {
+    const app = options.deepLink?.[os];
+    if (app !== undefined && isWebUrl(app)) targets.push({ field: `options.deepLink.${os}`, url: app });
+  }
+  return targets;
 }
 
 /** Options as the API shows them: the hash is never shown, only that there is a password. */

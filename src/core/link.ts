@@ -17,6 +17,10 @@ export interface Link {
   /** Before this time the link answers LINK_NOT_YET_ACTIVE instead of its redirect; null: at once. */
   readonly startsAt: Date | null;
   readonly disabled: boolean;
+  /** What a blocklist made of it once its target was listed (links/safety.ts); null: nothing. */
+  readonly safety: LinkSafety | null;
+  /** The list that named its target, when `safety` is set. */
+  readonly safetyList: string | null;
   /** Deleted links keep their row (their code is never handed out again) and answer 404. */
   readonly deleted: boolean;
   /** 0 when created, one more at each change: of two states of a link, the newer has the higher. */
@@ -24,6 +28,14 @@ export interface Link {
   /** Options beyond its URL (link-options.ts); null: a plain link. */
   readonly options: LinkOptions | null;
 }
+
+/**
+ * What is done to a link whose target a blocklist names (BLOCKLIST_ACTION): `blocked`, its redirect
+ * answers 451 LINK_BLOCKED (a page saying why, for a browser); `flagged`, a browser is shown a warning
+ * page naming the target and the list, with a link on, before it goes.
+ */
+export const LINK_SAFETIES = ['blocked', 'flagged'] as const;
+export type LinkSafety = (typeof LINK_SAFETIES)[number];
 
 /** The workspace of links created without a key, and of every key and link from before workspaces. */
 export const DEFAULT_WORKSPACE_ID = 1;
@@ -140,24 +152,26 @@ export function checkTags(tags: readonly string[]): { ok: true; value: string[] 
 
 /**
  * What a link's `state` says, in the API and the list's filter, by precedence: disabled, then
- * expired, then limit_reached (its click limit used up), then scheduled (its start still ahead),
- * else active. The first four are what its redirect answers instead of redirecting.
+ * blocked (a blocklist named its target), then expired, then limit_reached (its click limit used
+ * up), then scheduled (its start still ahead), then flagged (a blocklist named its target: a
+ * warning page first), else active. The first five are what its redirect answers instead of redirecting.
  */
-export const LINK_STATES = ['active', 'scheduled', 'limit_reached', 'expired', 'disabled'] as const;
+export const LINK_STATES = ['active', 'flagged', 'scheduled', 'limit_reached', 'expired', 'blocked', 'disabled'] as const;
 export type LinkState = (typeof LINK_STATES)[number];
 
 /** `clicksUsed`: the redirects counted against its click limit (null: none counted, or it has no limit). */
 export function linkState(
-  link: Pick<Link, 'disabled' | 'expiresAt' | 'startsAt' | 'options'>,
+  link: Pick<Link, 'disabled' | 'safety' | 'expiresAt' | 'startsAt' | 'options'>,
   now: number,
   clicksUsed: number | null = null,
 ): LinkState {
   if (link.disabled) return 'disabled';
+  if (link.safety === 'blocked') return 'blocked';
   if (link.expiresAt !== null && link.expiresAt.getTime() <= now) return 'expired';
   const limit = link.options?.clickLimit;
   if (limit !== undefined && clicksUsed !== null && clicksUsed >= limit) return 'limit_reached';
   if (link.startsAt !== null && link.startsAt.getTime() > now) return 'scheduled';
-  return 'active';
+  return link.safety === 'flagged' ? 'flagged' : 'active';
 }
 
 /** An expiry as given to a create or a change: a date, or why it is refused. */

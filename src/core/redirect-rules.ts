@@ -84,7 +84,13 @@ export class LinkRules {
   readonly personal: boolean;
   /** The most redirects the link gives (links/click-limits.ts); null: no limit. */
   readonly clickLimit: number | null;
-  constructor(url: string, options: LinkOptions, defaults: RuleDefaults) {
+  /**
+   * The blocklist that named its target after it was made, when the deployment warns rather than
+   * blocks (core/link.ts LinkSafety 'flagged'): every visitor gets the warning page
+   * (core/warning-page.ts) instead of the redirect; null: none.
+   */
+  readonly warning: string | null;
+  constructor(url: string, options: LinkOptions, defaults: RuleDefaults, warning: string | null = null) {
     this.url = url;
     this.status = options.redirectStatus ?? defaults.redirectStatus;
     this.forwardQuery = options.forwardQuery ?? defaults.forwardQuery;
@@ -97,6 +103,7 @@ export class LinkRules {
     this.preview = options.preview === undefined ? null : previewPage(options.preview, this.passTag === null ? url : null);
     this.deepLink = options.deepLink ?? null;
     this.clickLimit = options.clickLimit ?? null;
+    this.warning = warning;
     this.personal =
       this.#targets.length > 0 || this.#splitUrls.length > 0 || this.preview !== null || this.deepLink !== null || this.passTag !== null;
   }
@@ -160,10 +167,16 @@ export function locationsWritable(url: string, options: LinkOptions | null): boo
  * The compiled rules of a link, or null when its options change nothing: a plain redirect (302,
  * prebuilt). A deployment default other than 302 or forwarding the query makes every link a ruled one.
  */
-export function compileRules(url: string, options: LinkOptions | null, defaults: RuleDefaults): LinkRules | null {
-  if (options === null && defaults.redirectStatus === 302 && !defaults.forwardQuery) return null;
-  const rules = new LinkRules(url, options ?? {}, defaults);
+export function compileRules(
+  url: string,
+  options: LinkOptions | null,
+  defaults: RuleDefaults,
+  warning: string | null = null,
+): LinkRules | null {
+  if (options === null && defaults.redirectStatus === 302 && !defaults.forwardQuery && warning === null) return null;
+  const rules = new LinkRules(url, options ?? {}, defaults, warning);
   const plain =
+    warning === null &&
     rules.status === 302 &&
     !rules.forwardQuery &&
     options?.targets === undefined &&

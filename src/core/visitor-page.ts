@@ -44,6 +44,12 @@ const STATES: Readonly<Record<string, Words>> = {
     what: (host) => `This link on ${host} was made to be opened a set number of times, and that number has been reached.`,
     why: "You did nothing wrong: the link's owner chose the limit.",
   },
+  LINK_BLOCKED: {
+    title: 'This link has been blocked',
+    what: (host) =>
+      `The link you followed on ${host} leads to a site that is on a list of sites known for phishing, malware or other abuse, so it no longer sends anyone there.`,
+    why: "You did nothing wrong. If you reached a site through this link before, don't enter passwords or payment details there.",
+  },
   LINK_NOT_YET_ACTIVE: {
     title: "This link isn't active yet",
     what: (host) => `This link on ${host} exists, but it only starts working later.`,

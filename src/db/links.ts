@@ -3,8 +3,9 @@
 // deleted). Each is one round trip, whatever the number of links. The management of links (their
 // details, changes, Idempotency-Keys, the list) is the links feature's (links/store.ts).
 
-import type { IdempotencyKey, Link, LinkRef } from '../core/link.ts';
-import type { LinkOptions } from '../core/link-options.ts';
+import type { IdempotencyKey, Link, LinkRef, LinkSafety } from '../core/link.ts';
+import { linkTargets, type LinkOptions } from '../core/link-options.ts';
+import { targetDomains } from '../core/blocklist/entries.ts';
 import type { ShortCode } from '../core/codes.ts';
 import { keyOf, splitKey, type LinkKey } from '../core/domains.ts';
 import type { Queryable } from './pool.ts';
@@ -17,6 +18,8 @@ export interface LinkRow {
   expires_at: Date | null;
   starts_at: Date | null;
   disabled: boolean;
+  safety: LinkSafety | null;
+  safety_list: string | null;
   deleted: boolean;
   version: number;
   options: LinkOptions | null;
@@ -35,7 +38,7 @@ export async function findLinks(db: Queryable, keys: readonly LinkKey[]): Promis
     codes.push(code);
   }
   const { rows } = await db.query<LinkRow>(
-    `SELECT l.domain_id, l.code, l.url, l.expires_at, l.starts_at, l.disabled, l.deleted, l.version, l.options
+    `SELECT l.domain_id, l.code, l.url, l.expires_at, l.starts_at, l.disabled, l.safety, l.safety_list, l.deleted, l.version, l.options
      ${LOOKUP_SOURCE} JOIN links l USING (domain_id, code)`,
     [codes, domains],
   );
@@ -55,6 +58,8 @@ export function linkOf(row: LinkRow): Link {
     expiresAt: row.expires_at,
     startsAt: row.starts_at,
     disabled: row.disabled,
+    safety: row.safety,
+    safetyList: row.safety_list,
     deleted: row.deleted,
     version: row.version,
     options: row.options,
@@ -101,7 +106,10 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
   const scopes: (number | null)[] = [];
   const keys: (string | null)[] = [];
   const hashes: (Buffer | null)[] = [];
+  // Each link's index keys (migrations/0021_link_safety.sql), as one JSON array like its tags.
+  const targets: string[] = [];
   for (const link of links) {
+    targets.push(JSON.stringify(targetDomains(linkTargets(link.url, link.options).map((target) => target.url))));
     domains.push(link.domainId);
     codes.push(link.code);
     urls.push(link.url);
@@ -120,12 +128,13 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
   const { rows } = await db.query<{ domain_id: string; code: ShortCode; key_taken: boolean }>(
     `WITH input AS (
        SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::boolean[], $5::bigint[], $6::bigint[], $7::text[], $8::bytea[],
-                            $9::bigint[], $10::text[], $11::jsonb[], $12::bigint[], $13::jsonb[], $14::timestamptz[])
-         AS t(code, url, expires_at, generated, owner_key_id, scope, key, request_hash, workspace_id, title, tags, domain_id, options, starts_at)
+                            $9::bigint[], $10::text[], $11::jsonb[], $12::bigint[], $13::jsonb[], $14::timestamptz[], $15::jsonb[])
+         AS t(code, url, expires_at, generated, owner_key_id, scope, key, request_hash, workspace_id, title, tags, domain_id, options, starts_at,
+              target_domains)
      ), written AS (
-       INSERT INTO links (domain_id, code, url, expires_at, starts_at, generated, owner_key_id, workspace_id, title, tags, options)
+       INSERT INTO links (domain_id, code, url, expires_at, starts_at, generated, owner_key_id, workspace_id, title, tags, options, target_domains)
        SELECT domain_id, code, url, expires_at, starts_at, generated, owner_key_id, workspace_id, title,
-              ARRAY(SELECT jsonb_array_elements_text(tags)), options FROM input
+              ARRAY(SELECT jsonb_array_elements_text(tags)), options, ARRAY(SELECT jsonb_array_elements_text(target_domains)) FROM input
        ON CONFLICT (domain_id, code) DO NOTHING
        RETURNING *
      ), keyed AS (
@@ -141,7 +150,7 @@ export async function insertLinks(db: Queryable, links: readonly NewLink[]): Pro
      ), ${outboxCtes('created')}
      SELECT w.domain_id, w.code, (i.key IS NOT NULL AND k.code IS NULL) AS key_taken
      FROM written w JOIN input i USING (domain_id, code) LEFT JOIN keyed k USING (domain_id, code)`,
-    [codes, urls, expiries, generated, owners, scopes, keys, hashes, workspaces, titles, tags, domains, options, starts],
+    [codes, urls, expiries, generated, owners, scopes, keys, hashes, workspaces, titles, tags, domains, options, starts, targets],
   );
   const written = new Set<string>();
   const keyTaken = new Set<string>();
@@ -165,7 +174,7 @@ export async function reserveIdBlock(db: Queryable): Promise<{ start: number; si
 }
 
 /** The columns of a LinkRow, from a CTE of changed links. */
-export const CHANGED_COLUMNS = 'domain_id, code, url, expires_at, starts_at, disabled, deleted, version, options';
+export const CHANGED_COLUMNS = 'domain_id, code, url, expires_at, starts_at, disabled, safety, safety_list, deleted, version, options';
 
 /**
  * Marks a link deleted (its row and code stay) and returns its new state; undefined if there is

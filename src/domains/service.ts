@@ -122,6 +122,8 @@ export class DomainService {
       expiresAt: null,
       startsAt: null,
       disabled: false,
+      safety: null,
+      safetyList: null,
       deleted: true,
       version: TOMBSTONE_VERSION,
       options: null,

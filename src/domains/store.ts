@@ -5,7 +5,7 @@
 // statement or transaction.
 
 import type { LinkKey } from '../core/domains.ts';
-import type { Link } from '../core/link.ts';
+import type { Link, LinkSafety } from '../core/link.ts';
 import type { LinkOptions } from '../core/link-options.ts';
 import type { ShortCode } from '../core/codes.ts';
 import type pg from 'pg';
@@ -159,6 +159,8 @@ interface MovedRow {
   expires_at: Date | null;
   starts_at: Date | null;
   disabled: boolean;
+  safety: LinkSafety | null;
+  safety_list: string | null;
   version: number;
   options: LinkOptions | null;
 }
@@ -247,7 +249,7 @@ async function removeInTransaction(
     // Totals, days, rollups and Idempotency-Keys follow by ON UPDATE CASCADE (migrations/0008, 0009).
     const { rows } = await db.query<MovedRow>(
       `UPDATE links SET domain_id = $2, version = version + 1 WHERE domain_id = $1
-       RETURNING code, url, expires_at, starts_at, disabled, version, options`,
+       RETURNING code, url, expires_at, starts_at, disabled, safety, safety_list, version, options`,
       [id, moveTo],
     );
     moved = rows.map((row) => ({
@@ -257,6 +259,8 @@ async function removeInTransaction(
       expiresAt: row.expires_at,
       startsAt: row.starts_at,
       disabled: row.disabled,
+      safety: row.safety,
+      safetyList: row.safety_list,
       deleted: false,
       version: row.version,
       options: row.options,

@@ -12,6 +12,7 @@ import type { LinkKey } from '../core/domains.ts';
 import { hasPass } from '../core/link-passwords.ts';
 import { prefersHtml } from '../core/accept.ts';
 import { LinkRules } from '../core/redirect-rules.ts';
+import { warningPage } from '../core/warning-page.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
 import type { HostTable, ServedDomain } from '../resolve/hosts.ts';
@@ -189,7 +190,14 @@ export class RedirectHandler<Q, R> {
     }
     if (entry === ABSENT) this.#deps.visits?.orphan(domain.id, key.slice(domain.prefix.length));
     // A link not live yet is a 404 to its visitors, as an unknown code is: the domain's not-found fallback, not the expired one.
-    const fallback = entry === ABSENT || entry.answer === 'LINK_NOT_YET_ACTIVE' ? domain.notFoundRedirect : domain.expiredRedirect;
+    // A blocked link says why, always: no fallback hides it.
+    const answer = entry.answer;
+    const fallback =
+      entry === ABSENT || answer === 'LINK_NOT_YET_ACTIVE'
+        ? domain.notFoundRedirect
+        : answer === 'LINK_BLOCKED'
+          ? null
+          : domain.expiredRedirect;
     if (fallback !== null) {
       this.#write(res, key, fallback);
       return '';
@@ -228,6 +236,13 @@ export class RedirectHandler<Q, R> {
         // A protected link, the password first: without a pass for it, a crawler gets the preview (which names no
         // target) if the link has one, anyone else the form that earns a pass (links/password-routes.ts).
         io.writePrebuilt(res, rules.preview !== null && visitor.device().type === 'bot' ? rules.preview : domain.passwordPage);
+      } else if (rules.warning !== null) {
+        // A link whose target a blocklist named after it was made: everyone (crawlers too) gets the warning first, never a click.
+        const location = rules.locationOf(rules.target(visitor, Date.now()), visitor);
+        io.writePrebuilt(
+          res,
+          warningPage({ host: domain.host, code: key.slice(domain.prefix.length), target: location, list: rules.warning }),
+        );
       } else if (rules.preview !== null && visitor.device().type === 'bot') {
         // A link-preview crawler (a bot, as analytics tells them) gets the link's own preview page, people the redirect.
         io.writePrebuilt(res, rules.preview);

@@ -3,10 +3,17 @@
 // A list that fails to load keeps its last good version (empty if it never loaded), so that a
 // feed's bad day neither stops the service nor unblocks what it blocked. Each load builds a new
 // matcher and swaps the reference: a check in flight keeps the one it read.
+//
+// Besides BLOCKLISTS, the operators' own list (operator_blocklist, named "operator"), read from
+// Postgres at start-up and again as soon as it changes (a cheap stamp of it is read every
+// OPERATOR_CHECK_MS). Each load tells `onNewEntries` the index keys of the entries it did not have
+// before (all of them, the first time), so that the links made before they were listed are found
+// (links/safety.ts).
 
 import { readFile, stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import type { BlocklistSource } from '../config/blocklist-settings.ts';
+import { OPERATOR_LIST, type BlocklistSource } from '../config/blocklist-settings.ts';
+import { indexKey } from '../core/blocklist/entries.ts';
 import { BlocklistMatcher, type BlocklistMatch, type Entries, type NamedList } from '../core/blocklist/match.ts';
 import { parseBlocklist } from '../core/blocklist/parse.ts';
 import type { Metrics } from '../metrics/metrics.ts';
@@ -14,6 +21,15 @@ import type { BlocklistCheck } from './blocklist-refusal.ts';
 
 /** How long one fetch of a list may take, answer and body: feeds are tens of MiB at most. */
 const FETCH_TIMEOUT_MS = 60_000;
+/** How often the operators' list is looked at for a change, on every instance. */
+const OPERATOR_CHECK_MS = 10_000;
+
+/** Where the operators' list is kept (links/safety-store.ts). */
+export interface OperatorList {
+  entries(): Promise<string[]>;
+  /** Changes whenever the entries do. */
+  stamp(): Promise<string>;
+}
 
 /** What /readyz and the metrics tell of one list. */
 export interface ListStatus {
@@ -41,6 +57,10 @@ export interface BlocklistsDeps {
   readonly maxBytes: number;
   readonly log: Logger;
   readonly metrics: Metrics | null;
+  /** The operators' list; undefined: none (tests of the loader alone). */
+  readonly operator?: OperatorList;
+  /** Told the index keys of entries a load added, after the new matcher is in place. */
+  readonly onNewEntries?: (keys: Set<string>) => void;
 }
 
 export class Blocklists implements BlocklistCheck {
@@ -50,6 +70,11 @@ export class Blocklists implements BlocklistCheck {
   #matcher = new BlocklistMatcher([]);
   #refreshing: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
+  #operatorTimer: NodeJS.Timeout | null = null;
+  #operator: NamedList = { name: OPERATOR_LIST, domains: new Set(), urls: new Set() };
+  #operatorStamp: string | null = null;
+  /** Index keys of entries loaded since the last matcher was built. */
+  #added = new Set<string>();
 
   constructor(deps: BlocklistsDeps) {
     this.#deps = deps;
@@ -75,30 +100,82 @@ export class Blocklists implements BlocklistCheck {
     return this.#refreshing;
   }
 
-  /** Refreshes every `intervalMs` until stop(); the timer keeps no process alive. */
+  /** Reads the operators' list again if it changed (or `always`); resolves once the matcher has it. Never rejects. */
+  async refreshOperator(always = false): Promise<void> {
+    const operator = this.#deps.operator;
+    if (operator === undefined) return;
+    try {
+      const stamp = await operator.stamp();
+      if (!always && stamp === this.#operatorStamp) return;
+      const entries = await operator.entries();
+      const urls = entries.filter((entry) => /^https?:\/\//i.test(entry));
+      const domains = entries.filter((entry) => !/^https?:\/\//i.test(entry));
+      const next = {
+        name: OPERATOR_LIST,
+        domains: new Set(parseBlocklist(domains.join('\n'), 'domains').domains),
+        urls: new Set(parseBlocklist(urls.join('\n'), 'urls').urls),
+      };
+      this.#collectAdded(this.#operator, next);
+      this.#operator = next;
+      this.#operatorStamp = stamp;
+      this.#rebuild();
+    } catch (err) {
+      this.#deps.log.warn({ err }, "the operators' blocklist was not read: its last good version stays");
+    }
+  }
+
+  /** Refreshes every `intervalMs`, and the operators' list as it changes, until stop(); the timers keep no process alive. */
   schedule(intervalMs: number): void {
+    if (this.#deps.operator !== undefined) this.#operatorTimer = setInterval(() => void this.refreshOperator(), OPERATOR_CHECK_MS).unref();
     if (this.#lists.length === 0) return;
     this.#timer = setInterval(() => void this.refresh(), intervalMs).unref();
   }
 
   stop(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
+    if (this.#operatorTimer !== null) clearInterval(this.#operatorTimer);
     this.#timer = null;
+    this.#operatorTimer = null;
   }
 
   async #loadAll(): Promise<void> {
+    const allowed = this.#allow;
     await Promise.all([...this.#lists.map((list) => this.#load(list)), this.#loadAllowFile()]);
-    this.#matcher = new BlocklistMatcher(
-      this.#lists.map((list) => list.entries),
-      this.#allow,
-    );
+    // An entry the allow file no longer holds may have kept a list's entries off links: all of them are looked at again.
+    if ([...allowed.domains, ...allowed.urls].some((entry) => !has(this.#allow, entry)))
+      for (const list of [...this.#lists.map((state) => state.entries), this.#operator]) this.#collectAdded(EMPTY, list);
+    this.#rebuild();
+  }
+
+  /** A new matcher of every list; then the keys of the entries added are handed on. */
+  #rebuild(): void {
+    const lists = this.#lists.map((list) => list.entries);
+    // The operators' list joins the matcher once it holds something: without lists, a create pays nothing for them.
+    if (setOf(this.#operator.domains).size + setOf(this.#operator.urls).size > 0) lists.push(this.#operator);
+    this.#matcher = new BlocklistMatcher(lists, this.#allow);
+    const added = this.#added;
+    this.#added = new Set();
+    if (added.size > 0) this.#deps.onNewEntries?.(added);
+  }
+
+  /** Adds the index keys of the entries `next` has and `previous` had not. */
+  #collectAdded(previous: Entries, next: Entries): void {
+    const domains = setOf(previous.domains);
+    const urls = setOf(previous.urls);
+    for (const domain of next.domains) if (!domains.has(domain)) this.#added.add(indexKey(domain));
+    for (const url of next.urls) {
+      const host = URL.parse(url)?.hostname;
+      if (!urls.has(url) && host !== undefined) this.#added.add(indexKey(host));
+    }
   }
 
   async #load(list: ListState): Promise<void> {
     const { name, format } = list.source;
     try {
       const parsed = parseBlocklist(await this.#read(list.source), format);
-      list.entries = { name, domains: new Set(parsed.domains), urls: new Set(parsed.urls) };
+      const next = { name, domains: new Set(parsed.domains), urls: new Set(parsed.urls) };
+      this.#collectAdded(list.entries, next);
+      list.entries = next;
       const entries = parsed.domains.length + parsed.urls.length;
       list.status = { ...list.status, entries, malformed: parsed.malformed.count, loadedAt: Date.now(), lastError: null };
       this.#deps.log.info(
@@ -150,6 +227,16 @@ export class Blocklists implements BlocklistCheck {
       ['list'],
     );
   }
+}
+
+const EMPTY: Entries = { domains: new Set(), urls: new Set() };
+
+function setOf(entries: Iterable<string>): ReadonlySet<string> {
+  return entries instanceof Set ? entries : new Set(entries);
+}
+
+function has(entries: Entries, entry: string): boolean {
+  return setOf(entries.domains).has(entry) || setOf(entries.urls).has(entry);
 }
 
 async function readBounded(path: string, maxBytes: number): Promise<string> {

@@ -46,7 +46,7 @@ export function checkChange(
   if (body.url !== undefined) {
     const verdict = checkTargetUrl(body.url, policy);
     if (!verdict.ok) throw new AppError(verdict.code);
-    refuseBlocklisted(verdict.url, blocklists);
+    refuseBlocklisted(verdict.url, undefined, blocklists);
     url = verdict.url;
   }
   let expiresAt: Date | null | undefined;
@@ -82,6 +82,7 @@ export function checkChange(
     if (!checked.ok) throw new AppError(checked.code, checked.message, { field: checked.field });
     options = checked.options;
     password = checked.password;
+    refuseBlocklisted(undefined, options, blocklists);
   }
   const change = {
     ...(url === undefined ? {} : { url }),

@@ -74,7 +74,7 @@ export class LinkCreates {
     const verdict = checkLinkRequest(body, this.#deps.policy, Date.now(), domainId);
     if (!verdict.ok) throw new AppError(verdict.code, verdict.message, verdict.field === undefined ? undefined : { field: verdict.field });
     let request = verdict.request;
-    refuseBlocklisted(request.url, this.#deps.blocklists);
+    refuseBlocklisted(request.url, request.options, this.#deps.blocklists);
     if (verdict.password === true)
       throw new AppError('PASSWORD_INVALID', 'options.password: true keeps the password a link has; a new link has none.', {
         field: 'options.password',

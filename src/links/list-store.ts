@@ -53,7 +53,9 @@ function conditions(filter: RunFilter, values: unknown[]): string[] {
   return where;
 }
 
-const LIVE = 'NOT l.disabled AND (l.expires_at IS NULL OR l.expires_at > now())';
+const UNBLOCKED = "NOT l.disabled AND l.safety IS DISTINCT FROM 'blocked'";
+const LIVE = `${UNBLOCKED} AND (l.expires_at IS NULL OR l.expires_at > now())`;
+const STARTED = '(l.starts_at IS NULL OR l.starts_at <= now())';
 /**
  * Its click limit used up, as counted in link_click_limits (links/click-limits.ts; with Redis,
  * written there when a limit is reached: webhooks/delivery-store.ts): one probe of that table's
@@ -67,10 +69,13 @@ const REACHED = `EXISTS (SELECT 1 FROM link_click_limits c WHERE c.domain_id = l
 /** Each state's condition on links l, by the precedence of core/link.ts linkState. */
 const STATE_CONDITIONS: Record<LinkState, string> = {
   disabled: 'l.disabled',
-  expired: 'NOT l.disabled AND l.expires_at IS NOT NULL AND l.expires_at <= now()',
+  // The links a blocklist acted on have an index of their own (migrations/0021_link_safety.sql).
+  blocked: "NOT l.disabled AND l.safety = 'blocked'",
+  expired: `${UNBLOCKED} AND l.expires_at IS NOT NULL AND l.expires_at <= now()`,
   limit_reached: `${LIVE} AND l.options ? 'clickLimit' AND ${REACHED}`,
   scheduled: `${LIVE} AND l.starts_at IS NOT NULL AND l.starts_at > now() AND NOT ${REACHED}`,
-  active: `${LIVE} AND (l.starts_at IS NULL OR l.starts_at <= now()) AND NOT ${REACHED}`,
+  flagged: `${LIVE} AND l.safety = 'flagged' AND ${STARTED} AND NOT ${REACHED}`,
+  active: `${LIVE} AND l.safety IS NULL AND ${STARTED} AND NOT ${REACHED}`,
 };
 
 /**

@@ -15,6 +15,8 @@ import { hashPassword, PASS_KEY_PURPOSE } from '../core/link-passwords.ts';
 import { targetPolicyOf } from '../core/target-policy.ts';
 import type { PartOptions } from '../part.ts';
 import { Blocklists } from './blocklists.ts';
+import { LinkSafetySweeper } from './safety.ts';
+import { operatorEntries, operatorListStamp } from './safety-store.ts';
 import { aliasRoutes } from './alias-routes.ts';
 import { AliasStore } from './alias-store.ts';
 import { LinkChanges } from './changes.ts';
@@ -41,6 +43,8 @@ declare module 'fastify' {
     linkLists: LinkLists;
     /** The destination blocklists every create and change is checked against; refresh() reads them again. */
     blocklists: Blocklists;
+    /** Finds and acts on the links made before a list named their target; run() resolves once what is pending is done. */
+    linkSafety: LinkSafetySweeper;
     /** What the compatible APIs (compat/) call, as the routes here do. */
     linkApi: LinkApi;
   }
@@ -63,25 +67,43 @@ function clickLimitsOf(app: FastifyInstance, config: Config): ClickLimits {
   );
 }
 
-/** BLOCKLISTS read once before the first create, then on their schedule until the app closes. */
-async function loadedBlocklists(app: FastifyInstance, config: Config, log: PartOptions['log']): Promise<Blocklists> {
-  const blocklists = new Blocklists({
+/**
+ * BLOCKLISTS and the operators' list read once before the first create, then on their schedule until
+ * the app closes; the links their entries name are swept in the background (a first sweep at
+ * start-up looks at every entry: links made while no instance ran are found too).
+ */
+async function loadedBlocklists(app: FastifyInstance, config: Config, log: PartOptions['log']): Promise<[Blocklists, LinkSafetySweeper]> {
+  const sweeper: LinkSafetySweeper = new LinkSafetySweeper({
+    db: app.db,
+    propagation: app.propagation,
+    action: config.blocklistAction === 'warn' ? 'flagged' : 'blocked',
+    match: (url) => blocklists.match(url),
+    log,
+  });
+  const blocklists: Blocklists = new Blocklists({
     lists: config.blocklists,
     allowFile: config.blocklistAllowFile,
     maxBytes: config.blocklistMaxBytes,
     log,
     metrics: app.metrics,
+    operator: { entries: () => operatorEntries(app.db), stamp: () => operatorListStamp(app.db) },
+    onNewEntries: (keys) => void sweeper.sweep(keys),
   });
-  await blocklists.refresh();
+  await Promise.all([blocklists.refresh(), blocklists.refreshOperator(true)]);
   blocklists.schedule(config.blocklistRefreshMs);
-  app.addHook('onClose', async () => blocklists.stop());
-  return blocklists;
+  sweeper.schedule();
+  void sweeper.run();
+  app.addHook('onClose', async () => {
+    blocklists.stop();
+    await sweeper.stop();
+  });
+  return [blocklists, sweeper];
 }
 
 async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Promise<void> {
   const { db, breaker, shortUrls, propagation, codeSpace } = app;
   const policy = targetPolicyOf(config, (host) => app.hosts.serves(host));
-  const blocklists = await loadedBlocklists(app, config, log);
+  const [blocklists, linkSafety] = await loadedBlocklists(app, config, log);
   const store = new LinkStore(db, breaker);
   const changes = new LinkChanges(store, propagation);
   const slots = new HashSlots(config.passwordHashesAtOnce, config.passwordGuessesWaiting);
@@ -157,6 +179,7 @@ async function linksPart(app: FastifyInstance, { config, log }: PartOptions): Pr
     });
   });
   app.decorate('blocklists', blocklists);
+  app.decorate('linkSafety', linkSafety);
   app.decorate('links', changes);
   app.decorate('linkLists', lists);
   app.decorate('linkApi', { creates, links, createLimits });

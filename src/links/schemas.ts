@@ -3,7 +3,7 @@
 // client (type-only imports).
 
 import { Type, type Static } from 'typebox';
-import { LINK_STATES, TAG_MAX_LENGTH, TAGS_MAX, TITLE_MAX_LENGTH } from '../core/link.ts';
+import { LINK_SAFETIES, LINK_STATES, TAG_MAX_LENGTH, TAGS_MAX, TITLE_MAX_LENGTH } from '../core/link.ts';
 import {
   DEVICE_CONDITIONS,
   PREVIEW_DESCRIPTION_MAX_LENGTH,
@@ -208,9 +208,22 @@ export const LinkDetails = Type.Object(
     disabled: Type.Boolean(),
     state: literals(LINK_STATES, {
       description:
-        'What its redirect answers now, by precedence: `disabled` if disabled, else `expired` once expiresAt has passed, else ' +
-        '`limit_reached` once clicksUsed has reached options.clickLimit, else `scheduled` before startsAt, else `active`.',
+        'What its redirect answers now, by precedence: `disabled` if disabled, else `blocked` if a blocklist named its target ' +
+        '(451 LINK_BLOCKED), else `expired` once expiresAt has passed, else `limit_reached` once clicksUsed has reached ' +
+        'options.clickLimit, else `scheduled` before startsAt, else `flagged` if a blocklist named its target (a warning page ' +
+        'first), else `active`.',
     }),
+    safety: Type.Union(
+      [
+        Type.Object({ action: literals(LINK_SAFETIES), list: Type.String({ description: 'The blocklist that named its target.' }) }),
+        Type.Null(),
+      ],
+      {
+        description:
+          'What the deployment did when a blocklist named its target after the link was made (BLOCKLIST_ACTION): `blocked`, or ' +
+          "`flagged` (a warning page first); null: nothing. Only the deployment's operators can lift it.",
+      },
+    ),
     createdAt: Type.String({ format: 'date-time' }),
     creator: Type.Union([Type.Object({ id: Type.Integer(), name: Type.String() }), Type.Null()], {
       description: 'The key that created the link; null: created without a key.',

@@ -63,6 +63,8 @@ export async function updateLink(
        title = CASE WHEN $6 THEN $7::text ELSE l.title END,
        tags = COALESCE($8::text[], l.tags),
        options = CASE WHEN $10 THEN $11::jsonb ELSE l.options END,
+       -- Its targets changed: indexed again, and checked against the lists, by links/target-index.ts.
+       target_domains = CASE WHEN $2 IS NOT NULL OR $10 THEN NULL ELSE l.target_domains END,
        expiry_announced = CASE WHEN $3 THEN false ELSE l.expiry_announced END,
        version = l.version + 1
      FROM old WHERE l.code = old.code AND l.domain_id = old.domain_id
@@ -186,7 +188,7 @@ export interface DetailsRow extends LinkRow {
 }
 
 /** The columns of a DetailsRow, for a query FROM links l LEFT JOIN link_totals t, then DETAILS_JOINS (see findLinkDetails). */
-export const DETAILS_COLUMNS = `l.domain_id, dm.host AS domain_host, l.code, l.url, l.expires_at, l.starts_at, l.disabled, l.deleted, l.version, l.options, l.created_at, l.workspace_id,
+export const DETAILS_COLUMNS = `l.domain_id, dm.host AS domain_host, l.code, l.url, l.expires_at, l.starts_at, l.disabled, l.safety, l.safety_list, l.deleted, l.version, l.options, l.created_at, l.workspace_id,
   l.owner_key_id, k.person_id AS owner_person_id, k.name AS owner_name, l.title, l.tags, coalesce(t.clicks, 0) AS clicks, coalesce(t.bot_clicks, 0) AS bot_clicks`;
 
 /** Its creator's name and its domain's host, read with the link: a domain added on another instance a moment ago included. */

@@ -21,6 +21,7 @@ export function linkView(link: LinkDetails, urls: ShortUrls, now: number) {
     startsAt: link.startsAt?.toISOString() ?? null,
     disabled: link.disabled,
     state: linkState(link, now, link.clicksUsed),
+    safety: link.safety === null ? null : { action: link.safety, list: link.safetyList ?? '' },
     createdAt: link.createdAt.toISOString(),
     creator: link.ownerKeyId === null ? null : { id: link.ownerKeyId, name: link.ownerName ?? '' },
     clicks: link.clicks,

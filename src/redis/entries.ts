@@ -2,8 +2,10 @@
 //
 //   key    <prefix>link:<link key>    the code, or <domain id>:<code> off the default domain
 //   value  ""                         no link has this code (a negative entry, short TTL)
-//          "<s><version>.<expiresAtMs, or nothing>[.<startsAtMs>] <url>[ <options JSON>]", <s> the state:
-//          a redirects, d disabled, x deleted (a tombstone: answers 404, keeps older states out);
+//          "<s><version>.<expiresAtMs, or nothing>[.<startsAtMs>][~<list>] <url>[ <options JSON>]", <s> the state:
+//          a redirects, d disabled, x deleted (a tombstone: answers 404, keeps older states out),
+//          b blocked and f flagged by the blocklist <list> (core/link.ts LinkSafety; a release before
+//          them reads either as a miss and asks Postgres, which it reads without them);
 //          the options never hold a password's hash, only its tag (withoutKey); a link without a
 //          start is written as before starts existed (a release before them reads a start as a miss)
 //
@@ -39,12 +41,14 @@ export function encodeKnown(link: Known): string {
   if (link === null) return '';
   const expires = link.expiresAt === null ? '' : link.expiresAt.getTime();
   const starts = link.startsAt === null ? '' : `.${link.startsAt.getTime()}`;
-  const value = `${link.deleted ? 'x' : link.disabled ? 'd' : 'a'}${link.version}.${expires}${starts} ${link.url}`;
+  const state = link.deleted ? 'x' : link.disabled ? 'd' : link.safety === 'blocked' ? 'b' : link.safety === 'flagged' ? 'f' : 'a';
+  const list = link.safety === null || link.deleted || link.disabled ? '' : `~${link.safetyList ?? ''}`;
+  const value = `${state}${link.version}.${expires}${starts}${list} ${link.url}`;
   return link.options === null ? value : `${value} ${JSON.stringify(withoutKey(link.options))}`;
 }
 
 /** The URL is visible ASCII (RFC 3986 characters, a stored link's as written to Location): anything else is no entry of ours. */
-const LINK_VALUE = /^([adx])(\d{1,10})\.(\d{0,16})(?:\.(\d{1,16}))? ([\x21-\x7e]+)(?: (\{.*))?$/s;
+const LINK_VALUE = /^([adxbf])(\d{1,10})\.(\d{0,16})(?:\.(\d{1,16}))?(?:~([a-z0-9_-]{0,64}))? ([\x21-\x7e]+)(?: (\{.*))?$/s;
 
 /** The stored entry, or undefined when there is none or it is not in a format this version reads. */
 export function decodeKnown(key: LinkKey, value: string | null): Known | undefined {
@@ -52,7 +56,7 @@ export function decodeKnown(key: LinkKey, value: string | null): Known | undefin
   if (value === '') return null;
   const match = LINK_VALUE.exec(value);
   if (match === null) return undefined;
-  const [, flag, version = '', expires = '', starts, url = '', options] = match;
+  const [, flag, version = '', expires = '', starts, list, url = '', options] = match;
   const { domainId, code } = splitKey(key);
   let parsed: LinkOptions | null = null;
   if (options !== undefined) {
@@ -69,6 +73,8 @@ export function decodeKnown(key: LinkKey, value: string | null): Known | undefin
     expiresAt: expires === '' ? null : new Date(Number(expires)),
     startsAt: starts === undefined ? null : new Date(Number(starts)),
     disabled: flag === 'd',
+    safety: flag === 'b' ? 'blocked' : flag === 'f' ? 'flagged' : null,
+    safetyList: flag === 'b' || flag === 'f' ? (list ?? '') : null,
     deleted: flag === 'x',
     version: Number(version),
     options: parsed,

@@ -79,5 +79,7 @@ export function webhookBody(message: StoredMessage, urls: ShortUrls): string {
   }
   const data: Record<string, unknown> = { link: linkOf(message.data as unknown as StoredLink, urls) };
   if (message.type === 'link.click_limit_reached') data.clickLimit = message.data.clickLimit;
+  // The list that named the link's target (links/safety.ts).
+  if (message.type === 'link.blocked' || message.type === 'link.flagged') data.blocklist = message.data.blocklist;
   return JSON.stringify({ type: message.type, timestamp, data });
 }

@@ -331,6 +331,8 @@ function linkOf(item: Pending): NewLink {
     expiresAt,
     startsAt,
     disabled: false,
+    safety: null,
+    safetyList: null,
     deleted: false,
     version: 0,
     options,

@@ -12,6 +12,8 @@ export function plainLink(code: string, url = `https://example.com/${code}`, ext
     expiresAt: null,
     startsAt: null,
     disabled: false,
+    safety: null,
+    safetyList: null,
     deleted: false,
     version: 0,
     options: null,

@@ -177,7 +177,7 @@ describe('settings', () => {
     ]);
   });
 
-  for (const bad of ['a=domains:/x,a=hosts:/y', 'Upper=domains:/x', 'a=csv:/x', 'a=domains:', 'no-format']) {
+  for (const bad of ['a=domains:/x,a=hosts:/y', 'Upper=domains:/x', 'a=csv:/x', 'a=domains:', 'no-format', 'operator=domains:/x']) {
     test(`refuses ${bad}`, () => {
       assert.throws(
         () => load(bad),

@@ -643,6 +643,7 @@ describe('titles and tags', () => {
       startsAt: null,
       disabled: false,
       state: 'active',
+      safety: null,
       createdAt: shown.createdAt,
       creator: { id: keys.owner.id, name: 'owner' },
       clicks: 0,

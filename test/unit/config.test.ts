@@ -272,6 +272,7 @@ const CASES: Readonly<Record<string, Case>> = {
     ],
     invalid: 'local=zip:/tmp/list.txt',
   },
+  BLOCKLIST_ACTION: { key: 'blocklistAction', unset: 'block', valid: ['warn', 'warn'], invalid: 'delete' },
   BLOCKLIST_ALLOW_FILE: {
     key: 'blocklistAllowFile',
     unset: undefined,

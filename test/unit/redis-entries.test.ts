@@ -128,3 +128,15 @@ test('reconnect back-off grows from 25-50 ms to at most 2 s, with jitter', () =>
   const late = Array.from({ length: 200 }, () => reconnectDelay(50));
   assert.ok(late.every((ms) => ms >= 1000 && ms <= 2000));
 });
+
+test('a link a blocklist acted on keeps its state and its list through Redis; disabled and deleted still win', () => {
+  const safeKey = 'safe1' as LinkKey;
+  for (const safety of ['blocked', 'flagged'] as const) {
+    const acted = plainLink('safe1', 'https://evil.example/x', { safety, safetyList: 'urlhaus', version: 3 });
+    assert.deepEqual(decodeKnown(safeKey, encodeKnown(acted)), acted);
+  }
+  const off = plainLink('safe1', 'https://evil.example/x', { safety: 'blocked', safetyList: 'urlhaus', disabled: true });
+  assert.deepEqual(decodeKnown(safeKey, encodeKnown(off)), { ...off, safety: null, safetyList: null });
+  // A list name of a shape no list has is no entry of ours.
+  assert.equal(decodeKnown(safeKey, 'b3.~Evil List https://evil.example/x'), undefined);
+});

@@ -60,6 +60,7 @@ test('each dead-link state has its page: its status, its words, the host, a way 
     LINK_DISABLED: [410, 'This link has been turned off'],
     LINK_CLICK_LIMIT_REACHED: [410, 'This link has been used up'],
     LINK_NOT_YET_ACTIVE: [404, "This link isn't active yet"],
+    LINK_BLOCKED: [451, 'This link has been blocked'],
   };
   assert.deepEqual([...VISITOR_STATES].sort(), Object.keys(expected).sort());
   for (const [code, [status, title]] of Object.entries(expected)) {

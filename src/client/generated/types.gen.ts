@@ -7766,7 +7766,7 @@ export type PostWebhooksData = {
          */
         url: string;
         /**
-         * Which events it takes: link.created, link.updated, link.deleted, link.expired, link.click_limit_reached, link.clicked.
+         * Which events it takes: link.created, link.updated, link.deleted, link.expired, link.click_limit_reached, link.clicked, link.blocked, link.flagged.
          */
         events: Array<string>;
         /**
@@ -8188,7 +8188,7 @@ export type PatchWebhooksByIdData = {
     body: {
         url?: string;
         /**
-         * Which events it takes: link.created, link.updated, link.deleted, link.expired, link.click_limit_reached, link.clicked.
+         * Which events it takes: link.created, link.updated, link.deleted, link.expired, link.click_limit_reached, link.clicked, link.blocked, link.flagged.
          */
         events?: Array<string>;
         description?: string;
@@ -9768,7 +9768,7 @@ export type GetLinksData = {
          */
         tag?: string;
         /**
-         * Only links in this state: `active`, `scheduled`, `limit_reached`, `expired`, `disabled`.
+         * Only links in this state: `active`, `flagged`, `scheduled`, `limit_reached`, `expired`, `blocked`, `disabled`.
          */
         state?: string;
         /**
@@ -9907,9 +9907,19 @@ export type GetLinksResponses = {
             startsAt: string | null;
             disabled: boolean;
             /**
-             * What its redirect answers now, by precedence: `disabled` if disabled, else `expired` once expiresAt has passed, else `limit_reached` once clicksUsed has reached options.clickLimit, else `scheduled` before startsAt, else `active`.
+             * What its redirect answers now, by precedence: `disabled` if disabled, else `blocked` if a blocklist named its target (451 LINK_BLOCKED), else `expired` once expiresAt has passed, else `limit_reached` once clicksUsed has reached options.clickLimit, else `scheduled` before startsAt, else `flagged` if a blocklist named its target (a warning page first), else `active`.
              */
-            state: 'active' | 'scheduled' | 'limit_reached' | 'expired' | 'disabled';
+            state: 'active' | 'flagged' | 'scheduled' | 'limit_reached' | 'expired' | 'blocked' | 'disabled';
+            /**
+             * What the deployment did when a blocklist named its target after the link was made (BLOCKLIST_ACTION): `blocked`, or `flagged` (a warning page first); null: nothing. Only the deployment's operators can lift it.
+             */
+            safety: {
+                action: 'blocked' | 'flagged';
+                /**
+                 * The blocklist that named its target.
+                 */
+                list: string;
+            } | null;
             createdAt: string;
             /**
              * The key that created the link; null: created without a key.
@@ -11420,9 +11430,19 @@ export type GetLinksByCodeResponses = {
         startsAt: string | null;
         disabled: boolean;
         /**
-         * What its redirect answers now, by precedence: `disabled` if disabled, else `expired` once expiresAt has passed, else `limit_reached` once clicksUsed has reached options.clickLimit, else `scheduled` before startsAt, else `active`.
+         * What its redirect answers now, by precedence: `disabled` if disabled, else `blocked` if a blocklist named its target (451 LINK_BLOCKED), else `expired` once expiresAt has passed, else `limit_reached` once clicksUsed has reached options.clickLimit, else `scheduled` before startsAt, else `flagged` if a blocklist named its target (a warning page first), else `active`.
          */
-        state: 'active' | 'scheduled' | 'limit_reached' | 'expired' | 'disabled';
+        state: 'active' | 'flagged' | 'scheduled' | 'limit_reached' | 'expired' | 'blocked' | 'disabled';
+        /**
+         * What the deployment did when a blocklist named its target after the link was made (BLOCKLIST_ACTION): `blocked`, or `flagged` (a warning page first); null: nothing. Only the deployment's operators can lift it.
+         */
+        safety: {
+            action: 'blocked' | 'flagged';
+            /**
+             * The blocklist that named its target.
+             */
+            list: string;
+        } | null;
         createdAt: string;
         /**
          * The key that created the link; null: created without a key.
@@ -11848,9 +11868,19 @@ export type PatchLinksByCodeResponses = {
         startsAt: string | null;
         disabled: boolean;
         /**
-         * What its redirect answers now, by precedence: `disabled` if disabled, else `expired` once expiresAt has passed, else `limit_reached` once clicksUsed has reached options.clickLimit, else `scheduled` before startsAt, else `active`.
+         * What its redirect answers now, by precedence: `disabled` if disabled, else `blocked` if a blocklist named its target (451 LINK_BLOCKED), else `expired` once expiresAt has passed, else `limit_reached` once clicksUsed has reached options.clickLimit, else `scheduled` before startsAt, else `flagged` if a blocklist named its target (a warning page first), else `active`.
          */
-        state: 'active' | 'scheduled' | 'limit_reached' | 'expired' | 'disabled';
+        state: 'active' | 'flagged' | 'scheduled' | 'limit_reached' | 'expired' | 'blocked' | 'disabled';
+        /**
+         * What the deployment did when a blocklist named its target after the link was made (BLOCKLIST_ACTION): `blocked`, or `flagged` (a warning page first); null: nothing. Only the deployment's operators can lift it.
+         */
+        safety: {
+            action: 'blocked' | 'flagged';
+            /**
+             * The blocklist that named its target.
+             */
+            list: string;
+        } | null;
         createdAt: string;
         /**
          * The key that created the link; null: created without a key.
@@ -12193,7 +12223,7 @@ export type GetLinksExportCsvData = {
          */
         tag?: string;
         /**
-         * Only links in this state: `active`, `scheduled`, `limit_reached`, `expired`, `disabled`.
+         * Only links in this state: `active`, `flagged`, `scheduled`, `limit_reached`, `expired`, `blocked`, `disabled`.
          */
         state?: string;
         /**

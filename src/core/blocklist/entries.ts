@@ -103,3 +103,24 @@ export function domainKeys(hostname: string): string[] {
   }
   return keys;
 }
+
+/**
+ * The keys links are indexed by (links.target_domains, migrations/0021_link_safety.sql): the
+ * registrable domain of each host `urls` name (an IP address as itself), without repeats. Every
+ * entry that can match a URL (domainKeys) has that URL's key as its own indexKey, so that the
+ * links an entry may match are those whose keys hold the entry's.
+ */
+export function targetDomains(urls: Iterable<string>): string[] {
+  const keys = new Set<string>();
+  for (const url of urls) {
+    const hostname = URL.parse(url)?.hostname ?? '';
+    if (hostname !== '') keys.add(indexKey(hostname));
+  }
+  return [...keys];
+}
+
+/** The index key of a domain entry or of a host: its registrable domain, or itself (an IP address, a name under no known suffix). */
+export function indexKey(hostname: string): string {
+  const keys = domainKeys(hostname);
+  return keys[keys.length - 1] ?? hostname;
+}

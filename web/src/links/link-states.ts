@@ -2,10 +2,20 @@
 // of precedence (src/core/link.ts linkState), live states first.
 import type { LINK_STATES as SERVER_LINK_STATES, LinkState } from '../../../src/core/link.ts';
 
-export const LINK_STATES = ['active', 'scheduled', 'limit_reached', 'expired', 'disabled'] as const satisfies typeof SERVER_LINK_STATES;
+export const LINK_STATES = [
+  'active',
+  'flagged',
+  'scheduled',
+  'limit_reached',
+  'expired',
+  'blocked',
+  'disabled',
+] as const satisfies typeof SERVER_LINK_STATES;
 
 export const STATE_LABELS: Readonly<Record<LinkState, string>> = {
   active: 'Active',
+  flagged: 'Flagged unsafe',
+  blocked: 'Blocked',
   scheduled: 'Scheduled',
   limit_reached: 'Limit reached',
   expired: 'Expired',

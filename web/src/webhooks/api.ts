@@ -14,6 +14,8 @@ export const WEBHOOK_EVENTS = [
   'link.expired',
   'link.click_limit_reached',
   'link.clicked',
+  'link.blocked',
+  'link.flagged',
 ] as const satisfies typeof SERVER_EVENTS;
 export type { WebhookEvent };
 

@@ -27,6 +27,8 @@ export const EVENT_TEXT: Readonly<Record<WebhookEvent, string>> = {
   'link.expired': 'a link’s expiry passed',
   'link.click_limit_reached': 'a link gave its last allowed click',
   'link.clicked': 'clicks were counted: one request per flush, never per click',
+  'link.blocked': 'a blocklist named a link’s target, and its redirect now answers 451',
+  'link.flagged': 'a blocklist named a link’s target, and visitors now see a warning first',
 };
 
 function isEvent(event: string): event is WebhookEvent {
