@@ -73,6 +73,7 @@ export class Blocklists implements BlocklistCheck {
   #operatorTimer: NodeJS.Timeout | null = null;
   #operator: NamedList = { name: OPERATOR_LIST, domains: new Set(), urls: new Set() };
   #operatorStamp: string | null = null;
+  #operatorStatus: ListStatus = { name: OPERATOR_LIST, entries: 0, malformed: 0, loadedAt: null, failures: 0, lastError: null };
   /** Index keys of entries loaded since the last matcher was built. */
   #added = new Set<string>();
 
@@ -90,8 +91,10 @@ export class Blocklists implements BlocklistCheck {
     return this.#matcher.match(url);
   }
 
+  /** Each configured list's status, then the operators' list's (once it has been read, or failed to be). */
   status(): ListStatus[] {
-    return this.#lists.map((list) => list.status);
+    const lists = this.#lists.map((list) => list.status);
+    return this.#operatorStatus.loadedAt === null && this.#operatorStatus.failures === 0 ? lists : [...lists, this.#operatorStatus];
   }
 
   /** Reads every list and the allow file again; resolves once the new matcher is in place. Never rejects. */
@@ -118,8 +121,16 @@ export class Blocklists implements BlocklistCheck {
       this.#collectAdded(this.#operator, next);
       this.#operator = next;
       this.#operatorStamp = stamp;
+      this.#operatorStatus = {
+        ...this.#operatorStatus,
+        entries: next.domains.size + next.urls.size,
+        loadedAt: Date.now(),
+        lastError: null,
+      };
       this.#rebuild();
     } catch (err) {
+      const { failures } = this.#operatorStatus;
+      this.#operatorStatus = { ...this.#operatorStatus, failures: failures + 1, lastError: (err as Error).message };
       this.#deps.log.warn({ err }, "the operators' blocklist was not read: its last good version stays");
     }
   }
@@ -211,19 +222,19 @@ export class Blocklists implements BlocklistCheck {
     metrics.gauge(
       'shortener_blocklist_entries',
       'Domains and URLs of each destination blocklist, as last loaded.',
-      (set) => this.#lists.forEach(({ status }) => set(status.entries, { list: status.name })),
+      (set) => this.status().forEach((status) => set(status.entries, { list: status.name })),
       ['list'],
     );
     metrics.gauge(
       'shortener_blocklist_loaded_timestamp_seconds',
       'When each destination blocklist was last loaded successfully (Unix seconds; 0: never).',
-      (set) => this.#lists.forEach(({ status }) => set((status.loadedAt ?? 0) / 1000, { list: status.name })),
+      (set) => this.status().forEach((status) => set((status.loadedAt ?? 0) / 1000, { list: status.name })),
       ['list'],
     );
     metrics.gauge(
       'shortener_blocklist_failures',
       'Loads of each destination blocklist that failed since start-up (its last good version stayed).',
-      (set) => this.#lists.forEach(({ status }) => set(status.failures, { list: status.name })),
+      (set) => this.status().forEach((status) => set(status.failures, { list: status.name })),
       ['list'],
     );
   }

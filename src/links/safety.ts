@@ -22,6 +22,12 @@ import { linksNaming, markUnsafe, unindexedLinks, writeTargetDomains, type After
 /** Keys a statement asks the index for at once, and links a page reads (and a statement marks). */
 const KEYS_AT_ONCE = 500;
 const PAGE = 1000;
+/**
+ * Links one statement marks: each is a new row version in every index of links (14), about 1 ms a
+ * link (docs/performance.md#blocklist-sweeps), so that a statement stays well inside
+ * DB_STATEMENT_TIMEOUT_MS on a busy server.
+ */
+const MARK_AT_ONCE = 200;
 /** How often links not indexed yet are looked for, and failed sweeps tried again. */
 const INDEX_INTERVAL_MS = 5_000;
 
@@ -128,10 +134,14 @@ export class LinkSafetySweeper {
       if (found !== null) verdicts.push({ ...link, list: found.list });
     }
     if (verdicts.length === 0) return;
-    const marked = await markUnsafe(this.#deps.db, verdicts, this.#deps.action);
+    const marked = [];
+    for (let i = 0; i < verdicts.length; i += MARK_AT_ONCE) {
+      const some = await markUnsafe(this.#deps.db, verdicts.slice(i, i + MARK_AT_ONCE), this.#deps.action);
+      if (some.length > 0) await this.#deps.propagation.announce(some);
+      this.marked += some.length;
+      marked.push(...some);
+    }
     if (marked.length === 0) return;
-    await this.#deps.propagation.announce(marked);
-    this.marked += marked.length;
     this.#deps.log.info(
       { links: marked.length, action: this.#deps.action, lists: [...new Set(verdicts.map((v) => v.list))] },
       'links acted on by a blocklist',

@@ -126,6 +126,8 @@ describe('loading and refreshing', () => {
         { name: 'local', entries: 1, malformed: 1, failures: 0 },
         { name: 'feed', entries: 1, malformed: 0, failures: 0 },
         { name: 'gone', entries: 0, malformed: 0, failures: 1 },
+        // The operators' own list (operator_blocklist), read from Postgres: empty here.
+        { name: 'operator', entries: 0, malformed: 0, failures: 0 },
       ],
     );
     assert.equal(statusOf('gone')?.loadedAt, null);
