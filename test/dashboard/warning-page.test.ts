@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createApiKey } from '../../src/auth/api-keys.ts';
 import { startApp } from '../helpers/app.ts';
-import { launchChromium, look, startLandingPage, watchedPage } from '../helpers/browser.ts';
+import { launchChromium, look, signInWithKey, startLandingPage, watchedPage } from '../helpers/browser.ts';
 import { createTestDatabase, withClient, type TestDatabase } from '../helpers/db.ts';
 import { freePort } from '../helpers/redis.ts';
 
@@ -46,7 +46,8 @@ test('a flagged link opened in a browser warns first, on a desktop and a phone, 
     ALLOW_PRIVATE_TARGETS: 'true',
   });
   await app.listen({ port, host: '127.0.0.1' });
-  const admin = { authorization: `Bearer ${(await createApiKey(app.db, { name: 'admin', role: 'admin' })).secret}` };
+  const key = await createApiKey(app.db, { name: 'admin', role: 'admin' });
+  const admin = { authorization: `Bearer ${key.secret}` };
   const created = await app.inject({ method: 'POST', url: '/links', headers: admin, payload: { url: landing.url, alias: 'spring-offer' } });
   assert.equal(created.statusCode, 201, created.body);
   // The landing page's host (127.0.0.2) is listed after the link was made.
@@ -73,6 +74,15 @@ test('a flagged link opened in a browser warns first, on a desktop and a phone, 
     await page.waitForURL(landing.url);
     assert.equal(await page.locator('h1').textContent(), 'Landed');
   }
+
+  // The link's page in the dashboard says what was done, by which list, and who can lift it.
+  const owner = await watchedPage(browser, { width: 390, height: 844 });
+  t.after(() => owner.context.close());
+  await signInWithKey(owner.page, base, key.secret, '/app/links/spring-offer');
+  assert.match((await owner.page.locator('#detail-safety').textContent()) ?? '', /^Flagged: its target is on the blocklist “phish-feed”/);
+  assert.equal(await owner.page.locator('.badge-flagged').first().textContent(), 'Flagged unsafe');
+  await look(owner.page, 'flagged-link-details-phone');
+  assert.deepEqual(owner.problems, []);
 
   // Scripts off changes nothing: the page has none.
   const context = await browser.newContext({ javaScriptEnabled: false });

@@ -76,6 +76,17 @@ export function LinkDetails({ link }: { link: Link }) {
             {used === undefined ? null : <span id="detail-clicks-used"> {used}</span>}
           </dd>
         </div>
+        {link.safety === null ? null : (
+          <div>
+            <dt>Safety</dt>
+            <dd id="detail-safety">
+              {link.safety.action === 'blocked'
+                ? `Blocked: its target is on the blocklist “${link.safety.list}”, so its visitors get a page saying so (451).`
+                : `Flagged: its target is on the blocklist “${link.safety.list}”, so its visitors see a warning before they go on.`}{' '}
+              Only the deployment’s operators can lift this.
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Clicks</dt>
           <dd>
