@@ -11,6 +11,8 @@ export const WEBHOOK_EVENTS = [
   'link.expired',
   'link.click_limit_reached',
   'link.clicked',
+  'link.target_broken',
+  'link.target_recovered',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

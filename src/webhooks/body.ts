@@ -79,5 +79,7 @@ export function webhookBody(message: StoredMessage, urls: ShortUrls): string {
   }
   const data: Record<string, unknown> = { link: linkOf(message.data as unknown as StoredLink, urls) };
   if (message.type === 'link.click_limit_reached') data.clickLimit = message.data.clickLimit;
+  // The probe that changed the link's health (health/store.ts): {status, failures, checkedAt}.
+  if (message.type === 'link.target_broken' || message.type === 'link.target_recovered') data.health = message.data.health;
   return JSON.stringify({ type: message.type, timestamp, data });
 }

@@ -14,6 +14,8 @@ export const WEBHOOK_EVENTS = [
   'link.expired',
   'link.click_limit_reached',
   'link.clicked',
+  'link.target_broken',
+  'link.target_recovered',
 ] as const satisfies typeof SERVER_EVENTS;
 export type { WebhookEvent };
 

@@ -27,6 +27,8 @@ export const EVENT_TEXT: Readonly<Record<WebhookEvent, string>> = {
   'link.expired': 'a link’s expiry passed',
   'link.click_limit_reached': 'a link gave its last allowed click',
   'link.clicked': 'clicks were counted: one request per flush, never per click',
+  'link.target_broken': 'probes of a link’s target failed enough times in a row to call it broken',
+  'link.target_recovered': 'a broken link’s target answered again',
 };
 
 function isEvent(event: string): event is WebhookEvent {
