@@ -278,3 +278,12 @@ test('two links on one host are probed one at a time, one per round', async (t) 
   assert.equal(round2.length, 1);
   assert.deepEqual([...round1, ...round2].map((r) => r.code).sort(), [first, second].sort());
 });
+
+test('with HEALTH_PROBES on, the worker enrols and probes on its own schedule', async (t) => {
+  const server = await target(t);
+  const { app: writer } = await startApp(t, database.url, PROBING);
+  const code = await create(writer, server.url('/ok'));
+  const { app } = await startApp(t, database.url, { ...PROBING, HEALTH_PROBES: 'true' });
+  await until('the link probed by the scheduled rounds', async () => (await health(app, code)).status === '200');
+  assert.deepEqual(server.requests, [{ method: 'HEAD', path: '/ok' }]);
+});
