@@ -52,3 +52,10 @@ CREATE TABLE IF NOT EXISTS health_hosts (
   host       text        PRIMARY KEY,
   busy_until timestamptz NOT NULL
 );
+
+-- The day (UTC) each workspace was last sent its digest of broken links (workspace.health_digest):
+-- the statement that sends one moves it, so that it is sent at most once a day, whichever instance runs it.
+CREATE TABLE IF NOT EXISTS health_digests (
+  workspace_id bigint PRIMARY KEY REFERENCES workspaces (id) ON DELETE CASCADE,
+  day          date   NOT NULL
+);

@@ -13,6 +13,7 @@ export const WEBHOOK_EVENTS = [
   'link.clicked',
   'link.target_broken',
   'link.target_recovered',
+  'workspace.health_digest',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -1,12 +1,14 @@
 // The target health worker, one per instance when HEALTH_PROBES is on. Every second it claims the
 // probes the deployment's budget allows (store.ts: HEALTH_PROBE_RATE across all instances, one probe
 // at a time per host), starts them (prober.ts), and records the finished ones with the next round;
-// every ENROL_EVERY_MS it enrols links the probes do not know yet. runOnce() is the same round,
+// every ENROL_EVERY_MS it enrols links the probes do not know yet, and every DIGESTS_EVERY_MS it
+// writes the daily digests due (digest-store.ts). runOnce() is the same round,
 // awaited to its end: the tests drive it, and no timer is needed to see a probe recorded.
 
 import type { Logger } from 'pino';
 import type pg from 'pg';
 import type { Probe, ProbeOptions } from './prober.ts';
+import { sendDigests } from './digest-store.ts';
 import { claimProbes, enrol, recordProbes, type ClaimedProbe, type ProbeRecord } from './store.ts';
 
 export interface HealthWorkerDeps {
@@ -21,6 +23,8 @@ export interface HealthWorkerDeps {
 
 const ROUND_MS = 1000;
 const ENROL_EVERY_MS = 10_000;
+/** How often the daily digests are looked for: a workspace's comes within this of midnight UTC. */
+const DIGESTS_EVERY_MS = 60_000;
 /** Probes under way in one instance at most. */
 const IN_FLIGHT_MAX = 100;
 /** Records kept while Postgres cannot take them; their links are probed again when their lease ends. */
@@ -34,6 +38,7 @@ export class HealthWorker {
   #probing = new Set<Promise<void>>();
   #records: ProbeRecord[] = [];
   #enrolledAt = -Infinity;
+  #digestedAt = -Infinity;
   #failing = false;
   #closed = false;
 
@@ -58,13 +63,14 @@ export class HealthWorker {
     return this.#probing.size;
   }
 
-  /** One round to its end: enrol, claim, probe, record. Returns the probes it recorded. */
+  /** One round to its end: enrol, claim, probe, record, then the digests due. Returns the probes it recorded. */
   async runOnce(): Promise<ProbeRecord[]> {
     await this.#round;
     await this.#enrolAndClaim(true);
     await Promise.all(this.#probing);
     const records = this.#records;
     await this.#record();
+    await this.#digest(true);
     return records;
   }
 
@@ -86,6 +92,7 @@ export class HealthWorker {
     try {
       await this.#record();
       await this.#enrolAndClaim(enrolNow);
+      await this.#digest(false);
       if (this.#failing) this.#deps.log.info('target health tables reachable again');
       this.#failing = false;
     } catch (err) {
@@ -109,6 +116,12 @@ export class HealthWorker {
       intervalMs: this.#deps.intervalMs,
     });
     for (const link of claimed) this.#dispatch(link);
+  }
+
+  async #digest(now: boolean): Promise<void> {
+    if (!now && performance.now() - this.#digestedAt < DIGESTS_EVERY_MS) return;
+    this.#digestedAt = performance.now();
+    await sendDigests(this.#deps.pool);
   }
 
   #dispatch(link: ClaimedProbe): void {

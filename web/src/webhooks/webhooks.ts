@@ -29,6 +29,7 @@ export const EVENT_TEXT: Readonly<Record<WebhookEvent, string>> = {
   'link.clicked': 'clicks were counted: one request per flush, never per click',
   'link.target_broken': 'probes of a link’s target failed enough times in a row to call it broken',
   'link.target_recovered': 'a broken link’s target answered again',
+  'workspace.health_digest': 'once a day, the workspace’s broken links, when it has any',
 };
 
 function isEvent(event: string): event is WebhookEvent {
