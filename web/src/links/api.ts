@@ -25,11 +25,12 @@ export type TagCount = Static<typeof schema.TagList>['tags'][number];
 export type ListQuery = Pick<Static<typeof schema.ListQuery>, 'q' | 'domain' | 'tag'> & {
   state?: LinkState;
   creator?: number;
+  health?: 'broken';
   sort?: ListSort;
 };
 
-/** GET /links's query parameters. */
-export type ListParams = NonNullable<sdk.GetLinksData['query']>;
+/** GET /links's query parameters (`health` until the typed client is generated again with it). */
+export type ListParams = NonNullable<sdk.GetLinksData['query']> & { health?: string };
 
 export async function listLinks(api: Api, query: ListQuery, cursor: string | null, signal?: AbortSignal): Promise<LinkPage> {
   const page = { ...listParams(query), limit: '25', ...(cursor === null ? {} : { cursor }) };
@@ -69,6 +70,7 @@ export function listParams(query: ListQuery): ListParams {
   if (query.tag !== undefined) params.tag = query.tag;
   if (query.state !== undefined) params.state = query.state;
   if (query.creator !== undefined) params.creator = String(query.creator);
+  if (query.health !== undefined) params.health = query.health;
   if (query.sort !== undefined) params.sort = query.sort;
   return params;
 }
