@@ -109,6 +109,23 @@ export async function claimProbes(pool: pg.Pool, options: ClaimOptions): Promise
   });
 }
 
+/**
+ * A due link whose host is taken (by another link of this claim, or by a probe under way) waits this
+ * long at most, spread at random: a backlog of one host's links would otherwise stay at the head of
+ * the due order and fill every claim's window, so that other hosts' links waited behind it.
+ */
+export const HOST_BUSY_DEFER_MS = 60_000;
+
+/** Moves the links' next probe to `ms` from now, or to a random time up to `ms` from now. */
+async function postpone(client: pg.PoolClient, links: readonly { domainId: number; code: string }[], ms: number, spread: boolean) {
+  if (links.length === 0) return;
+  await client.query(
+    `UPDATE link_health h SET next_probe_at = now() + (CASE WHEN $4 THEN 1000 + random() * ($3 - 1000) ELSE $3 END) * interval '1 millisecond'
+     FROM unnest($1::bigint[], $2::text[]) AS r (domain_id, code) WHERE h.domain_id = r.domain_id AND h.code = r.code`,
+    [links.map((link) => link.domainId), links.map((link) => link.code), ms, spread],
+  );
+}
+
 async function claimDue(client: pg.PoolClient, want: number, options: ClaimOptions): Promise<ClaimedProbe[]> {
   // More than wanted: some share a host, some cannot be probed.
   const { rows } = await client.query<DueRow>(
@@ -119,33 +136,34 @@ async function claimDue(client: pg.PoolClient, want: number, options: ClaimOptio
     [want * 4],
   );
   const candidates = new Map<string, ClaimedProbe>();
-  const idle: DueRow[] = [];
+  const idle: ClaimedProbe[] = [];
+  const sameHost: ClaimedProbe[] = [];
   for (const row of rows) {
     const host = probeHost(row.url);
-    if (row.idle || host === undefined) idle.push(row);
-    else if (!candidates.has(host) && candidates.size < want)
-      candidates.set(host, { domainId: Number(row.domain_id), code: row.code, url: row.url, host });
+    const link = { domainId: Number(row.domain_id), code: row.code, url: row.url, host: host ?? '' };
+    if (row.idle || host === undefined) idle.push(link);
+    else if (candidates.has(host)) sameHost.push(link);
+    else if (candidates.size < want) candidates.set(host, link);
   }
-  if (idle.length > 0)
-    await client.query(
-      `UPDATE link_health h SET next_probe_at = now() + $3 * interval '1 millisecond'
-       FROM unnest($1::bigint[], $2::text[]) AS r (domain_id, code) WHERE h.domain_id = r.domain_id AND h.code = r.code`,
-      [idle.map((row) => row.domain_id), idle.map((row) => row.code), options.intervalMs],
-    );
-  if (candidates.size === 0) return [];
+  await postpone(client, idle, options.intervalMs, false);
   // A host leased by a probe under way elsewhere is skipped: ON CONFLICT waits for a concurrent claim of it, then sees it busy.
-  const leased = await client.query<{ host: string }>(
-    `INSERT INTO health_hosts AS x (host, busy_until) SELECT host, now() + $2 * interval '1 millisecond' FROM unnest($1::text[]) AS host
-     ON CONFLICT (host) DO UPDATE SET busy_until = EXCLUDED.busy_until WHERE x.busy_until <= now()
-     RETURNING host`,
-    [[...candidates.keys()], options.leaseMs],
-  );
-  const claimed = leased.rows.map((row) => candidates.get(row.host) as ClaimedProbe);
-  await client.query(
-    `UPDATE link_health h SET next_probe_at = now() + $3 * interval '1 millisecond'
-     FROM unnest($1::bigint[], $2::text[]) AS r (domain_id, code) WHERE h.domain_id = r.domain_id AND h.code = r.code`,
-    [claimed.map((probe) => probe.domainId), claimed.map((probe) => probe.code), options.leaseMs],
-  );
+  const leased =
+    candidates.size === 0
+      ? new Set<string>()
+      : new Set(
+          (
+            await client.query<{ host: string }>(
+              `INSERT INTO health_hosts AS x (host, busy_until) SELECT host, now() + $2 * interval '1 millisecond' FROM unnest($1::text[]) AS host
+               ON CONFLICT (host) DO UPDATE SET busy_until = EXCLUDED.busy_until WHERE x.busy_until <= now()
+               RETURNING host`,
+              [[...candidates.keys()], options.leaseMs],
+            )
+          ).rows.map((row) => row.host),
+        );
+  const claimed = [...candidates.values()].filter((link) => leased.has(link.host));
+  const busy = [...candidates.values()].filter((link) => !leased.has(link.host));
+  await postpone(client, [...sameHost, ...busy], HOST_BUSY_DEFER_MS, true);
+  await postpone(client, claimed, options.leaseMs, false);
   return claimed;
 }
 

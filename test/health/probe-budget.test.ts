@@ -72,6 +72,35 @@ test('HEALTH_PROBE_RATE is one budget for every instance, a second of it saved a
   assert.equal(asked(), 6, 'each link probed once');
 });
 
+test("a backlog of one host's links does not hold back another host's link", async (t) => {
+  const { app } = await startApp(t, database.url, PROBING);
+  const crowded = new TargetServer();
+  await crowded.open('127.0.0.50');
+  const other = new TargetServer();
+  await other.open('127.0.0.51');
+  t.after(() => crowded.close());
+  t.after(() => other.close());
+  const backlog: string[] = [];
+  for (let i = 0; i < 9; i++) backlog.push(await create(app, crowded.url('/ok')));
+  const alone = await create(app, other.url('/ok'));
+  // Enrolled without a probe (no budget), then due in this order: the crowded host's nine, then the other.
+  await budgetRefilled(-3600);
+  await app.health.runOnce();
+  await withClient(database.url, async (client) => {
+    for (const [i, code] of backlog.entries())
+      await client.query("UPDATE link_health SET next_probe_at = now() - (100 - $2) * interval '1 second' WHERE code = $1", [code, i]);
+    await client.query("UPDATE link_health SET next_probe_at = now() - interval '1 second' WHERE code = $1", [alone]);
+  });
+  // HEALTH_PROBE_RATE 2: two a round, each claim looking at the first eight due.
+  const probed: string[] = [];
+  for (let round = 0; round < 2; round++) {
+    await budgetRefilled(1);
+    probed.push(...(await app.health.runOnce()).map((r) => r.code));
+  }
+  assert.ok(probed.includes(alone), `the other host's link probed in two rounds (probed: ${probed.length})`);
+  assert.equal(other.requests.length, 1);
+});
+
 test("a link's history keeps its last 30 probes, newest first", async (t) => {
   const { app } = await startApp(t, database.url, PROBING);
   const server = new TargetServer();
