@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { PartOptions } from '../part.ts';
 import { LinkHealthStore } from './link-health-store.ts';
+import { healthProbes } from './metrics.ts';
 import { probe } from './prober.ts';
 import { healthRoutes } from './routes.ts';
 import { HealthWorker } from './worker.ts';
@@ -30,6 +31,7 @@ async function healthPart(app: FastifyInstance, { config, log }: PartOptions): P
     intervalMs: config.healthProbeIntervalMs,
     brokenAfter: config.healthBrokenAfter,
     log,
+    probed: app.metrics === null ? undefined : healthProbes(app.metrics),
   });
   app.addHook('onClose', async () => worker.close());
   if (config.healthProbes) worker.start();

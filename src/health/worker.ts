@@ -7,6 +7,7 @@
 
 import type { Logger } from 'pino';
 import type pg from 'pg';
+import type { ProbeResult } from '../core/target-health.ts';
 import type { Probe, ProbeOptions } from './prober.ts';
 import { sendDigests } from './digest-store.ts';
 import { claimProbes, enrol, recordProbes, type ClaimedProbe, type ProbeRecord } from './store.ts';
@@ -19,6 +20,8 @@ export interface HealthWorkerDeps {
   readonly intervalMs: number;
   readonly brokenAfter: number;
   readonly log: Logger;
+  /** Told of each probe's result (metrics). */
+  readonly probed?: ((result: ProbeResult) => void) | undefined;
 }
 
 const ROUND_MS = 1000;
@@ -133,6 +136,7 @@ export class HealthWorker {
 
   async #probeOne(link: ClaimedProbe): Promise<void> {
     const { result, latencyMs } = await this.#deps.probe(link.url, this.#deps.probeOptions);
+    this.#deps.probed?.(result);
     if (this.#records.length >= RECORDS_KEPT) return;
     this.#records.push({ domainId: link.domainId, code: link.code, host: link.host, result, latencyMs });
   }

@@ -137,6 +137,12 @@ test('each kind of answer is recorded as its status or its failure class, and HE
 
   const second = await app.health.runOnce();
   assert.equal(second.length, 0, 'nothing is due again right after its probe');
+
+  const metrics = (await app.inject({ url: '/metrics' })).body;
+  const counted = Object.fromEntries(
+    [...metrics.matchAll(/^shortener_health_probes_total\{outcome="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]),
+  );
+  assert.deepEqual(counted, { ok: 2, '4xx': 1, '5xx': 1, timeout: 1, redirect_loop: 1, too_many_redirects: 1 });
 });
 
 test('a target on a private address is refused without a connection while HEALTH_PROBE_ALLOW_PRIVATE is off, by address or by name', async (t) => {
