@@ -7,6 +7,7 @@ const FLOORS = [
   ['src/ops/'],
   ['src/dashboard/'],
   ['src/compat/', 'src/mcp/'],
+  ['src/health/'],
   ['src/analytics/'],
   ['src/links/'],
   ['src/webhooks/'],

@@ -19,6 +19,7 @@ import domains from './domains/plugin.ts';
 import { addressOfReader, hostReader } from './edge/client-address.ts';
 import { onClientError } from './edge/client-errors.ts';
 import edge, { type EdgeOptions } from './edge/plugin.ts';
+import health from './health/plugin.ts';
 import { serverFactoryOf, type RedirectEdge } from './edge/server.ts';
 import { BODY_LIMIT_BYTES } from './links/create-routes.ts';
 import links from './links/plugin.ts';
@@ -62,6 +63,8 @@ export const PARTS: readonly AppPart[] = [
   analytics,
   writePath,
   links,
+  // Probes of links' targets, and the routes that show what they found.
+  health,
   compat,
   // The MCP server at /mcp: its tools call the routes above in process, with the caller's key.
   mcp,

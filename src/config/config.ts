@@ -8,6 +8,7 @@ import { BLOCKLIST_SETTINGS } from './blocklist-settings.ts';
 import { DOMAIN_CHECK_SETTINGS } from './domain-check-settings.ts';
 import { ENGINE_SETTINGS } from './engine-settings.ts';
 import { EVENT_SETTINGS } from './events-settings.ts';
+import { HEALTH_SETTINGS } from './health-settings.ts';
 import { MAIL_SETTINGS } from './mail-settings.ts';
 import { RUNTIME_SETTINGS } from './runtime-settings.ts';
 import { SERVING_SETTINGS } from './serving-settings.ts';
@@ -26,6 +27,7 @@ export const SETTINGS = {
   ...DOMAIN_CHECK_SETTINGS,
   ...ENGINE_SETTINGS,
   ...EVENT_SETTINGS,
+  ...HEALTH_SETTINGS,
   ...MAIL_SETTINGS,
   ...SSO_SETTINGS,
   ...WEBAUTHN_SETTINGS,

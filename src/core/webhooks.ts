@@ -13,6 +13,9 @@ export const WEBHOOK_EVENTS = [
   'link.clicked',
   'link.blocked',
   'link.flagged',
+  'link.target_broken',
+  'link.target_recovered',
+  'workspace.health_digest',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

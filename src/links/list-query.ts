@@ -25,6 +25,8 @@ export interface ListFilter {
   readonly creator?: number;
   /** The id of their short domain (the API names it by host; the route looks it up). */
   readonly domainId?: number;
+  /** Only links whose target probes call broken (health=broken; docs/target-health.md). */
+  readonly broken?: true;
 }
 
 /** Where the page before ended: its last link's sort key (created_at as Postgres prints it, or clicks) and code. */
@@ -53,13 +55,14 @@ export interface ListQueryParams {
   state?: string | undefined;
   creator?: string | undefined;
   domain?: string | undefined;
+  health?: string | undefined;
 }
 
 const refuse = (message: string): ListQueryVerdict => ({ ok: false, code: 'LIST_QUERY_INVALID', message });
 
 /** The filters alone (the export takes no page): an error message, or the filter. */
 export function readFilter(params: ListQueryParams): ListFilter | string {
-  const filter: { q?: string; tag?: string; state?: LinkState; creator?: number } = {};
+  const filter: { q?: string; tag?: string; state?: LinkState; creator?: number; broken?: true } = {};
   if (params.q !== undefined) {
     const q = params.q.trim();
     if (codePoints(q) < SEARCH_MIN || codePoints(q) > SEARCH_MAX) return `q must be ${SEARCH_MIN} to ${SEARCH_MAX} characters.`;
@@ -79,6 +82,10 @@ export function readFilter(params: ListQueryParams): ListFilter | string {
     const creator = parseId(params.creator);
     if (creator === undefined) return 'creator must be the id of a key (an integer).';
     filter.creator = creator;
+  }
+  if (params.health !== undefined) {
+    if (params.health !== 'broken') return 'health must be broken.';
+    filter.broken = true;
   }
   return filter;
 }

@@ -50,6 +50,7 @@ function conditions(filter: RunFilter, values: unknown[]): string[] {
   if (filter.creator !== undefined) where.push(`l.owner_key_id = ${param(filter.creator)}`);
   if (filter.domainId !== undefined) where.push(`l.domain_id = ${param(filter.domainId)}`);
   if (filter.state !== undefined) where.push(STATE_CONDITIONS[filter.state]);
+  if (filter.broken === true) where.push(BROKEN);
   return where;
 }
 
@@ -65,6 +66,9 @@ const STARTED = '(l.starts_at IS NULL OR l.starts_at <= now())';
  */
 const REACHED = `EXISTS (SELECT 1 FROM link_click_limits c WHERE c.domain_id = l.domain_id AND c.code = (l.code COLLATE "default")
   AND c.used >= (l.options->>'clickLimit')::bigint)`;
+
+/** Its target called broken by the probes (health/store.ts): a probe of the small index of broken links (migrations/0022_target_health.sql). */
+const BROKEN = 'EXISTS (SELECT 1 FROM link_health h WHERE h.domain_id = l.domain_id AND h.code = l.code AND h.broken)';
 
 /** Each state's condition on links l, by the precedence of core/link.ts linkState. */
 const STATE_CONDITIONS: Record<LinkState, string> = {
@@ -254,7 +258,11 @@ async function countLinks(db: Queryable, workspaceId: number, filter: RunFilter)
 }
 
 const onlySearch = (filter: ListFilter) =>
-  filter.tag === undefined && filter.state === undefined && filter.creator === undefined && filter.domainId === undefined;
+  filter.tag === undefined &&
+  filter.state === undefined &&
+  filter.creator === undefined &&
+  filter.domainId === undefined &&
+  filter.broken === undefined;
 
 async function newestTexts(db: Queryable, workspaceId: number): Promise<string[]> {
   const { rows } = await db.query<{ text: string }>(

@@ -276,6 +276,7 @@ export const ListQuery = Type.Object(
     ),
     creator: Type.Optional(Type.String({ description: 'Only links created by the key with this id.' })),
     domain: Type.Optional(Type.String({ description: 'Only links on the short domain with this host (GET /domains).' })),
+    health: Type.Optional(Type.String({ description: '`broken`: only links whose target probes call broken (GET /links/:code/health).' })),
     include: Type.Optional(
       Type.String({
         description: `\`trend\`: each link with its clicks by people on each of the last ${TREND_DAYS} UTC days (\`trend\`).`,

@@ -38,6 +38,14 @@ interface StoredCount {
   botClicks: number;
 }
 
+/** A probe's result as health/store.ts and digest-store.ts wrote it: the status, failures in a row, and a time. */
+interface StoredHealth {
+  status: string | null;
+  failures: number;
+  checkedAt?: string | null;
+  brokenSince?: string | null;
+}
+
 /** A timestamp as Postgres's jsonb wrote it, in RFC 3339 UTC with milliseconds. */
 function isoOf(value: string | null): string | null {
   return value === null ? null : new Date(value).toISOString();
@@ -77,9 +85,21 @@ export function webhookBody(message: StoredMessage, urls: ShortUrls): string {
     });
     return JSON.stringify({ type: message.type, timestamp, data: { counts } });
   }
+  if (message.type === 'workspace.health_digest') {
+    const links = (message.data.links as (StoredLink & { health: StoredHealth })[]).map((stored) => ({
+      link: linkOf(stored, urls),
+      health: { ...stored.health, brokenSince: isoOf(stored.health.brokenSince ?? null) },
+    }));
+    return JSON.stringify({ type: message.type, timestamp, data: { day: message.data.day, total: message.data.total, links } });
+  }
   const data: Record<string, unknown> = { link: linkOf(message.data as unknown as StoredLink, urls) };
   if (message.type === 'link.click_limit_reached') data.clickLimit = message.data.clickLimit;
   // The list that named the link's target (links/safety.ts).
   if (message.type === 'link.blocked' || message.type === 'link.flagged') data.blocklist = message.data.blocklist;
+  // The probe that changed the link's health (health/store.ts): {status, failures, checkedAt}.
+  if (message.type === 'link.target_broken' || message.type === 'link.target_recovered') {
+    const health = message.data.health as StoredHealth;
+    data.health = { ...health, checkedAt: isoOf(health.checkedAt ?? null) };
+  }
   return JSON.stringify({ type: message.type, timestamp, data });
 }

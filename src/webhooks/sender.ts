@@ -78,8 +78,11 @@ export function signedHeaders(message: SignedMessage, now: Date): Record<string,
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** dns.lookup that answers only public addresses; an error if the name has none. */
-function publicLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+/**
+ * dns.lookup that answers only public addresses; an error (code EPRIVATEADDRESS) if the name has
+ * none. Target health probes (health/prober.ts) connect through it too.
+ */
+export function publicLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err !== null) return callback(err, []);
     const allowed = addresses.filter((address) => isPublicIp(address.address));
@@ -92,6 +95,12 @@ function publicLookup(hostname: string, options: LookupOptions, callback: Lookup
     const first = allowed[0] as LookupAddress;
     callback(null, first.address, first.family);
   });
+}
+
+/** Whether a URL's hostname is an IP address (no lookup to check) that is not public. */
+export function isNonPublicLiteral(hostname: string): boolean {
+  const literal = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  return /^[\d.]+$|:/.test(literal) && !isPublicIp(literal);
 }
 
 export class WebhookSender {
@@ -115,8 +124,7 @@ export class WebhookSender {
         resolve({ status: null, error: FAILURES.invalidUrl, latencyMs: 0 });
         return;
       }
-      const literal = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-      if (!this.#options.allowPrivate && /^[\d.]+$|:/.test(literal) && !isPublicIp(literal)) {
+      if (!this.#options.allowPrivate && isNonPublicLiteral(url.hostname)) {
         resolve({ status: null, error: FAILURES.notPublic, latencyMs: 0 });
         return;
       }

@@ -128,7 +128,7 @@ describe('any value a client sends, wherever it goes: a coded 4xx or a success, 
     await fc.assert(
       fc.asyncProperty(
         text,
-        fc.constantFrom('', '/stats', '/qr'),
+        fc.constantFrom('', '/stats', '/qr', '/health'),
         fc.constantFrom('GET', 'PATCH', 'DELETE'),
         async (raw, route, method) => {
           const res = await app.inject({

@@ -7766,7 +7766,7 @@ export type PostWebhooksData = {
          */
         url: string;
         /**
-         * Which events it takes: link.created, link.updated, link.deleted, link.expired, link.click_limit_reached, link.clicked, link.blocked, link.flagged.
+         * Which events it takes: link.created, link.updated, link.deleted, link.expired, link.click_limit_reached, link.clicked, link.blocked, link.flagged, link.target_broken, link.target_recovered, workspace.health_digest.
          */
         events: Array<string>;
         /**
@@ -8188,7 +8188,7 @@ export type PatchWebhooksByIdData = {
     body: {
         url?: string;
         /**
-         * Which events it takes: link.created, link.updated, link.deleted, link.expired, link.click_limit_reached, link.clicked, link.blocked, link.flagged.
+         * Which events it takes: link.created, link.updated, link.deleted, link.expired, link.click_limit_reached, link.clicked, link.blocked, link.flagged, link.target_broken, link.target_recovered, workspace.health_digest.
          */
         events?: Array<string>;
         description?: string;
@@ -9779,6 +9779,10 @@ export type GetLinksData = {
          * Only links on the short domain with this host (GET /domains).
          */
         domain?: string;
+        /**
+         * `broken`: only links whose target probes call broken (GET /links/:code/health).
+         */
+        health?: string;
         /**
          * `trend`: each link with its clicks by people on each of the last 14 UTC days (`trend`).
          */
@@ -12234,6 +12238,10 @@ export type GetLinksExportCsvData = {
          * Only links on the short domain with this host (GET /domains).
          */
         domain?: string;
+        /**
+         * `broken`: only links whose target probes call broken (GET /links/:code/health).
+         */
+        health?: string;
     };
     url: '/links/export.csv';
 };
@@ -12505,6 +12513,332 @@ export type GetLinksByCodeQrResponses = {
 };
 
 export type GetLinksByCodeQrResponse = GetLinksByCodeQrResponses[keyof GetLinksByCodeQrResponses];
+
+export type GetLinksByCodeHealthData = {
+    body?: never;
+    path: {
+        code: string;
+    };
+    query?: {
+        /**
+         * The host of a short domain of the workspace (GET /domains); absent: the default domain.
+         */
+        domain?: string;
+    };
+    url: '/links/{code}/health';
+};
+
+export type GetLinksByCodeHealthErrors = {
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    401: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    404: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    503: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+};
+
+export type GetLinksByCodeHealthError = GetLinksByCodeHealthErrors[keyof GetLinksByCodeHealthErrors];
+
+export type GetLinksByCodeHealthResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        /**
+         * false: the link is opted out of probes.
+         */
+        probes: boolean;
+        /**
+         * The last probe’s result; null before the first.
+         */
+        status: string | null;
+        checkedAt: string | null;
+        /**
+         * Failed probes in a row.
+         */
+        failures: number;
+        /**
+         * true once HEALTH_BROKEN_AFTER probes in a row failed, until one succeeds.
+         */
+        broken: boolean;
+        brokenSince: string | null;
+        /**
+         * When it is due again; null while it is not enrolled yet or opted out.
+         */
+        nextProbeAt: string | null;
+        /**
+         * The last probes (up to 30), newest first.
+         */
+        history: Array<{
+            at: string;
+            /**
+             * The final HTTP status of the last probe ("200", "404"), or why there was none: timeout, dns, refused, reset, tls, network, private_address, redirect_loop, too_many_redirects, invalid_redirect.
+             */
+            status: string;
+            /**
+             * Whether this probe counted as the target being there.
+             */
+            ok: boolean;
+            latencyMs: number;
+        }>;
+    };
+};
+
+export type GetLinksByCodeHealthResponse = GetLinksByCodeHealthResponses[keyof GetLinksByCodeHealthResponses];
+
+export type PutLinksByCodeHealthData = {
+    body: {
+        /**
+         * false opts the link out of probes (its broken state is cleared); true opts it back in.
+         */
+        probes: boolean;
+    };
+    path: {
+        code: string;
+    };
+    query?: {
+        /**
+         * The host of a short domain of the workspace (GET /domains); absent: the default domain.
+         */
+        domain?: string;
+    };
+    url: '/links/{code}/health';
+};
+
+export type PutLinksByCodeHealthErrors = {
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    400: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    401: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    403: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    404: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    415: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    503: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+};
+
+export type PutLinksByCodeHealthError = PutLinksByCodeHealthErrors[keyof PutLinksByCodeHealthErrors];
+
+export type PutLinksByCodeHealthResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        /**
+         * false: the link is opted out of probes.
+         */
+        probes: boolean;
+        /**
+         * The last probe’s result; null before the first.
+         */
+        status: string | null;
+        checkedAt: string | null;
+        /**
+         * Failed probes in a row.
+         */
+        failures: number;
+        /**
+         * true once HEALTH_BROKEN_AFTER probes in a row failed, until one succeeds.
+         */
+        broken: boolean;
+        brokenSince: string | null;
+        /**
+         * When it is due again; null while it is not enrolled yet or opted out.
+         */
+        nextProbeAt: string | null;
+        /**
+         * The last probes (up to 30), newest first.
+         */
+        history: Array<{
+            at: string;
+            /**
+             * The final HTTP status of the last probe ("200", "404"), or why there was none: timeout, dns, refused, reset, tls, network, private_address, redirect_loop, too_many_redirects, invalid_redirect.
+             */
+            status: string;
+            /**
+             * Whether this probe counted as the target being there.
+             */
+            ok: boolean;
+            latencyMs: number;
+        }>;
+    };
+};
+
+export type PutLinksByCodeHealthResponse = PutLinksByCodeHealthResponses[keyof PutLinksByCodeHealthResponses];
 
 export type GetHealthzData = {
     body?: never;

@@ -101,6 +101,16 @@ export function LinkFilters({ filters, domains, tags, myName, onChange }: LinkFi
           onChange={(state) => onChange({ ...filters, state: isLinkState(state) ? state : '' }, false)}
         />
         <FilterSelect
+          id="filter-health"
+          label="Target"
+          value={filters.health}
+          options={[
+            ['', 'Any target'],
+            ['broken', 'Broken'],
+          ]}
+          onChange={(health) => onChange({ ...filters, health: health === 'broken' ? 'broken' : '' }, false)}
+        />
+        <FilterSelect
           id="filter-creator"
           label="Created by"
           value={filters.creator}

@@ -9,6 +9,7 @@ import { ErrorMessage } from '../shared/Field.tsx';
 import { Page } from '../shared/Page.tsx';
 import { getLink, type Link } from './api.ts';
 import { EditLinkPanel } from './EditLinkPanel.tsx';
+import { HealthPanel } from './HealthPanel.tsx';
 import type { LinkKey } from './link-key.ts';
 import { LinkActions } from './LinkActions.tsx';
 import { LinkDetails } from './LinkDetails.tsx';
@@ -92,6 +93,7 @@ export function LinkPage() {
         </div>
         <div class="link-side">
           <QrPanel link={link} linkKey={linkKey} />
+          <HealthPanel linkKey={linkKey} canManage={canManage} />
           {canManage ? (
             <LinkActions link={link} linkKey={linkKey} onChange={setLink} />
           ) : (

@@ -25,6 +25,7 @@ export type TagCount = Static<typeof schema.TagList>['tags'][number];
 export type ListQuery = Pick<Static<typeof schema.ListQuery>, 'q' | 'domain' | 'tag'> & {
   state?: LinkState;
   creator?: number;
+  health?: 'broken';
   sort?: ListSort;
 };
 
@@ -69,6 +70,7 @@ export function listParams(query: ListQuery): ListParams {
   if (query.tag !== undefined) params.tag = query.tag;
   if (query.state !== undefined) params.state = query.state;
   if (query.creator !== undefined) params.creator = String(query.creator);
+  if (query.health !== undefined) params.health = query.health;
   if (query.sort !== undefined) params.sort = query.sort;
   return params;
 }

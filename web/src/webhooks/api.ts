@@ -16,6 +16,9 @@ export const WEBHOOK_EVENTS = [
   'link.clicked',
   'link.blocked',
   'link.flagged',
+  'link.target_broken',
+  'link.target_recovered',
+  'workspace.health_digest',
 ] as const satisfies typeof SERVER_EVENTS;
 export type { WebhookEvent };
 

@@ -29,6 +29,9 @@ export const EVENT_TEXT: Readonly<Record<WebhookEvent, string>> = {
   'link.clicked': 'clicks were counted: one request per flush, never per click',
   'link.blocked': 'a blocklist named a link’s target, and its redirect now answers 451',
   'link.flagged': 'a blocklist named a link’s target, and visitors now see a warning first',
+  'link.target_broken': 'probes of a link’s target failed enough times in a row to call it broken',
+  'link.target_recovered': 'a broken link’s target answered again',
+  'workspace.health_digest': 'once a day, the workspace’s broken links, when it has any',
 };
 
 function isEvent(event: string): event is WebhookEvent {

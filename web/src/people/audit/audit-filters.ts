@@ -44,6 +44,7 @@ export const AUDIT_ACTIONS = [
   'webhook.secret-rotate',
   'link.update',
   'link.delete',
+  'link.health-probes',
   'links.export',
   'audit.export',
 ] as const;
