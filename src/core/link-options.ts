@@ -79,6 +79,11 @@ export interface LinkOptions {
   readonly passTag?: string;
   /** The most redirects the link gives, across every instance (links/click-limits.ts); then 410. */
   readonly clickLimit?: number;
+  /**
+   * Where the link sends its visitors once it has expired or its click limit is used up, before the
+   * domain's expired fallback: its own "this offer has ended" page. Checked like its URL.
+   */
+  readonly expiredUrl?: string;
 }
 
 export const CLICK_LIMIT_MAX = 1_000_000_000;
@@ -109,6 +114,7 @@ export interface LinkOptionsInput {
   deepLink?: unknown;
   password?: unknown;
   clickLimit?: unknown;
+  expiredUrl?: unknown;
 }
 
 /**
@@ -145,6 +151,7 @@ export function checkLinkOptions(input: LinkOptionsInput | null | undefined, pol
       preview?: LinkPreview;
       deepLink?: DeepLinks;
       clickLimit?: number;
+      expiredUrl?: string;
     } = {};
     if (input.redirectStatus !== undefined && input.redirectStatus !== null) options.redirectStatus = checkStatus(input.redirectStatus);
     if (input.forwardQuery !== undefined && input.forwardQuery !== null) {
@@ -168,6 +175,8 @@ export function checkLinkOptions(input: LinkOptionsInput | null | undefined, pol
         throw new Refused('CLICK_LIMIT_INVALID', 'options.clickLimit');
       options.clickLimit = limit;
     }
+    if (input.expiredUrl !== undefined && input.expiredUrl !== null)
+      options.expiredUrl = checkUrl(input.expiredUrl, policy, 'options.expiredUrl');
     const stored = Object.keys(options).length === 0 ? null : options;
     if (input.password === undefined || input.password === null || input.password === false) return { ok: true, options: stored };
     return { ok: true, options: stored, password: checkPassword(input.password) };

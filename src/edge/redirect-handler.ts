@@ -11,6 +11,7 @@ import { asShortCode } from '../core/codes.ts';
 import type { LinkKey } from '../core/domains.ts';
 import { hasPass } from '../core/link-passwords.ts';
 import { prefersHtml } from '../core/accept.ts';
+import { notYetPage } from '../core/visitor-page.ts';
 import { LinkRules } from '../core/redirect-rules.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
@@ -45,6 +46,8 @@ export interface RedirectDeps {
   readonly passKey: Buffer;
   /** Grants the redirects of links with a click limit. */
   readonly limits: ClickGrants;
+  /** SCHEDULED_LINK_ANSWER: a link before its start answers as itself (`not_yet`), or as an unknown code (`not_found`). */
+  readonly scheduledAnswer: 'not_yet' | 'not_found';
 }
 
 /**
@@ -189,19 +192,26 @@ export class RedirectHandler<Q, R> {
     }
     if (entry === ABSENT) this.#deps.visits?.orphan(domain.id, key.slice(domain.prefix.length));
     // A link not live yet is a 404 to its visitors, as an unknown code is: the domain's not-found fallback, not the expired one.
-    const fallback = entry === ABSENT || entry.answer === 'LINK_NOT_YET_ACTIVE' ? domain.notFoundRedirect : domain.expiredRedirect;
+    // An expired link's own fallback (expiredUrl) comes first; neither is a click of the link's.
+    const fallback = entry.fallback ?? (entry === ABSENT || entry.opensAt !== undefined ? domain.notFoundRedirect : domain.expiredRedirect);
     if (fallback !== null) {
       this.#write(res, key, fallback);
       return '';
     }
-    this.#refuse(req, res, key, entry.answer, domain);
+    // A link before its start answers as an unknown code does where SCHEDULED_LINK_ANSWER says so.
+    const hidden = entry.opensAt !== undefined && this.#deps.scheduledAnswer === 'not_found';
+    this.#refuse(req, res, key, hidden ? 'LINK_NOT_FOUND' : entry.answer, domain, hidden ? undefined : entry.opensAt);
     return key;
   }
 
-  /** A link that does not redirect, and no fallback: its page on `domain` for a browser (core/visitor-page.ts), its JSON error for anyone else. */
-  #refuse(req: Q, res: R, key: string, code: PrebuiltCode, domain: ServedDomain): void {
+  /**
+   * A link that does not redirect, and no fallback: its page on `domain` for a browser (core/visitor-page.ts; before
+   * its start, `opensAt`, the page that says when), its JSON error for anyone else.
+   */
+  #refuse(req: Q, res: R, key: string, code: PrebuiltCode, domain: ServedDomain, opensAt?: Date): void {
     try {
-      const page = prefersHtml(this.#io.accept(req)) ? domain.pages.get(code) : undefined;
+      const html = prefersHtml(this.#io.accept(req));
+      const page = !html ? undefined : opensAt === undefined ? domain.pages.get(code) : notYetPage(domain, opensAt);
       this.#io.writePrebuilt(res, page ?? ANSWERS[code]);
     } catch (err) {
       this.#crashed(res, key, err);
@@ -278,7 +288,7 @@ export class RedirectHandler<Q, R> {
     return APP_REDIRECT;
   }
 
-  /** A limited link's answer: its redirect if granted, else 410 (or the domain's expired fallback, no click of the link's). */
+  /** A limited link's answer: its redirect if granted, else its expiredUrl or the domain's expired fallback (no click of the link's), else 410. */
   #settleLimited(
     req: Q,
     res: R,
@@ -292,12 +302,14 @@ export class RedirectHandler<Q, R> {
     try {
       let target = NO_TARGET;
       let appPaged = false;
+      // Used up: the link's own expiredUrl, else the domain's expired fallback (neither a click of the link's), else 410.
+      const fallback = granted ? null : ((rules.expiredUrl as RedirectTarget | null) ?? domain.expiredRedirect);
       if (granted) {
         target = rules.target(visitor, Date.now());
         appPaged = this.#sendRuled(res, rules, visitor, target);
-      } else if (domain.expiredRedirect !== null) this.#write(res, key, domain.expiredRedirect);
+      } else if (fallback !== null) this.#write(res, key, fallback);
       else this.#refuse(req, res, key, 'LINK_CLICK_LIMIT_REACHED', domain);
-      this.#report(req, res, granted || domain.expiredRedirect === null ? key : '', started, target, appPaged);
+      this.#report(req, res, fallback === null ? key : '', started, target, appPaged);
     } catch (err) {
       this.#crashed(res, key, err);
     }

@@ -6,7 +6,7 @@ import { checkLinkOptions, withPasswordHash, type LinkOptions } from '../core/li
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { checkTargetUrl } from '../core/url-rules.ts';
 import { AppError } from '../errors.ts';
-import { refuseBlocklisted, type BlocklistCheck } from './blocklist-refusal.ts';
+import { refuseBlocklisted, refuseBlocklistedOptions, type BlocklistCheck } from './blocklist-refusal.ts';
 import type { PatchLinkBody } from './schemas.ts';
 import type { LinkChange, LinkDetails } from './store.ts';
 
@@ -81,6 +81,7 @@ export function checkChange(
     const checked = checkLinkOptions(body.options, policy, now);
     if (!checked.ok) throw new AppError(checked.code, checked.message, { field: checked.field });
     options = checked.options;
+    refuseBlocklistedOptions(options, blocklists);
     password = checked.password;
   }
   const change = {

@@ -7,7 +7,7 @@ import { withPasswordHash } from '../core/link-options.ts';
 import type { TargetPolicy } from '../core/target-policy.ts';
 import { AppError, isAppError } from '../errors.ts';
 import { IdempotencyKeyTaken, type CreateOptions, type WriteQueue } from '../write/write-queue.ts';
-import { refuseBlocklisted, type BlocklistCheck } from './blocklist-refusal.ts';
+import { refuseBlocklisted, refuseBlocklistedOptions, type BlocklistCheck } from './blocklist-refusal.ts';
 import type { IdempotencyRecord, LinkStore } from './store.ts';
 import { type IdempotencyKey } from '../core/link.ts';
 
@@ -75,6 +75,7 @@ export class LinkCreates {
     if (!verdict.ok) throw new AppError(verdict.code, verdict.message, verdict.field === undefined ? undefined : { field: verdict.field });
     let request = verdict.request;
     refuseBlocklisted(request.url, this.#deps.blocklists);
+    refuseBlocklistedOptions(request.options, this.#deps.blocklists);
     if (verdict.password === true)
       throw new AppError('PASSWORD_INVALID', 'options.password: true keeps the password a link has; a new link has none.', {
         field: 'options.password',

@@ -115,6 +115,13 @@ export const LinkOptions = Type.Object(
           'The most redirects the link gives, exactly, across every instance (counted in Redis, or in Postgres without it); then 410 LINK_CLICK_LIMIT_REACHED, or the domain’s expired fallback.',
       }),
     ),
+    expiredUrl: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description:
+          'Where visitors go once the link has expired or its click limit is used up, before the domain’s expired fallback: checked like `url` ' +
+          '(its rules and the destination blocklists). Not a click of the link’s. absent or null: none.',
+      }),
+    ),
     password: Type.Optional(
       Type.Union([Type.String(), Type.Literal(true), Type.Null()], {
         description:

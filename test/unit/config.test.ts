@@ -373,6 +373,7 @@ const CASES: Readonly<Record<string, Case>> = {
   METRICS_ENABLED: { key: 'metricsEnabled', unset: true, valid: ['0', false], invalid: 'maybe' },
   FAST_PATH: { key: 'fastPath', unset: true, valid: ['false', false], invalid: 'no' },
   REDIRECT_STATUS: { key: 'redirectStatus', unset: 302, valid: ['308', 308], invalid: '303' },
+  SCHEDULED_LINK_ANSWER: { key: 'scheduledLinkAnswer', unset: 'not_yet', valid: ['not_found', 'not_found'], invalid: 'hidden' },
   FORWARD_QUERY: { key: 'forwardQuery', unset: false, valid: ['true', true], invalid: 'sometimes' },
   CLICK_FLUSH_INTERVAL_MS: { key: 'clickFlushIntervalMs', unset: 5000, valid: ['1000', 1000], invalid: '3600001' },
   CLICK_MAX_CODES: { key: 'clickMaxCodes', unset: 20_000, valid: ['100', 100], invalid: '0' },
