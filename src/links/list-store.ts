@@ -50,6 +50,9 @@ function conditions(filter: RunFilter, values: unknown[]): string[] {
   if (filter.creator !== undefined) where.push(`l.owner_key_id = ${param(filter.creator)}`);
   if (filter.domainId !== undefined) where.push(`l.domain_id = ${param(filter.domainId)}`);
   if (filter.state !== undefined) where.push(STATE_CONDITIONS[filter.state]);
+  // Indexes of their own (migrations/0023_link_lifecycle.sql): the default list costs what it did before archives.
+  if (filter.archived === 'exclude') where.push('l.archived_at IS NULL');
+  else if (filter.archived === 'only') where.push('l.archived_at IS NOT NULL');
   return where;
 }
 

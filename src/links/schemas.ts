@@ -213,6 +213,12 @@ export const LinkDetails = Type.Object(
     expiresAt: ExpiresAt,
     startsAt: StartsAt,
     disabled: Type.Boolean(),
+    // Optional only so that the dashboard's typed client, generated before it, still compiles: every answer has it.
+    archivedAt: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'When the link was archived (it still redirects, and leaves the default list); null: it is not. Always present.',
+      }),
+    ),
     state: literals(LINK_STATES, {
       description:
         'What its redirect answers now, by precedence: `disabled` if disabled, else `expired` once expiresAt has passed, else ' +
@@ -244,6 +250,12 @@ export const PatchLinkBody = Type.Object(
       }),
     ),
     disabled: Type.Optional(Type.Boolean({ description: 'true: the link answers 410 until enabled again.' })),
+    archived: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: archive the link (kept and still redirecting, out of the default list: GET /links?archived=only); false: unarchive it.',
+      }),
+    ),
     title: Type.Optional(TitleIn),
     tags: Type.Optional(Type.Array(Type.String(), { description: 'Replaces every tag of the link; [] removes them all.' })),
     options: Type.Optional(
@@ -270,6 +282,11 @@ export const ListQuery = Type.Object(
     ),
     creator: Type.Optional(Type.String({ description: 'Only links created by the key with this id.' })),
     domain: Type.Optional(Type.String({ description: 'Only links on the short domain with this host (GET /domains).' })),
+    archived: Type.Optional(
+      Type.String({
+        description: 'Archived links: `exclude` (the default: the list leaves them out), `include` (with the others) or `only`.',
+      }),
+    ),
     include: Type.Optional(
       Type.String({
         description: `\`trend\`: each link with its clicks by people on each of the last ${TREND_DAYS} UTC days (\`trend\`).`,

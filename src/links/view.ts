@@ -20,6 +20,7 @@ export function linkView(link: LinkDetails, urls: ShortUrls, now: number) {
     expiresAt: link.expiresAt?.toISOString() ?? null,
     startsAt: link.startsAt?.toISOString() ?? null,
     disabled: link.disabled,
+    archivedAt: link.archivedAt?.toISOString() ?? null,
     state: linkState(link, now, link.clicksUsed),
     createdAt: link.createdAt.toISOString(),
     creator: link.ownerKeyId === null ? null : { id: link.ownerKeyId, name: link.ownerName ?? '' },
