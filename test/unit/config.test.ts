@@ -403,6 +403,7 @@ const CASES: Readonly<Record<string, Case>> = {
   },
   WEBHOOK_MAX_IN_FLIGHT: { key: 'webhookMaxInFlight', unset: 10, valid: ['3', 3], invalid: '0' },
   WEBHOOK_POLL_MS: { key: 'webhookPollMs', unset: 1000, valid: ['250', 250], invalid: '10' },
+  LINK_EXPIRING_NOTICE_HOURS: { key: 'linkExpiringNoticeMs', unset: 24 * 3_600_000, valid: ['0', 0], invalid: '8761' },
   WEBHOOK_ALLOW_PRIVATE: { key: 'webhookAllowPrivate', unset: false, valid: ['true', true], invalid: 'maybe' },
   WEBHOOK_SECRET_OVERLAP_HOURS: { key: 'webhookSecretOverlapMs', unset: 24 * 3_600_000, valid: ['0', 0], invalid: '721' },
   WEBHOOK_LOG_RETENTION_DAYS: { key: 'webhookLogRetentionDays', unset: 30, valid: ['7', 7], invalid: '0' },
