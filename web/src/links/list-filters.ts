@@ -11,10 +11,12 @@ export interface Filters {
   tag: string;
   state: LinkState | '';
   creator: 'me' | '';
+  /** Archived links: '' leaves them out (the API's default), `include` lists them too, `only` alone. */
+  archived: '' | 'include' | 'only';
   sort: 'created' | 'clicks';
 }
 
-export const NO_FILTERS: Filters = { q: '', domain: '', tag: '', state: '', creator: '', sort: 'created' };
+export const NO_FILTERS: Filters = { q: '', domain: '', tag: '', state: '', creator: '', archived: '', sort: 'created' };
 
 /** The API searches from this many characters on. */
 export const MIN_SEARCH = 3 satisfies typeof SEARCH_MIN;
@@ -28,6 +30,7 @@ export function readFilters(query: Record<string, string | undefined>): Filters 
     tag: query['tag'] ?? '',
     state: isLinkState(state) ? state : '',
     creator: query['creator'] === 'me' ? 'me' : '',
+    archived: query['archived'] === 'include' || query['archived'] === 'only' ? query['archived'] : '',
     sort: query['sort'] === 'clicks' ? 'clicks' : 'created',
   };
 }
@@ -40,18 +43,26 @@ export function filtersSearch(filters: Filters): string {
   if (filters.tag !== '') params.set('tag', filters.tag);
   if (filters.state !== '') params.set('state', filters.state);
   if (filters.creator !== '') params.set('creator', filters.creator);
+  if (filters.archived !== '') params.set('archived', filters.archived);
   if (filters.sort !== 'created') params.set('sort', filters.sort);
   const search = params.toString();
   return search === '' ? '' : `?${search}`;
 }
 
 export function hasFilters(filters: Filters): boolean {
-  return searchTerm(filters) !== undefined || filters.domain !== '' || filters.tag !== '' || filters.state !== '' || filters.creator !== '';
+  return (
+    searchTerm(filters) !== undefined ||
+    filters.domain !== '' ||
+    filters.tag !== '' ||
+    filters.state !== '' ||
+    filters.creator !== '' ||
+    filters.archived !== ''
+  );
 }
 
 /** How many of the filters behind the phone's "Filters (n)" button are set (the search has its own box; the order is no filter). */
 export function setFilterCount(filters: Filters): number {
-  return [filters.domain, filters.tag, filters.state, filters.creator].filter((value) => value !== '').length;
+  return [filters.domain, filters.tag, filters.state, filters.creator, filters.archived].filter((value) => value !== '').length;
 }
 
 /** The search term the API is asked for: none while it is shorter than it accepts. */
@@ -69,6 +80,7 @@ export function listQuery(filters: Filters, myKeyId: number): ListQuery {
   if (filters.tag !== '') query.tag = filters.tag;
   if (filters.state !== '') query.state = filters.state;
   if (filters.creator === 'me') query.creator = myKeyId;
+  if (filters.archived !== '') query.archived = filters.archived;
   return query;
 }
 
