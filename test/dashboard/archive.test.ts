@@ -1,4 +1,4 @@
-// Archiving a link from the dashboard, in a real browser (Debian's Chromium, playwright-core): the link page's
+// Archiving a link from the dashboard, and a link's own expiredUrl in the builder, in a real browser (Debian's Chromium, playwright-core): the link page's
 // Archive and Unarchive, the list's "Archived" filter, the link still redirecting meanwhile; axe-core finds
 // nothing serious, nothing scrolls sideways, on a desktop and on a phone. Screenshots land in test-results/dashboard/.
 
@@ -85,4 +85,31 @@ test('archive a link on its page: it leaves the list, the "Archived" filter show
     ['shelf-kept', 'shelf-old'],
   );
   assert.deepEqual([...desk.problems, ...phone.problems], [], 'no CSP violation or console error');
+});
+
+test("the link builder's expiredUrl: set under Protection, refused on its field when the API refuses it, sent as options.expiredUrl", async (t) => {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const { app } = await startApp(t, database.url, { BASE_URL: base, PORT: String(port) });
+  await app.listen({ port, host: '127.0.0.1' });
+  const desk = await watchedPage(browser, { width: 1280, height: 900 });
+  t.after(() => desk.context.close());
+  const { page } = desk;
+  await signInWithKey(page, base, admin.secret, '/app/links/new');
+  await page.getByLabel('Target URL').fill('https://example.com/offer');
+  await page.getByLabel('Custom alias (optional)').fill('ended-offer');
+  await page.locator('#link-create-section-protection > summary').click();
+  const field = page.getByLabel('After the end, send visitors to (optional)');
+  await field.fill('http://10.0.0.1/ended');
+  await page.getByRole('button', { name: 'Create link' }).click();
+  await page.locator('#link-create-opt-expired-error').waitFor();
+  assert.equal(await field.getAttribute('aria-invalid'), 'true');
+  await look(page, 'desktop-archive-03-expired-url-error');
+  await field.fill('https://example.com/offer-ended');
+  assert.match((await page.locator('#link-create-section-protection > summary').textContent()) ?? '', /^Protection: Own page after the end$/);
+  await page.getByRole('button', { name: 'Create link' }).click();
+  await page.getByRole('link', { name: 'Open the link’s page' }).waitFor();
+  const made = await app.inject({ url: '/links/ended-offer', headers: bearer(admin) });
+  assert.deepEqual(made.json().options, { expiredUrl: 'https://example.com/offer-ended' });
+  assert.deepEqual(desk.problems, [], 'no CSP violation or console error');
 });
