@@ -150,7 +150,7 @@ export const ERRORS = {
   WEBHOOK_EVENTS_INVALID: {
     status: 400,
     message:
-      'events must list one or more of link.created, link.updated, link.deleted, link.expired, link.click_limit_reached, link.clicked, link.blocked, link.flagged, link.target_broken, link.target_recovered, workspace.health_digest.',
+      'events must list one or more of link.created, link.updated, link.deleted, link.expiring, link.expired, link.click_limit_reached, link.clicked, link.blocked, link.flagged, link.target_broken, link.target_recovered, workspace.health_digest.',
   },
   WEBHOOK_DESCRIPTION_INVALID: { status: 400, message: 'description must be at most 200 characters, without control characters.' },
   WEBHOOK_QUERY_INVALID: {

@@ -1,8 +1,9 @@
 // Tier 1: the in-process LRU. Per link key (core/domains.ts) it holds what the redirect will write:
 // a plain link's target URL, the only part of the 302 head that differs between links (the rest is
 // built once: edge/respond.ts), a link with options as its compiled rules (core/redirect-rules.ts),
-// an expired or disabled code as a shared 410 entry, a link before its start as a shared 404 entry
-// that leaves when the link starts. Bounded by entries and approximate bytes, each
+// an expired or disabled code as a shared 410 entry (an expired link with its own expiredUrl has one
+// of its own), a link before its start as a 404 entry of its own (its start, for its page) that
+// leaves when the link starts. Bounded by entries and approximate bytes, each
 // entry with a TTL; unknown codes have a smaller LRU of their own, so that a scanner cannot push
 // hot links out. Why a URL string per link (measured): docs/performance.md#other-figures.
 
@@ -19,6 +20,10 @@ export type RedirectTarget = string & { readonly __brand: 'RedirectTarget' };
 /** A code that does not redirect, and the answer it gets instead. */
 export interface NoRedirect {
   readonly answer: 'LINK_NOT_FOUND' | 'LINK_EXPIRED' | 'LINK_DISABLED' | 'LINK_NOT_YET_ACTIVE' | 'LINK_BLOCKED';
+  /** An expired link's own fallback (its options' expiredUrl), sent before the domain's; only such links have their own entry. */
+  readonly fallback?: RedirectTarget;
+  /** A link before its start: when it starts, for the page that says so (core/visitor-page.ts notYetPage). */
+  readonly opensAt?: Date;
 }
 
 /** A string: redirect there. LinkRules: evaluate them. Another object: answer with its error. */
@@ -27,7 +32,6 @@ export type CacheEntry = RedirectTarget | LinkRules | NoRedirect;
 export const ABSENT: NoRedirect = Object.freeze({ answer: 'LINK_NOT_FOUND' });
 const EXPIRED: NoRedirect = Object.freeze({ answer: 'LINK_EXPIRED' });
 const DISABLED: NoRedirect = Object.freeze({ answer: 'LINK_DISABLED' });
-export const NOT_YET_ACTIVE: NoRedirect = Object.freeze({ answer: 'LINK_NOT_YET_ACTIVE' });
 const BLOCKED: NoRedirect = Object.freeze({ answer: 'LINK_BLOCKED' });
 
 export function isRedirect(entry: CacheEntry): entry is RedirectTarget {
@@ -78,7 +82,11 @@ export function createLinkCache(options: CacheOptions): LinkCache {
     sizeCalculation: (entry, code) =>
       ENTRY_OVERHEAD_BYTES +
       code.length +
-      (isRedirect(entry) ? entry.length : entry instanceof LinkRules ? RULES_OVERHEAD_BYTES + entry.url.length : 0),
+      (isRedirect(entry)
+        ? entry.length
+        : entry instanceof LinkRules
+          ? RULES_OVERHEAD_BYTES + entry.url.length
+          : (entry.fallback?.length ?? 0)),
     ttl: options.cacheTtlMs,
     updateAgeOnGet: false,
   });
@@ -139,8 +147,11 @@ export function entryOf(link: Link | undefined, now: number, defaults: RuleDefau
   if (link === undefined || link.deleted || !locationsWritable(link.url, link.options)) return ABSENT;
   if (link.disabled) return DISABLED;
   if (link.safety === 'blocked') return BLOCKED;
-  if (link.expiresAt !== null && link.expiresAt.getTime() <= now) return EXPIRED;
-  if (link.startsAt !== null && link.startsAt.getTime() > now) return NOT_YET_ACTIVE;
+  if (link.expiresAt !== null && link.expiresAt.getTime() <= now) {
+    const fallback = link.options?.expiredUrl;
+    return fallback === undefined ? EXPIRED : { answer: 'LINK_EXPIRED', fallback: fallback as RedirectTarget };
+  }
+  if (link.startsAt !== null && link.startsAt.getTime() > now) return { answer: 'LINK_NOT_YET_ACTIVE', opensAt: link.startsAt };
   const warning = link.safety === 'flagged' ? (link.safetyList ?? '') : null;
   return compileRules(link.url, link.options, defaults, warning) ?? (link.url as RedirectTarget);
 }
@@ -150,7 +161,8 @@ export function entryOf(link: Link | undefined, now: number, defaults: RuleDefau
  * itself): a redirect at the link's expiry, a start awaited at its start.
  */
 export function answerEnds(link: Pick<Link, 'expiresAt' | 'startsAt'>, entry: CacheEntry): number {
-  if (entry === NOT_YET_ACTIVE) return link.startsAt?.getTime() ?? Infinity;
-  if (refusalOf(entry) === undefined) return link.expiresAt?.getTime() ?? Infinity;
+  const refusal = refusalOf(entry);
+  if (refusal === 'LINK_NOT_YET_ACTIVE') return link.startsAt?.getTime() ?? Infinity;
+  if (refusal === undefined) return link.expiresAt?.getTime() ?? Infinity;
   return Infinity;
 }

@@ -7,6 +7,7 @@ import { jsonObject, withScheme } from './adapter.ts';
 import { AppError } from '../errors.ts';
 import type { CreateLinkBody, PatchLinkBody } from '../links/schemas.ts';
 import type { LinkDetails } from '../links/store.ts';
+import { optionsView } from '../links/view.ts';
 
 /** A link's Dub id: `link_<code>` on the default domain, `link_<host>:<code>` on a workspace's own. */
 export function linkIdOf(host: string | null, code: string): string {
@@ -30,9 +31,7 @@ const INERT_WHEN_EMPTY = [
   'prefix',
   'keyLength',
   'trackConversion',
-  'archived',
   'folderId',
-  'expiredUrl',
   'video',
   'rewrite',
   'ios',
@@ -65,6 +64,8 @@ const MAPPED = [
   'title',
   'description',
   'image',
+  'archived',
+  'expiredUrl',
 ];
 const KNOWN = new Set([...MAPPED, ...INERT_WHEN_EMPTY]);
 
@@ -144,9 +145,13 @@ export function createBody(raw: unknown, defaultHost: string): CreateLinkBody {
   const password = text(body, 'password');
   const tags = tagsOf(body);
   const preview = previewOf(body);
+  const expiredUrl = text(body, 'expiredUrl');
+  if (body.archived !== undefined && body.archived !== null && body.archived !== false)
+    throw unprocessable('archived', 'a link is archived by an update (PATCH /links/{linkId}), once it exists.');
   const options = {
     ...(password === undefined || password === '' ? {} : { password }),
     ...(preview === undefined ? {} : { preview }),
+    ...(expiredUrl === undefined || expiredUrl === '' ? {} : { expiredUrl: withScheme(expiredUrl.trim(), 'https') }),
   };
   return {
     url: withScheme(url.trim(), 'https'),
@@ -157,6 +162,18 @@ export function createBody(raw: unknown, defaultHost: string): CreateLinkBody {
     ...(tags === undefined ? {} : { tags }),
     ...(Object.keys(options).length === 0 ? {} : { options }),
   };
+}
+
+/**
+ * Dub's expiredUrl as a change of the link's options, which our PATCH replaces whole: the others kept as they are
+ * (a password as `true`, which keeps it); null or '' removes it. Nothing when the body does not name it.
+ */
+function expiredUrlChange(body: Record<string, unknown>, current: LinkDetails): Pick<PatchLinkBody, 'options'> {
+  if (body.expiredUrl === undefined) return {};
+  const expiredUrl = body.expiredUrl === null ? '' : (text(body, 'expiredUrl') ?? '');
+  const { expiredUrl: _, ...kept } = optionsView(current.options) ?? {};
+  const options = expiredUrl === '' ? kept : { ...kept, expiredUrl: withScheme(expiredUrl.trim(), 'https') };
+  return { options: Object.keys(options).length === 0 ? null : options };
 }
 
 /**
@@ -181,8 +198,12 @@ export function patchBody(raw: unknown, current: LinkDetails, defaultHost: strin
   const comments = body.comments === null ? null : text(body, 'comments');
   const tags = tagsOf(body);
   const expiresAt = body.expiresAt === null ? null : text(body, 'expiresAt');
+  if (body.archived !== undefined && body.archived !== null && typeof body.archived !== 'boolean')
+    throw unprocessable('archived', 'must be a boolean.');
   return {
     ...(url === undefined ? {} : { url: withScheme(url.trim(), 'https') }),
+    ...(typeof body.archived === 'boolean' ? { archived: body.archived } : {}),
+    ...expiredUrlChange(body, current),
     ...(comments === undefined ? {} : { title: comments === '' ? null : comments }),
     ...(tags === undefined ? {} : { tags }),
     ...(expiresAt === undefined ? {} : { expiresAt }),

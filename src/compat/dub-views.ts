@@ -30,9 +30,9 @@ export function dubLink(link: LinkDetails, shortUrls: ShortUrls) {
     tenantId: null,
     programId: null,
     partnerId: null,
-    archived: false,
+    archived: (link.archivedAt ?? null) !== null,
     expiresAt: link.expiresAt?.toISOString() ?? null,
-    expiredUrl: null,
+    expiredUrl: link.options?.expiredUrl ?? null,
     // We keep whether a link is disabled, not since when.
     disabledAt: null,
     // Dub shows a link's password; we keep only its hash.

@@ -101,7 +101,14 @@ export const EVENT_SETTINGS = {
   webhookPollMs: {
     env: 'WEBHOOK_POLL_MS',
     schema: Type.Integer({ minimum: 50, maximum: 60_000, default: 1000 }),
-    doc: 'how often each instance looks for due webhook deliveries and links that have expired',
+    doc: 'how often each instance looks for due webhook deliveries and links that have expired or will soon',
+  },
+  linkExpiringNoticeMs: {
+    env: 'LINK_EXPIRING_NOTICE_HOURS',
+    schema: hoursAsMs(Type.Integer({ minimum: 0, maximum: 8760, default: 24 })),
+    doc:
+      'how long before a link expires its `link.expiring` webhook event is written (once per expiry; a link made or changed to ' +
+      'expire sooner gets it at once); `0`: never',
   },
   webhookAllowPrivate: {
     env: 'WEBHOOK_ALLOW_PRIVATE',

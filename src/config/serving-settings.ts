@@ -67,6 +67,15 @@ export const SERVING_SETTINGS = {
       "`true`: a redirect merges the request's query into the target's for links that do not choose (`options.forwardQuery`); " +
       'every link then takes the ruled path (see [Link options](#link-options))',
   },
+  scheduledLinkAnswer: {
+    env: 'SCHEDULED_LINK_ANSWER',
+    schema: Type.Union([Type.Literal('not_yet'), Type.Literal('not_found')], { default: 'not_yet' }),
+    expected: 'not_yet or not_found',
+    doc:
+      'what a link answers before its `startsAt`: `not_yet`, `404 LINK_NOT_YET_ACTIVE` (browsers get a page, in the domain’s brand, ' +
+      'saying when it starts); `not_found`, exactly what an unknown code answers (`404 LINK_NOT_FOUND`), so that nobody can tell ' +
+      'a scheduled link exists. Either way a domain’s not-found fallback is sent first (see [Scheduled links](api.md#scheduled-links))',
+  },
   allowPrivateTargets: {
     env: 'ALLOW_PRIVATE_TARGETS',
     schema: Type.Boolean({ default: false }),

@@ -80,6 +80,11 @@ export interface LinkOptions {
   readonly passTag?: string;
   /** The most redirects the link gives, across every instance (links/click-limits.ts); then 410. */
   readonly clickLimit?: number;
+  /**
+   * Where the link sends its visitors once it has expired or its click limit is used up, before the
+   * domain's expired fallback: its own "this offer has ended" page. Checked like its URL.
+   */
+  readonly expiredUrl?: string;
 }
 
 export const CLICK_LIMIT_MAX = 1_000_000_000;
@@ -95,7 +100,7 @@ export function withPasswordHash(options: LinkOptions | null, hash: string | und
 
 /**
  * Every URL a link can send a visitor to, with the field that holds it: its url, its rules' and its
- * split's, and its apps' web (https) links. What a blocklist is checked against (links/blocklist-refusal.ts)
+ * split's, its apps' web (https) links, and its own expired fallback. What a blocklist is checked against (links/blocklist-refusal.ts)
  * and what the links' index of target domains is made of (core/blocklist/entries.ts targetDomains).
  */
 export function linkTargets(url: string, options: LinkOptions | null): { readonly field: string; readonly url: string }[] {
@@ -107,6 +112,7 @@ export function linkTargets(url: string, options: LinkOptions | null): { readonl
     const app = options.deepLink?.[os];
     if (app !== undefined && isWebUrl(app)) targets.push({ field: `options.deepLink.${os}`, url: app });
   }
+  if (options.expiredUrl !== undefined) targets.push({ field: 'options.expiredUrl', url: options.expiredUrl });
   return targets;
 }
 
@@ -127,6 +133,7 @@ export interface LinkOptionsInput {
   deepLink?: unknown;
   password?: unknown;
   clickLimit?: unknown;
+  expiredUrl?: unknown;
 }
 
 /**
@@ -163,6 +170,7 @@ export function checkLinkOptions(input: LinkOptionsInput | null | undefined, pol
       preview?: LinkPreview;
       deepLink?: DeepLinks;
       clickLimit?: number;
+      expiredUrl?: string;
     } = {};
     if (input.redirectStatus !== undefined && input.redirectStatus !== null) options.redirectStatus = checkStatus(input.redirectStatus);
     if (input.forwardQuery !== undefined && input.forwardQuery !== null) {
@@ -186,6 +194,8 @@ export function checkLinkOptions(input: LinkOptionsInput | null | undefined, pol
         throw new Refused('CLICK_LIMIT_INVALID', 'options.clickLimit');
       options.clickLimit = limit;
     }
+    if (input.expiredUrl !== undefined && input.expiredUrl !== null)
+      options.expiredUrl = checkUrl(input.expiredUrl, policy, 'options.expiredUrl');
     const stored = Object.keys(options).length === 0 ? null : options;
     if (input.password === undefined || input.password === null || input.password === false) return { ok: true, options: stored };
     return { ok: true, options: stored, password: checkPassword(input.password) };

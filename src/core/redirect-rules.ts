@@ -84,6 +84,8 @@ export class LinkRules {
   readonly personal: boolean;
   /** The most redirects the link gives (links/click-limits.ts); null: no limit. */
   readonly clickLimit: number | null;
+  /** Where the link sends visitors once its click limit is used up (link-options.ts expiredUrl); null: the domain's fallback. */
+  readonly expiredUrl: string | null;
   /**
    * The blocklist that named its target after it was made, when the deployment warns rather than
    * blocks (core/link.ts LinkSafety 'flagged'): every visitor gets the warning page
@@ -103,6 +105,7 @@ export class LinkRules {
     this.preview = options.preview === undefined ? null : previewPage(options.preview, this.passTag === null ? url : null);
     this.deepLink = options.deepLink ?? null;
     this.clickLimit = options.clickLimit ?? null;
+    this.expiredUrl = options.expiredUrl ?? null;
     this.warning = warning;
     this.personal =
       this.#targets.length > 0 || this.#splitUrls.length > 0 || this.preview !== null || this.deepLink !== null || this.passTag !== null;
@@ -159,6 +162,7 @@ export function locationsWritable(url: string, options: LinkOptions | null): boo
   if (options === null) return true;
   for (const rule of options.targets ?? []) if (!VISIBLE_ASCII.test(rule.url)) return false;
   for (const variant of options.split ?? []) if (!VISIBLE_ASCII.test(variant.url)) return false;
+  if (options.expiredUrl !== undefined && !VISIBLE_ASCII.test(options.expiredUrl)) return false;
   const apps = options.deepLink;
   return apps === undefined || [apps.ios, apps.android].every((app) => app === undefined || VISIBLE_ASCII.test(app));
 }

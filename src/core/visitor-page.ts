@@ -1,5 +1,5 @@
 // The pages a browser gets for a link that does not redirect (unknown, expired, turned off, used up,
-// not yet active) instead of its JSON error: what happened, that it is not the visitor's fault, and
+// not yet active, with when it starts) instead of its JSON error: what happened, that it is not the visitor's fault, and
 // a way on, in the domain's workspace's brand (brand.ts). Built once per domain when the host table
 // is read (resolve/hosts.ts), never per request; no script, one style sheet allowed by its hash.
 // Which clients get them: accept.ts. Pure: no I/O.
@@ -75,15 +75,39 @@ export interface PageSite {
 
 /** Every state's page on `site`. */
 export function visitorPages(site: PageSite): VisitorPages {
-  const look = brandLook(site.brand, site.host);
-  const style = STYLE + look.style;
-  const csp = `default-src 'none'; style-src ${cspHash(style)}${look.imgSrc}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  const { look, style, csp } = pageLook(site);
   const pages = new Map<string, HtmlPage>();
   for (const [code, words] of Object.entries(STATES)) {
     const status = (ERRORS as Readonly<Record<string, { readonly status: number }>>)[code]?.status ?? ERRORS.LINK_NOT_FOUND.status;
     pages.set(code, visitorPage(site, words, look.bar, look.name, style, csp, status));
   }
   return pages;
+}
+
+const OPENS_AT = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone: 'UTC' });
+
+/**
+ * The page of a link before its start (LINK_NOT_YET_ACTIVE) on `site`, saying when it opens, in UTC:
+ * without a script the page cannot know the visitor's zone. Built when a browser asks for such a
+ * link: the date is the link's own, and links before their start are few.
+ */
+export function notYetPage(site: PageSite, opensAt: Date): HtmlPage {
+  const { look, style, csp } = pageLook(site);
+  const when = `<time datetime="${opensAt.toISOString()}">${escapeHtml(OPENS_AT.format(opensAt))} UTC</time>`;
+  const words: Words = {
+    ...(STATES.LINK_NOT_YET_ACTIVE as Words),
+    what: (host) => `This link on ${host} exists, and starts working on ${when}.`,
+    why: 'You did nothing wrong. Come back then.',
+  };
+  return visitorPage(site, words, look.bar, look.name, style, csp, ERRORS.LINK_NOT_YET_ACTIVE.status);
+}
+
+/** `site`'s brand as its pages show it: their style sheet, and the CSP that allows it (and the brand's logo). */
+function pageLook(site: PageSite) {
+  const look = brandLook(site.brand, site.host);
+  const style = STYLE + look.style;
+  const csp = `default-src 'none'; style-src ${cspHash(style)}${look.imgSrc}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  return { look, style, csp };
 }
 
 function visitorPage(site: PageSite, words: Words, bar: string, name: string | null, style: string, csp: string, status: number): HtmlPage {

@@ -8,6 +8,7 @@ export const WEBHOOK_EVENTS = [
   'link.created',
   'link.updated',
   'link.deleted',
+  'link.expiring',
   'link.expired',
   'link.click_limit_reached',
   'link.clicked',

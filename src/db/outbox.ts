@@ -26,7 +26,7 @@ export function outboxCtes(source: string): string {
 /** A link row's fields an event's data holds (webhooks/body.ts renders them), from the row alias `l`. */
 export const LINK_EVENT_DATA = `jsonb_build_object('domainId', l.domain_id, 'code', l.code, 'url', l.url, 'title', l.title,
   'tags', to_jsonb(l.tags), 'expiresAt', l.expires_at, 'disabled', l.disabled, 'deleted', l.deleted, 'version', l.version,
-  'options', l.options, 'createdAt', l.created_at)`;
+  'options', l.options, 'createdAt', l.created_at, 'archivedAt', l.archived_at)`;
 
 /** The domain's host joined to a link's data: `LINK_EVENT_DATA || LINK_EVENT_HOST`, with domains joined as `dm`. */
 export const LINK_EVENT_HOST = `jsonb_build_object('domainHost', dm.host)`;

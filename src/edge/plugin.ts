@@ -91,6 +91,7 @@ async function edgePart(app: FastifyInstance, { config, log, edge, addressOf }: 
       visitors: visitorReaders(addressOf, ports.countryOf),
       passKey: deriveKey(config.codeSecret, PASS_KEY_PURPOSE),
       limits: ports.limits,
+      scheduledAnswer: config.scheduledLinkAnswer,
     };
     node = new RedirectHandler(deps, nodeTransport(config.redirectCacheControl, { clientOf: clientAddress, hostOf }));
     edge.handler = node;

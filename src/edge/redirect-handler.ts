@@ -11,13 +11,14 @@ import { asShortCode } from '../core/codes.ts';
 import type { LinkKey } from '../core/domains.ts';
 import { hasPass } from '../core/link-passwords.ts';
 import { prefersHtml } from '../core/accept.ts';
+import { notYetPage } from '../core/visitor-page.ts';
 import { LinkRules } from '../core/redirect-rules.ts';
-import { warningPage } from '../core/warning-page.ts';
 import { AppError, isAppError } from '../errors.ts';
 import type { CodeSpace } from '../resolve/code-space.ts';
 import type { HostTable, ServedDomain } from '../resolve/hosts.ts';
 import type { Resolver } from '../resolve/resolver.ts';
 import type { Logger } from 'pino';
+import { fallbackFor, warningFor } from './fallbacks.ts';
 import type { NotFoundLimit } from './not-found-limit.ts';
 import type { ClickGrants, VisitRecorder } from './ports.ts';
 import type { RedirectObserver } from './redirect-observer.ts';
@@ -46,6 +47,8 @@ export interface RedirectDeps {
   readonly passKey: Buffer;
   /** Grants the redirects of links with a click limit. */
   readonly limits: ClickGrants;
+  /** SCHEDULED_LINK_ANSWER: a link before its start answers as itself (`not_yet`), or as an unknown code (`not_found`). */
+  readonly scheduledAnswer: 'not_yet' | 'not_found';
 }
 
 /**
@@ -189,27 +192,25 @@ export class RedirectHandler<Q, R> {
       return null;
     }
     if (entry === ABSENT) this.#deps.visits?.orphan(domain.id, key.slice(domain.prefix.length));
-    // A link not live yet is a 404 to its visitors, as an unknown code is: the domain's not-found fallback, not the expired one.
-    // A blocked link says why, always: no fallback hides it.
-    const answer = entry.answer;
-    const fallback =
-      entry === ABSENT || answer === 'LINK_NOT_YET_ACTIVE'
-        ? domain.notFoundRedirect
-        : answer === 'LINK_BLOCKED'
-          ? null
-          : domain.expiredRedirect;
+    const fallback = fallbackFor(entry, domain, entry === ABSENT);
     if (fallback !== null) {
       this.#write(res, key, fallback);
       return '';
     }
-    this.#refuse(req, res, key, entry.answer, domain);
+    // A link before its start answers as an unknown code does where SCHEDULED_LINK_ANSWER says so.
+    const hidden = entry.opensAt !== undefined && this.#deps.scheduledAnswer === 'not_found';
+    this.#refuse(req, res, key, hidden ? 'LINK_NOT_FOUND' : entry.answer, domain, hidden ? undefined : entry.opensAt);
     return key;
   }
 
-  /** A link that does not redirect, and no fallback: its page on `domain` for a browser (core/visitor-page.ts), its JSON error for anyone else. */
-  #refuse(req: Q, res: R, key: string, code: PrebuiltCode, domain: ServedDomain): void {
+  /**
+   * A link that does not redirect, and no fallback: its page on `domain` for a browser (core/visitor-page.ts; before
+   * its start, `opensAt`, the page that says when), its JSON error for anyone else.
+   */
+  #refuse(req: Q, res: R, key: string, code: PrebuiltCode, domain: ServedDomain, opensAt?: Date): void {
     try {
-      const page = prefersHtml(this.#io.accept(req)) ? domain.pages.get(code) : undefined;
+      const html = prefersHtml(this.#io.accept(req));
+      const page = !html ? undefined : opensAt === undefined ? domain.pages.get(code) : notYetPage(domain, opensAt);
       this.#io.writePrebuilt(res, page ?? ANSWERS[code]);
     } catch (err) {
       this.#crashed(res, key, err);
@@ -238,11 +239,7 @@ export class RedirectHandler<Q, R> {
         io.writePrebuilt(res, rules.preview !== null && visitor.device().type === 'bot' ? rules.preview : domain.passwordPage);
       } else if (rules.warning !== null) {
         // A link whose target a blocklist named after it was made: everyone (crawlers too) gets the warning first, never a click.
-        const location = rules.locationOf(rules.target(visitor, Date.now()), visitor);
-        io.writePrebuilt(
-          res,
-          warningPage({ host: domain.host, code: key.slice(domain.prefix.length), target: location, list: rules.warning }),
-        );
+        io.writePrebuilt(res, warningFor(rules as LinkRules & { warning: string }, visitor, domain, key));
       } else if (rules.preview !== null && visitor.device().type === 'bot') {
         // A link-preview crawler (a bot, as analytics tells them) gets the link's own preview page, people the redirect.
         io.writePrebuilt(res, rules.preview);
@@ -293,7 +290,7 @@ export class RedirectHandler<Q, R> {
     return APP_REDIRECT;
   }
 
-  /** A limited link's answer: its redirect if granted, else 410 (or the domain's expired fallback, no click of the link's). */
+  /** A limited link's answer: its redirect if granted, else its expiredUrl or the domain's expired fallback (no click of the link's), else 410. */
   #settleLimited(
     req: Q,
     res: R,
@@ -307,12 +304,14 @@ export class RedirectHandler<Q, R> {
     try {
       let target = NO_TARGET;
       let appPaged = false;
+      // Used up: the link's own expiredUrl, else the domain's expired fallback (neither a click of the link's), else 410.
+      const fallback = granted ? null : ((rules.expiredUrl as RedirectTarget | null) ?? domain.expiredRedirect);
       if (granted) {
         target = rules.target(visitor, Date.now());
         appPaged = this.#sendRuled(res, rules, visitor, target);
-      } else if (domain.expiredRedirect !== null) this.#write(res, key, domain.expiredRedirect);
+      } else if (fallback !== null) this.#write(res, key, fallback);
       else this.#refuse(req, res, key, 'LINK_CLICK_LIMIT_REACHED', domain);
-      this.#report(req, res, granted || domain.expiredRedirect === null ? key : '', started, target, appPaged);
+      this.#report(req, res, fallback === null ? key : '', started, target, appPaged);
     } catch (err) {
       this.#crashed(res, key, err);
     }

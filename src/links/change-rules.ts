@@ -90,6 +90,7 @@ export function checkChange(
     ...(expiresAt === undefined ? {} : { expiresAt }),
     ...(startsAt === undefined ? {} : { startsAt }),
     ...(body.disabled === undefined ? {} : { disabled: body.disabled }),
+    ...(body.archived === undefined ? {} : { archived: body.archived }),
     ...(title === undefined ? {} : { title }),
     ...(tags === undefined ? {} : { tags }),
   };

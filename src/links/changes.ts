@@ -5,7 +5,7 @@
 import type { Link } from '../core/link.ts';
 import { AppError } from '../errors.ts';
 import type { Propagation } from '../resolve/propagation.ts';
-import type { LinkChange, LinkStore } from './store.ts';
+import type { ChangedLink, LinkChange, LinkStore } from './store.ts';
 import type { LinkRef } from '../core/link.ts';
 import type { Actor } from '../audit/audit.ts';
 
@@ -19,7 +19,7 @@ export class LinkChanges {
   }
 
   /** Applies `change` to the link `ref` names and returns it; 404 LINK_NOT_FOUND if there is none. Audited as `actor`'s. */
-  async change(ref: LinkRef, change: LinkChange, actor: Actor | null = null): Promise<Link> {
+  async change(ref: LinkRef, change: LinkChange, actor: Actor | null = null): Promise<ChangedLink> {
     const link = await this.#store.change(ref, change, actor);
     if (link === undefined) throw new AppError('LINK_NOT_FOUND');
     await this.#propagation.announce([link]);

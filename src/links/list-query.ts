@@ -27,7 +27,12 @@ export interface ListFilter {
   readonly domainId?: number;
   /** Only links whose target probes call broken (health=broken; docs/target-health.md). */
   readonly broken?: true;
+  /** Archived links: left out (`exclude`, what a request that does not say gets), with the others, or alone; absent: no condition. */
+  readonly archived?: ArchivedFilter;
 }
+
+export const ARCHIVED_FILTERS = ['exclude', 'include', 'only'] as const;
+export type ArchivedFilter = (typeof ARCHIVED_FILTERS)[number];
 
 /** Where the page before ended: its last link's sort key (created_at as Postgres prints it, or clicks) and code. */
 export interface Cursor {
@@ -56,13 +61,16 @@ export interface ListQueryParams {
   creator?: string | undefined;
   domain?: string | undefined;
   health?: string | undefined;
+  archived?: string | undefined;
 }
 
 const refuse = (message: string): ListQueryVerdict => ({ ok: false, code: 'LIST_QUERY_INVALID', message });
 
 /** The filters alone (the export takes no page): an error message, or the filter. */
 export function readFilter(params: ListQueryParams): ListFilter | string {
-  const filter: { q?: string; tag?: string; state?: LinkState; creator?: number; broken?: true } = {};
+  const archived = ARCHIVED_FILTERS.find((candidate) => candidate === (params.archived ?? 'exclude'));
+  if (archived === undefined) return `archived must be one of ${ARCHIVED_FILTERS.join(', ')}.`;
+  const filter: { q?: string; tag?: string; state?: LinkState; creator?: number; broken?: true; archived: ArchivedFilter } = { archived };
   if (params.q !== undefined) {
     const q = params.q.trim();
     if (codePoints(q) < SEARCH_MIN || codePoints(q) > SEARCH_MAX) return `q must be ${SEARCH_MIN} to ${SEARCH_MAX} characters.`;

@@ -51,6 +51,9 @@ function conditions(filter: RunFilter, values: unknown[]): string[] {
   if (filter.domainId !== undefined) where.push(`l.domain_id = ${param(filter.domainId)}`);
   if (filter.state !== undefined) where.push(STATE_CONDITIONS[filter.state]);
   if (filter.broken === true) where.push(BROKEN);
+  // Indexes of their own (migrations/0023_link_lifecycle.sql): the default list costs what it did before archives.
+  if (filter.archived === 'exclude') where.push('l.archived_at IS NULL');
+  else if (filter.archived === 'only') where.push('l.archived_at IS NOT NULL');
   return where;
 }
 

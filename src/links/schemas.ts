@@ -115,6 +115,13 @@ export const LinkOptions = Type.Object(
           'The most redirects the link gives, exactly, across every instance (counted in Redis, or in Postgres without it); then 410 LINK_CLICK_LIMIT_REACHED, or the domain’s expired fallback.',
       }),
     ),
+    expiredUrl: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description:
+          'Where visitors go once the link has expired or its click limit is used up, before the domain’s expired fallback: checked like `url` ' +
+          '(its rules and the destination blocklists). Not a click of the link’s. absent or null: none.',
+      }),
+    ),
     password: Type.Optional(
       Type.Union([Type.String(), Type.Literal(true), Type.Null()], {
         description:
@@ -206,6 +213,9 @@ export const LinkDetails = Type.Object(
     expiresAt: ExpiresAt,
     startsAt: StartsAt,
     disabled: Type.Boolean(),
+    archivedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the link was archived (it still redirects, and leaves the default list); null: it is not.',
+    }),
     state: literals(LINK_STATES, {
       description:
         'What its redirect answers now, by precedence: `disabled` if disabled, else `blocked` if a blocklist named its target ' +
@@ -250,6 +260,12 @@ export const PatchLinkBody = Type.Object(
       }),
     ),
     disabled: Type.Optional(Type.Boolean({ description: 'true: the link answers 410 until enabled again.' })),
+    archived: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: archive the link (kept and still redirecting, out of the default list: GET /links?archived=only); false: unarchive it.',
+      }),
+    ),
     title: Type.Optional(TitleIn),
     tags: Type.Optional(Type.Array(Type.String(), { description: 'Replaces every tag of the link; [] removes them all.' })),
     options: Type.Optional(
@@ -277,6 +293,11 @@ export const ListQuery = Type.Object(
     creator: Type.Optional(Type.String({ description: 'Only links created by the key with this id.' })),
     domain: Type.Optional(Type.String({ description: 'Only links on the short domain with this host (GET /domains).' })),
     health: Type.Optional(Type.String({ description: '`broken`: only links whose target probes call broken (GET /links/:code/health).' })),
+    archived: Type.Optional(
+      Type.String({
+        description: 'Archived links: `exclude` (the default: the list leaves them out), `include` (with the others) or `only`.',
+      }),
+    ),
     include: Type.Optional(
       Type.String({
         description: `\`trend\`: each link with its clicks by people on each of the last ${TREND_DAYS} UTC days (\`trend\`).`,

@@ -22,13 +22,18 @@ export interface LinkChange {
   readonly tags?: readonly string[];
   /** The whole of its options: null removes them all. */
   readonly options?: LinkOptions | null;
+  /** true: archived (kept, redirecting, out of the default list); false: back in it. */
+  readonly archived?: boolean;
 }
 
-const CHANGE_FIELDS = ['url', 'expiresAt', 'startsAt', 'disabled', 'title', 'tags', 'options'] as const;
+const CHANGE_FIELDS = ['url', 'expiresAt', 'startsAt', 'disabled', 'title', 'tags', 'options', 'archived'] as const;
+
+/** A link as a change leaves it: with when it was archived (null: it is not). */
+export type ChangedLink = Link & { readonly archivedAt: Date | null };
 
 /** What the audit log records of link `x` (SQL): what a change may change, its options without the password's hash. */
 const linkDoc = (x: string) => `jsonb_build_object('url', ${x}.url, 'title', ${x}.title, 'tags', to_jsonb(${x}.tags),
-  'expiresAt', ${x}.expires_at, 'startsAt', ${x}.starts_at, 'disabled', ${x}.disabled, 'options', CASE WHEN ${x}.options ? 'passwordHash'
+  'expiresAt', ${x}.expires_at, 'startsAt', ${x}.starts_at, 'disabled', ${x}.disabled, 'archived', ${x}.archived_at IS NOT NULL, 'options', CASE WHEN ${x}.options ? 'passwordHash'
     THEN ${x}.options - 'passwordHash' - 'passTag' || '{"password": true}' ELSE ${x}.options END)`;
 
 /** Where an entry of a link's change comes from: the changed row `c` (RETURNING *), named `host/code` (`code` on the default domain). */
@@ -48,11 +53,11 @@ export async function updateLink(
   { domainId, code }: LinkRef,
   change: LinkChange,
   actor: Actor | null = null,
-): Promise<Link | undefined> {
+): Promise<ChangedLink | undefined> {
   // `old` locks the row and reads it as it is before the change (the one the change applies to).
-  const { rows } = await db.query<LinkRow>(
+  const { rows } = await db.query<LinkRow & { archived_at: Date | null }>(
     `WITH old AS (
-       SELECT domain_id, code, url, expires_at, starts_at, disabled, title, tags, options FROM links
+       SELECT domain_id, code, url, expires_at, starts_at, disabled, title, tags, options, archived_at FROM links
        WHERE code = $1 AND domain_id = $9 AND NOT deleted FOR UPDATE
      ), changed AS (
      UPDATE links l SET
@@ -66,6 +71,8 @@ export async function updateLink(
        -- Its targets changed: indexed again, and checked against the lists, by links/target-index.ts.
        target_domains = CASE WHEN $2 IS NOT NULL OR $10 THEN NULL ELSE l.target_domains END,
        expiry_announced = CASE WHEN $3 THEN false ELSE l.expiry_announced END,
+       expiring_announced = CASE WHEN $3 THEN false ELSE l.expiring_announced END,
+       archived_at = CASE WHEN $21::boolean IS NULL THEN l.archived_at WHEN $21 THEN COALESCE(l.archived_at, now()) END,
        version = l.version + 1
      FROM old WHERE l.code = old.code AND l.domain_id = old.domain_id
      RETURNING l.*
@@ -75,7 +82,7 @@ export async function updateLink(
        before: `${linkDoc('o')} - $18::text[]`,
        after: `${linkDoc('c')} - $18::text[]`,
      })}
-     SELECT ${CHANGED_COLUMNS} FROM changed`,
+     SELECT ${CHANGED_COLUMNS}, archived_at FROM changed`,
     [
       code,
       change.url ?? null,
@@ -92,10 +99,11 @@ export async function updateLink(
       CHANGE_FIELDS.filter((field) => change[field] === undefined),
       change.startsAt !== undefined,
       change.startsAt ?? null,
+      change.archived ?? null,
     ],
   );
   const row = rows[0];
-  return row === undefined ? undefined : linkOf(row);
+  return row === undefined ? undefined : { ...linkOf(row), archivedAt: row.archived_at };
 }
 
 /**
@@ -172,6 +180,8 @@ export interface LinkDetails extends Link {
   readonly botClicks: number;
   /** Redirects counted against its click limit (links/click-limits.ts); null: it has none, or the count was not read. */
   readonly clicksUsed: number | null;
+  /** When it was archived (kept, redirecting, out of the default list); null or absent: it is not (a link just created). */
+  readonly archivedAt?: Date | null;
 }
 
 export interface DetailsRow extends LinkRow {
@@ -185,11 +195,12 @@ export interface DetailsRow extends LinkRow {
   tags: string[];
   clicks: string;
   bot_clicks: string;
+  archived_at: Date | null;
 }
 
 /** The columns of a DetailsRow, for a query FROM links l LEFT JOIN link_totals t, then DETAILS_JOINS (see findLinkDetails). */
 export const DETAILS_COLUMNS = `l.domain_id, dm.host AS domain_host, l.code, l.url, l.expires_at, l.starts_at, l.disabled, l.safety, l.safety_list, l.deleted, l.version, l.options, l.created_at, l.workspace_id,
-  l.owner_key_id, k.person_id AS owner_person_id, k.name AS owner_name, l.title, l.tags, coalesce(t.clicks, 0) AS clicks, coalesce(t.bot_clicks, 0) AS bot_clicks`;
+  l.owner_key_id, k.person_id AS owner_person_id, k.name AS owner_name, l.title, l.tags, coalesce(t.clicks, 0) AS clicks, coalesce(t.bot_clicks, 0) AS bot_clicks, l.archived_at`;
 
 /** Its creator's name and its domain's host, read with the link: a domain added on another instance a moment ago included. */
 export const DETAILS_JOINS = 'LEFT JOIN api_keys k ON k.id = l.owner_key_id LEFT JOIN domains dm ON dm.id = l.domain_id';
@@ -208,6 +219,7 @@ export function detailsOf(row: DetailsRow): LinkDetails {
     clicks: Number(row.clicks),
     botClicks: Number(row.bot_clicks),
     clicksUsed: null,
+    archivedAt: row.archived_at,
   };
 }
 
@@ -238,7 +250,7 @@ export class LinkStore {
   }
 
   /** Applies `change` to the link, audited as `actor`'s (null: not); its new state, or undefined if there is none. */
-  change(ref: LinkRef, change: LinkChange, actor: Actor | null): Promise<Link | undefined> {
+  change(ref: LinkRef, change: LinkChange, actor: Actor | null): Promise<ChangedLink | undefined> {
     return this.#breaker.run(() => updateLink(this.#db, ref, change, actor));
   }
 

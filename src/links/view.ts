@@ -20,6 +20,7 @@ export function linkView(link: LinkDetails, urls: ShortUrls, now: number) {
     expiresAt: link.expiresAt?.toISOString() ?? null,
     startsAt: link.startsAt?.toISOString() ?? null,
     disabled: link.disabled,
+    archivedAt: link.archivedAt?.toISOString() ?? null,
     state: linkState(link, now, link.clicksUsed),
     safety: link.safety === null ? null : { action: link.safety, list: link.safetyList ?? '' },
     createdAt: link.createdAt.toISOString(),

@@ -27,6 +27,8 @@ interface StoredLink {
   version: number;
   options: LinkOptions | null;
   createdAt: string;
+  /** Absent in events written before archives. */
+  archivedAt?: string | null;
 }
 
 interface StoredCount {
@@ -69,6 +71,7 @@ function linkOf(stored: StoredLink, urls: ShortUrls) {
     deleted: stored.deleted,
     version: stored.version,
     createdAt: isoOf(stored.createdAt),
+    archivedAt: isoOf(stored.archivedAt ?? null),
     options: shownOptions(stored.options),
   };
 }

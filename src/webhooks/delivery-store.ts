@@ -30,6 +30,31 @@ export async function announceExpiries(db: Queryable, limit: number): Promise<nu
   return Number(rows[0]?.n ?? 0);
 }
 
+/**
+ * Writes a `link.expiring` event for each link that expires within `noticeMs` and was not yet told
+ * of (at most `limit`), and marks it told (a new expiresAt clears the mark: links/store.ts); returns
+ * how many. A disabled link is not told until enabled again: its expiry changes nothing meanwhile.
+ */
+export async function announceExpiring(db: Queryable, noticeMs: number, limit: number): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(
+    `WITH due AS (
+       SELECT domain_id, code FROM links
+       WHERE expires_at > now() AND expires_at <= now() + $2 * interval '1 millisecond'
+         AND NOT expiring_announced AND NOT deleted AND NOT disabled
+       ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED
+     ), marked AS (
+       UPDATE links l SET expiring_announced = true FROM due WHERE l.domain_id = due.domain_id AND l.code = due.code
+       RETURNING l.*
+     ), expiring AS (
+       SELECT l.workspace_id, 'link.expiring' AS type, l.domain_id, l.code, ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST} AS data
+       FROM marked l LEFT JOIN domains dm ON dm.id = l.domain_id
+     ), ${outboxCtes('expiring')}
+     SELECT count(*) AS n FROM marked`,
+    [limit, noticeMs],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
 /** A link whose limit a grant in Redis used up: its `link.click_limit_reached` is to be written to Postgres. */
 export interface LimitReached {
   readonly domainId: number;

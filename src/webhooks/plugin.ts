@@ -36,6 +36,7 @@ async function webhooksPart(app: FastifyInstance, { config, log }: PartOptions):
     maxInFlight: config.webhookMaxInFlight,
     pollMs: config.webhookPollMs,
     retentionDays: config.webhookLogRetentionDays,
+    expiringNoticeMs: config.linkExpiringNoticeMs,
     log,
     tried: metrics === null ? undefined : webhookTries(metrics),
   });

@@ -1,7 +1,7 @@
 // The webhook worker, one per instance. Every WEBHOOK_POLL_MS, and at once after a round that sent
 // something, it claims due deliveries from the outbox (delivery-store.ts), sends them (sender.ts)
 // and records each as delivered, due again after WEBHOOK_RETRY_SCHEDULE's next wait, or dead; it
-// also writes the events no request makes (link.expired, and link.click_limit_reached counted in
+// also writes the events no request makes (link.expiring, link.expired, and link.click_limit_reached counted in
 // Redis) and prunes the delivery log hourly. At least once, in order per link: docs/api.md#webhooks.
 
 import type { Logger } from 'pino';
@@ -10,6 +10,7 @@ import { retryDelayMs } from '../core/webhooks.ts';
 import type { SendResult, SignedMessage } from './sender.ts';
 import {
   announceExpiries,
+  announceExpiring,
   announceLimitsReached,
   claimDeliveries,
   pruneDeliveries,
@@ -29,6 +30,8 @@ export interface WebhookWorkerDeps {
   readonly maxInFlight: number;
   readonly pollMs: number;
   readonly retentionDays: number;
+  /** LINK_EXPIRING_NOTICE_HOURS: how long before its expiry a link's link.expiring is written; 0: never. */
+  readonly expiringNoticeMs: number;
   readonly log: Logger;
   /** Told of each try's outcome (metrics). */
   readonly tried?: ((outcome: DeliveryOutcome) => void) | undefined;
@@ -141,6 +144,7 @@ export class WebhookWorker {
       if (performance.now() - this.#sweptAt >= this.#deps.pollMs) {
         this.#sweptAt = performance.now();
         await announceExpiries(this.#deps.pool, EXPIRIES_PER_SWEEP);
+        if (this.#deps.expiringNoticeMs > 0) await announceExpiring(this.#deps.pool, this.#deps.expiringNoticeMs, EXPIRIES_PER_SWEEP);
       }
       if (Date.now() - this.#prunedAt > PRUNE_EVERY_MS) {
         this.#prunedAt = Date.now();

@@ -227,3 +227,29 @@ test("Dub's bulk creates count each link against our create limit", async (t) =>
   const ours = await createThroughOurApi(base, member.secret, 'https://example.com/limit/5');
   assert.equal(ours.status, 201, 'two of three left: the refused bulk took none');
 });
+
+test("Dub's archived and expiredUrl: an archived link leaves the list (showArchived brings it back) and still redirects; expiredUrl is the link's own fallback", async (t) => {
+  const { app, client } = await serve(t);
+  const { admin } = await keysWith(database.url, { admin: 'admin' });
+  const dub = client(admin.secret);
+  const made = await dub.links.create({ url: 'https://example.com/sale', key: 'dub-sale', expiredUrl: 'example.com/sale-over' });
+  assert.deepEqual([made.archived, made.expiredUrl], [false, 'https://example.com/sale-over']);
+  const archiveOnCreate = await refusal(dub.links.create({ url: 'https://example.com/', archived: true }), errors.UnprocessableEntity);
+  assert.match(archiveOnCreate.message, /^archived:/);
+
+  const listed = async (showArchived: boolean) =>
+    (await dub.links.list({ pageSize: 100, showArchived })).result.map((link) => link.key).filter((key) => key === 'dub-sale');
+  assert.deepEqual(await listed(false), ['dub-sale']);
+  const archived = await dub.links.update(made.id, { archived: true });
+  assert.equal(archived.archived, true);
+  assert.equal(archived.expiredUrl, 'https://example.com/sale-over', 'the other options kept');
+  assert.deepEqual(await listed(false), []);
+  assert.deepEqual(await listed(true), ['dub-sale']);
+  const redirect = await app.inject({ url: '/dub-sale' });
+  assert.deepEqual([redirect.statusCode, redirect.headers.location], [302, 'https://example.com/sale']);
+
+  const cleared = await dub.links.update(made.id, { archived: false, expiredUrl: null });
+  assert.deepEqual([cleared.archived, cleared.expiredUrl], [false, null]);
+  const blocked = await refusal(dub.links.update(made.id, { expiredUrl: 'http://10.0.0.1/' }), errors.UnprocessableEntity);
+  assert.equal(blocked.code, 'URL_PRIVATE_ADDRESS');
+});

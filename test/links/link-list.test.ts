@@ -642,6 +642,7 @@ describe('titles and tags', () => {
       expiresAt: null,
       startsAt: null,
       disabled: false,
+      archivedAt: null,
       state: 'active',
       safety: null,
       createdAt: shown.createdAt,

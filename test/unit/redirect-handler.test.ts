@@ -66,6 +66,7 @@ async function serverWith(observer: RedirectObserver) {
     ),
     passKey: Buffer.alloc(32, 1),
     limits: { take: async () => true },
+    scheduledAnswer: 'not_yet' as const,
   };
   const handler = new RedirectHandler(
     deps,

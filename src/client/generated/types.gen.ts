@@ -7766,7 +7766,7 @@ export type PostWebhooksData = {
          */
         url: string;
         /**
-         * Which events it takes: link.created, link.updated, link.deleted, link.expired, link.click_limit_reached, link.clicked, link.blocked, link.flagged, link.target_broken, link.target_recovered, workspace.health_digest.
+         * Which events it takes: link.created, link.updated, link.deleted, link.expiring, link.expired, link.click_limit_reached, link.clicked, link.blocked, link.flagged, link.target_broken, link.target_recovered, workspace.health_digest.
          */
         events: Array<string>;
         /**
@@ -8188,7 +8188,7 @@ export type PatchWebhooksByIdData = {
     body: {
         url?: string;
         /**
-         * Which events it takes: link.created, link.updated, link.deleted, link.expired, link.click_limit_reached, link.clicked, link.blocked, link.flagged, link.target_broken, link.target_recovered, workspace.health_digest.
+         * Which events it takes: link.created, link.updated, link.deleted, link.expiring, link.expired, link.click_limit_reached, link.clicked, link.blocked, link.flagged, link.target_broken, link.target_recovered, workspace.health_digest.
          */
         events?: Array<string>;
         description?: string;
@@ -9784,6 +9784,10 @@ export type GetLinksData = {
          */
         health?: string;
         /**
+         * Archived links: `exclude` (the default: the list leaves them out), `include` (with the others) or `only`.
+         */
+        archived?: string;
+        /**
          * `trend`: each link with its clicks by people on each of the last 14 UTC days (`trend`).
          */
         include?: string;
@@ -9911,6 +9915,10 @@ export type GetLinksResponses = {
             startsAt: string | null;
             disabled: boolean;
             /**
+             * When the link was archived (it still redirects, and leaves the default list); null: it is not.
+             */
+            archivedAt: string | null;
+            /**
              * What its redirect answers now, by precedence: `disabled` if disabled, else `blocked` if a blocklist named its target (451 LINK_BLOCKED), else `expired` once expiresAt has passed, else `limit_reached` once clicksUsed has reached options.clickLimit, else `scheduled` before startsAt, else `flagged` if a blocklist named its target (a warning page first), else `active`.
              */
             state: 'active' | 'flagged' | 'scheduled' | 'limit_reached' | 'expired' | 'blocked' | 'disabled';
@@ -10025,6 +10033,10 @@ export type GetLinksResponses = {
                  * The most redirects the link gives, exactly, across every instance (counted in Redis, or in Postgres without it); then 410 LINK_CLICK_LIMIT_REACHED, or the domain’s expired fallback.
                  */
                 clickLimit?: number | null;
+                /**
+                 * Where visitors go once the link has expired or its click limit is used up, before the domain’s expired fallback: checked like `url` (its rules and the destination blocklists). Not a click of the link’s. absent or null: none.
+                 */
+                expiredUrl?: string | null;
                 /**
                  * A password the visitor must give before the redirect: 8–128 characters (existing links keep theirs) (kept only as a scrypt hash); `true` keeps the one the link has (a link that has one shows `true`); absent or null: none.
                  */
@@ -10173,6 +10185,10 @@ export type PostLinksData = {
              * The most redirects the link gives, exactly, across every instance (counted in Redis, or in Postgres without it); then 410 LINK_CLICK_LIMIT_REACHED, or the domain’s expired fallback.
              */
             clickLimit?: number | null;
+            /**
+             * Where visitors go once the link has expired or its click limit is used up, before the domain’s expired fallback: checked like `url` (its rules and the destination blocklists). Not a click of the link’s. absent or null: none.
+             */
+            expiredUrl?: string | null;
             /**
              * A password the visitor must give before the redirect: 8–128 characters (existing links keep theirs) (kept only as a scrypt hash); `true` keeps the one the link has (a link that has one shows `true`); absent or null: none.
              */
@@ -10507,6 +10523,10 @@ export type PostLinksResponses = {
              */
             clickLimit?: number | null;
             /**
+             * Where visitors go once the link has expired or its click limit is used up, before the domain’s expired fallback: checked like `url` (its rules and the destination blocklists). Not a click of the link’s. absent or null: none.
+             */
+            expiredUrl?: string | null;
+            /**
              * A password the visitor must give before the redirect: 8–128 characters (existing links keep theirs) (kept only as a scrypt hash); `true` keeps the one the link has (a link that has one shows `true`); absent or null: none.
              */
             password?: string | true | null;
@@ -10638,6 +10658,10 @@ export type PostLinksBulkData = {
                  * The most redirects the link gives, exactly, across every instance (counted in Redis, or in Postgres without it); then 410 LINK_CLICK_LIMIT_REACHED, or the domain’s expired fallback.
                  */
                 clickLimit?: number | null;
+                /**
+                 * Where visitors go once the link has expired or its click limit is used up, before the domain’s expired fallback: checked like `url` (its rules and the destination blocklists). Not a click of the link’s. absent or null: none.
+                 */
+                expiredUrl?: string | null;
                 /**
                  * A password the visitor must give before the redirect: 8–128 characters (existing links keep theirs) (kept only as a scrypt hash); `true` keeps the one the link has (a link that has one shows `true`); absent or null: none.
                  */
@@ -10939,6 +10963,10 @@ export type PostLinksBulkResponses = {
                      * The most redirects the link gives, exactly, across every instance (counted in Redis, or in Postgres without it); then 410 LINK_CLICK_LIMIT_REACHED, or the domain’s expired fallback.
                      */
                     clickLimit?: number | null;
+                    /**
+                     * Where visitors go once the link has expired or its click limit is used up, before the domain’s expired fallback: checked like `url` (its rules and the destination blocklists). Not a click of the link’s. absent or null: none.
+                     */
+                    expiredUrl?: string | null;
                     /**
                      * A password the visitor must give before the redirect: 8–128 characters (existing links keep theirs) (kept only as a scrypt hash); `true` keeps the one the link has (a link that has one shows `true`); absent or null: none.
                      */
@@ -11434,6 +11462,10 @@ export type GetLinksByCodeResponses = {
         startsAt: string | null;
         disabled: boolean;
         /**
+         * When the link was archived (it still redirects, and leaves the default list); null: it is not.
+         */
+        archivedAt: string | null;
+        /**
          * What its redirect answers now, by precedence: `disabled` if disabled, else `blocked` if a blocklist named its target (451 LINK_BLOCKED), else `expired` once expiresAt has passed, else `limit_reached` once clicksUsed has reached options.clickLimit, else `scheduled` before startsAt, else `flagged` if a blocklist named its target (a warning page first), else `active`.
          */
         state: 'active' | 'flagged' | 'scheduled' | 'limit_reached' | 'expired' | 'blocked' | 'disabled';
@@ -11549,6 +11581,10 @@ export type GetLinksByCodeResponses = {
              */
             clickLimit?: number | null;
             /**
+             * Where visitors go once the link has expired or its click limit is used up, before the domain’s expired fallback: checked like `url` (its rules and the destination blocklists). Not a click of the link’s. absent or null: none.
+             */
+            expiredUrl?: string | null;
+            /**
              * A password the visitor must give before the redirect: 8–128 characters (existing links keep theirs) (kept only as a scrypt hash); `true` keeps the one the link has (a link that has one shows `true`); absent or null: none.
              */
             password?: string | true | null;
@@ -11589,6 +11625,10 @@ export type PatchLinksByCodeData = {
          * true: the link answers 410 until enabled again.
          */
         disabled?: boolean;
+        /**
+         * true: archive the link (kept and still redirecting, out of the default list: GET /links?archived=only); false: unarchive it.
+         */
+        archived?: boolean;
         /**
          * For people, shown in lists and searched: at most 200 characters, no control characters; empty or null: none.
          */
@@ -11678,6 +11718,10 @@ export type PatchLinksByCodeData = {
              * The most redirects the link gives, exactly, across every instance (counted in Redis, or in Postgres without it); then 410 LINK_CLICK_LIMIT_REACHED, or the domain’s expired fallback.
              */
             clickLimit?: number | null;
+            /**
+             * Where visitors go once the link has expired or its click limit is used up, before the domain’s expired fallback: checked like `url` (its rules and the destination blocklists). Not a click of the link’s. absent or null: none.
+             */
+            expiredUrl?: string | null;
             /**
              * A password the visitor must give before the redirect: 8–128 characters (existing links keep theirs) (kept only as a scrypt hash); `true` keeps the one the link has (a link that has one shows `true`); absent or null: none.
              */
@@ -11872,6 +11916,10 @@ export type PatchLinksByCodeResponses = {
         startsAt: string | null;
         disabled: boolean;
         /**
+         * When the link was archived (it still redirects, and leaves the default list); null: it is not.
+         */
+        archivedAt: string | null;
+        /**
          * What its redirect answers now, by precedence: `disabled` if disabled, else `blocked` if a blocklist named its target (451 LINK_BLOCKED), else `expired` once expiresAt has passed, else `limit_reached` once clicksUsed has reached options.clickLimit, else `scheduled` before startsAt, else `flagged` if a blocklist named its target (a warning page first), else `active`.
          */
         state: 'active' | 'flagged' | 'scheduled' | 'limit_reached' | 'expired' | 'blocked' | 'disabled';
@@ -11986,6 +12034,10 @@ export type PatchLinksByCodeResponses = {
              * The most redirects the link gives, exactly, across every instance (counted in Redis, or in Postgres without it); then 410 LINK_CLICK_LIMIT_REACHED, or the domain’s expired fallback.
              */
             clickLimit?: number | null;
+            /**
+             * Where visitors go once the link has expired or its click limit is used up, before the domain’s expired fallback: checked like `url` (its rules and the destination blocklists). Not a click of the link’s. absent or null: none.
+             */
+            expiredUrl?: string | null;
             /**
              * A password the visitor must give before the redirect: 8–128 characters (existing links keep theirs) (kept only as a scrypt hash); `true` keeps the one the link has (a link that has one shows `true`); absent or null: none.
              */
@@ -12242,6 +12294,10 @@ export type GetLinksExportCsvData = {
          * `broken`: only links whose target probes call broken (GET /links/:code/health).
          */
         health?: string;
+        /**
+         * Archived links: `exclude` (the default: the list leaves them out), `include` (with the others) or `only`.
+         */
+        archived?: string;
     };
     url: '/links/export.csv';
 };

@@ -14,13 +14,15 @@ interface LinkActionsProps {
   onChange: (link: Link) => void;
 }
 
-/** Disable or enable a link (PATCH disabled) and delete it after a confirmation. */
+/** Disable or enable a link (PATCH disabled), archive or unarchive it (PATCH archived), and delete it after a confirmation. */
 export function LinkActions({ link, linkKey, onChange }: LinkActionsProps) {
   const { api } = useApp();
   const { route } = useLocation();
   const announce = useAnnounce();
   const [confirming, setConfirming] = useState(false);
   const toggling = useAction<'toggle'>();
+  const archiving = useAction<'archive'>();
+  const archived = (link.archivedAt ?? null) !== null;
   const deleting = useAction<'delete'>();
 
   const toggle = () =>
@@ -28,6 +30,13 @@ export function LinkActions({ link, linkKey, onChange }: LinkActionsProps) {
       const updated = await updateLink(api, linkKey, { disabled: !link.disabled });
       onChange(updated);
       announce(updated.disabled ? 'Link disabled' : 'Link enabled');
+    });
+
+  const archive = () =>
+    archiving.run('archive', async () => {
+      const updated = await updateLink(api, linkKey, { archived: !archived });
+      onChange(updated);
+      announce((updated.archivedAt ?? null) !== null ? 'Link archived' : 'Link unarchived');
     });
 
   const remove = () =>
@@ -39,8 +48,9 @@ export function LinkActions({ link, linkKey, onChange }: LinkActionsProps) {
 
   return (
     <section class="panel" aria-labelledby="actions-heading">
-      <h2 id="actions-heading">Disable or delete</h2>
+      <h2 id="actions-heading">Disable, archive or delete</h2>
       {toggling.error !== null && <ErrorMessage>{toggling.error}</ErrorMessage>}
+      {archiving.error !== null && <ErrorMessage>{archiving.error}</ErrorMessage>}
       <div class="action-row">
         <div>
           <button type="button" onClick={toggle} aria-disabled={toggling.busy !== null} aria-describedby="toggle-hint">
@@ -48,6 +58,16 @@ export function LinkActions({ link, linkKey, onChange }: LinkActionsProps) {
           </button>
           <p class="hint" id="toggle-hint">
             {link.disabled ? 'The link redirects again once enabled.' : 'A disabled link answers “410 Gone” until it is enabled again.'}
+          </p>
+        </div>
+        <div>
+          <button type="button" onClick={archive} aria-disabled={archiving.busy !== null} aria-describedby="archive-hint">
+            {archived ? 'Unarchive link' : 'Archive link'}
+          </button>
+          <p class="hint" id="archive-hint">
+            {archived
+              ? 'Archived: it still redirects, and is listed only under “Archived”. Unarchive it to list it again.'
+              : 'An archived link still redirects; it leaves the list (see it with the “Archived” filter).'}
           </p>
         </div>
         <div>

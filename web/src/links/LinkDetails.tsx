@@ -121,6 +121,14 @@ export function LinkDetails({ link }: { link: Link }) {
             )}
           </dd>
         </div>
+        {(link.archivedAt ?? null) === null ? null : (
+          <div>
+            <dt>Archived</dt>
+            <dd id="detail-archived">
+              <time dateTime={link.archivedAt ?? ''}>{formatDateTime(link.archivedAt ?? '')}</time>: still redirects, out of the list
+            </dd>
+          </div>
+        )}
       </dl>
     </section>
   );

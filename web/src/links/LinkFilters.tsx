@@ -121,6 +121,17 @@ export function LinkFilters({ filters, domains, tags, myName, onChange }: LinkFi
           onChange={(creator) => onChange({ ...filters, creator: creator === 'me' ? 'me' : '' }, false)}
         />
         <FilterSelect
+          id="filter-archived"
+          label="Archived"
+          value={filters.archived}
+          options={[
+            ['', 'Not archived'],
+            ['include', 'Archived too'],
+            ['only', 'Only archived'],
+          ]}
+          onChange={(archived) => onChange({ ...filters, archived: archived === 'include' || archived === 'only' ? archived : '' }, false)}
+        />
+        <FilterSelect
           id="filter-sort"
           label="Sort by"
           value={filters.sort}

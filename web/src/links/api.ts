@@ -24,12 +24,13 @@ export type TagCount = Static<typeof schema.TagList>['tags'][number];
 /** The list's filters and order as the dashboard asks for them: the API's query parameters, `creator` a key's id. */
 export type ListQuery = Pick<Static<typeof schema.ListQuery>, 'q' | 'domain' | 'tag'> & {
   state?: LinkState;
+  archived?: 'include' | 'only';
   creator?: number;
   health?: 'broken';
   sort?: ListSort;
 };
 
-/** GET /links's query parameters. */
+/** GET /links's query parameters (`archived` named until the typed client is generated again with it). */
 export type ListParams = NonNullable<sdk.GetLinksData['query']>;
 
 export async function listLinks(api: Api, query: ListQuery, cursor: string | null, signal?: AbortSignal): Promise<LinkPage> {
@@ -71,6 +72,7 @@ export function listParams(query: ListQuery): ListParams {
   if (query.state !== undefined) params.state = query.state;
   if (query.creator !== undefined) params.creator = String(query.creator);
   if (query.health !== undefined) params.health = query.health;
+  if (query.archived !== undefined) params.archived = query.archived;
   if (query.sort !== undefined) params.sort = query.sort;
   return params;
 }

@@ -13,10 +13,12 @@ export interface Filters {
   creator: 'me' | '';
   /** 'broken': only links whose target the probes call broken (docs/target-health.md). */
   health: 'broken' | '';
+  /** Archived links: '' leaves them out (the API's default), `include` lists them too, `only` alone. */
+  archived: '' | 'include' | 'only';
   sort: 'created' | 'clicks';
 }
 
-export const NO_FILTERS: Filters = { q: '', domain: '', tag: '', state: '', creator: '', health: '', sort: 'created' };
+export const NO_FILTERS: Filters = { q: '', domain: '', tag: '', state: '', creator: '', health: '', archived: '', sort: 'created' };
 
 /** The API searches from this many characters on. */
 export const MIN_SEARCH = 3 satisfies typeof SEARCH_MIN;
@@ -31,6 +33,7 @@ export function readFilters(query: Record<string, string | undefined>): Filters 
     state: isLinkState(state) ? state : '',
     creator: query['creator'] === 'me' ? 'me' : '',
     health: query['health'] === 'broken' ? 'broken' : '',
+    archived: query['archived'] === 'include' || query['archived'] === 'only' ? query['archived'] : '',
     sort: query['sort'] === 'clicks' ? 'clicks' : 'created',
   };
 }
@@ -44,6 +47,7 @@ export function filtersSearch(filters: Filters): string {
   if (filters.state !== '') params.set('state', filters.state);
   if (filters.creator !== '') params.set('creator', filters.creator);
   if (filters.health !== '') params.set('health', filters.health);
+  if (filters.archived !== '') params.set('archived', filters.archived);
   if (filters.sort !== 'created') params.set('sort', filters.sort);
   const search = params.toString();
   return search === '' ? '' : `?${search}`;
@@ -56,13 +60,15 @@ export function hasFilters(filters: Filters): boolean {
     filters.tag !== '' ||
     filters.state !== '' ||
     filters.creator !== '' ||
-    filters.health !== ''
+    filters.health !== '' ||
+    filters.archived !== ''
   );
 }
 
 /** How many of the filters behind the phone's "Filters (n)" button are set (the search has its own box; the order is no filter). */
 export function setFilterCount(filters: Filters): number {
-  return [filters.domain, filters.tag, filters.state, filters.creator, filters.health].filter((value) => value !== '').length;
+  return [filters.domain, filters.tag, filters.state, filters.creator, filters.health, filters.archived].filter((value) => value !== '')
+    .length;
 }
 
 /** The search term the API is asked for: none while it is shorter than it accepts. */
@@ -81,6 +87,7 @@ export function listQuery(filters: Filters, myKeyId: number): ListQuery {
   if (filters.state !== '') query.state = filters.state;
   if (filters.creator === 'me') query.creator = myKeyId;
   if (filters.health !== '') query.health = filters.health;
+  if (filters.archived !== '') query.archived = filters.archived;
   return query;
 }
 

@@ -24,6 +24,7 @@ export const EVENT_TEXT: Readonly<Record<WebhookEvent, string>> = {
   'link.created': 'a link was made (one, a bulk or an import)',
   'link.updated': 'a link was changed, disabling included',
   'link.deleted': 'a link was deleted',
+  'link.expiring': 'a link’s expiry is near (LINK_EXPIRING_NOTICE_HOURS ahead)',
   'link.expired': 'a link’s expiry passed',
   'link.click_limit_reached': 'a link gave its last allowed click',
   'link.clicked': 'clicks were counted: one request per flush, never per click',

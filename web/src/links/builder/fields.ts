@@ -24,7 +24,7 @@ export function controlOf(prefix: string, field: string): string {
 export function sectionOf(prefix: string, controlId: string): SectionId | null {
   const part = controlId.startsWith(prefix) ? controlId.slice(prefix.length + 1) : controlId;
   if (part === 'expiresAt' || part === 'startsAt') return 'schedule';
-  if (part === 'opt-password' || part === 'opt-limit') return 'protection';
+  if (part === 'opt-password' || part === 'opt-limit' || part === 'opt-expired') return 'protection';
   if (part.startsWith('opt-targets-') || part.startsWith('opt-split-')) return 'targeting';
   if (part.startsWith('opt-preview-')) return 'preview';
   if (part.startsWith('opt-app-')) return 'apps';

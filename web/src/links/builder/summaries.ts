@@ -27,6 +27,7 @@ export function sectionSummary(section: SectionId, values: LinkFormValues, forma
         const limit = Number(o.clickLimit.trim());
         parts.push(Number.isInteger(limit) ? `limit ${count.format(limit)} click${limit === 1 ? '' : 's'}` : 'click limit');
       }
+      if (o.expiredUrl.trim() !== '') parts.push('own page after the end');
       if (parts.length === 0) parts.push('no password, no click limit');
       break;
     case 'targeting':
@@ -60,7 +61,7 @@ export function sectionSummary(section: SectionId, values: LinkFormValues, forma
 /** Whether anything is set in the section (its summary is then shown as a change). */
 const USED: Readonly<Record<SectionId, (values: LinkFormValues) => boolean>> = {
   schedule: (v) => v.startsAt !== '' || v.expiresAt !== '',
-  protection: ({ options: o }) => o.password !== '' || o.hasPassword || o.clickLimit.trim() !== '',
+  protection: ({ options: o }) => o.password !== '' || o.hasPassword || o.clickLimit.trim() !== '' || o.expiredUrl.trim() !== '',
   targeting: ({ options: o }) => o.rules.length > 0 || o.variants.length > 0,
   preview: ({ options: o }) => o.previewTitle.trim() !== '' || o.previewDescription.trim() !== '' || o.previewImage.trim() !== '',
   apps: ({ options: o }) => o.appIos.trim() !== '' || o.appAndroid.trim() !== '',

@@ -2,6 +2,7 @@ import type { JSX } from 'preact';
 import type { SectionId } from '../builder/fields.ts';
 import { ClickLimitField } from './ClickLimitField.tsx';
 import { DeepLinkFields } from './DeepLinkFields.tsx';
+import { ExpiredUrlField } from './ExpiredUrlField.tsx';
 import type { OptionsDraft } from './draft.ts';
 import { ForwardQueryField } from './ForwardQueryField.tsx';
 import { PasswordField } from './PasswordField.tsx';
@@ -34,6 +35,7 @@ export function LinkOptionsFields({ section, prefix, draft, onChange, errors }: 
       <>
         <PasswordField {...option} />
         <ClickLimitField {...option} />
+        <ExpiredUrlField {...option} />
       </>
     ),
     targeting: () => (

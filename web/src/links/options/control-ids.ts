@@ -17,6 +17,7 @@ export function optionsControlId(prefix: string, field: string): string {
   if (preview !== null) return `${prefix}-opt-preview-${preview[1] ?? 'title'}`;
   if (field === 'options.password') return `${prefix}-opt-password`;
   if (field === 'options.clickLimit') return `${prefix}-opt-limit`;
+  if (field === 'options.expiredUrl') return `${prefix}-opt-expired`;
   const app = /^options\.deepLink(?:\.(ios|android))?/.exec(field);
   if (app !== null) return `${prefix}-opt-app-${app[1] ?? 'ios'}`;
   if (field === 'options.forwardQuery') return `${prefix}-opt-forward`;

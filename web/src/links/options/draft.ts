@@ -41,6 +41,8 @@ export interface OptionsDraft {
   removePassword: boolean;
   /** As typed; '' for none. */
   clickLimit: string;
+  /** Where visitors go once the link has expired or its click limit is used up; '' for the domain's fallback. */
+  expiredUrl: string;
 }
 
 export const NO_OPTIONS: OptionsDraft = {
@@ -57,6 +59,7 @@ export const NO_OPTIONS: OptionsDraft = {
   hasPassword: false,
   removePassword: false,
   clickLimit: '',
+  expiredUrl: '',
 };
 
 export function emptyRule(): RuleDraft {
@@ -88,6 +91,7 @@ export function draftOf(options: LinkOptions | null): OptionsDraft {
     hasPassword: options.password === true,
     removePassword: false,
     clickLimit: options.clickLimit === undefined || options.clickLimit === null ? '' : String(options.clickLimit),
+    expiredUrl: options.expiredUrl ?? '',
   };
 }
 
@@ -134,6 +138,7 @@ export function optionsOf(draft: OptionsDraft): LinkOptions | null {
   if (Object.keys(deepLink).length > 0) options.deepLink = deepLink;
   if (draft.clickLimit.trim() !== '')
     options.clickLimit = /^\d+$/.test(draft.clickLimit.trim()) ? Number(draft.clickLimit.trim()) : (draft.clickLimit as unknown as number);
+  if (draft.expiredUrl.trim() !== '') options.expiredUrl = draft.expiredUrl.trim();
   if (draft.password !== '') options.password = draft.password;
   else if (draft.hasPassword && !draft.removePassword) options.password = true;
   return Object.keys(options).length === 0 ? null : options;
