@@ -28,6 +28,7 @@ import metrics from './metrics/plugin.ts';
 import ops from './ops/plugin.ts';
 import people from './people/plugin.ts';
 import type { Lifecycle, PartOptions } from './part.ts';
+import operators from './operators/plugin.ts';
 import redis from './redis/plugin.ts';
 import readPath from './resolve/plugin.ts';
 import webhooks from './webhooks/plugin.ts';
@@ -62,6 +63,8 @@ export const PARTS: readonly AppPart[] = [
   analytics,
   writePath,
   links,
+  // The abuse report form on every short domain, and the deployment's operators' API.
+  operators,
   compat,
   // The MCP server at /mcp: its tools call the routes above in process, with the caller's key.
   mcp,

@@ -29,6 +29,8 @@ export interface Principal {
   readonly role: Role;
   /** The person it belongs to (their membership's key, or a personal API key); null for a service key. */
   readonly personId: number | null;
+  /** Its workspace is suspended by the deployment's operators (docs/operators.md): it may read, not write. */
+  readonly suspended?: boolean;
 }
 
 /** Why `who` may not create links, or undefined if it may. */

@@ -46,6 +46,10 @@ export const AUDIT_ACTIONS = [
   'link.delete',
   'links.export',
   'audit.export',
+  'report.handle',
+  'blocklist.add',
+  'workspace.suspend',
+  'workspace.unsuspend',
 ] as const;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
