@@ -20,7 +20,7 @@ const STYLE =
   'p{margin:0 0 1rem}label,legend{display:block;font-weight:600;margin:0 0 .25rem}' +
   'input[type=url],input[type=email],textarea{box-sizing:border-box;width:100%;min-height:44px;padding:.5rem;font:inherit;border:1px solid #6b7280;border-radius:6px}' +
   'fieldset{border:0;padding:0;margin:0 0 1rem}.choice{display:flex;align-items:center;gap:.5rem;min-height:44px;font-weight:400}' +
-  '.choice input{width:1.25rem;height:1.25rem}.field{margin:0 0 1rem}.hint{color:#4b5563;font-size:.875rem;margin:.25rem 0 0}' +
+  '.choice input{flex:none;width:1.25rem;height:1.25rem;margin:0}.field{margin:0 0 1rem}.hint{color:#4b5563;font-size:.875rem;margin:.25rem 0 0}' +
   '.error{color:#991b1b;font-weight:600;padding:.5rem;border-left:4px solid #b91c1c;background:#fef2f2}' +
   `button{${BUTTON_STYLE}}button:focus-visible,input:focus-visible,textarea:focus-visible,a:focus-visible{outline:3px solid #1a1a1a;outline-offset:2px}`;
 const CSP = `default-src 'none'; style-src ${cspHash(STYLE)}; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
