@@ -6,70 +6,24 @@
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
-import { literals } from '../api/schemas.ts';
 import { actorOf, type Actor } from '../audit/audit.ts';
 import { parseId } from '../core/ids.ts';
 import { AppError, errorResponses as errors } from '../errors.ts';
 import type { ShortUrls } from '../domains/short-urls.ts';
 import type { Operators } from './service.ts';
-import { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATUSES, type ReportGroup } from './report-store.ts';
-
-const SESSION_ONLY = [{ session: [] }];
-const tags = ['operators'];
-
-const ReportsQuery = Type.Object({
-  status: Type.Optional(literals(REPORT_STATUSES)),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-});
-const ReportGroupSchema = Type.Object({
-  id: Type.Integer({ description: 'The newest report of the group: acting on it acts on every open report of the link.' }),
-  shortUrl: Type.String(),
-  code: Type.String(),
-  status: literals(REPORT_STATUSES),
-  count: Type.Integer(),
-  reasons: Type.Array(literals(REPORT_REASONS)),
-  firstAt: Type.String({ format: 'date-time' }),
-  lastAt: Type.String({ format: 'date-time' }),
-  link: Type.Union([
-    Type.Object({
-      url: Type.String(),
-      disabled: Type.Boolean(),
-      safety: Type.Union([Type.String(), Type.Null()]),
-      safetyList: Type.Union([Type.String(), Type.Null()]),
-      workspace: Type.Object({ id: Type.Integer(), name: Type.String(), suspended: Type.Boolean() }),
-    }),
-    Type.Null(),
-  ]),
-  action: Type.Union([literals(REPORT_ACTIONS), Type.Null()]),
-  handledAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  notes: Type.Array(
-    Type.Object({
-      id: Type.Integer(),
-      reason: literals(REPORT_REASONS),
-      message: Type.Union([Type.String(), Type.Null()]),
-      email: Type.Union([Type.String(), Type.Null()]),
-      createdAt: Type.String({ format: 'date-time' }),
-    }),
-  ),
-});
-const ReportList = Type.Object({ groups: Type.Array(ReportGroupSchema) });
-const ActionBody = Type.Object({ action: literals(REPORT_ACTIONS) }, { additionalProperties: false });
-const WorkspaceList = Type.Object({
-  workspaces: Type.Array(
-    Type.Object({
-      id: Type.Integer(),
-      name: Type.String(),
-      members: Type.Integer(),
-      links: Type.Integer(),
-      suspended: Type.Boolean(),
-      suspendedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    }),
-  ),
-});
-const SuspendBody = Type.Object({ suspended: Type.Boolean() }, { additionalProperties: false });
-const IdParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
-const Done = { type: 'null', description: 'Done.' } as const;
+import type { ReportGroup } from './report-store.ts';
+import {
+  ActionBody,
+  Done,
+  IdParams,
+  OperatorState,
+  ReportList,
+  ReportsQuery,
+  SESSION_ONLY,
+  SuspendBody,
+  tags,
+  WorkspaceList,
+} from './schemas.ts';
 
 export interface QueueDeps {
   readonly operators: Operators;
@@ -103,14 +57,16 @@ export async function queueRoutes(plain: FastifyInstance, { operators, shortUrls
     {
       schema: {
         summary: 'Whether the signed-in person is an operator of the deployment',
+        description: 'For the dashboard, to show its Operator page: false for an API key, or a person who is not one.',
         tags,
         security: SESSION_ONLY,
-        response: { 200: Type.Object({ operator: Type.Literal(true) }), ...errors(401, 403, 503) },
+        response: { 200: OperatorState, ...errors(401, 503) },
       },
     },
     async (request) => {
-      await operatorOf(request);
-      return { operator: true as const };
+      if (request.apiKey === null) throw new AppError('NOT_SIGNED_IN');
+      const personId = request.session?.personId ?? null;
+      return { operator: personId !== null && (await operators.isOperator(personId)) };
     },
   );
 

@@ -5,12 +5,9 @@
 import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
 
-export const REPORT_REASONS = ['phishing', 'malware', 'spam', 'illegal', 'other'] as const;
-export type ReportReason = (typeof REPORT_REASONS)[number];
-export const REPORT_STATUSES = ['open', 'actioned', 'dismissed'] as const;
-export type ReportStatus = (typeof REPORT_STATUSES)[number];
-export const REPORT_ACTIONS = ['disable_link', 'block_domain', 'suspend_workspace', 'dismiss'] as const;
-export type ReportAction = (typeof REPORT_ACTIONS)[number];
+import type { ReportAction, ReportReason, ReportStatus } from './reports.ts';
+
+export { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATUSES, type ReportAction, type ReportReason, type ReportStatus } from './reports.ts';
 
 /** A link a report may name: live (not deleted), with its workspace and target. */
 export interface ReportedLink {

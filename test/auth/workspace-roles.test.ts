@@ -137,7 +137,7 @@ const EXPECTED: Record<string, Outcomes> = {
   'POST /auth/totp': PERSON,
   'POST /auth/totp/confirm': PERSON,
   'POST /auth/totp/disable': PERSON,
-  'GET /operator/me': OPERATOR,
+  'GET /operator/me': READ,
   'GET /operator/reports': OPERATOR,
   'POST /operator/reports/{id}/action': OPERATOR,
   'GET /operator/workspaces': OPERATOR,

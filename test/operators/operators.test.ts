@@ -192,7 +192,8 @@ describe('the operators’ queue', () => {
     } finally {
       await pool.query('UPDATE people SET operator = true WHERE id = $1', [personId]);
     }
-    assert.equal((await app.inject({ url: '/operator/me', headers: operator })).statusCode, 200);
+    assert.deepEqual((await app.inject({ url: '/operator/me', headers: operator })).json(), { operator: true });
+    assert.deepEqual((await app.inject({ url: '/operator/me', headers: bearer(spam.keys.admin) })).json(), { operator: false });
   });
 
   test('npm run keys -- operator <email> on|off grants and takes the role; operators lists them', async () => {
@@ -201,9 +202,9 @@ describe('the operators’ queue', () => {
         env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), DATABASE_URL: database.url, LOG_LEVEL: 'warn' },
       });
     await run('operator', 'OLGA@example.com', 'off');
-    assert.equal(errorCode(await app.inject({ url: '/operator/me', headers: operator })), 'OPERATOR_REQUIRED');
+    assert.equal(errorCode(await app.inject({ url: '/operator/reports', headers: operator })), 'OPERATOR_REQUIRED');
     await run('operator', 'olga@example.com', 'on');
-    assert.equal((await app.inject({ url: '/operator/me', headers: operator })).statusCode, 200);
+    assert.equal((await app.inject({ url: '/operator/reports', headers: operator })).statusCode, 200);
     assert.deepEqual(JSON.parse((await run('operators')).stdout), { id: personId, name: 'Olga', email: 'olga@example.com' });
     await assert.rejects(run('operator', 'nobody@example.com', 'on'), (err: { code?: number; stderr?: string }) => err.code === 1);
   });
