@@ -28,7 +28,7 @@ let fine: { id: number; keys: Record<'admin', CreatedKey> };
 
 before(async () => {
   database = await createTestDatabase('operators');
-  ({ app, pool } = await startApp({ after: (fn) => void clean.push(fn) }, database.url));
+  ({ app, pool } = await startApp({ after: (fn) => void clean.push(fn) }, database.url, { DOMAIN_VERIFICATION: 'false' }));
   // The first person set up is an operator.
   const setup = await app.inject({
     method: 'POST',
@@ -122,8 +122,45 @@ describe('the report form', () => {
     assert.match(res.body, /<legend>What is wrong with it<\/legend>/);
     assert.doesNotMatch(res.body, /<script/);
     assert.match(String(res.headers['content-security-policy']), /form-action 'self'/);
+    // Over a real socket, through the fast path: /report is a reserved word, never looked up as a code.
+    const overSocket = await app.inject({ url: `/report?code=${code}` });
+    assert.equal(overSocket.statusCode, 200, overSocket.body);
+    assert.match(overSocket.body, /<h1>Report a link<\/h1>/);
     const byUrl = await form('?url=https%3A%2F%2Fsho.rt%2Fabc');
     assert.match(byUrl.res.body, /value="https:\/\/sho.rt\/abc"/);
+  });
+
+  test('on a branded short domain too: ?code= names that domain’s link, its report is taken; the operators’ API is not there', async () => {
+    const host = 'go.fine-co.example';
+    const added = await app.inject({ method: 'POST', url: '/domains', headers: bearer(fine.keys.admin), payload: { host } });
+    assert.equal(added.statusCode, 201, added.body);
+    const made = await app.inject({
+      method: 'POST',
+      url: '/links',
+      headers: bearer(fine.keys.admin),
+      payload: { url: 'https://branded-target.example/', domain: host },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const code = made.json<{ code: string }>().code;
+    await app.hosts.refresh();
+    const page = await app.inject({ url: `/report?code=${code}`, headers: { host } });
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, new RegExp(`value="https://${host}/${code}"`));
+    const token = /name="token" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    const sent = await app.inject({
+      method: 'POST',
+      url: '/report',
+      remoteAddress: '198.51.100.40',
+      headers: { host, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ token, url: `https://${host}/${code}`, reason: 'malware' }).toString(),
+    });
+    assert.equal(sent.statusCode, 201, sent.body);
+    const { rows } = await pool.query('SELECT d.host FROM abuse_reports r JOIN domains d ON d.id = r.domain_id WHERE r.code = $1', [code]);
+    assert.deepEqual(rows, [{ host }]);
+    // The same code on the default domain is no link: a branded link is named by its own host.
+    const elsewhere = await report({ url: `https://sho.rt/${code}`, reason: 'spam' }, '198.51.100.41');
+    assert.equal(elsewhere.statusCode, 404);
+    assert.equal(errorCode(await app.inject({ url: '/operator/reports', headers: { host, ...operator } })), 'ROUTE_NOT_ON_HOST');
   });
 
   test('a report of a live link is taken and stored without the client address; the same link twice is one group of two', async () => {
