@@ -35,6 +35,8 @@ export interface Principal {
 
 /** Why `who` may not create links, or undefined if it may. */
 export function createProblem(who: Principal): ErrorCode | undefined {
+  // Also where a write arrives by GET (YOURLS's API) or in process (the MCP server), which authenticate.ts does not see.
+  if (who.suspended === true) return 'WORKSPACE_SUSPENDED';
   return who.role === 'viewer' ? 'ROLE_FORBIDDEN' : undefined;
 }
 
@@ -44,6 +46,7 @@ export function createProblem(who: Principal): ErrorCode | undefined {
  * any of their keys or their session.
  */
 export function changeProblem(who: Principal, ownerKeyId: number | null, ownerPersonId: number | null = null): ErrorCode | undefined {
+  if (who.suspended === true) return 'WORKSPACE_SUSPENDED';
   if (who.role === 'admin') return undefined;
   if (who.role === 'viewer') return 'ROLE_FORBIDDEN';
   if (ownerKeyId === who.id) return undefined;
