@@ -2,6 +2,7 @@
 // a new report, the queue (a link's reports of one status grouped, with their count), and closing a
 // link's open reports with the operator's action. No client address is written here or anywhere.
 
+import type { ShortCode } from '../core/codes.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import type { Queryable } from '../db/pool.ts';
 
@@ -12,14 +13,14 @@ export { REPORT_ACTIONS, REPORT_REASONS, REPORT_STATUSES, type ReportAction, typ
 /** A link a report may name: live (not deleted), with its workspace and target. */
 export interface ReportedLink {
   readonly domainId: number;
-  readonly code: string;
+  readonly code: ShortCode;
   readonly workspaceId: number;
   readonly url: string;
 }
 
 /** The link `code` on domain `domainId`, or undefined for none (or a deleted one). */
 export async function reportedLink(db: Queryable, domainId: number, code: string): Promise<ReportedLink | undefined> {
-  const { rows } = await db.query<{ workspace_id: string; url: string; code: string }>(
+  const { rows } = await db.query<{ workspace_id: string; url: string; code: ShortCode }>(
     'SELECT workspace_id, url, code FROM links WHERE domain_id = $1 AND code = $2 AND NOT deleted',
     [domainId, code],
   );
@@ -156,10 +157,10 @@ function groupOf(row: GroupRow): ReportGroup {
 export async function reportById(
   db: Queryable,
   id: number,
-): Promise<{ domainId: number; code: string; status: ReportStatus; link: ReportedLink | undefined } | undefined> {
+): Promise<{ domainId: number; code: ShortCode; status: ReportStatus; link: ReportedLink | undefined } | undefined> {
   const { rows } = await db.query<{
     domain_id: string;
-    code: string;
+    code: ShortCode;
     status: ReportStatus;
     workspace_id: string | null;
     url: string | null;

@@ -82,7 +82,7 @@ export class Operators {
     if (action === 'dismiss' || link === undefined) return this.#tx((db) => close(db));
     if (action === 'disable_link') {
       // The link's own change, audited as link.update (links/store.ts), then the reports.
-      await this.#deps.links.change({ domainId: link.domainId, code: link.code as never }, { disabled: true }, actor);
+      await this.#deps.links.change({ domainId: link.domainId, code: link.code }, { disabled: true }, actor);
       return this.#tx((db) => close(db));
     }
     if (action === 'block_domain') return this.#blockDomain(link, actor, close);
