@@ -12,6 +12,7 @@ import { createLogger } from '../src/process/logger.ts';
 import { cleanName } from '../src/core/names.ts';
 import { createApiKey, createWorkspace, findWorkspace, listApiKeys, listWorkspaces, revokeApiKey, setRole } from '../src/auth/api-keys.ts';
 import { isRole, ROLES } from '../src/auth/roles.ts';
+import { listOperators, setOperator } from '../src/operators/operator-store.ts';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const USAGE = `usage: npm run keys -- <command>
@@ -20,7 +21,9 @@ const USAGE = `usage: npm run keys -- <command>
   revoke <id>                                                        (not a workspace's last admin key)
   role <id> <${ROLES.join('|')}>
   workspaces                                                         workspaces, with their keys and links
-  workspace <name>                                                   a new workspace`;
+  workspace <name>                                                   a new workspace
+  operator <email> on|off                                            make a person an operator of the deployment, or not
+  operators                                                          the operators (docs/operators.md)`;
 const EX_USAGE = 64;
 
 /** The workspace an option names (the default one without it); undefined, having said why, if none has that name or id. */
@@ -83,6 +86,16 @@ async function run(
       return 1;
     }
     print(JSON.stringify(workspace));
+    return 0;
+  }
+  if (command === 'operator' && args.length === 2 && first !== undefined && (second === 'on' || second === 'off')) {
+    const changed = await setOperator(db, first, second === 'on');
+    if (changed) print(`${first} is ${second === 'on' ? 'now' : 'no longer'} an operator (from their next request)`);
+    else console.error(`nobody has the email address ${first}`);
+    return changed ? 0 : 1;
+  }
+  if (command === 'operators' && args.length === 0) {
+    for (const person of await listOperators(db)) print(JSON.stringify(person));
     return 0;
   }
   return usage();

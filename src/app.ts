@@ -29,6 +29,7 @@ import metrics from './metrics/plugin.ts';
 import ops from './ops/plugin.ts';
 import people from './people/plugin.ts';
 import type { Lifecycle, PartOptions } from './part.ts';
+import operators from './operators/plugin.ts';
 import redis from './redis/plugin.ts';
 import readPath from './resolve/plugin.ts';
 import webhooks from './webhooks/plugin.ts';
@@ -65,6 +66,8 @@ export const PARTS: readonly AppPart[] = [
   links,
   // Probes of links' targets, and the routes that show what they found.
   health,
+  // The abuse report form on every short domain, and the deployment's operators' API.
+  operators,
   compat,
   // The MCP server at /mcp: its tools call the routes above in process, with the caller's key.
   mcp,

@@ -33,6 +33,12 @@ export const ERRORS = {
     status: 400,
     message: 'format must be svg or png, size an integer from 64 to 2048, margin from 0 to 16, level one of L, M, Q, H.',
   },
+  REPORT_INVALID: {
+    status: 400,
+    message:
+      'A report needs a short URL and a reason (phishing, malware, spam, illegal, other); a message of at most 1000 characters and a valid email, if any.',
+  },
+  REPORT_FORM_EXPIRED: { status: 400, message: 'The report form is too old, or did not come from this service: load it again.' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time; the connection is closed.' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request line and headers are larger than the server accepts.' },
   API_KEY_REQUIRED: { status: 401, message: 'This needs an API key: send Authorization: Bearer <key> or X-API-Key.' },
@@ -45,6 +51,14 @@ export const ERRORS = {
   SETUP_TOKEN_INVALID: {
     status: 403,
     message: 'From an address other than loopback, setting up the first admin needs the setup token the server logged at start.',
+  },
+  OPERATOR_REQUIRED: {
+    status: 403,
+    message: 'This is done by an operator of the deployment, signed in to the dashboard (docs/operators.md).',
+  },
+  WORKSPACE_SUSPENDED: {
+    status: 403,
+    message: "This workspace is suspended by the deployment's operators: it may read, not change. Ask them why.",
   },
   PERSON_REQUIRED: { status: 403, message: 'This is done by a person signed in to the dashboard, not with an API key.' },
   SSO_REQUIRED: { status: 403, message: 'This workspace requires single sign-on: sign in with SSO.' },
@@ -170,6 +184,8 @@ export const ERRORS = {
   SESSION_NOT_FOUND: { status: 404, message: 'You have no open session with this id.' },
   PASSKEY_NOT_FOUND: { status: 404, message: 'You have no passkey with this id.' },
   WORKSPACE_NOT_FOUND: { status: 404, message: 'You are not a member of a workspace with this id.' },
+  REPORT_NOT_FOUND: { status: 404, message: 'No abuse report has this id.' },
+  REPORTED_LINK_NOT_FOUND: { status: 404, message: 'This is not the address of a short link of this service.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'No such route.' },
   ROUTE_NOT_ON_HOST: { status: 404, message: 'This host serves short links only: the API, dashboard and docs answer on the API host.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this route.' },
@@ -226,7 +242,8 @@ export const ERRORS = {
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used with a different request.' },
   LINK_BLOCKED: {
     status: 451,
-    message: 'This link has been blocked: its destination is on a list of sites known for phishing, malware or abuse.',
+    message:
+      'This link has been blocked: its destination is on a list of sites known for phishing, malware or abuse, or its workspace was suspended for abuse.',
   },
   // 413, 415, 429
   BODY_TOO_LARGE: {
@@ -264,6 +281,7 @@ export const ERRORS = {
     status: 429,
     message: 'This workspace has as many exports and searches under way as it may have at once; retry after Retry-After seconds.',
   },
+  REPORT_RATE_LIMITED: { status: 429, message: 'Thank you: we have had many reports from here just now. Please try again later.' },
   NOT_FOUND_RATE_LIMITED: {
     status: 429,
     message: 'Too many requests for codes that do not exist from this address; retry after Retry-After seconds.',

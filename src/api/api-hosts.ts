@@ -10,8 +10,8 @@ import type { IncomingMessage } from 'node:http';
 import { LOOPBACK_HOSTS, requestHostName } from '../core/domains.ts';
 import { AppError } from '../errors.ts';
 
-/** What a short domain serves (GET / its fallback, /:code a link, its password form and QR code), and liveness. */
-const LINK_ROUTES: ReadonlySet<string> = new Set(['/', '/:code', '/links/:code/qr', '/healthz']);
+/** What a short domain serves (GET / its fallback, /:code a link, its password form and QR code, the abuse report form), and liveness. */
+const LINK_ROUTES: ReadonlySet<string> = new Set(['/', '/:code', '/links/:code/qr', '/report', '/healthz']);
 
 /** Whether `name` (lowercase, no port) is an IP address, bracketed or not. */
 function isAddress(name: string): boolean {

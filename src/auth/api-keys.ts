@@ -94,9 +94,13 @@ export async function listApiKeys(db: Queryable, workspaceId?: number, personId?
 
 /** The active key whose secret hashes to `hash`, or undefined. */
 export async function findActiveKey(db: Queryable, hash: Buffer): Promise<Principal | undefined> {
-  const { rows } = await db.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1 AND revoked_at IS NULL`, [hash]);
+  const { rows } = await db.query<KeyRow & { suspended: boolean }>(
+    `SELECT ${KEY_COLUMNS}, EXISTS (SELECT 1 FROM workspaces w WHERE w.id = workspace_id AND w.suspended_at IS NOT NULL) AS suspended
+     FROM api_keys WHERE hash = $1 AND revoked_at IS NULL`,
+    [hash],
+  );
   const row = rows[0];
-  return row === undefined ? undefined : infoOf(row);
+  return row === undefined ? undefined : { ...infoOf(row), suspended: row.suspended };
 }
 
 export type RevokeOutcome = 'revoked' | 'last-admin' | 'not-found';

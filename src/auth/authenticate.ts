@@ -8,7 +8,7 @@
 
 import { timingSafeEqual } from 'node:crypto';
 import { parseCookie } from 'cookie';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientKey } from '../edge/client-address.ts';
 import { AppError } from '../errors.ts';
 import type { Credentials, Lookup } from './credentials.ts';
@@ -52,6 +52,7 @@ const API_PREFIXES = [
   '/invitations',
   '/workspace',
   '/audit',
+  '/operator/',
   // The compatible APIs (compat/): Kutt's (its /api/v2/health takes no key, and its client sends an empty one).
   '/api/v2/links',
   '/api/v2/users',
@@ -92,11 +93,11 @@ export function registerAuthentication(app: FastifyInstance, credentials: Creden
     const url = request.routeOptions.url;
     if (url === undefined || !API_PREFIXES.some((prefix) => url.startsWith(prefix))) return;
     const secret = presentedSecret(request);
+    const { config } = request.routeOptions;
     if (secret !== undefined) {
-      request.apiKey = await keyOf(secret, request, reply);
+      request.apiKey = refuseSuspendedWrites(await keyOf(secret, request, reply), request.method, config);
       return;
     }
-    const { config } = request.routeOptions;
     if (config.signIn === true) return;
     const optional = config.signOut === true || config.sessionOptional === true;
     const token = sessionToken(request, httpsOnly);
@@ -112,9 +113,18 @@ export function registerAuthentication(app: FastifyInstance, credentials: Creden
     }
     const pending = pendingRequirement(session);
     if (pending !== undefined && config.factorsPending !== true && !optional) throw new AppError(pending);
-    request.apiKey = session.key;
+    request.apiKey = refuseSuspendedWrites(session.key, request.method, config);
     request.session = { ...session, token };
   });
+}
+
+/**
+ * `key`, unless its workspace is suspended and the request would write: 403 WORKSPACE_SUSPENDED.
+ * Signing out and what a pending session may do (switching to another workspace) stay open.
+ */
+function refuseSuspendedWrites(key: Principal, method: string, config: FastifyContextConfig): Principal {
+  if (key.suspended !== true || SAFE_METHODS.has(method) || config.signOut === true || config.factorsPending === true) return key;
+  throw new AppError('WORKSPACE_SUSPENDED');
 }
 
 /** What a person's session lacks that its workspace requires, or undefined. */

@@ -29,10 +29,14 @@ export interface Principal {
   readonly role: Role;
   /** The person it belongs to (their membership's key, or a personal API key); null for a service key. */
   readonly personId: number | null;
+  /** Its workspace is suspended by the deployment's operators (docs/operators.md): it may read, not write. */
+  readonly suspended?: boolean;
 }
 
 /** Why `who` may not create links, or undefined if it may. */
 export function createProblem(who: Principal): ErrorCode | undefined {
+  // Also where a write arrives by GET (YOURLS's API) or in process (the MCP server), which authenticate.ts does not see.
+  if (who.suspended === true) return 'WORKSPACE_SUSPENDED';
   return who.role === 'viewer' ? 'ROLE_FORBIDDEN' : undefined;
 }
 
@@ -42,6 +46,7 @@ export function createProblem(who: Principal): ErrorCode | undefined {
  * any of their keys or their session.
  */
 export function changeProblem(who: Principal, ownerKeyId: number | null, ownerPersonId: number | null = null): ErrorCode | undefined {
+  if (who.suspended === true) return 'WORKSPACE_SUSPENDED';
   if (who.role === 'admin') return undefined;
   if (who.role === 'viewer') return 'ROLE_FORBIDDEN';
   if (ownerKeyId === who.id) return undefined;

@@ -125,11 +125,13 @@ export async function findSession(db: Queryable, token: string, idleMs: number):
     methods: SignInMethod[];
     require_sso: boolean;
     require_second_factor: boolean;
+    suspended: boolean;
   }>(
     `WITH live AS (
        SELECT s.hash, s.key_id, k.name, k.role, k.workspace_id, w.name AS workspace_name, s.csrf_token,
               least(s.expires_at, s.created_at + w.session_hours * interval '1 hour') AS expires_at,
-              s.person_id, s.public_id, s.last_seen_at, s.methods, w.require_sso, w.require_second_factor
+              s.person_id, s.public_id, s.last_seen_at, s.methods, w.require_sso, w.require_second_factor,
+              w.suspended_at IS NOT NULL AS suspended
        FROM sessions s JOIN api_keys k ON k.id = s.key_id JOIN workspaces w ON w.id = k.workspace_id
        WHERE s.hash = $1 AND least(s.expires_at, s.created_at + w.session_hours * interval '1 hour') > now() AND k.revoked_at IS NULL
          AND (s.person_id IS NULL OR s.last_seen_at > now() - $2 * interval '1 millisecond')
@@ -138,7 +140,7 @@ export async function findSession(db: Queryable, token: string, idleMs: number):
        WHERE hash IN (SELECT hash FROM live WHERE person_id IS NOT NULL AND last_seen_at < now() - interval '1 minute')
      )
      SELECT key_id, name, role, workspace_id, workspace_name, csrf_token, expires_at, person_id, public_id, methods,
-            require_sso, require_second_factor
+            require_sso, require_second_factor, suspended
      FROM live`,
     [hashSecret(token), idleMs],
   );
@@ -146,7 +148,14 @@ export async function findSession(db: Queryable, token: string, idleMs: number):
   if (row === undefined) return undefined;
   const personId = row.person_id === null ? null : Number(row.person_id);
   return {
-    key: { id: Number(row.key_id), name: row.name, role: row.role, workspaceId: Number(row.workspace_id), personId },
+    key: {
+      id: Number(row.key_id),
+      name: row.name,
+      role: row.role,
+      workspaceId: Number(row.workspace_id),
+      personId,
+      suspended: row.suspended,
+    },
     workspaceName: row.workspace_name,
     csrfToken: row.csrf_token,
     expiresAt: row.expires_at,

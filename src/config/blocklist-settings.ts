@@ -31,11 +31,18 @@ function sourcesOf(raw: string): (BlocklistSource | undefined)[] {
 
 /** The name of the deployment's own list (operator_blocklist), which no configured list may take. */
 export const OPERATOR_LIST = 'operator';
+/** The name a suspended workspace's links are blocked under (operators/suspension.ts), which no configured list may take either. */
+export const SUSPENDED_LIST = 'suspended';
 
 function isBlocklists(raw: string): boolean {
   const sources = sourcesOf(raw);
   const names = sources.map((source) => source?.name);
-  return sources.every((source) => source !== undefined) && new Set(names).size === names.length && !names.includes(OPERATOR_LIST);
+  return (
+    sources.every((source) => source !== undefined) &&
+    new Set(names).size === names.length &&
+    !names.includes(OPERATOR_LIST) &&
+    !names.includes(SUSPENDED_LIST)
+  );
 }
 
 export const BLOCKLIST_SETTINGS = {
@@ -45,7 +52,7 @@ export const BLOCKLIST_SETTINGS = {
       raw === undefined ? [] : (sourcesOf(raw) as BlocklistSource[]),
     ),
     expected:
-      `comma-separated name=format:source, each name unique, not "${OPERATOR_LIST}", and of 1 to 40 of a-z, 0-9 and "-", the format one of ${FORMATS.join(', ')}, ` +
+      `comma-separated name=format:source, each name unique, not "${OPERATOR_LIST}" nor "${SUSPENDED_LIST}", and of 1 to 40 of a-z, 0-9 and "-", the format one of ${FORMATS.join(', ')}, ` +
       'the source a file path or an http(s) URL',
     doc:
       'destination blocklists no link may point into: comma-separated `name=format:source`, the format `domains`, `hosts`, `adblock`, ' +

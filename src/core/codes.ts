@@ -56,6 +56,9 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   'analytics',
   // The MCP server's endpoint (mcp/plugin.ts): GET /mcp must reach it, not the redirect path.
   'mcp',
+  // The abuse report form (operators/report-routes.ts), on every short domain, and the operators' API.
+  'report',
+  'operator',
 ]);
 
 /** The code if it has the shape of a link code (generated or alias), else undefined. */

@@ -47,7 +47,7 @@ const STATES: Readonly<Record<string, Words>> = {
   LINK_BLOCKED: {
     title: 'This link has been blocked',
     what: (host) =>
-      `The link you followed on ${host} leads to a site that is on a list of sites known for phishing, malware or other abuse, so it no longer sends anyone there.`,
+      `The link you followed on ${host} was blocked by the people who run it: its destination is on a list of sites known for phishing, malware or other abuse, or the link was reported and found abusive. It no longer sends anyone there.`,
     why: "You did nothing wrong. If you reached a site through this link before, don't enter passwords or payment details there.",
   },
   LINK_NOT_YET_ACTIVE: {

@@ -143,6 +143,8 @@ export class PeopleService {
       if (await anyPersonExists(db)) throw new AppError('SETUP_DONE');
       await db.query('DELETE FROM setup_token');
       const person = await createPerson(db, { name: body.name, email: body.email, passwordHash: hash, emailVerified: false });
+      // The first person keeps the deployment: an operator (docs/operators.md).
+      await db.query('UPDATE people SET operator = true WHERE id = $1', [person.id]);
       let first: Principal | undefined;
       for (const workspaceId of await workspaceIds(db)) {
         const key = await addMembership(db, person, workspaceId, 'admin');

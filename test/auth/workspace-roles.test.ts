@@ -55,6 +55,14 @@ const PERSON: Outcomes = {
   viewer: [403, 'PERSON_REQUIRED'],
   stranger: [403, 'PERSON_REQUIRED'],
 };
+/** The deployment operators' routes (docs/operators.md): a key, even an operator's, carries no operator power. */
+const OPERATOR: Outcomes = {
+  admin: [403, 'OPERATOR_REQUIRED'],
+  owner: [403, 'OPERATOR_REQUIRED'],
+  member: [403, 'OPERATOR_REQUIRED'],
+  viewer: [403, 'OPERATOR_REQUIRED'],
+  stranger: [403, 'OPERATOR_REQUIRED'],
+};
 /** An admin's route on a member or an invitation the workspace does not have (its id is a key's). */
 const ADMIN_NOT_FOUND = (code: 'MEMBER_NOT_FOUND' | 'INVITATION_NOT_FOUND'): Outcomes => ({
   ...KEYS(404),
@@ -131,6 +139,11 @@ const EXPECTED: Record<string, Outcomes> = {
   'POST /auth/totp': PERSON,
   'POST /auth/totp/confirm': PERSON,
   'POST /auth/totp/disable': PERSON,
+  'GET /operator/me': READ,
+  'GET /operator/reports': OPERATOR,
+  'POST /operator/reports/{id}/action': OPERATOR,
+  'GET /operator/workspaces': OPERATOR,
+  'PATCH /operator/workspaces/{id}': OPERATOR,
   'GET /members': { admin: 200, owner: 200, member: 200, viewer: 200, stranger: 200 },
   'PATCH /members/{id}': ADMIN_NOT_FOUND('MEMBER_NOT_FOUND'),
   'DELETE /members/{id}': ADMIN_NOT_FOUND('MEMBER_NOT_FOUND'),
@@ -193,6 +206,8 @@ async function requestFor(app: FastifyInstance, operation: string, headers: Reco
     'PUT /auth/password': { currentPassword: 'the old one', newPassword: 'a new passphrase' },
     'PUT /auth/email': { email: 'someone@example.com', password: 'the old one' },
     'PATCH /members/{id}': { role: 'viewer' },
+    'POST /operator/reports/{id}/action': { action: 'dismiss' },
+    'PATCH /operator/workspaces/{id}': { suspended: true },
     'POST /invitations': { email: 'invited@example.com', role: 'viewer' },
     'PATCH /workspace': { auditRetentionDays: 400 },
     'POST /auth/passkeys': { name: 'Laptop', response: PASSKEY_ANSWER },

@@ -16,6 +16,7 @@ import { KeysPage } from './keys/KeysPage.tsx';
 import { LinkPage } from './links/LinkPage.tsx';
 import { LinksPage } from './links/LinksPage.tsx';
 import { NewLinkPage } from './links/NewLinkPage.tsx';
+import { OperatorPage } from './operators/OperatorPage.tsx';
 import { AuditPage } from './people/audit/AuditPage.tsx';
 import { MembersPage } from './people/members/MembersPage.tsx';
 import { ProfilePage } from './people/profile/ProfilePage.tsx';
@@ -151,6 +152,7 @@ function Pages() {
       <Route path="/app/workspace" component={WorkspacePage} />
       <Route path="/app/settings" component={SettingsPage} />
       <Route path="/app/audit" component={AuditPage} />
+      <Route path="/app/operator" component={OperatorPage} />
       <Route path={RESET_PASSWORD} component={ResetPasswordPage} />
       <Route path={VERIFY_EMAIL} component={VerifyEmailPage} />
       <Route path={INVITATION} component={InvitationPage} />

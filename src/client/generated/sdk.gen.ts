@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.ts';
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client/index.ts';
-import type { DeleteAuthPasskeysByIdData, DeleteAuthPasskeysByIdErrors, DeleteAuthPasskeysByIdResponses, DeleteAuthSessionData, DeleteAuthSessionErrors, DeleteAuthSessionResponses, DeleteAuthSessionsByIdData, DeleteAuthSessionsByIdErrors, DeleteAuthSessionsByIdResponses, DeleteDomainsByHostData, DeleteDomainsByHostErrors, DeleteDomainsByHostResponses, DeleteInvitationsByIdData, DeleteInvitationsByIdErrors, DeleteInvitationsByIdResponses, DeleteKeysByIdData, DeleteKeysByIdErrors, DeleteKeysByIdResponses, DeleteLinksByCodeData, DeleteLinksByCodeErrors, DeleteLinksByCodeResponses, DeleteMembersByIdData, DeleteMembersByIdErrors, DeleteMembersByIdResponses, DeleteWebhooksByIdData, DeleteWebhooksByIdErrors, DeleteWebhooksByIdResponses, GetAuditData, GetAuditErrors, GetAuditExportData, GetAuditExportErrors, GetAuditExportResponses, GetAuditResponses, GetAuthInvitationsByTokenData, GetAuthInvitationsByTokenErrors, GetAuthInvitationsByTokenResponses, GetAuthJoinableData, GetAuthJoinableErrors, GetAuthJoinableResponses, GetAuthOptionsData, GetAuthOptionsErrors, GetAuthOptionsResponses, GetAuthSecondFactorsData, GetAuthSecondFactorsErrors, GetAuthSecondFactorsResponses, GetAuthSessionData, GetAuthSessionErrors, GetAuthSessionResponses, GetAuthSessionsData, GetAuthSessionsErrors, GetAuthSessionsResponses, GetAuthSetupData, GetAuthSetupErrors, GetAuthSetupResponses, GetAuthSsoCallbackData, GetAuthSsoStartData, GetByCodeData, GetByCodeErrors, GetDomainsByHostCheckData, GetDomainsByHostCheckErrors, GetDomainsByHostCheckResponses, GetDomainsData, GetDomainsErrors, GetDomainsResponses, GetHealthzData, GetHealthzResponses, GetInvitationsData, GetInvitationsErrors, GetInvitationsResponses, GetKeysData, GetKeysErrors, GetKeysResponses, GetLinksAliasAvailabilityData, GetLinksAliasAvailabilityErrors, GetLinksAliasAvailabilityResponses, GetLinksByCodeData, GetLinksByCodeErrors, GetLinksByCodeHealthData, GetLinksByCodeHealthErrors, GetLinksByCodeHealthResponses, GetLinksByCodeQrData, GetLinksByCodeQrErrors, GetLinksByCodeQrResponses, GetLinksByCodeResponses, GetLinksByCodeStatsCsvData, GetLinksByCodeStatsCsvErrors, GetLinksByCodeStatsCsvResponses, GetLinksByCodeStatsData, GetLinksByCodeStatsErrors, GetLinksByCodeStatsResponses, GetLinksData, GetLinksErrors, GetLinksExportCsvData, GetLinksExportCsvErrors, GetLinksExportCsvResponses, GetLinksResponses, GetMembersData, GetMembersErrors, GetMembersResponses, GetMetricsData, GetMetricsResponses, GetReadyzData, GetReadyzResponses, GetStatsCsvData, GetStatsCsvErrors, GetStatsCsvResponses, GetStatsData, GetStatsErrors, GetStatsResponses, GetTagsData, GetTagsErrors, GetTagsResponses, GetWebhooksByIdData, GetWebhooksByIdDeliveriesData, GetWebhooksByIdDeliveriesErrors, GetWebhooksByIdDeliveriesResponses, GetWebhooksByIdErrors, GetWebhooksByIdResponses, GetWebhooksByIdSecretData, GetWebhooksByIdSecretErrors, GetWebhooksByIdSecretResponses, GetWebhooksData, GetWebhooksErrors, GetWebhooksResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, PatchAuthPasskeysByIdData, PatchAuthPasskeysByIdErrors, PatchAuthPasskeysByIdResponses, PatchAuthProfileData, PatchAuthProfileErrors, PatchAuthProfileResponses, PatchDomainsByHostData, PatchDomainsByHostErrors, PatchDomainsByHostResponses, PatchLinksByCodeData, PatchLinksByCodeErrors, PatchLinksByCodeResponses, PatchMembersByIdData, PatchMembersByIdErrors, PatchMembersByIdResponses, PatchWebhooksByIdData, PatchWebhooksByIdErrors, PatchWebhooksByIdResponses, PatchWorkspaceData, PatchWorkspaceErrors, PatchWorkspaceResponses, PostAuthEmailVerificationData, PostAuthEmailVerificationErrors, PostAuthEmailVerificationResponses, PostAuthEmailVerifyData, PostAuthEmailVerifyErrors, PostAuthEmailVerifyResponses, PostAuthInvitationsByTokenAcceptData, PostAuthInvitationsByTokenAcceptErrors, PostAuthInvitationsByTokenAcceptResponses, PostAuthJoinableByIdJoinData, PostAuthJoinableByIdJoinErrors, PostAuthJoinableByIdJoinResponses, PostAuthPasskeyOptionsData, PostAuthPasskeyOptionsErrors, PostAuthPasskeyOptionsResponses, PostAuthPasskeysData, PostAuthPasskeysErrors, PostAuthPasskeySignInData, PostAuthPasskeySignInErrors, PostAuthPasskeySignInResponses, PostAuthPasskeysRegistrationData, PostAuthPasskeysRegistrationErrors, PostAuthPasskeysRegistrationResponses, PostAuthPasskeysResponses, PostAuthPasswordResetConfirmData, PostAuthPasswordResetConfirmErrors, PostAuthPasswordResetConfirmResponses, PostAuthPasswordResetData, PostAuthPasswordResetErrors, PostAuthPasswordResetResponses, PostAuthRecoveryCodesData, PostAuthRecoveryCodesErrors, PostAuthRecoveryCodesResponses, PostAuthSessionData, PostAuthSessionErrors, PostAuthSessionResponses, PostAuthSessionWorkspaceData, PostAuthSessionWorkspaceErrors, PostAuthSessionWorkspaceResponses, PostAuthSetupData, PostAuthSetupErrors, PostAuthSetupResponses, PostAuthSignInData, PostAuthSignInErrors, PostAuthSignInResponses, PostAuthSignInSecondFactorData, PostAuthSignInSecondFactorErrors, PostAuthSignInSecondFactorResponses, PostAuthTotpConfirmData, PostAuthTotpConfirmErrors, PostAuthTotpConfirmResponses, PostAuthTotpData, PostAuthTotpDisableData, PostAuthTotpDisableErrors, PostAuthTotpDisableResponses, PostAuthTotpErrors, PostAuthTotpResponses, PostByCodeData, PostByCodeResponses, PostDomainsByHostVerifyData, PostDomainsByHostVerifyErrors, PostDomainsByHostVerifyResponses, PostDomainsData, PostDomainsErrors, PostDomainsResponses, PostInvitationsData, PostInvitationsErrors, PostInvitationsResponses, PostKeysData, PostKeysErrors, PostKeysResponses, PostLinksBulkData, PostLinksBulkErrors, PostLinksBulkResponses, PostLinksData, PostLinksErrors, PostLinksImportData, PostLinksImportErrors, PostLinksImportResponses, PostLinksResponses, PostMembersByIdResetLinkData, PostMembersByIdResetLinkErrors, PostMembersByIdResetLinkResponses, PostWebhooksByIdDeliveriesByDeliveryResendData, PostWebhooksByIdDeliveriesByDeliveryResendErrors, PostWebhooksByIdDeliveriesByDeliveryResendResponses, PostWebhooksByIdSecretData, PostWebhooksByIdSecretErrors, PostWebhooksByIdSecretResponses, PostWebhooksByIdTestData, PostWebhooksByIdTestErrors, PostWebhooksByIdTestResponses, PostWebhooksData, PostWebhooksErrors, PostWebhooksResponses, PutAuthEmailData, PutAuthEmailErrors, PutAuthEmailResponses, PutAuthPasswordData, PutAuthPasswordErrors, PutAuthPasswordResponses, PutLinksByCodeHealthData, PutLinksByCodeHealthErrors, PutLinksByCodeHealthResponses } from './types.gen.ts';
+import type { DeleteAuthPasskeysByIdData, DeleteAuthPasskeysByIdErrors, DeleteAuthPasskeysByIdResponses, DeleteAuthSessionData, DeleteAuthSessionErrors, DeleteAuthSessionResponses, DeleteAuthSessionsByIdData, DeleteAuthSessionsByIdErrors, DeleteAuthSessionsByIdResponses, DeleteDomainsByHostData, DeleteDomainsByHostErrors, DeleteDomainsByHostResponses, DeleteInvitationsByIdData, DeleteInvitationsByIdErrors, DeleteInvitationsByIdResponses, DeleteKeysByIdData, DeleteKeysByIdErrors, DeleteKeysByIdResponses, DeleteLinksByCodeData, DeleteLinksByCodeErrors, DeleteLinksByCodeResponses, DeleteMembersByIdData, DeleteMembersByIdErrors, DeleteMembersByIdResponses, DeleteWebhooksByIdData, DeleteWebhooksByIdErrors, DeleteWebhooksByIdResponses, GetAuditData, GetAuditErrors, GetAuditExportData, GetAuditExportErrors, GetAuditExportResponses, GetAuditResponses, GetAuthInvitationsByTokenData, GetAuthInvitationsByTokenErrors, GetAuthInvitationsByTokenResponses, GetAuthJoinableData, GetAuthJoinableErrors, GetAuthJoinableResponses, GetAuthOptionsData, GetAuthOptionsErrors, GetAuthOptionsResponses, GetAuthSecondFactorsData, GetAuthSecondFactorsErrors, GetAuthSecondFactorsResponses, GetAuthSessionData, GetAuthSessionErrors, GetAuthSessionResponses, GetAuthSessionsData, GetAuthSessionsErrors, GetAuthSessionsResponses, GetAuthSetupData, GetAuthSetupErrors, GetAuthSetupResponses, GetAuthSsoCallbackData, GetAuthSsoStartData, GetByCodeData, GetByCodeErrors, GetDomainsByHostCheckData, GetDomainsByHostCheckErrors, GetDomainsByHostCheckResponses, GetDomainsData, GetDomainsErrors, GetDomainsResponses, GetHealthzData, GetHealthzResponses, GetInvitationsData, GetInvitationsErrors, GetInvitationsResponses, GetKeysData, GetKeysErrors, GetKeysResponses, GetLinksAliasAvailabilityData, GetLinksAliasAvailabilityErrors, GetLinksAliasAvailabilityResponses, GetLinksByCodeData, GetLinksByCodeErrors, GetLinksByCodeHealthData, GetLinksByCodeHealthErrors, GetLinksByCodeHealthResponses, GetLinksByCodeQrData, GetLinksByCodeQrErrors, GetLinksByCodeQrResponses, GetLinksByCodeResponses, GetLinksByCodeStatsCsvData, GetLinksByCodeStatsCsvErrors, GetLinksByCodeStatsCsvResponses, GetLinksByCodeStatsData, GetLinksByCodeStatsErrors, GetLinksByCodeStatsResponses, GetLinksData, GetLinksErrors, GetLinksExportCsvData, GetLinksExportCsvErrors, GetLinksExportCsvResponses, GetLinksResponses, GetMembersData, GetMembersErrors, GetMembersResponses, GetMetricsData, GetMetricsResponses, GetOperatorMeData, GetOperatorMeErrors, GetOperatorMeResponses, GetOperatorReportsData, GetOperatorReportsErrors, GetOperatorReportsResponses, GetOperatorWorkspacesData, GetOperatorWorkspacesErrors, GetOperatorWorkspacesResponses, GetReadyzData, GetReadyzResponses, GetReportData, GetReportResponses, GetStatsCsvData, GetStatsCsvErrors, GetStatsCsvResponses, GetStatsData, GetStatsErrors, GetStatsResponses, GetTagsData, GetTagsErrors, GetTagsResponses, GetWebhooksByIdData, GetWebhooksByIdDeliveriesData, GetWebhooksByIdDeliveriesErrors, GetWebhooksByIdDeliveriesResponses, GetWebhooksByIdErrors, GetWebhooksByIdResponses, GetWebhooksByIdSecretData, GetWebhooksByIdSecretErrors, GetWebhooksByIdSecretResponses, GetWebhooksData, GetWebhooksErrors, GetWebhooksResponses, GetWorkspaceData, GetWorkspaceErrors, GetWorkspaceResponses, PatchAuthPasskeysByIdData, PatchAuthPasskeysByIdErrors, PatchAuthPasskeysByIdResponses, PatchAuthProfileData, PatchAuthProfileErrors, PatchAuthProfileResponses, PatchDomainsByHostData, PatchDomainsByHostErrors, PatchDomainsByHostResponses, PatchLinksByCodeData, PatchLinksByCodeErrors, PatchLinksByCodeResponses, PatchMembersByIdData, PatchMembersByIdErrors, PatchMembersByIdResponses, PatchOperatorWorkspacesByIdData, PatchOperatorWorkspacesByIdErrors, PatchOperatorWorkspacesByIdResponses, PatchWebhooksByIdData, PatchWebhooksByIdErrors, PatchWebhooksByIdResponses, PatchWorkspaceData, PatchWorkspaceErrors, PatchWorkspaceResponses, PostAuthEmailVerificationData, PostAuthEmailVerificationErrors, PostAuthEmailVerificationResponses, PostAuthEmailVerifyData, PostAuthEmailVerifyErrors, PostAuthEmailVerifyResponses, PostAuthInvitationsByTokenAcceptData, PostAuthInvitationsByTokenAcceptErrors, PostAuthInvitationsByTokenAcceptResponses, PostAuthJoinableByIdJoinData, PostAuthJoinableByIdJoinErrors, PostAuthJoinableByIdJoinResponses, PostAuthPasskeyOptionsData, PostAuthPasskeyOptionsErrors, PostAuthPasskeyOptionsResponses, PostAuthPasskeysData, PostAuthPasskeysErrors, PostAuthPasskeySignInData, PostAuthPasskeySignInErrors, PostAuthPasskeySignInResponses, PostAuthPasskeysRegistrationData, PostAuthPasskeysRegistrationErrors, PostAuthPasskeysRegistrationResponses, PostAuthPasskeysResponses, PostAuthPasswordResetConfirmData, PostAuthPasswordResetConfirmErrors, PostAuthPasswordResetConfirmResponses, PostAuthPasswordResetData, PostAuthPasswordResetErrors, PostAuthPasswordResetResponses, PostAuthRecoveryCodesData, PostAuthRecoveryCodesErrors, PostAuthRecoveryCodesResponses, PostAuthSessionData, PostAuthSessionErrors, PostAuthSessionResponses, PostAuthSessionWorkspaceData, PostAuthSessionWorkspaceErrors, PostAuthSessionWorkspaceResponses, PostAuthSetupData, PostAuthSetupErrors, PostAuthSetupResponses, PostAuthSignInData, PostAuthSignInErrors, PostAuthSignInResponses, PostAuthSignInSecondFactorData, PostAuthSignInSecondFactorErrors, PostAuthSignInSecondFactorResponses, PostAuthTotpConfirmData, PostAuthTotpConfirmErrors, PostAuthTotpConfirmResponses, PostAuthTotpData, PostAuthTotpDisableData, PostAuthTotpDisableErrors, PostAuthTotpDisableResponses, PostAuthTotpErrors, PostAuthTotpResponses, PostByCodeData, PostByCodeResponses, PostDomainsByHostVerifyData, PostDomainsByHostVerifyErrors, PostDomainsByHostVerifyResponses, PostDomainsData, PostDomainsErrors, PostDomainsResponses, PostInvitationsData, PostInvitationsErrors, PostInvitationsResponses, PostKeysData, PostKeysErrors, PostKeysResponses, PostLinksBulkData, PostLinksBulkErrors, PostLinksBulkResponses, PostLinksData, PostLinksErrors, PostLinksImportData, PostLinksImportErrors, PostLinksImportResponses, PostLinksResponses, PostMembersByIdResetLinkData, PostMembersByIdResetLinkErrors, PostMembersByIdResetLinkResponses, PostOperatorReportsByIdActionData, PostOperatorReportsByIdActionErrors, PostOperatorReportsByIdActionResponses, PostReportData, PostReportResponses, PostWebhooksByIdDeliveriesByDeliveryResendData, PostWebhooksByIdDeliveriesByDeliveryResendErrors, PostWebhooksByIdDeliveriesByDeliveryResendResponses, PostWebhooksByIdSecretData, PostWebhooksByIdSecretErrors, PostWebhooksByIdSecretResponses, PostWebhooksByIdTestData, PostWebhooksByIdTestErrors, PostWebhooksByIdTestResponses, PostWebhooksData, PostWebhooksErrors, PostWebhooksResponses, PutAuthEmailData, PutAuthEmailErrors, PutAuthEmailResponses, PutAuthPasswordData, PutAuthPasswordErrors, PutAuthPasswordResponses, PutLinksByCodeHealthData, PutLinksByCodeHealthErrors, PutLinksByCodeHealthResponses } from './types.gen.ts';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -1468,6 +1468,103 @@ export const putLinksByCodeHealth = <ThrowOnError extends boolean = false>(optio
         }
     ],
     url: '/links/{code}/health',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * The abuse report form
+ *
+ * An HTML form for anyone: `?code=` names a link on this host, `?url=` a short URL to fill in. docs/operators.md.
+ */
+export const getReport = <ThrowOnError extends boolean = false>(options?: Options<GetReportData, ThrowOnError>): RequestResult<GetReportResponses, unknown, ThrowOnError> => (options?.client ?? client).get<GetReportResponses, unknown, ThrowOnError>({ url: '/report', ...options });
+
+/**
+ * Send an abuse report
+ *
+ * The form of GET /report posts here (application/x-www-form-urlencoded: url, reason, message, email, token). 201 and a thank-you page; 400 or 404 and the form again with what to fix; 5 reports an hour per client, then 429 with Retry-After (`x-error-code: REPORT_RATE_LIMITED`).
+ */
+export const postReport = <ThrowOnError extends boolean = false>(options?: Options<PostReportData, ThrowOnError>): RequestResult<PostReportResponses, unknown, ThrowOnError> => (options?.client ?? client).post<PostReportResponses, unknown, ThrowOnError>({ url: '/report', ...options });
+
+/**
+ * Whether the signed-in person is an operator of the deployment
+ *
+ * For the dashboard, to show its Operator page: false for an API key, or a person who is not one.
+ */
+export const getOperatorMe = <ThrowOnError extends boolean = false>(options?: Options<GetOperatorMeData, ThrowOnError>): RequestResult<GetOperatorMeResponses, GetOperatorMeErrors, ThrowOnError> => (options?.client ?? client).get<GetOperatorMeResponses, GetOperatorMeErrors, ThrowOnError>({
+    security: [{
+            in: 'cookie',
+            name: 'shortener_session',
+            type: 'apiKey'
+        }],
+    url: '/operator/me',
+    ...options
+});
+
+/**
+ * The abuse report queue
+ *
+ * Operators only. A link’s reports of one status (open by default) as one group with their count, the most reported first.
+ */
+export const getOperatorReports = <ThrowOnError extends boolean = false>(options?: Options<GetOperatorReportsData, ThrowOnError>): RequestResult<GetOperatorReportsResponses, GetOperatorReportsErrors, ThrowOnError> => (options?.client ?? client).get<GetOperatorReportsResponses, GetOperatorReportsErrors, ThrowOnError>({
+    security: [{
+            in: 'cookie',
+            name: 'shortener_session',
+            type: 'apiKey'
+        }],
+    url: '/operator/reports',
+    ...options
+});
+
+/**
+ * Act on a link’s open reports
+ *
+ * Operators only. disable_link (the link answers 410), block_domain (its target’s registrable domain joins the operators’ blocklist: every link to it answers 451, and creates naming it are refused), suspend_workspace (the link’s workspace), or dismiss. Every open report of the link is closed with the action; audited.
+ */
+export const postOperatorReportsByIdAction = <ThrowOnError extends boolean = false>(options: Options<PostOperatorReportsByIdActionData, ThrowOnError>): RequestResult<PostOperatorReportsByIdActionResponses, PostOperatorReportsByIdActionErrors, ThrowOnError> => (options.client ?? client).post<PostOperatorReportsByIdActionResponses, PostOperatorReportsByIdActionErrors, ThrowOnError>({
+    security: [{
+            in: 'cookie',
+            name: 'shortener_session',
+            type: 'apiKey'
+        }],
+    url: '/operator/reports/{id}/action',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Every workspace of the deployment
+ *
+ * Operators only. With its members and links counted, and whether it is suspended; suspended ones first.
+ */
+export const getOperatorWorkspaces = <ThrowOnError extends boolean = false>(options?: Options<GetOperatorWorkspacesData, ThrowOnError>): RequestResult<GetOperatorWorkspacesResponses, GetOperatorWorkspacesErrors, ThrowOnError> => (options?.client ?? client).get<GetOperatorWorkspacesResponses, GetOperatorWorkspacesErrors, ThrowOnError>({
+    security: [{
+            in: 'cookie',
+            name: 'shortener_session',
+            type: 'apiKey'
+        }],
+    url: '/operator/workspaces',
+    ...options
+});
+
+/**
+ * Suspend a workspace, or lift its suspension
+ *
+ * Operators only. Suspended: its links answer 451 LINK_BLOCKED (list "suspended"), its keys and sessions may read but not write (403 WORKSPACE_SUSPENDED). Lifted: exactly those links redirect again. Audited.
+ */
+export const patchOperatorWorkspacesById = <ThrowOnError extends boolean = false>(options: Options<PatchOperatorWorkspacesByIdData, ThrowOnError>): RequestResult<PatchOperatorWorkspacesByIdResponses, PatchOperatorWorkspacesByIdErrors, ThrowOnError> => (options.client ?? client).patch<PatchOperatorWorkspacesByIdResponses, PatchOperatorWorkspacesByIdErrors, ThrowOnError>({
+    security: [{
+            in: 'cookie',
+            name: 'shortener_session',
+            type: 'apiKey'
+        }],
+    url: '/operator/workspaces/{id}',
     ...options,
     headers: {
         'Content-Type': 'application/json',

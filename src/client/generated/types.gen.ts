@@ -12896,6 +12896,657 @@ export type PutLinksByCodeHealthResponses = {
 
 export type PutLinksByCodeHealthResponse = PutLinksByCodeHealthResponses[keyof PutLinksByCodeHealthResponses];
 
+export type GetReportData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/report';
+};
+
+export type GetReportResponses = {
+    /**
+     * Default Response
+     */
+    200: unknown;
+};
+
+export type PostReportData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/report';
+};
+
+export type PostReportResponses = {
+    /**
+     * Default Response
+     */
+    200: unknown;
+};
+
+export type GetOperatorMeData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/operator/me';
+};
+
+export type GetOperatorMeErrors = {
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    401: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    503: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+};
+
+export type GetOperatorMeError = GetOperatorMeErrors[keyof GetOperatorMeErrors];
+
+export type GetOperatorMeResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        operator: boolean;
+    };
+};
+
+export type GetOperatorMeResponse = GetOperatorMeResponses[keyof GetOperatorMeResponses];
+
+export type GetOperatorReportsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        status?: 'open' | 'actioned' | 'dismissed';
+        limit?: number;
+    };
+    url: '/operator/reports';
+};
+
+export type GetOperatorReportsErrors = {
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    400: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    401: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    403: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    503: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+};
+
+export type GetOperatorReportsError = GetOperatorReportsErrors[keyof GetOperatorReportsErrors];
+
+export type GetOperatorReportsResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        groups: Array<{
+            /**
+             * The newest report of the group: acting on it acts on every open report of the link.
+             */
+            id: number;
+            shortUrl: string;
+            code: string;
+            status: 'open' | 'actioned' | 'dismissed';
+            count: number;
+            reasons: Array<'phishing' | 'malware' | 'spam' | 'illegal' | 'other'>;
+            firstAt: string;
+            lastAt: string;
+            link: {
+                url: string;
+                disabled: boolean;
+                safety: string | null;
+                safetyList: string | null;
+                workspace: {
+                    id: number;
+                    name: string;
+                    suspended: boolean;
+                };
+            } | null;
+            action: 'disable_link' | 'block_domain' | 'suspend_workspace' | 'dismiss' | null;
+            handledAt: string | null;
+            notes: Array<{
+                id: number;
+                reason: 'phishing' | 'malware' | 'spam' | 'illegal' | 'other';
+                message: string | null;
+                email: string | null;
+                createdAt: string;
+            }>;
+        }>;
+    };
+};
+
+export type GetOperatorReportsResponse = GetOperatorReportsResponses[keyof GetOperatorReportsResponses];
+
+export type PostOperatorReportsByIdActionData = {
+    body: {
+        action: 'disable_link' | 'block_domain' | 'suspend_workspace' | 'dismiss';
+    };
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/operator/reports/{id}/action';
+};
+
+export type PostOperatorReportsByIdActionErrors = {
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    400: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    401: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    403: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    404: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    409: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    415: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    503: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+};
+
+export type PostOperatorReportsByIdActionError = PostOperatorReportsByIdActionErrors[keyof PostOperatorReportsByIdActionErrors];
+
+export type PostOperatorReportsByIdActionResponses = {
+    /**
+     * Done.
+     */
+    204: void;
+};
+
+export type PostOperatorReportsByIdActionResponse = PostOperatorReportsByIdActionResponses[keyof PostOperatorReportsByIdActionResponses];
+
+export type GetOperatorWorkspacesData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/operator/workspaces';
+};
+
+export type GetOperatorWorkspacesErrors = {
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    401: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    403: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    503: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+};
+
+export type GetOperatorWorkspacesError = GetOperatorWorkspacesErrors[keyof GetOperatorWorkspacesErrors];
+
+export type GetOperatorWorkspacesResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        workspaces: Array<{
+            id: number;
+            name: string;
+            members: number;
+            links: number;
+            suspended: boolean;
+            suspendedAt: string | null;
+        }>;
+    };
+};
+
+export type GetOperatorWorkspacesResponse = GetOperatorWorkspacesResponses[keyof GetOperatorWorkspacesResponses];
+
+export type PatchOperatorWorkspacesByIdData = {
+    body: {
+        suspended: boolean;
+    };
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/operator/workspaces/{id}';
+};
+
+export type PatchOperatorWorkspacesByIdErrors = {
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    400: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    401: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    403: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    404: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    415: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+    /**
+     * Error
+     *
+     * Default Response
+     */
+    503: {
+        error: {
+            /**
+             * Stable error code; branch on it.
+             */
+            code: string;
+            /**
+             * For people; may change.
+             */
+            message: string;
+            /**
+             * The body field the error is about, where it is one field’s.
+             */
+            field?: string;
+        };
+    };
+};
+
+export type PatchOperatorWorkspacesByIdError = PatchOperatorWorkspacesByIdErrors[keyof PatchOperatorWorkspacesByIdErrors];
+
+export type PatchOperatorWorkspacesByIdResponses = {
+    /**
+     * Done.
+     */
+    204: void;
+};
+
+export type PatchOperatorWorkspacesByIdResponse = PatchOperatorWorkspacesByIdResponses[keyof PatchOperatorWorkspacesByIdResponses];
+
 export type GetHealthzData = {
     body?: never;
     path?: never;

@@ -1,7 +1,8 @@
 import { useLocation } from 'preact-iso';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Session } from '../api/client.ts';
-import { permissions } from '../auth/context.ts';
+import { permissions, useApp } from '../auth/context.ts';
+import { isOperator } from '../operators/api.ts';
 import { WorkspaceSwitcher } from '../people/WorkspaceSwitcher.tsx';
 
 interface HeaderProps {
@@ -13,6 +14,7 @@ interface HeaderProps {
 export function Header({ session, onSignOut, signingOut }: HeaderProps) {
   const { path } = useLocation();
   const can = permissions(session);
+  const operator = useOperator(session.person !== null);
   const page = (href: string, label: string) => ({ href, label, current: path === href });
   const items = [
     {
@@ -31,6 +33,7 @@ export function Header({ session, onSignOut, signingOut }: HeaderProps) {
     // Every member reads the workspace's settings; only admins change them (the page says so).
     page('/app/settings', 'Settings'),
     ...(can.isPerson ? [page('/app/profile', 'Profile')] : []),
+    ...(operator ? [page('/app/operator', 'Operator')] : []),
   ];
   const several = session.workspaces.length > 1;
   // On a phone the navigation and the account sit behind a menu button (base.css), so the header is one row.
@@ -102,4 +105,17 @@ export function Header({ session, onSignOut, signingOut }: HeaderProps) {
       </div>
     </header>
   );
+}
+
+/** Whether the signed-in person is an operator of the deployment (GET /operator/me), asked once per session; a key's session is not. */
+function useOperator(person: boolean): boolean {
+  const { api } = useApp();
+  const [operator, setOperator] = useState(false);
+  useEffect(() => {
+    if (!person) return undefined;
+    const abort = new AbortController();
+    isOperator(api, abort.signal).then(setOperator, () => setOperator(false));
+    return () => abort.abort();
+  }, [api, person]);
+  return operator;
 }

@@ -47,6 +47,10 @@ export const AUDIT_ACTIONS = [
   'link.health-probes',
   'links.export',
   'audit.export',
+  'report.handle',
+  'blocklist.add',
+  'workspace.suspend',
+  'workspace.unsuspend',
 ] as const;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
