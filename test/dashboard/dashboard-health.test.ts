@@ -76,7 +76,7 @@ test("the list filters broken targets; a link's page shows its probes, and who m
   await look(page, 'health-link-broken');
 
   await panel.getByRole('button', { name: 'Stop probing the target' }).click();
-  await panel.getByText('Not probed', { exact: true }).waitFor();
+  await panel.getByText('Probes off', { exact: true }).waitFor();
   await panel.getByRole('button', { name: 'Probe the target again' }).waitFor();
   const stored = await app.inject({ url: `/links/${broken}/health`, headers: bearer(admin) });
   assert.equal(stored.json<{ probes: boolean }>().probes, false);

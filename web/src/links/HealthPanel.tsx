@@ -11,7 +11,7 @@ import type { LinkKey } from './link-key.ts';
 
 /** The badge of a link's target: well, failing (not yet broken), broken, or not probed. */
 function healthBadge(health: LinkHealth): { text: string; badge: string } {
-  if (!health.probes) return { text: 'Not probed', badge: 'badge-disabled' };
+  if (!health.probes) return { text: 'Probes off', badge: 'badge-disabled' };
   if (health.broken) return { text: 'Broken', badge: 'badge-failed' };
   if (health.failures > 0) return { text: 'Failing', badge: 'badge-expired' };
   if (health.status === null) return { text: 'Not probed yet', badge: 'badge-scheduled' };
