@@ -9,9 +9,18 @@
 -- (links/target-index.ts) has read it. Nullable columns without defaults rewrite nothing; instances of
 -- the release before never read them. The indexes are built CONCURRENTLY, so that links goes on
 -- taking reads and writes meanwhile. Every statement may run again after a failed attempt.
-ALTER TABLE links ADD COLUMN IF NOT EXISTS safety text CHECK (safety IN ('blocked', 'flagged'));
+ALTER TABLE links ADD COLUMN IF NOT EXISTS safety text;
 ALTER TABLE links ADD COLUMN IF NOT EXISTS safety_list text;
 ALTER TABLE links ADD COLUMN IF NOT EXISTS target_domains text[];
+-- The values of safety, checked without a scan of links under its exclusive lock: added NOT VALID
+-- (new rows are checked at once), then validated under a lock that lets reads and writes go on.
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = 'links_safety_values' AND conrelid = 'links'::regclass) THEN
+    ALTER TABLE links ADD CONSTRAINT links_safety_values CHECK (safety IN ('blocked', 'flagged')) NOT VALID;
+  END IF;
+END $$;
+ALTER TABLE links VALIDATE CONSTRAINT links_safety_values;
 CREATE INDEX CONCURRENTLY IF NOT EXISTS links_target_domains ON links USING gin (target_domains) WHERE NOT deleted;
 CREATE INDEX CONCURRENTLY IF NOT EXISTS links_targets_unread ON links (domain_id, code) WHERE target_domains IS NULL AND NOT deleted;
 CREATE INDEX CONCURRENTLY IF NOT EXISTS links_list_unsafe ON links (workspace_id, created_at, code) WHERE safety IS NOT NULL AND NOT deleted;

@@ -148,7 +148,8 @@ export function entryOf(link: Link | undefined, now: number, defaults: RuleDefau
   if (link.disabled) return DISABLED;
   if (link.safety === 'blocked') return BLOCKED;
   if (link.expiresAt !== null && link.expiresAt.getTime() <= now) {
-    const fallback = link.options?.expiredUrl;
+    // A flagged link's own fallback may be the URL its list named: no visitor is sent there without the warning.
+    const fallback = link.safety === 'flagged' ? undefined : link.options?.expiredUrl;
     return fallback === undefined ? EXPIRED : { answer: 'LINK_EXPIRED', fallback: fallback as RedirectTarget };
   }
   if (link.startsAt !== null && link.startsAt.getTime() > now) return { answer: 'LINK_NOT_YET_ACTIVE', opensAt: link.startsAt };

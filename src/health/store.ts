@@ -32,7 +32,7 @@ export interface ClaimOptions {
   readonly rate: number;
   /** How long a claim holds a link and its host: longer than any probe. */
   readonly leaseMs: number;
-  /** When a link that cannot be probed (disabled, deleted, not http(s)) is looked at again. */
+  /** When a link that cannot be probed (disabled, deleted, blocked by a blocklist, not http(s)) is looked at again. */
   readonly intervalMs: number;
 }
 
@@ -129,7 +129,7 @@ async function postpone(client: pg.PoolClient, links: readonly { domainId: numbe
 async function claimDue(client: pg.PoolClient, want: number, options: ClaimOptions): Promise<ClaimedProbe[]> {
   // More than wanted: some share a host, some cannot be probed.
   const { rows } = await client.query<DueRow>(
-    `SELECT h.domain_id, h.code, l.url, (l.deleted OR l.disabled) AS idle
+    `SELECT h.domain_id, h.code, l.url, (l.deleted OR l.disabled OR l.safety = 'blocked') AS idle
      FROM link_health h JOIN links l ON l.domain_id = h.domain_id AND l.code = h.code
      WHERE h.probes AND h.next_probe_at <= now()
      ORDER BY h.next_probe_at LIMIT $1 FOR UPDATE OF h SKIP LOCKED`,

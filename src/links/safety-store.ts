@@ -88,10 +88,11 @@ export interface Verdict extends Candidate {
 }
 
 /**
- * Marks each link blocked or flagged by its list, one version newer, unless it changed since it was
- * judged or was acted on meanwhile (by another instance's sweep: each link is acted on, and
- * announced, once); its `link.blocked` or `link.flagged` event by the same statement. Returns the
- * links as they now are.
+ * Marks each link blocked or flagged by its list, one version newer, unless it was acted on meanwhile
+ * (by another instance's sweep: each link is acted on, and announced, once); its `link.blocked` or
+ * `link.flagged` event by the same statement. A link that changed since it was judged is not marked
+ * on a stale judgement: it is left to be indexed and judged again (target_domains NULL: safety.ts
+ * reads those every few seconds), never passed over. Returns the links marked, as they now are.
  */
 export async function markUnsafe(db: Queryable, verdicts: readonly Verdict[], action: LinkSafety): Promise<Link[]> {
   const { rows } = await db.query<LinkRow>(
@@ -102,6 +103,10 @@ export async function markUnsafe(db: Queryable, verdicts: readonly Verdict[], ac
        FROM input i
        WHERE l.domain_id = i.domain_id AND l.code = i.code AND l.version = i.version AND l.safety IS NULL AND NOT l.deleted
        RETURNING l.*
+     ), changed_meanwhile AS (
+       UPDATE links l SET target_domains = NULL
+       FROM input i
+       WHERE l.domain_id = i.domain_id AND l.code = i.code AND l.version <> i.version AND l.safety IS NULL AND NOT l.deleted
      ), event AS (
        SELECT l.workspace_id, $6::text AS type, l.domain_id, l.code,
               ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST} || jsonb_build_object('blocklist', l.safety_list) AS data

@@ -30,6 +30,12 @@ const PAGE = 1000;
 const MARK_AT_ONCE = 200;
 /** How often links not indexed yet are looked for, and failed sweeps tried again. */
 const INDEX_INTERVAL_MS = 5_000;
+/**
+ * Pages of links not indexed yet that one run indexes at most: the backfill after migration 0021
+ * (every link at once) goes on over the runs, and a run awaited by a request (an operator's
+ * block_domain) or by shutdown stays short.
+ */
+const INDEX_PAGES_PER_RUN = 5;
 
 export interface SafetyDeps {
   readonly db: Queryable;
@@ -47,6 +53,7 @@ export class LinkSafetySweeper {
   #running: Promise<void> | null = null;
   #again = false;
   #timer: NodeJS.Timeout | null = null;
+  #stopping = false;
   /** Links marked since start-up (tests and the log read it). */
   marked = 0;
 
@@ -84,6 +91,7 @@ export class LinkSafetySweeper {
   }
 
   async stop(): Promise<void> {
+    this.#stopping = true;
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
     await this.#running;
@@ -91,12 +99,12 @@ export class LinkSafetySweeper {
 
   async #runOnce(): Promise<void> {
     try {
-      while (this.#pending.size > 0) {
+      while (this.#pending.size > 0 && !this.#stopping) {
         const keys = [...this.#pending].slice(0, KEYS_AT_ONCE);
         await this.#sweepKeys(keys);
         for (const key of keys) this.#pending.delete(key);
       }
-      while ((await this.#indexSome()) === PAGE);
+      for (let page = 0; page < INDEX_PAGES_PER_RUN && !this.#stopping; page++) if ((await this.#indexSome()) < PAGE) break;
     } catch (err) {
       this.#deps.log.warn({ err, pendingKeys: this.#pending.size }, 'blocklist sweep failed: it is tried again');
     }

@@ -62,23 +62,43 @@ export async function workspaceState(db: Queryable, id: number): Promise<{ name:
   return rows[0];
 }
 
-/**
- * Suspends (or lifts the suspension of) the workspace: marks it, and blocks its links that nothing
- * else acted on (safety IS NULL) under SUSPENDED_LIST — or unblocks exactly those — one version
- * newer, one statement. Returns the links changed, to announce; [] when it already was so.
- */
-export async function setSuspended(db: Queryable, id: number, suspended: boolean): Promise<Link[]> {
-  const { rows } = await db.query<LinkRow>(
+/** Marks the workspace suspended, or lifts the mark; false when it already was so. Its links follow in batches (suspendedLinks). */
+export async function markSuspended(db: Queryable, id: number, suspended: boolean): Promise<boolean> {
+  const { rowCount } = await db.query(
     suspended
-      ? `WITH w AS (UPDATE workspaces SET suspended_at = now() WHERE id = $1 AND suspended_at IS NULL RETURNING id)
-         UPDATE links l SET safety = 'blocked', safety_list = $2, version = l.version + 1
-         FROM w WHERE l.workspace_id = w.id AND l.safety IS NULL AND NOT l.deleted
-         RETURNING ${prefixed('l')}`
-      : `WITH w AS (UPDATE workspaces SET suspended_at = NULL WHERE id = $1 AND suspended_at IS NOT NULL RETURNING id)
-         UPDATE links l SET safety = NULL, safety_list = NULL, version = l.version + 1
-         FROM w WHERE l.workspace_id = w.id AND l.safety = 'blocked' AND l.safety_list = $2 AND NOT l.deleted
-         RETURNING ${prefixed('l')}`,
-    [id, SUSPENDED_LIST],
+      ? 'UPDATE workspaces SET suspended_at = now() WHERE id = $1 AND suspended_at IS NULL'
+      : 'UPDATE workspaces SET suspended_at = NULL WHERE id = $1 AND suspended_at IS NOT NULL',
+    [id],
+  );
+  return rowCount === 1;
+}
+
+/**
+ * Up to `limit` links of the workspace brought in line with its suspension, one version newer: while
+ * it is suspended, its links nothing else acted on (safety IS NULL) are blocked under SUSPENDED_LIST;
+ * once it is not, exactly those are unblocked, left to be indexed and judged by the blocklists again
+ * (links/safety.ts: a list may have named them meanwhile). The workspace's state is read by the same
+ * statement, so that a batch after a change of mind does nothing. Returns the links changed, to
+ * announce; [] when none is left. Batches, not one statement: each link is a new version in every
+ * index of links (about 1 ms), and a big workspace would outlast DB_STATEMENT_TIMEOUT_MS.
+ */
+export async function suspendedLinks(db: Queryable, id: number, limit: number): Promise<Link[]> {
+  const { rows } = await db.query<LinkRow>(
+    `WITH w AS (SELECT id, suspended_at IS NOT NULL AS suspended FROM workspaces WHERE id = $1),
+     todo AS (
+       SELECT l.domain_id, l.code FROM links l, w
+       WHERE l.workspace_id = w.id AND NOT l.deleted
+         AND CASE WHEN w.suspended THEN l.safety IS NULL ELSE l.safety = 'blocked' AND l.safety_list = $2 END
+       LIMIT $3
+     )
+     UPDATE links l SET
+       safety = CASE WHEN w.suspended THEN 'blocked' END,
+       safety_list = CASE WHEN w.suspended THEN $2 END,
+       target_domains = CASE WHEN w.suspended THEN l.target_domains END,
+       version = l.version + 1
+     FROM todo, w WHERE l.domain_id = todo.domain_id AND l.code = todo.code
+     RETURNING ${prefixed('l')}`,
+    [id, SUSPENDED_LIST, limit],
   );
   return rows.map(linkOf);
 }

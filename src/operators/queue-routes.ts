@@ -93,10 +93,11 @@ export async function queueRoutes(plain: FastifyInstance, { operators, shortUrls
   app.post(
     '/operator/reports/:id/action',
     {
+      config: { operator: true },
       schema: {
         summary: 'Act on a link’s open reports',
         description:
-          'Operators only. disable_link (the link answers 410), block_domain (its target’s registrable domain joins the operators’ ' +
+          'Operators only. disable_link (the link answers 410), block_domain (its target’s host, with its subdomains, joins the operators’ ' +
           'blocklist: every link to it answers 451, and creates naming it are refused), suspend_workspace (the link’s workspace), ' +
           'or dismiss. Every open report of the link is closed with the action; audited.',
         tags,
@@ -144,6 +145,7 @@ async function workspaceRoutes(plain: FastifyInstance, { operators }: QueueDeps)
   app.patch(
     '/operator/workspaces/:id',
     {
+      config: { operator: true },
       schema: {
         summary: 'Suspend a workspace, or lift its suspension',
         description:

@@ -8,17 +8,22 @@
 import type { Logger } from 'pino';
 import pg from 'pg';
 import { recordAudit, type Actor } from '../audit/audit.ts';
-import { indexKey } from '../core/blocklist/entries.ts';
 import type { Link } from '../core/link.ts';
 import type { DbBreaker } from '../db/breaker.ts';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { LinkChanges } from '../links/changes.ts';
-import { addOperatorEntry, isOperator, setSuspended, workspaceState, workspaceSummaries } from './operator-store.ts';
+import { addOperatorEntry, isOperator, markSuspended, suspendedLinks, workspaceState, workspaceSummaries } from './operator-store.ts';
 import { closeReports, reportById, reportGroups, type ReportAction, type ReportedLink, type ReportStatus } from './report-store.ts';
 
-/** Links announced to the read path at once after a suspension (as the blocklist sweeper pages them). */
-const ANNOUNCE_BATCH = 1000;
+/** Links of a workspace one statement blocks or unblocks, then announced together (about 1 ms a link: links/safety.ts). */
+const ANNOUNCE_BATCH = 250;
+/**
+ * After this, every instance has read the suspension with its keys and sessions (auth/credentials.ts
+ * keeps them 10 s) and refuses the workspace's creates: a second pass then blocks the links created
+ * on another instance in that window.
+ */
+const CATCH_UP_MS = 15_000;
 
 export interface OperatorDeps {
   readonly pool: pg.Pool;
@@ -95,7 +100,8 @@ export class Operators {
   }
 
   async #blockDomain(link: ReportedLink, actor: Actor & { personId: number }, close: (db: Queryable, extra: object) => Promise<void>) {
-    const entry = indexKey(new URL(link.url).hostname);
+    // The target's host (with its subdomains), never more: a report of docs.google.com must not block google.com.
+    const entry = new URL(link.url).hostname;
     await this.#tx(async (db) => {
       if (await addOperatorEntry(db, entry, `abuse report of ${link.code}`, actor.personId)) {
         await recordAudit(db, actor, {
@@ -113,27 +119,47 @@ export class Operators {
     await this.#deps.linkSafety.run();
   }
 
+  /**
+   * The workspace marked (audited, with `also`) in one transaction; then its links brought in line in
+   * batches, each announced to every tier. A batch that fails leaves the rest to the next suspension
+   * or lift of it (the call answers 503); creates meanwhile are blocked as they are written (db/links.ts).
+   */
   async #suspend(workspaceId: number, suspended: boolean, actor: Actor, also: (db: Queryable) => Promise<void>): Promise<void> {
-    const changed = await this.#tx(async (db) => {
+    await this.#tx(async (db) => {
       const state = await workspaceState(db, workspaceId);
       if (state === undefined) throw new AppError('WORKSPACE_NOT_FOUND', 'No workspace has this id.');
-      let links: Link[] = [];
-      if (state.suspended !== suspended) {
-        links = await setSuspended(db, workspaceId, suspended);
+      if (state.suspended !== suspended && (await markSuspended(db, workspaceId, suspended))) {
         await recordAudit(db, actor, {
           workspaceId,
           action: suspended ? 'workspace.suspend' : 'workspace.unsuspend',
           targetType: 'workspace',
           targetId: workspaceId,
           before: { suspended: state.suspended },
-          after: { suspended, links: links.length },
+          after: { suspended },
         });
       }
       await also(db);
-      return links;
     });
     this.#deps.forgetCredentials();
-    for (let i = 0; i < changed.length; i += ANNOUNCE_BATCH) await this.#deps.propagation.announce(changed.slice(i, i + ANNOUNCE_BATCH));
-    if (changed.length > 0) this.#deps.log.info({ workspaceId, suspended, links: changed.length }, 'workspace suspension changed');
+    await this.#followSuspension(workspaceId, suspended);
+    if (suspended) {
+      const again = () =>
+        this.#followSuspension(workspaceId, suspended).catch((err: unknown) =>
+          this.#deps.log.warn({ err, workspaceId }, 'links created while a suspension spread were not blocked'),
+        );
+      setTimeout(() => void again(), CATCH_UP_MS).unref();
+    }
+  }
+
+  /** Brings the workspace's links in line with its suspension, a batch at a time, each announced. */
+  async #followSuspension(workspaceId: number, suspended: boolean): Promise<void> {
+    let changed = 0;
+    for (;;) {
+      const links: Link[] = await this.#read((db) => suspendedLinks(db, workspaceId, ANNOUNCE_BATCH));
+      if (links.length === 0) break;
+      await this.#deps.propagation.announce(links);
+      changed += links.length;
+    }
+    if (changed > 0) this.#deps.log.info({ workspaceId, suspended, links: changed }, 'workspace suspension changed');
   }
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createApiKey } from '../../src/auth/api-keys.ts';
+import { linksNaming, markUnsafe } from '../../src/links/safety-store.ts';
 import { startApp, type Cleanup } from '../helpers/app.ts';
 import { createTestDatabase, withClient, type TestDatabase } from '../helpers/db.ts';
 import { deleteKeys, randomPrefix, SHARED_REDIS_URL } from '../helpers/redis.ts';
@@ -191,6 +192,25 @@ describe('BLOCKLIST_ACTION=block (the default)', () => {
     });
     assert.equal(change.statusCode, 400);
     assert.equal(change.json<{ error: { field: string } }>().error.field, 'options.targets[0].url');
+  });
+
+  test('a link changed between its judgement and its mark is left to be judged again, never passed over', async () => {
+    const code = await create(app, admin, { url: 'https://racy.example/' });
+    const judged = (await linksNaming(app.db, ['racy.example'], null, 1000)).find((link) => link.code === code);
+    assert.ok(judged !== undefined);
+    const renamed = await app.inject({ method: 'PATCH', url: `/links/${code}`, headers: admin, payload: { title: 'changed meanwhile' } });
+    assert.equal(renamed.statusCode, 200, renamed.body);
+    assert.deepEqual(await markUnsafe(app.db, [{ ...judged, list: 'local' }], 'blocked'), [], 'no mark on a stale judgement');
+    const targets = async () =>
+      (
+        await withClient(database.url, (client) =>
+          client.query<{ t: string[] | null }>('SELECT target_domains AS t FROM links WHERE code = $1', [code]),
+        )
+      ).rows[0]?.t;
+    assert.equal(await targets(), null, 'it is back among the links to index and judge');
+    await app.linkSafety.run();
+    assert.deepEqual(await targets(), ['racy.example']);
+    assert.equal((await app.inject({ url: `/${code}` })).statusCode, 302, 'judged by the lists as they are: none names it');
   });
 
   test('links written before the index (target_domains null) are indexed and judged in the background', async () => {

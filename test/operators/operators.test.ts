@@ -276,24 +276,26 @@ describe('the operators’ queue', () => {
     assert.equal(again.statusCode, 409);
   });
 
-  test('block_domain: every link to the target’s registrable domain answers 451, and creates naming it are refused', async () => {
+  test('block_domain: every link to the target’s host and its subdomains answers 451, creates naming it are refused, the rest of its domain is left', async () => {
     const code = await linkOf(spam.keys.admin, 'https://login.bad-bank.example/x');
-    const sibling = await linkOf(fine.keys.admin, 'https://www.bad-bank.example/other');
+    const sibling = await linkOf(fine.keys.admin, 'https://deep.login.bad-bank.example/other');
+    const parent = await linkOf(fine.keys.admin, 'https://www.bad-bank.example/fine');
     await reported(code);
     await act(code, 'block_domain');
     assert.equal(await status(code), 451);
     assert.equal(await status(sibling), 451);
+    assert.equal(await status(parent), 302, 'a report of one host blocks no other host of its domain');
     const refused = await app.inject({
       method: 'POST',
       url: '/links',
       headers: bearer(fine.keys.admin),
-      payload: { url: 'https://bad-bank.example/' },
+      payload: { url: 'https://login.bad-bank.example/' },
     });
     assert.equal(refused.statusCode, 400);
     assert.equal(errorCode(refused), 'URL_BLOCKLISTED');
-    const { rows } = await pool.query("SELECT entry, added_by FROM operator_blocklist WHERE entry = 'bad-bank.example'");
+    const { rows } = await pool.query("SELECT entry, added_by FROM operator_blocklist WHERE entry = 'login.bad-bank.example'");
     assert.equal(Number(rows[0]?.added_by), personId);
-    assert.equal((await audit('blocklist.add')).at(-1)?.target_id, 'bad-bank.example');
+    assert.equal((await audit('blocklist.add')).at(-1)?.target_id, 'login.bad-bank.example');
   });
 
   test('suspend_workspace: its links answer 451 and its keys may read, not write; lifting it restores exactly those links', async () => {
@@ -311,8 +313,13 @@ describe('the operators’ queue', () => {
     // A link a blocklist acted on before the suspension (as links/safety.ts marks it).
     const flaggedBefore = await linkOf(spam.keys.admin, 'https://flagged-before.example/');
     await pool.query("UPDATE links SET safety = 'flagged', safety_list = 'local', version = version + 1 WHERE code = $1", [flaggedBefore]);
+    // A link whose target the operators' list gains while the workspace is suspended (a sweep passes over blocked links).
+    const listedMeanwhile = await linkOf(spam.keys.admin, 'https://listed-meanwhile.example/');
     await reported(code);
     await act(code, 'suspend_workspace');
+    await pool.query("INSERT INTO operator_blocklist (entry, reason) VALUES ('listed-meanwhile.example', 'while suspended')");
+    await app.blocklists.refreshOperator();
+    await app.linkSafety.run();
     assert.equal(await status(code), 451);
     assert.equal(await status(other), 451);
     assert.equal(await status(outside), 302);
@@ -346,6 +353,8 @@ describe('the operators’ queue', () => {
     assert.equal(await status(code), 302);
     assert.equal(await status(other), 302);
     assert.equal(await status(disabled), 410, 'a link turned off before stays off');
+    await app.linkSafety.run();
+    assert.equal(await status(listedMeanwhile), 451, 'a link a list named while it was suspended is judged again once it is lifted');
     const kept = await pool.query('SELECT safety, safety_list FROM links WHERE code = $1', [flaggedBefore]);
     assert.deepEqual(kept.rows, [{ safety: 'flagged', safety_list: 'local' }], 'what a list did before stays');
     const made = await app.inject({

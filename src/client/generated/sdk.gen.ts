@@ -1522,7 +1522,7 @@ export const getOperatorReports = <ThrowOnError extends boolean = false>(options
 /**
  * Act on a link’s open reports
  *
- * Operators only. disable_link (the link answers 410), block_domain (its target’s registrable domain joins the operators’ blocklist: every link to it answers 451, and creates naming it are refused), suspend_workspace (the link’s workspace), or dismiss. Every open report of the link is closed with the action; audited.
+ * Operators only. disable_link (the link answers 410), block_domain (its target’s host, with its subdomains, joins the operators’ blocklist: every link to it answers 451, and creates naming it are refused), suspend_workspace (the link’s workspace), or dismiss. Every open report of the link is closed with the action; audited.
  */
 export const postOperatorReportsByIdAction = <ThrowOnError extends boolean = false>(options: Options<PostOperatorReportsByIdActionData, ThrowOnError>): RequestResult<PostOperatorReportsByIdActionResponses, PostOperatorReportsByIdActionErrors, ThrowOnError> => (options.client ?? client).post<PostOperatorReportsByIdActionResponses, PostOperatorReportsByIdActionErrors, ThrowOnError>({
     security: [{

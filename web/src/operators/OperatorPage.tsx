@@ -30,7 +30,7 @@ const ACTIONS: Record<ReportAction, { label: string; title: string; effect: stri
   block_domain: {
     label: 'Block domain',
     title: 'Block the target’s domain?',
-    effect: 'Its registrable domain joins the operators’ blocklist: every link to it is blocked, and no new one may be made.',
+    effect: 'Its host joins the operators’ blocklist: every link to it (and its subdomains) is blocked, and no new one may be made.',
     danger: true,
   },
   suspend_workspace: {
