@@ -6,6 +6,7 @@
 import type { IdempotencyKey, Link, LinkRef, LinkSafety } from '../core/link.ts';
 import { linkTargets, type LinkOptions } from '../core/link-options.ts';
 import { targetDomains } from '../core/blocklist/entries.ts';
+import type { WebhookEvent } from '../core/webhooks.ts';
 import type { ShortCode } from '../core/codes.ts';
 import { keyOf, splitKey, type LinkKey } from '../core/domains.ts';
 import type { Queryable } from './pool.ts';
@@ -195,10 +196,18 @@ export async function deleteLink(db: Queryable, { domainId, code }: LinkRef, ann
   return row === undefined ? undefined : linkOf(row);
 }
 
-/** CTEs writing a `type` event of each link of the CTE `changed` (when `condition`, SQL, holds). */
-export function linkEvent(type: 'link.updated' | 'link.deleted', condition = 'true'): string {
-  return `event AS (
-       SELECT l.workspace_id, '${type}' AS type, l.domain_id, l.code, ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST} AS data
-       FROM changed l LEFT JOIN domains dm ON dm.id = l.domain_id WHERE ${condition}
-     ), ${outboxCtes('event')}`;
+/**
+ * CTEs writing a `type` event of each link of the CTE `source` (by default `changed`) when `condition`
+ * (SQL, on its rows as `l`) holds, its data the link's and `extra` (SQL: `|| jsonb_build_object(…)`);
+ * the event CTE is called `name` (by default `event`).
+ */
+export function linkEvent(
+  type: WebhookEvent,
+  condition = 'true',
+  { source = 'changed', name = 'event', extra = '' }: { source?: string; name?: string; extra?: string } = {},
+): string {
+  return `${name} AS (
+       SELECT l.workspace_id, '${type}' AS type, l.domain_id, l.code, ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST}${extra} AS data
+       FROM ${source} l LEFT JOIN domains dm ON dm.id = l.domain_id WHERE ${condition}
+     ), ${outboxCtes(name)}`;
 }

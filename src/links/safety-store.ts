@@ -5,8 +5,7 @@
 import type { ShortCode } from '../core/codes.ts';
 import type { Link, LinkSafety } from '../core/link.ts';
 import type { LinkOptions } from '../core/link-options.ts';
-import { CHANGED_COLUMNS, linkOf, type LinkRow } from '../db/links.ts';
-import { LINK_EVENT_DATA, LINK_EVENT_HOST, outboxCtes } from '../db/outbox.ts';
+import { CHANGED_COLUMNS, linkEvent, linkOf, type LinkRow } from '../db/links.ts';
 import type { Queryable } from '../db/pool.ts';
 
 /** A link as a sweep judges it: where it can send people, and the version judged. */
@@ -107,20 +106,9 @@ export async function markUnsafe(db: Queryable, verdicts: readonly Verdict[], ac
        UPDATE links l SET target_domains = NULL
        FROM input i
        WHERE l.domain_id = i.domain_id AND l.code = i.code AND l.version <> i.version AND l.safety IS NULL AND NOT l.deleted
-     ), event AS (
-       SELECT l.workspace_id, $6::text AS type, l.domain_id, l.code,
-              ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST} || jsonb_build_object('blocklist', l.safety_list) AS data
-       FROM changed l LEFT JOIN domains dm ON dm.id = l.domain_id
-     ), ${outboxCtes('event')}
+     ), ${linkEvent(action === 'blocked' ? 'link.blocked' : 'link.flagged', 'true', { extra: " || jsonb_build_object('blocklist', l.safety_list)" })}
      SELECT ${CHANGED_COLUMNS} FROM changed`,
-    [
-      verdicts.map((v) => v.domainId),
-      verdicts.map((v) => v.code),
-      verdicts.map((v) => v.version),
-      verdicts.map((v) => v.list),
-      action,
-      action === 'blocked' ? 'link.blocked' : 'link.flagged',
-    ],
+    [verdicts.map((v) => v.domainId), verdicts.map((v) => v.code), verdicts.map((v) => v.version), verdicts.map((v) => v.list), action],
   );
   return rows.map(linkOf);
 }

@@ -6,6 +6,7 @@
 
 import type pg from 'pg';
 import { LINK_EVENT_DATA, LINK_EVENT_HOST, outboxCtes } from '../db/outbox.ts';
+import { linkEvent } from '../db/links.ts';
 import { inTransaction, type Queryable } from '../db/pool.ts';
 import type { DeliveryState } from '../core/webhooks.ts';
 import { TEST_EVENT, type MessageType } from './test-event.ts';
@@ -20,10 +21,7 @@ export async function announceExpiries(db: Queryable, limit: number): Promise<nu
      ), marked AS (
        UPDATE links l SET expiry_announced = true FROM due WHERE l.domain_id = due.domain_id AND l.code = due.code
        RETURNING l.*
-     ), expired AS (
-       SELECT l.workspace_id, 'link.expired' AS type, l.domain_id, l.code, ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST} AS data
-       FROM marked l LEFT JOIN domains dm ON dm.id = l.domain_id
-     ), ${outboxCtes('expired')}
+     ), ${linkEvent('link.expired', 'true', { source: 'marked', name: 'expired' })}
      SELECT count(*) AS n FROM marked`,
     [limit],
   );
@@ -45,10 +43,7 @@ export async function announceExpiring(db: Queryable, noticeMs: number, limit: n
      ), marked AS (
        UPDATE links l SET expiring_announced = true FROM due WHERE l.domain_id = due.domain_id AND l.code = due.code
        RETURNING l.*
-     ), expiring AS (
-       SELECT l.workspace_id, 'link.expiring' AS type, l.domain_id, l.code, ${LINK_EVENT_DATA} || ${LINK_EVENT_HOST} AS data
-       FROM marked l LEFT JOIN domains dm ON dm.id = l.domain_id
-     ), ${outboxCtes('expiring')}
+     ), ${linkEvent('link.expiring', 'true', { source: 'marked', name: 'expiring' })}
      SELECT count(*) AS n FROM marked`,
     [limit, noticeMs],
   );
